@@ -1,0 +1,240 @@
+/* earshot render: a file through the same processor the live path runs,
+ * block by block, tail included. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "args.h"
+#include "audiofile.h"
+#include "commands.h"
+#include "engine.h"
+#include "irfile.h"
+#include "processor.h"
+
+static const char usage[] =
+    "usage: earshot render --ir FILE [--engine NAME] [--block N] [--partition P]\n"
+    "                      [--wet X] [--format float|pcm16|pcm24] IN OUT\n"
+    "\n"
+    "Convolves IN with the impulse response FILE and writes OUT (WAV), through the\n"
+    "same block-by-block processor as live playback. OUT holds the whole result:\n"
+    "IN's length + the IR's length - 1 frames. The IR is used as it is (no\n"
+    "normalisation); if its sample rate differs from IN's it is resampled first.\n"
+    "\n"
+    "  --ir FILE          impulse response: 1 channel (every input through it),\n"
+    "                     as many channels as IN (one each), 4 for true stereo,\n"
+    "                     or inputs x outputs channels for a full matrix\n"
+    "  --engine NAME      convolution engine (default cpu-partitioned; see earshot engines)\n"
+    "  --block N          frames per block, 1..65536 (default 256)\n"
+    "  --partition P      partition size for partitioned engines (default: the block)\n"
+    "  --wet X            mix, 0..1: X of the convolved signal, 1-X of IN (default 1)\n"
+    "  --format F         float (default, exact), pcm16 or pcm24\n";
+
+typedef struct {
+    const char *ir_path, *in_path, *out_path;
+    const es_engine_class *engine;
+    int block, format;
+    double wet;
+    es_options options;
+} render_args;
+
+static int parse(int argc, char **argv, render_args *a)
+{
+    const char *positional[2];
+    int npos = 0;
+    const char *v;
+    *a = (render_args){.block = 256, .wet = 1.0, .format = ES_SAMPLE_FLOAT,
+                       .engine = es_engine_find("cpu-partitioned"),
+                       .options = {.fft_measure = 1}};
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            fputs(usage, stdout);
+            exit(0);
+        } else if (!strcmp(o, "--ir")) {
+            if (!(a->ir_path = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--engine")) {
+            if (!(v = es_arg_value(argc, argv, &i)))
+                return -1;
+            if (!(a->engine = es_engine_find(v))) {
+                es_error("--engine '%s': unknown engine (choose from %s)", v,
+                         es_engine_names());
+                return -1;
+            }
+        } else if (!strcmp(o, "--block")) {
+            if (!(v = es_arg_value(argc, argv, &i)) || es_arg_int(o, v, 1, 65536, &a->block))
+                return -1;
+        } else if (!strcmp(o, "--partition")) {
+            if (!(v = es_arg_value(argc, argv, &i)) ||
+                es_arg_int(o, v, 1, 65536, &a->options.partition))
+                return -1;
+        } else if (!strcmp(o, "--wet")) {
+            if (!(v = es_arg_value(argc, argv, &i)) || es_arg_double(o, v, 0, 1, &a->wet))
+                return -1;
+        } else if (!strcmp(o, "--format")) {
+            if (!(v = es_arg_value(argc, argv, &i)))
+                return -1;
+            if ((a->format = es_sample_format_parse(v)) < 0) {
+                es_error("--format '%s': unknown (float, pcm16 or pcm24)", v);
+                return -1;
+            }
+        } else if (o[0] == '-' && o[1]) {
+            es_error("render: unknown option '%s' (see earshot render --help)", o);
+            return -1;
+        } else if (npos < 2) {
+            positional[npos++] = o;
+        } else {
+            es_error("render: unexpected argument '%s' (IN and OUT are already given)", o);
+            return -1;
+        }
+    }
+    if (!a->ir_path) {
+        es_error("render: --ir FILE is required");
+        return -1;
+    }
+    if (npos < 2) {
+        es_error("render: needs IN and OUT files (see earshot render --help)");
+        return -1;
+    }
+    a->in_path = positional[0];
+    a->out_path = positional[1];
+    if (!strcmp(a->in_path, a->out_path) || !strcmp(a->ir_path, a->out_path)) {
+        es_error("%s: the output would overwrite an input", a->out_path);
+        return -1;
+    }
+    return 0;
+}
+
+static float **alloc_planar(int channels, int frames)
+{
+    float **p = calloc((size_t)channels, sizeof *p);
+    for (int c = 0; p && c < channels; c++)
+        if (!(p[c] = calloc((size_t)frames, sizeof(float)))) {
+            while (c--)
+                free(p[c]);
+            free(p);
+            return NULL;
+        }
+    return p;
+}
+
+static void free_planar(float **p, int channels)
+{
+    for (int c = 0; p && c < channels; c++)
+        free(p[c]);
+    free(p);
+}
+
+int es_cmd_render(int argc, char **argv)
+{
+    render_args a;
+    char err[512];
+    int status = 1;
+    es_audiofile *in = NULL, *out = NULL;
+    es_processor *proc = NULL;
+    es_ir *ir = NULL;
+    float **inbuf = NULL, **outbuf = NULL;
+    int inputs = 0, outputs = 0;
+    es_audio_info info;
+
+    if (parse(argc, argv, &a) != 0)
+        return 2;
+    if (!(in = es_audiofile_open_read(a.in_path, &info, err, sizeof err)))
+        goto fail;
+    if (info.frames < 1) {
+        snprintf(err, sizeof err, "%s: no audio in the file (0 frames)", a.in_path);
+        goto fail;
+    }
+    es_ir_load_info irinfo;
+    if (!(ir = es_ir_load(a.ir_path, info.sample_rate, info.channels, &irinfo, err, sizeof err)))
+        goto fail;
+    if (irinfo.resampled)
+        fprintf(stderr, "earshot: note: %s is %g Hz, resampled to %g Hz to match %s "
+                "(%d -> %d frames)\n", a.ir_path, irinfo.file_rate, info.sample_rate,
+                a.in_path, irinfo.file_frames, ir->length);
+    if (ir->outputs > 64) {
+        snprintf(err, sizeof err, "%s: %d output channels; at most 64", a.ir_path,
+                 ir->outputs);
+        goto fail;
+    }
+    inputs = ir->inputs;
+    outputs = ir->outputs;
+    es_format fmt = {.sample_rate = info.sample_rate, .max_block = a.block,
+                     .inputs = inputs, .outputs = outputs};
+    char why[256];
+    es_engine *engine = es_engine_create(a.engine, &fmt, ir, &a.options, why, sizeof why);
+    if (!engine) {
+        snprintf(err, sizeof err, "%s: %s", a.ir_path, why);
+        goto fail;
+    }
+    es_mix mix = {.wet = (float)a.wet, .dry = (float)(1.0 - a.wet), .gain = 1.0f};
+    if (!(proc = es_processor_create(&fmt, engine, &mix, err, sizeof err)))
+        goto fail;
+    inbuf = alloc_planar(fmt.inputs, a.block);
+    outbuf = alloc_planar(fmt.outputs, a.block);
+    if (!inbuf || !outbuf) {
+        snprintf(err, sizeof err, "out of memory for block buffers");
+        goto fail;
+    }
+    if (!(out = es_audiofile_create(a.out_path, info.sample_rate, fmt.outputs, a.format,
+                                    err, sizeof err)))
+        goto fail;
+
+    /* Input, then zeros until the tail has left: IN + IR - 1 frames come out
+     * after the processor's latency, which is dropped from the front. */
+    const int64_t total = info.frames + ir->length - 1;
+    const int latency = es_processor_latency(proc);
+    int64_t fed = 0, written = 0, clipped = 0;
+    int input_done = 0;
+    const clock_t started = clock();
+    while (written < total) {
+        long got = 0;
+        if (!input_done) {
+            got = es_audiofile_read(in, inbuf, a.block, err, sizeof err);
+            if (got < 0)
+                goto fail;
+            input_done = got < a.block;
+        }
+        for (int c = 0; c < fmt.inputs; c++)
+            memset(inbuf[c] + got, 0, (size_t)(a.block - got) * sizeof(float));
+        es_processor_process(proc, (const float *const *)inbuf, outbuf, a.block);
+        int64_t skip = latency > fed ? latency - fed : 0;
+        fed += a.block;
+        if (skip >= a.block)
+            continue;
+        int64_t count = a.block - skip;
+        if (count > total - written)
+            count = total - written;
+        float *from[64];
+        for (int c = 0; c < fmt.outputs; c++) {
+            from[c] = outbuf[c] + skip;
+            for (int64_t t = 0; t < count; t++)
+                clipped += from[c][t] > 1.0f || from[c][t] < -1.0f;
+        }
+        if (es_audiofile_write(out, (const float *const *)from, (int)count, err, sizeof err))
+            goto fail;
+        written += count;
+    }
+    if (es_audiofile_commit(out, err, sizeof err) != 0)
+        goto fail;
+    printf("%s: %lld frames, %d in -> %d out, %s, block %d, %.2f s of CPU\n", a.out_path,
+           (long long)written, fmt.inputs, fmt.outputs, a.engine->name, a.block,
+           (double)(clock() - started) / CLOCKS_PER_SEC);
+    if (clipped && a.format != ES_SAMPLE_FLOAT)
+        fprintf(stderr, "earshot: note: %lld samples were above full scale and were "
+                "clipped in the %s output (use --format float to keep them)\n",
+                (long long)clipped, a.format == ES_SAMPLE_PCM16 ? "pcm16" : "pcm24");
+    status = 0;
+    goto done;
+fail:
+    es_error("%s", err);
+done:
+    es_audiofile_close(out);
+    es_audiofile_close(in);
+    es_processor_destroy(proc);
+    es_ir_destroy(ir);
+    free_planar(inbuf, inputs);
+    free_planar(outbuf, outputs);
+    return status;
+}

@@ -1,0 +1,10 @@
+/* The earshot subcommands. Each takes argv with argv[0] = its own name and
+ * returns the process exit status. */
+#ifndef ES_COMMANDS_H
+#define ES_COMMANDS_H
+
+int es_cmd_render(int argc, char **argv);
+int es_cmd_engines(int argc, char **argv);
+int es_cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,49 @@
+/* earshot: a convolution workstation for hearing rooms. */
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} es_command;
+
+static const es_command commands[] = {
+    {"render", es_cmd_render, "convolve a file offline through the live processing path"},
+    {"bench", es_cmd_bench, "measure engine speed on this machine"},
+    {"engines", es_cmd_engines, "list the convolution engines and whether they run here"},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: earshot <command> [options]   (earshot <command> --help for more)\n\n");
+    for (const es_command *c = commands; c->name; c++)
+        fprintf(to, "  %-9s %s\n", c->name, c->summary);
+    fprintf(to, "\nThe live workstation (earshot with no command) is not built yet;\n"
+                "these commands are the engine core it will run on.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("earshot 0.1.0\n");
+        return 0;
+    }
+    for (const es_command *c = commands; c->name; c++)
+        if (!strcmp(argv[1], c->name))
+            return c->run(argc - 1, argv + 1);
+    es_error("unknown command '%s' (try earshot --help)", argv[1]);
+    return 2;
+}

@@ -1,0 +1,40 @@
+/* One benchmark measurement: a synthetic room through one engine, block by
+ * block, back to back, timing every process() call. */
+#ifndef ES_BENCH_RUN_H
+#define ES_BENCH_RUN_H
+
+#include <stdint.h>
+
+#include "engine.h"
+
+typedef struct {
+    const es_engine_class *engine;
+    double rate;          /* Hz */
+    int block;            /* frames per process() call */
+    double ir_seconds;    /* IR length */
+    int channels;         /* C in, C out, one filter per channel */
+    int true_stereo;      /* 2 in, 2 out, 4 filters (overrides channels) */
+    double seconds;       /* audio to run, after warm-up */
+    double max_wall;      /* stop early after this much wall time (s) */
+    int stop_on_miss;     /* stop at the first block over budget */
+    es_options options;
+} es_bench_config;
+
+typedef struct {
+    char error[256];      /* empty when the run happened */
+    int taps, paths, latency;
+    long blocks;          /* measured blocks */
+    int cut_short;        /* 1: max_wall or stop_on_miss ended it early */
+    double budget_us;     /* block / rate */
+    double p50_us, p99_us, max_us, mean_us;
+    long misses;          /* blocks over budget */
+    uint64_t late_results;/* engine's own count (GPU results not ready) */
+    double realtime_factor;  /* audio time / processing time */
+    double gmacs;         /* time-domain-equivalent G multiply-adds / s */
+    double create_ms;     /* building the instance: what a room swap costs */
+} es_bench_result;
+
+/* 0 when measured; -1 with result->error set. */
+int es_bench_run(const es_bench_config *cfg, es_bench_result *result);
+
+#endif

@@ -1,0 +1,13 @@
+/* The engine classes, one per engine file (internal to engines/; users go
+ * through es_engines[] and es_engine_find()). */
+#ifndef ES_CLASSES_H
+#define ES_CLASSES_H
+
+#include "engine.h"
+
+extern const es_engine_class es_engine_cpu_direct;
+extern const es_engine_class es_engine_cpu_partitioned;
+extern const es_engine_class es_engine_cuda_circular;
+extern const es_engine_class es_engine_cuda_partitioned;
+
+#endif

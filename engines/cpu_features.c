@@ -1,0 +1,17 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_features.h"
+
+int es_cpu_use_avx2_fma(void)
+{
+    const char *force = getenv("ES_FORCE_PORTABLE");
+    if (force && strcmp(force, "0") != 0)
+        return 0;
+#ifdef ES_HAVE_AVX2
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}

@@ -1,0 +1,37 @@
+/* The CUDA engines' classes when earshot was built without the CUDA
+ * toolkit: listed like every engine, and their probe says why they cannot
+ * run, so `earshot engines` always shows all four. */
+#include <stdio.h>
+
+#include "classes.h"
+
+static int not_built(char *why, size_t n)
+{
+    snprintf(why, n, "not built: this earshot was configured without the CUDA "
+             "toolkit (EARSHOT_CUDA=OFF or nvcc not found)");
+    return 0;
+}
+
+/* es_engine_create() probes first, so create is never reached; it still
+ * answers properly for anyone calling the class directly. */
+static es_engine *no_create(const es_format *fmt, const es_ir *ir,
+                            const es_options *opt, char *err, size_t n)
+{
+    (void)fmt, (void)ir, (void)opt;
+    not_built(err, n);
+    return NULL;
+}
+
+const es_engine_class es_engine_cuda_circular = {
+    .name = "cuda-circular",
+    .summary = "time-domain convolution on the GPU, device-side circular buffer",
+    .probe = not_built,
+    .create = no_create,
+};
+
+const es_engine_class es_engine_cuda_partitioned = {
+    .name = "cuda-partitioned",
+    .summary = "uniformly partitioned overlap-save on the GPU with cuFFT",
+    .probe = not_built,
+    .create = no_create,
+};

@@ -1,0 +1,169 @@
+/* earshot engine contract.
+ *
+ * An engine convolves blocks of audio with an impulse-response matrix.
+ * Every engine is one file that ends with a const es_engine_class and is
+ * listed in registry.c. This header is the only thing other folders include
+ * from engines/.
+ *
+ * Life cycle of an instance:
+ *   create   may be slow, may allocate, plan FFTs, touch the GPU; may fail
+ *            with a message. Never called on the audio thread.
+ *   process  real-time safe: no allocation, no lock, no I/O, no unbounded
+ *            wait. Accepts any frames in 1..max_block. Cannot fail; an engine
+ *            in trouble outputs silence and says so through status().
+ *   latency  exact algorithmic delay in frames: a Dirac in gives the IR out,
+ *            delayed by exactly this many frames. Fixed for the instance.
+ *   reset    silence the history (not real-time safe unless the engine says).
+ *   destroy  NULL-safe; frees everything, also a half-built instance.
+ *
+ * An instance is bound to one IR for its whole life: a new room is a new
+ * instance, built off the audio thread and crossfaded in by the host.
+ */
+#ifndef ES_ENGINE_H
+#define ES_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Marks functions that run on the audio thread. ES_RT code calls only ES_RT
+ * code: no malloc/free, locks, logging, I/O, sleeps, FFT planning. */
+#define ES_RT
+
+enum {
+    ES_OK = 0,
+    ES_E_ARG = -1,   /* a bad argument: size, count, name */
+    ES_E_NOMEM = -2,
+    ES_E_IR = -3,    /* the impulse response is unusable (empty, NaN, ...) */
+    ES_E_FFT = -4,   /* FFTW refused a plan */
+    ES_E_GPU = -5,   /* CUDA runtime or cuFFT error */
+    ES_E_UNAVAILABLE = -6, /* engine not usable on this machine */
+    ES_E_STATE = -7,
+};
+
+/* What the host promises. */
+typedef struct {
+    double sample_rate;    /* Hz */
+    int max_block;         /* largest frames per process() call */
+    int inputs, outputs;   /* channels in and out; must match the IR */
+} es_format;
+
+/* An impulse-response matrix, planar float.
+ * taps[i * outputs + o] is the filter from input i to output o, `length`
+ * samples long; a NULL row means no path between i and o (costs nothing). */
+typedef struct {
+    int inputs, outputs;
+    int length;            /* frames, >= 1 */
+    double sample_rate;    /* Hz */
+    float **taps;          /* inputs * outputs rows, owned by the es_ir */
+} es_ir;
+
+/* Engine knobs. Zero means "engine default" for every field, so
+ * `es_options o = {0};` is always valid. */
+typedef struct {
+    int partition;         /* partitioned engines: partition size in frames */
+    int fft_measure;       /* 1: FFTW_MEASURE plans (slower create, faster run) */
+    int gpu_device;        /* CUDA device ordinal */
+    int gpu_pipelined;     /* 1: result one block later (+max_block latency) */
+} es_options;
+
+/* Run-time condition of an instance, for meters and fallback. */
+typedef struct {
+    uint64_t late_results; /* blocks whose result was not ready in time */
+    int failed;            /* 1: instance is dead and outputs silence */
+    char message[256];     /* why it failed, empty otherwise */
+} es_engine_status;
+
+typedef struct es_engine_class es_engine_class;
+
+/* Every engine's private struct starts with this. */
+typedef struct es_engine {
+    const es_engine_class *klass;
+} es_engine;
+
+struct es_engine_class {
+    const char *name;      /* the name users type: "cpu-partitioned" */
+    const char *summary;   /* one line for `earshot engines` */
+    /* 1 when usable here; else 0 and a reason in why. When usable, `why`
+     * may still hold a note (e.g. the GPU's name). */
+    int (*probe)(char *why, size_t n);
+    es_engine *(*create)(const es_format *fmt, const es_ir *ir,
+                         const es_options *opt, char *err, size_t n);
+    ES_RT void (*process)(es_engine *e, const float *const *in,
+                          float *const *out, int frames);
+    int (*latency)(const es_engine *e);
+    void (*reset)(es_engine *e);
+    void (*destroy)(es_engine *e);
+    /* Optional (NULL = nothing to report). Real-time safe. */
+    ES_RT void (*status)(const es_engine *e, es_engine_status *st);
+};
+
+/* ---- registry (registry.c) ---- */
+
+/* NULL-terminated, in the order users see them. */
+extern const es_engine_class *const es_engines[];
+
+const es_engine_class *es_engine_find(const char *name);
+/* "cpu-direct, cpu-partitioned, ..." for error messages. */
+const char *es_engine_names(void);
+
+/* ---- convenience wrappers ---- */
+
+/* Validates fmt and ir against each other (channel counts, sizes, finite
+ * samples), then calls the class's create. */
+es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
+                            const es_ir *ir, const es_options *opt,
+                            char *err, size_t n);
+
+static inline ES_RT void es_engine_process(es_engine *e,
+                                           const float *const *in,
+                                           float *const *out, int frames)
+{
+    e->klass->process(e, in, out, frames);
+}
+
+static inline int es_engine_latency(const es_engine *e)
+{
+    return e->klass->latency(e);
+}
+
+static inline void es_engine_reset(es_engine *e)
+{
+    e->klass->reset(e);
+}
+
+static inline void es_engine_destroy(es_engine *e)
+{
+    if (e)
+        e->klass->destroy(e);
+}
+
+void es_engine_get_status(const es_engine *e, es_engine_status *st);
+
+/* ---- impulse-response matrices (ir.c) ---- */
+
+/* A matrix with every row NULL; add paths with es_ir_path(). */
+es_ir *es_ir_create(int inputs, int outputs, int length, double sample_rate);
+/* The row for input i -> output o, allocated (zeroed) on first use. */
+float *es_ir_path(es_ir *ir, int i, int o);
+void es_ir_destroy(es_ir *ir);
+int es_ir_path_count(const es_ir *ir);
+
+/* Build the matrix a file with `file_channels` channels means for a host
+ * with `inputs` input channels (see ir.c for the layouts: mono, stereo,
+ * true stereo, per-channel, full N x M). `chan[c]` is file channel c,
+ * `length` frames each. Returns NULL and a message when the layout makes
+ * no sense for that input count. */
+es_ir *es_ir_from_channels(const float *const *chan, int file_channels,
+                           int length, double sample_rate, int inputs,
+                           char *err, size_t n);
+
+/* ES_OK, or ES_E_IR with a message: empty, no path, NaN/Inf at a place. */
+int es_ir_check(const es_ir *ir, char *err, size_t n);
+
+/* ---- aligned buffers shared by engines (memory.c) ---- */
+
+/* 64-byte aligned, zeroed; freed with es_free. NULL on failure. */
+void *es_alloc(size_t bytes);
+void es_free(void *p);
+
+#endif

@@ -1,0 +1,325 @@
+/* cpu-partitioned: uniformly partitioned overlap-save (UPOLS) with FFTW3f,
+ * zero latency at any call size.
+ *
+ * The IR is cut into `parts` partitions of P frames; each is zero-padded to
+ * 2P and transformed once at create time (H_j). Each input keeps a 2P
+ * segment [previous block | current block] and a frequency-domain delay
+ * line (FDL) with the spectra of its last parts - 1 completed blocks.
+ *
+ * Zero latency for any call size (the scheme FFTConvolver and JUCE use):
+ * while the current block fills, every call transforms the partly filled
+ * segment (the unfilled rest is zero, and future samples cannot change past
+ * outputs), multiplies it by H_0 and adds the "tail" sum over the older
+ * blocks, sum_{j>=1} X_{k-j} H_j, computed once when the block began. When
+ * calls are exactly P frames this is plain UPOLS: one FFT per input, one
+ * MAC pass over all partitions and one inverse FFT per output per block.
+ * Calls of other sizes pay one extra FFT/IFFT pair per call, not latency.
+ *
+ * Spectra are planar (split re/im, FFTW's guru split interface) so the MAC
+ * loop needs no shuffles. */
+#include <fftw3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmac_kernel.h"
+#include "classes.h"
+#include "fftw_planner.h"
+
+typedef struct {
+    es_engine base;
+    int inputs, outputs;
+    int part;          /* P: partition size in frames */
+    int parts;         /* partitions per filter */
+    int stride;        /* floats per half spectrum: P + 1 bins rounded up to 16 */
+    int fill;          /* frames of the current block already taken, < P */
+    int tail_ready;    /* tail[] holds the sum for the current block */
+    int newest;        /* FDL slot of the block being filled; older ones follow */
+    float **filter;    /* [in * out] parts spectra of 2*stride, scaled 1/(2P); NULL = no path */
+    float **fdl;       /* [inputs] parts + pad slots of 2*stride, see fdl_slot() */
+    float **segment;   /* [inputs] 2P frames: previous block | current block */
+    float **tail;      /* [outputs] 2*stride: sum over j >= 1 for this block */
+    float *acc;        /* 2*stride scratch spectrum */
+    float *time;       /* 2P scratch time signal */
+    fftwf_plan forward, inverse;
+    es_cmac_fn cmac;
+} upols;
+
+static int upols_probe(char *why, size_t n)
+{
+    const char *kernel = NULL;
+    es_cmac_select(&kernel);
+    snprintf(why, n, "FFTW %s, %s MAC kernel", fftwf_version, kernel);
+    return 1;
+}
+
+/* FFT sizes whose factors are all 2, 3, 5 or 7 are fast in FFTW; others can
+ * be many times slower (seed 004, table 11.1). */
+static int smooth(int n)
+{
+    static const int primes[] = {2, 3, 5, 7};
+    for (int p = 0; p < 4; p++)
+        while (n % primes[p] == 0)
+            n /= primes[p];
+    return n == 1;
+}
+
+/* Default partition: the host block when 2 * block is a fast FFT size (so
+ * calls of max_block frames are plain UPOLS), else the next power of two;
+ * never below 32 frames: tinier partitions make the FDL longer than it is
+ * worth, and every extra partition adds rounding to the float tail sum. */
+#define MIN_DEFAULT_PARTITION 32
+
+static int default_partition(int max_block)
+{
+    if (max_block < MIN_DEFAULT_PARTITION)
+        return MIN_DEFAULT_PARTITION;
+    if (smooth(2 * max_block))
+        return max_block;
+    int p = 1;
+    while (p < max_block)
+        p <<= 1;
+    return p;
+}
+
+/* Slot of the block `age` blocks older than the one being filled. The FDL is
+ * stored newest-first so that ages 1, 2, 3... are ascending addresses, in
+ * step with H_1, H_2, H_3...: the MAC streams both forward. */
+static inline ES_RT float *fdl_slot(const upols *u, int input, int age)
+{
+    int slot = (u->newest + age) % u->parts;
+    return u->fdl[input] + (size_t)slot * 2 * u->stride;
+}
+
+static void upols_destroy(es_engine *e)
+{
+    upols *u = (upols *)e;
+    if (!u)
+        return;
+    if (u->forward || u->inverse) {
+        es_fftw_planner_lock();
+        if (u->forward)
+            fftwf_destroy_plan(u->forward);
+        if (u->inverse)
+            fftwf_destroy_plan(u->inverse);
+        es_fftw_planner_unlock();
+    }
+    if (u->filter)
+        for (int r = 0; r < u->inputs * u->outputs; r++)
+            es_free(u->filter[r]);
+    for (int i = 0; i < u->inputs; i++) {
+        if (u->fdl)
+            es_free(u->fdl[i]);
+        if (u->segment)
+            es_free(u->segment[i]);
+    }
+    for (int o = 0; u->tail && o < u->outputs; o++)
+        es_free(u->tail[o]);
+    free(u->filter);
+    free(u->fdl);
+    free(u->segment);
+    free(u->tail);
+    es_free(u->acc);
+    es_free(u->time);
+    free(u);
+}
+
+static int make_plans(upols *u, int measure, char *err, size_t n)
+{
+    const int size = 2 * u->part;
+    fftw_iodim dim = {.n = size, .is = 1, .os = 1};
+    unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+    float *re = u->acc, *im = u->acc + u->stride;
+    es_fftw_planner_lock();
+    u->forward = fftwf_plan_guru_split_dft_r2c(1, &dim, 0, NULL, u->time, re, im, flags);
+    u->inverse = fftwf_plan_guru_split_dft_c2r(1, &dim, 0, NULL, re, im, u->time, flags);
+    es_fftw_planner_unlock();
+    if (!u->forward || !u->inverse) {
+        snprintf(err, n, "cpu-partitioned: FFTW could not plan a %d-point transform", size);
+        return ES_E_FFT;
+    }
+    return ES_OK;
+}
+
+/* H_j = FFT(h[jP .. jP+P) zero-padded to 2P) / 2P: the 1/2P folds FFTW's
+ * unnormalised inverse into the filter, so process() never scales. */
+static void transform_filter(upols *u, const float *h, int length, float *spectra)
+{
+    const float scale = 1.0f / (float)(2 * u->part);
+    for (int j = 0; j < u->parts; j++) {
+        memset(u->time, 0, (size_t)2 * u->part * sizeof(float));
+        int from = j * u->part;
+        int count = length - from < u->part ? length - from : u->part;
+        for (int t = 0; t < count; t++)
+            u->time[t] = h[from + t] * scale;
+        float *s = spectra + (size_t)j * 2 * u->stride;
+        fftwf_execute_split_dft_r2c(u->forward, u->time, s, s + u->stride);
+    }
+}
+
+static es_engine *upols_create(const es_format *fmt, const es_ir *ir,
+                               const es_options *opt, char *err, size_t n)
+{
+    upols *u = calloc(1, sizeof *u);
+    if (!u)
+        goto nomem;
+    u->inputs = ir->inputs;
+    u->outputs = ir->outputs;
+    u->part = opt->partition > 0 ? opt->partition : default_partition(fmt->max_block);
+    if (u->part > 65536) {
+        snprintf(err, n, "cpu-partitioned: partition size %d is over 65536", u->part);
+        goto fail;
+    }
+    u->parts = (ir->length + u->part - 1) / u->part;
+    u->stride = (u->part + 1 + 15) & ~15;
+    u->cmac = es_cmac_select(NULL);
+    const size_t spectrum = (size_t)2 * u->stride;
+    u->filter = calloc((size_t)u->inputs * u->outputs, sizeof *u->filter);
+    u->fdl = calloc((size_t)u->inputs, sizeof *u->fdl);
+    u->segment = calloc((size_t)u->inputs, sizeof *u->segment);
+    u->tail = calloc((size_t)u->outputs, sizeof *u->tail);
+    u->acc = es_alloc(spectrum * sizeof(float));
+    u->time = es_alloc((size_t)2 * u->part * sizeof(float));
+    if (!u->filter || !u->fdl || !u->segment || !u->tail || !u->acc || !u->time)
+        goto nomem;
+    for (int i = 0; i < u->inputs; i++) {
+        u->fdl[i] = es_alloc((size_t)u->parts * spectrum * sizeof(float));
+        u->segment[i] = es_alloc((size_t)2 * u->part * sizeof(float));
+        if (!u->fdl[i] || !u->segment[i])
+            goto nomem;
+    }
+    for (int o = 0; o < u->outputs; o++)
+        if (!(u->tail[o] = es_alloc(spectrum * sizeof(float))))
+            goto nomem;
+    if (make_plans(u, opt->fft_measure, err, n) != ES_OK)
+        goto fail;
+    for (int r = 0; r < u->inputs * u->outputs; r++) {
+        if (!ir->taps[r])
+            continue;
+        if (!(u->filter[r] = es_alloc((size_t)u->parts * spectrum * sizeof(float))))
+            goto nomem;
+        transform_filter(u, ir->taps[r], ir->length, u->filter[r]);
+    }
+    u->base.klass = &es_engine_cpu_partitioned;
+    return &u->base;
+nomem:
+    snprintf(err, n, "cpu-partitioned: out of memory for %d taps x %d paths",
+             ir->length, es_ir_path_count(ir));
+fail:
+    upols_destroy(u ? &u->base : NULL);
+    return NULL;
+}
+
+/* tail[o] = sum over paths (i, o) and j = 1..parts-1 of X_{k-j} H_j. */
+static ES_RT void compute_tail(upols *u)
+{
+    const size_t spectrum = (size_t)2 * u->stride;
+    for (int o = 0; o < u->outputs; o++) {
+        float *tail = u->tail[o];
+        memset(tail, 0, spectrum * sizeof(float));
+        for (int i = 0; i < u->inputs; i++) {
+            const float *h = u->filter[i * u->outputs + o];
+            if (!h || u->parts < 2)
+                continue;
+            /* Ages 1..parts-1 sit at slots newest+1.. and wrap once. */
+            int first = u->newest + 1 < u->parts ? u->newest + 1 : 0;
+            int run = u->parts - first;   /* slots before the wrap */
+            if (run > u->parts - 1)
+                run = u->parts - 1;
+            u->cmac(tail, u->fdl[i] + (size_t)first * spectrum, h + spectrum, run,
+                    u->stride);
+            u->cmac(tail, u->fdl[i], h + (size_t)(1 + run) * spectrum,
+                    u->parts - 1 - run, u->stride);
+        }
+    }
+    u->tail_ready = 1;
+}
+
+/* Runs frames <= P - fill through the partly filled block. */
+static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
+                            int offset, int frames)
+{
+    const size_t spectrum = (size_t)2 * u->stride;
+    if (!u->tail_ready)
+        compute_tail(u);
+    for (int i = 0; i < u->inputs; i++) {
+        float *seg = u->segment[i];
+        memcpy(seg + u->part + u->fill, in[i] + offset, (size_t)frames * sizeof(float));
+        float *x = fdl_slot(u, i, 0);
+        fftwf_execute_split_dft_r2c(u->forward, seg, x, x + u->stride);
+    }
+    for (int o = 0; o < u->outputs; o++) {
+        memcpy(u->acc, u->tail[o], spectrum * sizeof(float));
+        int paths = 0;
+        for (int i = 0; i < u->inputs; i++) {
+            const float *h = u->filter[i * u->outputs + o];
+            if (!h)
+                continue;
+            u->cmac(u->acc, fdl_slot(u, i, 0), h, 1, u->stride);
+            paths++;
+        }
+        if (!paths) {
+            memset(out[o] + offset, 0, (size_t)frames * sizeof(float));
+            continue;
+        }
+        fftwf_execute_split_dft_c2r(u->inverse, u->acc, u->acc + u->stride, u->time);
+        memcpy(out[o] + offset, u->time + u->part + u->fill, (size_t)frames * sizeof(float));
+    }
+    u->fill += frames;
+    if (u->fill == u->part) {
+        /* The block is complete: its spectrum stays in its slot and the next
+         * block takes the slot of the oldest, which no partition needs. */
+        u->newest = (u->newest + u->parts - 1) % u->parts;
+        for (int i = 0; i < u->inputs; i++) {
+            float *seg = u->segment[i];
+            memcpy(seg, seg + u->part, (size_t)u->part * sizeof(float));
+            memset(seg + u->part, 0, (size_t)u->part * sizeof(float));
+        }
+        u->fill = 0;
+        u->tail_ready = 0;
+    }
+}
+
+static ES_RT void upols_process(es_engine *e, const float *const *in,
+                                float *const *out, int frames)
+{
+    upols *u = (upols *)e;
+    int done = 0;
+    while (done < frames) {
+        int chunk = u->part - u->fill;
+        if (chunk > frames - done)
+            chunk = frames - done;
+        run_chunk(u, in, out, done, chunk);
+        done += chunk;
+    }
+}
+
+static int upols_latency(const es_engine *e)
+{
+    (void)e;
+    return 0;
+}
+
+static void upols_reset(es_engine *e)
+{
+    upols *u = (upols *)e;
+    const size_t spectrum = (size_t)2 * u->stride;
+    for (int i = 0; i < u->inputs; i++) {
+        memset(u->fdl[i], 0, (size_t)u->parts * spectrum * sizeof(float));
+        memset(u->segment[i], 0, (size_t)2 * u->part * sizeof(float));
+    }
+    u->fill = 0;
+    u->newest = 0;
+    u->tail_ready = 0;
+}
+
+const es_engine_class es_engine_cpu_partitioned = {
+    .name = "cpu-partitioned",
+    .summary = "uniformly partitioned overlap-save, FFTW3f, zero latency",
+    .probe = upols_probe,
+    .create = upols_create,
+    .process = upols_process,
+    .latency = upols_latency,
+    .reset = upols_reset,
+    .destroy = upols_destroy,
+};

@@ -1,0 +1,156 @@
+/* Impulse-response matrices: ownership, validation, and the channel layouts
+ * that turn an IR file's channels into an inputs x outputs matrix. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+es_ir *es_ir_create(int inputs, int outputs, int length, double sample_rate)
+{
+    if (inputs < 1 || outputs < 1 || length < 0)
+        return NULL;
+    es_ir *ir = calloc(1, sizeof *ir);
+    if (!ir)
+        return NULL;
+    ir->inputs = inputs;
+    ir->outputs = outputs;
+    ir->length = length;
+    ir->sample_rate = sample_rate;
+    ir->taps = calloc((size_t)inputs * (size_t)outputs, sizeof *ir->taps);
+    if (!ir->taps) {
+        free(ir);
+        return NULL;
+    }
+    return ir;
+}
+
+float *es_ir_path(es_ir *ir, int i, int o)
+{
+    float **row = &ir->taps[i * ir->outputs + o];
+    if (!*row)
+        *row = es_alloc((size_t)(ir->length > 0 ? ir->length : 1) * sizeof(float));
+    return *row;
+}
+
+void es_ir_destroy(es_ir *ir)
+{
+    if (!ir)
+        return;
+    if (ir->taps)
+        for (int r = 0; r < ir->inputs * ir->outputs; r++)
+            es_free(ir->taps[r]);
+    free(ir->taps);
+    free(ir);
+}
+
+int es_ir_path_count(const es_ir *ir)
+{
+    int paths = 0;
+    for (int r = 0; r < ir->inputs * ir->outputs; r++)
+        paths += ir->taps[r] != NULL;
+    return paths;
+}
+
+int es_ir_check(const es_ir *ir, char *err, size_t n)
+{
+    if (!ir || ir->length < 1) {
+        snprintf(err, n, "impulse response is empty (0 samples)");
+        return ES_E_IR;
+    }
+    if (ir->inputs < 1 || ir->outputs < 1) {
+        snprintf(err, n, "impulse response has %d inputs and %d outputs",
+                 ir->inputs, ir->outputs);
+        return ES_E_IR;
+    }
+    if (!(ir->sample_rate > 0)) {
+        snprintf(err, n, "impulse response has no sample rate");
+        return ES_E_IR;
+    }
+    if (es_ir_path_count(ir) == 0) {
+        snprintf(err, n, "impulse response has no path from any input to any output");
+        return ES_E_IR;
+    }
+    for (int i = 0; i < ir->inputs; i++)
+        for (int o = 0; o < ir->outputs; o++) {
+            const float *h = ir->taps[i * ir->outputs + o];
+            if (!h)
+                continue;
+            for (int t = 0; t < ir->length; t++)
+                if (!isfinite(h[t])) {
+                    snprintf(err, n, "impulse response has a %s sample at frame %d "
+                             "(input %d -> output %d)",
+                             isnan(h[t]) ? "NaN" : "infinite", t, i + 1, o + 1);
+                    return ES_E_IR;
+                }
+        }
+    return ES_OK;
+}
+
+/* Both return 0, or -1 when the row could not be allocated. */
+static int copy_row(es_ir *ir, int i, int o, const float *src)
+{
+    float *dst = es_ir_path(ir, i, o);
+    if (!dst)
+        return -1;
+    memcpy(dst, src, (size_t)ir->length * sizeof(float));
+    return 0;
+}
+
+static int add_row(es_ir *ir, int i, int o, const float *src)
+{
+    float *dst = es_ir_path(ir, i, o);
+    if (!dst)
+        return -1;
+    for (int t = 0; t < ir->length; t++)
+        dst[t] += src[t];
+    return 0;
+}
+
+/* The layouts, in the order they are tried (C = file channels, N = inputs):
+ *   C == 1            every input through the same filter, N in -> N out
+ *   C == N            each input through its own filter (stereo: L*h0, R*h1)
+ *   N == 1            mono in -> C outputs (mono in, stereo IR -> L/R)
+ *   C == 4, N == 2    true stereo: LL, LR, RL, RR (covered by the next rule)
+ *   C == N * M        full matrix, file channel i*M + o is input i -> out o
+ * A 4-channel (true stereo) IR with a mono input feeds the input to both
+ * sides: out L = x*(LL+RL), out R = x*(LR+RR). */
+es_ir *es_ir_from_channels(const float *const *chan, int file_channels,
+                           int length, double sample_rate, int inputs,
+                           char *err, size_t n)
+{
+    const int c = file_channels;
+    es_ir *ir = NULL;
+    int failed = 0;
+    if (c < 1 || inputs < 1) {
+        snprintf(err, n, "no channels (file has %d, input has %d)", c, inputs);
+        return NULL;
+    }
+    if (c == 1 || c == inputs) {
+        ir = es_ir_create(inputs, inputs, length, sample_rate);
+        for (int i = 0; ir && i < inputs; i++)
+            failed |= copy_row(ir, i, i, chan[c == 1 ? 0 : i]);
+    } else if (c == 4 && inputs == 1) {
+        ir = es_ir_create(1, 2, length, sample_rate);
+        if (ir)
+            failed |= copy_row(ir, 0, 0, chan[0]) | add_row(ir, 0, 0, chan[2]) |
+                      copy_row(ir, 0, 1, chan[1]) | add_row(ir, 0, 1, chan[3]);
+    } else if (c % inputs == 0) {
+        int outputs = c / inputs;
+        ir = es_ir_create(inputs, outputs, length, sample_rate);
+        for (int r = 0; ir && r < c; r++)
+            failed |= copy_row(ir, r / outputs, r % outputs, chan[r]);
+    } else {
+        snprintf(err, n, "a %d-channel impulse response does not fit %d input "
+                 "channels (use 1, %d, or a multiple of %d channels)",
+                 c, inputs, inputs, inputs);
+        return NULL;
+    }
+    if (!ir || failed) {
+        es_ir_destroy(ir);
+        snprintf(err, n, "out of memory for a %d-channel impulse response", c);
+        return NULL;
+    }
+    return ir;
+}

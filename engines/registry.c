@@ -1,0 +1,81 @@
+/* The engines users can pick, by name. The name is also the config key. */
+#include <stdio.h>
+#include <string.h>
+
+#include "classes.h"
+
+/* The CUDA classes always exist: without the toolkit they come from
+ * cuda_unavailable.c and their probe says why. */
+const es_engine_class *const es_engines[] = {
+    &es_engine_cpu_direct,
+    &es_engine_cpu_partitioned,
+    &es_engine_cuda_circular,
+    &es_engine_cuda_partitioned,
+    NULL,
+};
+
+const es_engine_class *es_engine_find(const char *name)
+{
+    for (int k = 0; name && es_engines[k]; k++)
+        if (strcmp(es_engines[k]->name, name) == 0)
+            return es_engines[k];
+    return NULL;
+}
+
+const char *es_engine_names(void)
+{
+    static char names[256];
+    if (!names[0]) {
+        size_t at = 0;
+        for (int k = 0; es_engines[k] && at < sizeof names; k++)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s",
+                                   k ? ", " : "", es_engines[k]->name);
+    }
+    return names;
+}
+
+/* Largest block any engine is asked to take. 64 Ki frames is over a second
+ * at 48 kHz; anything larger is a mistake, not a latency setting. */
+#define ES_MAX_BLOCK 65536
+
+es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
+                            const es_ir *ir, const es_options *opt,
+                            char *err, size_t n)
+{
+    static const es_options defaults;
+    if (!k || !fmt || !ir) {
+        snprintf(err, n, "no engine, format or impulse response given");
+        return NULL;
+    }
+    if (fmt->max_block < 1 || fmt->max_block > ES_MAX_BLOCK) {
+        snprintf(err, n, "block size %d is out of range (1..%d)", fmt->max_block,
+                 ES_MAX_BLOCK);
+        return NULL;
+    }
+    if (!(fmt->sample_rate >= 1000 && fmt->sample_rate <= 1536000)) {
+        snprintf(err, n, "sample rate %g Hz is out of range (1000..1536000)",
+                 fmt->sample_rate);
+        return NULL;
+    }
+    if (fmt->inputs != ir->inputs || fmt->outputs != ir->outputs) {
+        snprintf(err, n, "the impulse response is %d in x %d out but the stream "
+                 "is %d in x %d out", ir->inputs, ir->outputs, fmt->inputs,
+                 fmt->outputs);
+        return NULL;
+    }
+    if (es_ir_check(ir, err, n) != ES_OK)
+        return NULL;
+    char why[256] = "";
+    if (!k->probe(why, sizeof why)) {
+        snprintf(err, n, "%s is not available here: %s", k->name, why);
+        return NULL;
+    }
+    return k->create(fmt, ir, opt ? opt : &defaults, err, n);
+}
+
+void es_engine_get_status(const es_engine *e, es_engine_status *st)
+{
+    memset(st, 0, sizeof *st);
+    if (e && e->klass->status)
+        e->klass->status(e, st);
+}

@@ -1,0 +1,100 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <samplerate.h>
+
+#include "audiofile.h"
+#include "irfile.h"
+
+static void free_channels(float **ch, int count)
+{
+    for (int c = 0; ch && c < count; c++)
+        free(ch[c]);
+    free(ch);
+}
+
+/* Converts every channel from `from` to `to` Hz; replaces ch[] in place and
+ * returns the new length, or -1 with a message. */
+static long resample(const char *path, float **ch, int channels, long frames,
+                     double from, double to, char *err, size_t n)
+{
+    double ratio = to / from;
+    long out_frames = (long)ceil((double)frames * ratio);
+    for (int c = 0; c < channels; c++) {
+        float *out = calloc((size_t)out_frames + 1, sizeof(float));
+        if (!out) {
+            snprintf(err, n, "%s: out of memory resampling to %g Hz", path, to);
+            return -1;
+        }
+        SRC_DATA d = {
+            .data_in = ch[c],
+            .input_frames = frames,
+            .data_out = out,
+            .output_frames = out_frames,
+            .src_ratio = ratio,
+        };
+        int rc = src_simple(&d, SRC_SINC_BEST_QUALITY, 1);
+        if (rc != 0) {
+            free(out);
+            snprintf(err, n, "%s: resampling %g Hz -> %g Hz failed: %s", path, from, to,
+                     src_strerror(rc));
+            return -1;
+        }
+        free(ch[c]);
+        ch[c] = out;
+        out_frames = d.output_frames_gen;
+    }
+    return out_frames;
+}
+
+static int check_samples(const char *path, float **ch, int channels, long frames,
+                         char *err, size_t n)
+{
+    for (int c = 0; c < channels; c++)
+        for (long t = 0; t < frames; t++)
+            if (!isfinite(ch[c][t])) {
+                snprintf(err, n, "%s: %s sample at frame %ld, channel %d", path,
+                         isnan(ch[c][t]) ? "NaN" : "infinite", t, c + 1);
+                return -1;
+            }
+    return 0;
+}
+
+es_ir *es_ir_load(const char *path, double target_rate, int inputs,
+                  es_ir_load_info *info, char *err, size_t n)
+{
+    es_audio_info ai;
+    float **ch = NULL;
+    es_ir *ir = NULL;
+    if (es_audiofile_load(path, &ch, &ai, err, n) != 0)
+        return NULL;
+    long frames = (long)ai.frames;
+    memset(info, 0, sizeof *info);
+    info->file_rate = ai.sample_rate;
+    info->file_channels = ai.channels;
+    info->file_frames = (int)frames;
+    if (frames < 1) {
+        snprintf(err, n, "%s: the impulse response is empty (0 samples)", path);
+        goto done;
+    }
+    if (check_samples(path, ch, ai.channels, frames, err, n) != 0)
+        goto done;
+    if (ai.sample_rate != target_rate) {
+        frames = resample(path, ch, ai.channels, frames, ai.sample_rate, target_rate, err, n);
+        if (frames == 0)
+            snprintf(err, n, "%s: nothing left after resampling to %g Hz", path, target_rate);
+        if (frames < 1)
+            goto done;
+        info->resampled = 1;
+    }
+    char why[256];
+    ir = es_ir_from_channels((const float *const *)ch, ai.channels, (int)frames,
+                             target_rate, inputs, why, sizeof why);
+    if (!ir)
+        snprintf(err, n, "%s: %s", path, why);
+done:
+    free_channels(ch, ai.channels);
+    return ir;
+}

@@ -1,0 +1,25 @@
+/* Loading an impulse response from a file into an es_ir matrix: read,
+ * check, resample to the stream rate, map channels. Off the audio thread. */
+#ifndef ES_IRFILE_H
+#define ES_IRFILE_H
+
+#include <stddef.h>
+
+#include "engine.h"
+
+typedef struct {
+    double file_rate;   /* the file's own sample rate */
+    int file_channels;
+    int file_frames;
+    int resampled;      /* 1 when file_rate differed from the target rate */
+} es_ir_load_info;
+
+/* Reads `path`, refuses an empty file or one with NaN/Inf samples, converts
+ * to `target_rate` with libsamplerate's best sinc converter when the rates
+ * differ, and lays the channels out for `inputs` input channels (see
+ * es_ir_from_channels). No normalisation: the samples are the file's.
+ * NULL and a one-line message naming the file on failure. */
+es_ir *es_ir_load(const char *path, double target_rate, int inputs,
+                  es_ir_load_info *info, char *err, size_t n);
+
+#endif

@@ -1,0 +1,70 @@
+/* es_make_wav: writes the test files the app tests need, good and bad.
+ *
+ *   es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED]
+ *
+ * KIND: noise    uniform noise in [-0.5, 0.5), float WAV
+ *       decay    noise under an exponential decay (an IR), float WAV
+ *       nan      noise with one NaN sample in the middle
+ *       inf      noise with one +Inf sample in the middle
+ *       empty    a valid WAV with 0 frames
+ *       text     a file that is not audio at all
+ *       truncated a float WAV cut off in the middle of its data */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sndfile.h>
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED]\n");
+        return 2;
+    }
+    const char *path = argv[1], *kind = argv[2];
+    int rate = argc > 3 ? atoi(argv[3]) : 48000;
+    int channels = argc > 4 ? atoi(argv[4]) : 1;
+    long frames = argc > 5 ? atol(argv[5]) : 4800;
+    unsigned seed = argc > 6 ? (unsigned)atol(argv[6]) : 1;
+    if (!strcmp(kind, "text")) {
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return 1;
+        fputs("this is not a sound file\n", f);
+        return fclose(f) != 0;
+    }
+    if (!strcmp(kind, "empty"))
+        frames = 0;
+    SF_INFO info = {.samplerate = rate, .channels = channels,
+                    .format = SF_FORMAT_WAV | SF_FORMAT_FLOAT};
+    SNDFILE *sf = sf_open(path, SFM_WRITE, &info);
+    if (!sf) {
+        fprintf(stderr, "es_make_wav: %s: %s\n", path, sf_strerror(NULL));
+        return 1;
+    }
+    float *buf = calloc((size_t)(frames ? frames : 1) * (size_t)channels, sizeof(float));
+    srand(seed);
+    for (long t = 0; t < frames; t++)
+        for (int c = 0; c < channels; c++) {
+            float v = (float)rand() / (float)RAND_MAX - 0.5f;
+            if (!strcmp(kind, "decay"))
+                v *= (float)exp(-6.9 * (double)t / (double)frames);
+            buf[t * channels + c] = v;
+        }
+    if (frames > 0 && !strcmp(kind, "nan"))
+        buf[(frames / 2) * channels] = NAN;
+    if (frames > 0 && !strcmp(kind, "inf"))
+        buf[(frames / 2) * channels] = INFINITY;
+    sf_writef_float(sf, buf, frames);
+    sf_close(sf);
+    free(buf);
+    if (!strcmp(kind, "truncated")) {
+        /* Keep the header and half of the samples. */
+        long keep = 80 + frames * channels * 2;
+        if (truncate(path, keep) != 0)
+            return 1;
+    }
+    return 0;
+}
