@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sndfile.h>
@@ -145,6 +146,11 @@ es_audiofile *es_audiofile_create(const char *path, double sample_rate,
         .channels = channels,
         .format = SF_FORMAT_WAV | subtype[format],
     };
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, n, "%s: cannot write: Is a directory", path);
+        return NULL;
+    }
     es_audiofile *f = alloc_file(path, channels);
     size_t len = strlen(path) + 32;
     if (!f || !(f->temp = malloc(len))) {

@@ -1,6 +1,6 @@
 /* es_make_wav: writes the test files the app tests need, good and bad.
  *
- *   es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED]
+ *   es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED] [GAIN]
  *
  * KIND: noise    uniform noise in [-0.5, 0.5), float WAV
  *       decay    noise under an exponential decay (an IR), float WAV
@@ -20,7 +20,7 @@
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED]\n");
+        fprintf(stderr, "usage: es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED] [GAIN]\n");
         return 2;
     }
     const char *path = argv[1], *kind = argv[2];
@@ -28,6 +28,7 @@ int main(int argc, char **argv)
     int channels = argc > 4 ? atoi(argv[4]) : 1;
     long frames = argc > 5 ? atol(argv[5]) : 4800;
     unsigned seed = argc > 6 ? (unsigned)atol(argv[6]) : 1;
+    float gain = argc > 7 ? (float)atof(argv[7]) : 1.0f;
     if (!strcmp(kind, "text")) {
         FILE *f = fopen(path, "w");
         if (!f)
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
     srand(seed);
     for (long t = 0; t < frames; t++)
         for (int c = 0; c < channels; c++) {
-            float v = (float)rand() / (float)RAND_MAX - 0.5f;
+            float v = gain * ((float)rand() / (float)RAND_MAX - 0.5f);
             if (!strcmp(kind, "decay"))
                 v *= (float)exp(-6.9 * (double)t / (double)frames);
             buf[t * channels + c] = v;

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# earshot bench prints its table for both CPU engines, JSON on request, and
+# --find-max finds some IR length; timings themselves are not judged here.
+set -u
+earshot=$1
+fail=0
+table=$("$earshot" bench --engine all --ir-seconds 0.05,0.1 --block 64,256 --seconds 0.2) ||
+    { echo "FAIL: bench exited $?"; fail=1; }
+echo "$table"
+for e in cpu-direct cpu-partitioned; do
+    [ "$(grep -c "^$e " <<<"$table")" -eq 4 ] || { echo "FAIL: $e should have 4 rows"; fail=1; }
+done
+grep -q "p99 us" <<<"$table" || { echo "FAIL: no header"; fail=1; }
+json=$("$earshot" bench --engine cpu-partitioned --ir-seconds 0.1 --block 128 --seconds 0.2 --json)
+echo "$json"
+grep -q '"engine":"cpu-partitioned".*"p99_us":[0-9.]*.*"misses":[0-9]*' <<<"$json" ||
+    { echo "FAIL: JSON row missing fields"; fail=1; }
+max=$("$earshot" bench --engine cpu-direct --block 256 --seconds 0.1 --find-max --max-wall 5)
+echo "$max"
+grep -q "longest IR with zero misses" <<<"$max" || { echo "FAIL: --find-max printed no result"; fail=1; }
+"$earshot" bench --engine nonesuch 2>/dev/null && { echo "FAIL: unknown engine accepted"; fail=1; }
+exit $fail
