@@ -82,15 +82,5 @@ static ES_RT double dot(const float *hr, int taps, const float *x)
 ES_RT void es_fir_avx2(const float *hr, int taps, const float *x, float *y,
                        int frames, int accumulate)
 {
-    int n = 0;
-    for (; n + ES_FIR_TILE <= frames; n += ES_FIR_TILE) {
-        double sum[ES_FIR_TILE] = {0};
-        tile(hr, taps, x + n, sum);
-        for (int k = 0; k < ES_FIR_TILE; k++)
-            y[n + k] = (float)(sum[k] + (accumulate ? y[n + k] : 0.0));
-    }
-    for (; n < frames; n++) {
-        double s = dot(hr, taps, x + n);
-        y[n] = (float)(s + (accumulate ? y[n] : 0.0));
-    }
+    es_fir_run(tile, dot, hr, taps, x, y, frames, accumulate);
 }

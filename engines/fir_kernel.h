@@ -19,6 +19,17 @@
 typedef ES_RT void (*es_fir_fn)(const float *hr, int taps, const float *x,
                                 float *y, int frames, int accumulate);
 
+/* One ISA's inner loops: a tile of ES_FIR_TILE outputs added into sum[] in
+ * double, and one output's dot product. */
+typedef ES_RT void (*es_fir_tile_fn)(const float *hr, int taps, const float *x,
+                                     double *sum);
+typedef ES_RT double (*es_fir_dot_fn)(const float *hr, int taps, const float *x);
+
+/* The outer loop every kernel shares: tiles first, dot products for the
+ * outputs left over. */
+ES_RT void es_fir_run(es_fir_tile_fn tile, es_fir_dot_fn dot, const float *hr,
+                      int taps, const float *x, float *y, int frames, int accumulate);
+
 ES_RT void es_fir_portable(const float *hr, int taps, const float *x, float *y,
                            int frames, int accumulate);
 #ifdef ES_HAVE_AVX2

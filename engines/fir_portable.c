@@ -38,8 +38,8 @@ static ES_RT double dot(const float *hr, int taps, const float *x)
     return sum;
 }
 
-ES_RT void es_fir_portable(const float *hr, int taps, const float *x, float *y,
-                           int frames, int accumulate)
+ES_RT void es_fir_run(es_fir_tile_fn tile, es_fir_dot_fn dot, const float *hr,
+                      int taps, const float *x, float *y, int frames, int accumulate)
 {
     int n = 0;
     for (; n + ES_FIR_TILE <= frames; n += ES_FIR_TILE) {
@@ -52,6 +52,12 @@ ES_RT void es_fir_portable(const float *hr, int taps, const float *x, float *y,
         double s = dot(hr, taps, x + n);
         y[n] = (float)(s + (accumulate ? y[n] : 0.0));
     }
+}
+
+ES_RT void es_fir_portable(const float *hr, int taps, const float *x, float *y,
+                           int frames, int accumulate)
+{
+    es_fir_run(tile, dot, hr, taps, x, y, frames, accumulate);
 }
 
 es_fir_fn es_fir_select(const char **name)
