@@ -64,6 +64,9 @@ typedef struct {
     int fft_measure;       /* 1: FFTW_MEASURE plans (slower create, faster run) */
     int gpu_device;        /* CUDA device ordinal */
     int gpu_pipelined;     /* 1: result one block later (+max_block latency) */
+    int offline;           /* 1: process() may wait for a result as long as it
+                            * takes (render, tests); 0: never past the
+                            * block's budget, a late block is silence */
 } es_options;
 
 /* Run-time condition of an instance, for meters and fallback. */

@@ -25,6 +25,7 @@
 #include "cmac_kernel.h"
 #include "classes.h"
 #include "fftw_planner.h"
+#include "partition.h"
 
 typedef struct {
     es_engine base;
@@ -51,35 +52,6 @@ static int upols_probe(char *why, size_t n)
     es_cmac_select(&kernel);
     snprintf(why, n, "FFTW %s, %s MAC kernel", fftwf_version, kernel);
     return 1;
-}
-
-/* FFT sizes whose factors are all 2, 3, 5 or 7 are fast in FFTW; others can
- * be many times slower (seed 004, table 11.1). */
-static int smooth(int n)
-{
-    static const int primes[] = {2, 3, 5, 7};
-    for (int p = 0; p < 4; p++)
-        while (n % primes[p] == 0)
-            n /= primes[p];
-    return n == 1;
-}
-
-/* Default partition: the host block when 2 * block is a fast FFT size (so
- * calls of max_block frames are plain UPOLS), else the next power of two;
- * never below 32 frames: tinier partitions make the FDL longer than it is
- * worth, and every extra partition adds rounding to the float tail sum. */
-#define MIN_DEFAULT_PARTITION 32
-
-static int default_partition(int max_block)
-{
-    if (max_block < MIN_DEFAULT_PARTITION)
-        return MIN_DEFAULT_PARTITION;
-    if (smooth(2 * max_block))
-        return max_block;
-    int p = 1;
-    while (p < max_block)
-        p <<= 1;
-    return p;
 }
 
 /* Slot of the block `age` blocks older than the one being filled. The FDL is
@@ -165,7 +137,7 @@ static es_engine *upols_create(const es_format *fmt, const es_ir *ir,
         goto nomem;
     u->inputs = ir->inputs;
     u->outputs = ir->outputs;
-    u->part = opt->partition > 0 ? opt->partition : default_partition(fmt->max_block);
+    u->part = opt->partition > 0 ? opt->partition : es_default_partition(fmt->max_block);
     if (u->part > 65536) {
         snprintf(err, n, "cpu-partitioned: partition size %d is over 65536", u->part);
         goto fail;

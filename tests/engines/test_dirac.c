@@ -1,6 +1,9 @@
 /* A Dirac must come out as the IR, delayed by exactly latency() frames, at
  * every call size; and nothing may come out before it. Also checks a Dirac
- * that arrives mid-stream, after the engine has been running. */
+ * that arrives mid-stream, after the engine has been running.
+ *
+ *   test_dirac ENGINE [--pipelined]   (GPU engines run offline: see
+ *                                      test_reference.c) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,14 +11,14 @@
 
 #include "reference.h"
 
-static int failures;
+static int failures, pipelined;
 
 static void check(const es_engine_class *k, int length, int block, int random_calls,
                   int offset, uint64_t *rng)
 {
     es_ir *ir = es_test_ir("mono-stereo", length, rng);
     es_format fmt = {.sample_rate = 48000, .max_block = block, .inputs = 1, .outputs = 2};
-    es_options opt = {.partition = 64};
+    es_options opt = {.partition = 64, .offline = 1, .gpu_pipelined = pipelined};
     char err[256];
     es_engine *e = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
     if (!e) {
@@ -79,6 +82,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_dirac ENGINE (engines: %s)\n", es_engine_names());
         return 2;
     }
+    pipelined = argc > 2 && !strcmp(argv[2], "--pipelined");
     char why[256];
     if (!k->probe(why, sizeof why)) {
         printf("SKIP %s: %s\n", k->name, why);

@@ -1,0 +1,407 @@
+/* cuda-circular: time-domain convolution on the GPU with the dry input in a
+ * device-side circular buffer (seed 000, LaChance), for small blocks.
+ *
+ * The seed ran one thread per output sample over 22528-frame chunks. At 32
+ * to 1024 frames that would use a few hundred threads of a 132-SM GPU, so
+ * here the taps are split as well: thread block (chunk c, path p) computes
+ * the contribution of taps [cK, cK + K) of path p to every output of the
+ * block. Its IR tile and the input window it needs are staged in shared
+ * memory. Inside the block, thread (g, s) computes 4 consecutive outputs
+ * (group g) over a sub-range s of the tile's taps, keeping the 4 input
+ * samples in registers and sliding them one tap at a time: one
+ * shared-memory load per 4 FMAs. The sub-ranges are summed in shared
+ * memory, the chunks by a second kernel in double, per output.
+ *
+ * Per launch: upload -> insert -> convolve -> reduce -> download, captured
+ * once as a CUDA graph. The worker thread (gpu_pipeline.c) makes every CUDA
+ * call; process() never does. */
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu_common.cuh"
+
+extern "C" {
+#include "classes.h"
+#include "gpu_device.h"
+}
+
+#define ES_ENGINE_NAME "cuda-circular"
+
+#define THREADS 256   /* per convolution block */
+#define OUTS 4        /* outputs per thread, in registers */
+#define TILE_TAPS 1024 /* taps per thread block, about: see cucirc_create */
+
+struct cucirc {
+    es_engine base;
+    es_gpu_pipeline *pipe;
+    es_gpu_staging st;
+    int device;
+    int inputs, outputs, paths, max_block, taps;
+    int groups, subs, sub_taps, tile, chunks; /* thread layout, see conv_kernel */
+    size_t ring;                     /* power of two */
+    long fail_after, launches;
+    size_t write;                    /* worker-side: next ring position */
+    cudaStream_t stream;
+    cudaGraphExec_t exec;
+    int *path_input, *out_first, *out_paths; /* as in cuda-partitioned */
+    float *history;                  /* [inputs][ring] */
+    float *filter;                   /* [paths][chunks * tile], zero past taps */
+    float *partial;                  /* [paths][max_block][chunks] */
+};
+
+__global__ void ring_insert_kernel(const es_gpu_header *h, const float *in, float *history,
+                                   size_t ring, int max_block)
+{
+    const int i = blockIdx.y;
+    const size_t mask = ring - 1;
+    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames;
+         t += gridDim.x * blockDim.x)
+        history[(size_t)i * ring + ((h->position + (size_t)t) & mask)] =
+            in[(size_t)i * max_block + t];
+}
+
+/* Block (chunk, path). Threads: `groups` groups of OUTS outputs x `subs`
+ * sub-ranges of `sub_taps` taps; tile = subs * sub_taps taps. Output n (at
+ * stream time write + n) takes tap k from x[write + n - k]. Blocks larger
+ * than groups * OUTS frames take several passes; every thread runs every
+ * pass so the barriers stay uniform. */
+__global__ void __launch_bounds__(THREADS) conv_kernel(
+    const es_gpu_header *h, const int *path_input, const float *history, const float *filter,
+    float *partial, size_t ring, int max_block, int groups, int subs, int sub_taps, int tile,
+    int chunks)
+{
+    extern __shared__ float smem[];
+    float *taps = smem;                              /* tile */
+    float *window = smem + tile;                     /* tile + max_block + OUTS */
+    float *sums = window + tile + max_block + OUTS;  /* subs * groups * OUTS */
+    const int chunk = blockIdx.x, path = blockIdx.y;
+    const int frames = h->frames;
+    const size_t mask = ring - 1;
+    const float *x = history + (size_t)path_input[path] * ring;
+    const int k0 = chunk * tile;
+    /* window[j] holds x at time write - k0 - tile + 1 + j. */
+    const size_t base = (size_t)h->position - (size_t)k0 - (size_t)tile + 1;
+    const int span = tile + frames - 1;
+    for (int j = threadIdx.x; j < tile; j += blockDim.x)
+        taps[j] = filter[(size_t)path * chunks * tile + k0 + j];
+    for (int j = threadIdx.x; j < tile + max_block + OUTS; j += blockDim.x)
+        window[j] = j < span ? x[(base + (size_t)j) & mask] : 0.0f;
+    __syncthreads();
+
+    const int g = threadIdx.x % groups, s = threadIdx.x / groups;
+    const int working = s < subs;  /* threads past groups * subs only wait */
+    for (int pass = 0; pass * groups * OUTS < frames; pass++) {
+        const int n0 = (pass * groups + g) * OUTS;
+        float acc[OUTS] = {0.0f};
+        if (working && n0 < frames) {
+            const int kk0 = s * sub_taps;
+            /* Output n0 + r, tap kk reads window[n0 + r - kk + tile - 1]; one
+             * tap later every index is one lower, so the registers slide and
+             * one new sample comes in. */
+            float w[OUTS];
+#pragma unroll
+            for (int r = 0; r < OUTS; r++)
+                w[r] = window[n0 + r - kk0 + tile - 1];
+#pragma unroll 8
+            for (int kk = kk0; kk < kk0 + sub_taps; kk++) {
+                const float hk = taps[kk];
+#pragma unroll
+                for (int r = 0; r < OUTS; r++)
+                    acc[r] = fmaf(hk, w[r], acc[r]);
+#pragma unroll
+                for (int r = OUTS - 1; r > 0; r--)
+                    w[r] = w[r - 1];
+                /* Index >= -1; -1 (after the last tap of the tile) lands on
+                 * taps[tile - 1], inside the allocation, and is never used. */
+                w[0] = window[n0 - kk + tile - 2];
+            }
+        }
+        if (working)
+#pragma unroll
+            for (int r = 0; r < OUTS; r++)
+                sums[(s * groups + g) * OUTS + r] = acc[r];
+        __syncthreads();
+        if (working && s == 0)
+            for (int r = 0; r < OUTS && n0 + r < frames; r++) {
+                float total = 0.0f;
+                for (int q = 0; q < subs; q++)
+                    total += sums[(q * groups + g) * OUTS + r];
+                partial[((size_t)path * max_block + n0 + r) * chunks + chunk] = total;
+            }
+        __syncthreads();
+    }
+}
+
+/* out[o][n] = sum over the paths into o and all chunks, in double. */
+__global__ void circ_reduce_kernel(const es_gpu_header *h, const float *partial,
+                                   const int *out_first, const int *out_paths, float *out,
+                                   int max_block, int chunks)
+{
+    const int n = blockIdx.x, o = blockIdx.y;
+    if (n >= h->frames)
+        return;
+    double sum = 0;
+    for (int k = out_first[o]; k < out_first[o + 1]; k++) {
+        const float *p = partial + ((size_t)out_paths[k] * max_block + n) * chunks;
+        for (int c = threadIdx.x; c < chunks; c += blockDim.x)
+            sum += p[c];
+    }
+    for (int off = 16; off > 0; off >>= 1)
+        sum += __shfl_down_sync(0xffffffffu, sum, off);
+    __shared__ double warp_sums[32];
+    if (threadIdx.x % 32 == 0)
+        warp_sums[threadIdx.x / 32] = sum;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double total = 0;
+        for (int w = 0; w < (int)(blockDim.x + 31) / 32; w++)
+            total += warp_sums[w];
+        out[(size_t)o * max_block + n] = (float)total;
+    }
+}
+
+/* ---- worker side ---- */
+
+static int cucirc_thread_init(void *ctx, char *err, size_t n)
+{
+    cucirc *c = (cucirc *)ctx;
+    ES_CUDA_TRY(cudaSetDevice(c->device));
+    return 0;
+fail:
+    return -1;
+}
+
+static int cucirc_run(void *ctx, int frames, char *err, size_t n)
+{
+    cucirc *c = (cucirc *)ctx;
+    es_gpu_header *h = es_staging_header(&c->st);
+    if (c->fail_after && ++c->launches > c->fail_after) {
+        snprintf(err, n, "%s: simulated device error after %ld launches (ES_GPU_FAIL_AFTER)",
+                 ES_ENGINE_NAME, c->fail_after);
+        return -1;
+    }
+    h->frames = frames;
+    h->offset = 0;
+    h->position = (int)c->write;
+    ES_CUDA_TRY(cudaGraphLaunch(c->exec, c->stream));
+    ES_CUDA_TRY(cudaStreamSynchronize(c->stream));
+    c->write = (c->write + (size_t)frames) & (c->ring - 1);
+    return 0;
+fail:
+    return -1;
+}
+
+static int cucirc_device_reset(void *ctx, char *err, size_t n)
+{
+    cucirc *c = (cucirc *)ctx;
+    ES_CUDA_TRY(cudaSetDevice(c->device));
+    ES_CUDA_TRY(cudaMemset(c->history, 0, sizeof(float) * (size_t)c->inputs * c->ring));
+    ES_CUDA_TRY(cudaDeviceSynchronize());
+    c->write = 0;
+    return 0;
+fail:
+    return -1;
+}
+
+static void cucirc_destroy(es_engine *e)
+{
+    cucirc *c = (cucirc *)e;
+    if (!c)
+        return;
+    es_gpu_pipeline_destroy(c->pipe);
+    cudaSetDevice(c->device);
+    if (c->exec)
+        cudaGraphExecDestroy(c->exec);
+    if (c->stream)
+        cudaStreamDestroy(c->stream);
+    cudaFree(c->path_input);
+    cudaFree(c->out_first);
+    cudaFree(c->out_paths);
+    cudaFree(c->history);
+    cudaFree(c->filter);
+    cudaFree(c->partial);
+    es_staging_free(&c->st);
+    free(c);
+}
+
+static size_t shared_bytes(const cucirc *c)
+{
+    return sizeof(float) * ((size_t)c->tile + ((size_t)c->tile + c->max_block + OUTS) +
+                            (size_t)c->subs * c->groups * OUTS);
+}
+
+static int capture(cucirc *c, char *err, size_t n)
+{
+    cudaGraph_t graph = NULL;
+    const es_gpu_header *h = es_staging_dev_header(&c->st);
+    const int io_blocks = (c->max_block + 255) / 256;
+    ES_CUDA_TRY(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal));
+    ES_CUDA_TRY(es_staging_upload(&c->st, c->stream));
+    ring_insert_kernel<<<dim3(io_blocks, c->inputs), 256, 0, c->stream>>>(
+        h, es_staging_dev_in(&c->st), c->history, c->ring, c->max_block);
+    conv_kernel<<<dim3(c->chunks, c->paths), THREADS, shared_bytes(c), c->stream>>>(
+        h, c->path_input, c->history, c->filter, c->partial, c->ring, c->max_block, c->groups,
+        c->subs, c->sub_taps, c->tile, c->chunks);
+    circ_reduce_kernel<<<dim3(c->max_block, c->outputs), 128, 0, c->stream>>>(
+        h, c->partial, c->out_first, c->out_paths, c->st.dev_down, c->max_block, c->chunks);
+    ES_CUDA_TRY(es_staging_download(&c->st, c->stream));
+    ES_CUDA_TRY(cudaStreamEndCapture(c->stream, &graph));
+    ES_CUDA_TRY(cudaGraphInstantiate(&c->exec, graph, 0));
+    cudaGraphDestroy(graph);
+    return 0;
+fail:
+    if (graph)
+        cudaGraphDestroy(graph);
+    else {
+        cudaGraph_t broken = NULL;
+        cudaStreamEndCapture(c->stream, &broken);
+        if (broken)
+            cudaGraphDestroy(broken);
+    }
+    return -1;
+}
+
+static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_options *opt,
+                                char *err, size_t n)
+{
+    cucirc *c = (cucirc *)calloc(1, sizeof *c);
+    int *host_input = NULL, *host_first = NULL, *host_paths = NULL, *path_row = NULL;
+    float *padded = NULL;
+    if (!c) {
+        snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
+        return NULL;
+    }
+    c->device = opt->gpu_device;
+    c->inputs = ir->inputs;
+    c->outputs = ir->outputs;
+    c->paths = es_ir_path_count(ir);
+    c->max_block = fmt->max_block;
+    c->taps = ir->length;
+    c->fail_after = es_gpu_fail_after();
+    /* Thread layout: enough output groups to cover the block (up to all 256
+     * threads), the rest of the threads split the tile's taps. */
+    c->groups = (c->max_block + OUTS - 1) / OUTS;
+    if (c->groups > THREADS)
+        c->groups = THREADS;
+    c->subs = THREADS / c->groups;
+    /* About TILE_TAPS taps per block whatever the split: fewer, longer
+     * chunks keep the partial sums (paths x block x chunks) small. */
+    c->sub_taps = (TILE_TAPS + c->subs - 1) / c->subs;
+    c->tile = c->subs * c->sub_taps;
+    c->chunks = (c->taps + c->tile - 1) / c->tile;
+    c->ring = 1;
+    while (c->ring < (size_t)c->chunks * c->tile + (size_t)c->max_block)
+        c->ring <<= 1;
+
+    ES_CUDA_TRY(cudaSetDevice(c->device));
+    ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    if (es_staging_alloc(&c->st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))
+        goto fail;
+    if (shared_bytes(c) > 48 * 1024)
+        ES_CUDA_TRY(cudaFuncSetAttribute(conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)shared_bytes(c)));
+
+    path_row = (int *)malloc(sizeof(int) * c->paths);
+    host_input = (int *)malloc(sizeof(int) * c->paths);
+    host_first = (int *)malloc(sizeof(int) * (c->outputs + 1));
+    host_paths = (int *)malloc(sizeof(int) * c->paths);
+    padded = (float *)calloc((size_t)c->chunks * c->tile, sizeof(float));
+    if (!path_row || !host_input || !host_first || !host_paths || !padded) {
+        snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
+        goto fail;
+    }
+    for (int r = 0, p = 0; r < c->inputs * c->outputs; r++)
+        if (ir->taps[r]) {
+            path_row[p] = r;
+            host_input[p++] = r / c->outputs;
+        }
+    for (int o = 0, k = 0; o < c->outputs; o++) {
+        host_first[o] = k;
+        for (int p = 0; p < c->paths; p++)
+            if (path_row[p] % c->outputs == o)
+                host_paths[k++] = p;
+        host_first[o + 1] = k;
+    }
+
+    ES_CUDA_TRY(cudaMalloc(&c->path_input, sizeof(int) * c->paths));
+    ES_CUDA_TRY(cudaMalloc(&c->out_first, sizeof(int) * (c->outputs + 1)));
+    ES_CUDA_TRY(cudaMalloc(&c->out_paths, sizeof(int) * c->paths));
+    ES_CUDA_TRY(cudaMalloc(&c->history, sizeof(float) * (size_t)c->inputs * c->ring));
+    ES_CUDA_TRY(cudaMalloc(&c->filter, sizeof(float) * (size_t)c->paths * c->chunks * c->tile));
+    ES_CUDA_TRY(cudaMalloc(&c->partial,
+                           sizeof(float) * (size_t)c->paths * c->max_block * c->chunks));
+    ES_CUDA_TRY(cudaMemset(c->history, 0, sizeof(float) * (size_t)c->inputs * c->ring));
+    ES_CUDA_TRY(cudaMemcpy(c->path_input, host_input, sizeof(int) * c->paths,
+                           cudaMemcpyHostToDevice));
+    ES_CUDA_TRY(cudaMemcpy(c->out_first, host_first, sizeof(int) * (c->outputs + 1),
+                           cudaMemcpyHostToDevice));
+    ES_CUDA_TRY(cudaMemcpy(c->out_paths, host_paths, sizeof(int) * c->paths,
+                           cudaMemcpyHostToDevice));
+    for (int p = 0; p < c->paths; p++) {
+        memcpy(padded, ir->taps[path_row[p]], sizeof(float) * c->taps);
+        ES_CUDA_TRY(cudaMemcpy(c->filter + (size_t)p * c->chunks * c->tile, padded,
+                               sizeof(float) * (size_t)c->chunks * c->tile,
+                               cudaMemcpyHostToDevice));
+    }
+    if (capture(c, err, n))
+        goto fail;
+    {
+        es_gpu_backend b = {c, c->st.in, c->st.out, cucirc_thread_init, cucirc_run,
+                            cucirc_device_reset};
+        if (!(c->pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
+                                               fmt->sample_rate, opt, err, n)))
+            goto fail;
+    }
+    free(path_row);
+    free(host_input);
+    free(host_first);
+    free(host_paths);
+    free(padded);
+    c->base.klass = &es_engine_cuda_circular;
+    return &c->base;
+fail:
+    free(path_row);
+    free(host_input);
+    free(host_first);
+    free(host_paths);
+    free(padded);
+    cucirc_destroy(&c->base);
+    return NULL;
+}
+
+static int cucirc_probe(char *why, size_t n)
+{
+    return es_gpu_probe(0, why, n);
+}
+
+static void cucirc_process(es_engine *e, const float *const *in, float *const *out, int frames)
+{
+    es_gpu_pipeline_process(((cucirc *)e)->pipe, in, out, frames);
+}
+
+static int cucirc_latency(const es_engine *e)
+{
+    return es_gpu_pipeline_latency(((const cucirc *)e)->pipe);
+}
+
+static void cucirc_reset(es_engine *e)
+{
+    es_gpu_pipeline_reset(((cucirc *)e)->pipe);
+}
+
+static void cucirc_status(const es_engine *e, es_engine_status *st)
+{
+    es_gpu_pipeline_status(((const cucirc *)e)->pipe, st);
+}
+
+extern "C" const es_engine_class es_engine_cuda_circular = {
+    "cuda-circular",
+    "time-domain convolution on the GPU, device-side circular buffer, CUDA graph per block",
+    cucirc_probe,
+    cucirc_create,
+    cucirc_process,
+    cucirc_latency,
+    cucirc_reset,
+    cucirc_destroy,
+    cucirc_status,
+};

@@ -1,0 +1,503 @@
+/* cuda-partitioned: uniformly partitioned overlap-save on the GPU (seed 001,
+ * Belloch), cuFFT, all paths of the IR matrix in every launch.
+ *
+ * The algorithm is cpu-partitioned's (engine_partitioned.c): P-frame
+ * partitions, 2P-point transforms, a frequency-domain delay line (FDL) of
+ * each input's past block spectra, zero latency at any call size because
+ * the partly filled block is transformed on every call. Everything lives on
+ * the device; per launch only the header and the new samples go up and the
+ * output comes down:
+ *
+ *   upload -> insert -> R2C (batched over inputs) -> MAC -> reduce
+ *          -> C2R (batched over outputs) -> finish -> download
+ *
+ * captured once as a CUDA graph and replayed. The MAC kernel gives one
+ * thread to each (bin, path, split): `splits` cuts the partitions into
+ * ranges on separate thread blocks, so a stereo room still fills the GPU
+ * instead of looping 15000 partitions in one thread. Sums run in double
+ * (the many-path case is memory-bound, so this costs nothing) and the
+ * reduce kernel adds the splits and the paths feeding each output.
+ *
+ * The worker thread (gpu_pipeline.c) makes every CUDA call; process() never
+ * does. */
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu_common.cuh"
+
+extern "C" {
+#include "classes.h"
+#include "gpu_device.h"
+#include "partition.h"
+}
+
+#define ES_ENGINE_NAME "cuda-partitioned"
+
+/* Filter spectra are computed for this many bytes of padded partitions at a
+ * time, so a 1024-path room needs no multi-gigabyte scratch buffer. */
+#define SPECTRA_SCRATCH_BYTES (256u << 20)
+
+struct cupart {
+    es_engine base;
+    es_gpu_pipeline *pipe;
+    es_gpu_staging st;
+    int device;
+    int inputs, outputs, paths, max_block;
+    int part, parts, bins;      /* P, partitions per filter, P + 1 */
+    int splits, threads, bin_tiles;
+    long fail_after, launches;  /* fault injection, see es_gpu_fail_after */
+    /* Worker-side state: only the worker thread touches these after create. */
+    int fill, newest;
+    cudaStream_t stream;
+    cudaGraphExec_t exec;
+    cufftHandle forward, inverse;
+    int have_forward, have_inverse;
+    /* Device buffers. */
+    int *path_input;            /* [paths] */
+    int *out_first, *out_paths; /* CSR: paths feeding output o are
+                                   out_paths[out_first[o] .. out_first[o+1]) */
+    float *segment;             /* [inputs][2P]: previous block | current block */
+    cufftComplex *current;      /* [inputs][bins]: spectrum of the segment */
+    cufftComplex *fdl;          /* [inputs][parts][bins] */
+    cufftComplex *filter;       /* [paths][parts][bins], scaled by 1/2P */
+    double2 *partial;           /* [splits][paths][bins] */
+    cufftComplex *acc;          /* [outputs][bins] */
+    float *time;                /* [outputs][2P] */
+};
+
+/* ---- kernels ---- */
+
+__global__ void insert_kernel(const es_gpu_header *h, const float *in, float *segment,
+                              int part, int max_block)
+{
+    const int i = blockIdx.y;
+    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames;
+         t += gridDim.x * blockDim.x)
+        segment[(size_t)i * 2 * part + part + h->position + t] =
+            in[(size_t)i * max_block + h->offset + t];
+}
+
+/* partial[split][path][bin] = sum over this split's partitions j of
+ * X_{age j}[bin] * H_j[bin]; age 0 is the block being filled. */
+__global__ void mac_kernel(const es_gpu_header *h, const int *path_input,
+                           const cufftComplex *current, const cufftComplex *fdl,
+                           const cufftComplex *filter, double2 *partial, int parts, int bins,
+                           int splits, int paths)
+{
+    const int bin = blockIdx.x * blockDim.x + threadIdx.x;
+    const int path = blockIdx.y, split = blockIdx.z;
+    if (bin >= bins)
+        return;
+    const int per = (parts + splits - 1) / splits;
+    const int first = split * per;
+    const int last = min(parts, first + per);
+    const int input = path_input[path];
+    const cufftComplex *hp = filter + (size_t)path * parts * bins + bin;
+    const cufftComplex *xin = fdl + (size_t)input * parts * bins + bin;
+    double re = 0, im = 0;
+    int j = first;
+    if (j == 0 && j < last) {
+        const cufftComplex x = current[(size_t)input * bins + bin], f = hp[0];
+        re += (double)x.x * f.x - (double)x.y * f.y;
+        im += (double)x.x * f.y + (double)x.y * f.x;
+        j = 1;
+    }
+    /* Age j lives in slot (newest + j) % parts; walk it without a modulo. */
+    int slot = (h->newest + j) % parts;
+#pragma unroll 4
+    for (; j < last; j++) {
+        const cufftComplex x = xin[(size_t)slot * bins], f = hp[(size_t)j * bins];
+        re += (double)x.x * f.x - (double)x.y * f.y;
+        im += (double)x.x * f.y + (double)x.y * f.x;
+        if (++slot == parts)
+            slot = 0;
+    }
+    partial[((size_t)split * paths + path) * bins + bin] = make_double2(re, im);
+}
+
+__global__ void reduce_kernel(const double2 *partial, const int *out_first,
+                              const int *out_paths, cufftComplex *acc, int bins, int splits,
+                              int paths)
+{
+    const int bin = blockIdx.x * blockDim.x + threadIdx.x, o = blockIdx.y;
+    if (bin >= bins)
+        return;
+    double re = 0, im = 0;
+    for (int k = out_first[o]; k < out_first[o + 1]; k++)
+        for (int s = 0; s < splits; s++) {
+            const double2 v = partial[((size_t)s * paths + out_paths[k]) * bins + bin];
+            re += v.x;
+            im += v.y;
+        }
+    acc[(size_t)o * bins + bin] = make_float2((float)re, (float)im);
+}
+
+/* Output samples P + fill .. of the inverse transform; then, when the block
+ * is complete, its spectrum goes into the FDL and the segment moves on. */
+__global__ void output_kernel(const es_gpu_header *h, const float *time, float *out, int part,
+                              int max_block)
+{
+    const int o = blockIdx.y;
+    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames;
+         t += gridDim.x * blockDim.x)
+        out[(size_t)o * max_block + h->offset + t] =
+            time[(size_t)o * 2 * part + part + h->position + t];
+}
+
+__global__ void commit_kernel(const es_gpu_header *h, const cufftComplex *current,
+                              cufftComplex *fdl, float *segment, int part, int parts, int bins)
+{
+    if (!h->complete)
+        return;
+    const int i = blockIdx.y;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < part || k < bins;
+         k += gridDim.x * blockDim.x) {
+        if (k < bins)
+            fdl[((size_t)i * parts + h->newest) * bins + k] = current[(size_t)i * bins + k];
+        if (k < part) {
+            float *s = segment + (size_t)i * 2 * part;
+            s[k] = s[part + k];
+            s[part + k] = 0.0f;
+        }
+    }
+}
+
+/* Filter partitions, zero-padded to 2P and scaled: pad[q][0..P) =
+ * h[(first_part + q % parts) ...] for path first_path + q / parts. */
+__global__ void pad_kernel(const float *taps, float *pad, int length, int part, int parts,
+                           int count, float scale)
+{
+    const size_t total = (size_t)count * parts * 2 * part;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total;
+         k += (size_t)gridDim.x * blockDim.x) {
+        const size_t q = k / (2 * part);
+        const int t = (int)(k % (2 * part));
+        const int path = (int)(q / parts), j = (int)(q % parts);
+        const long src = (long)j * part + t;
+        pad[k] = t < part && src < length ? taps[(size_t)path * length + src] * scale : 0.0f;
+    }
+}
+
+/* ---- worker side ---- */
+
+static int cupart_thread_init(void *ctx, char *err, size_t n)
+{
+    cupart *c = (cupart *)ctx;
+    ES_CUDA_TRY(cudaSetDevice(c->device));
+    return 0;
+fail:
+    return -1;
+}
+
+static int cupart_run(void *ctx, int frames, char *err, size_t n)
+{
+    cupart *c = (cupart *)ctx;
+    es_gpu_header *h = es_staging_header(&c->st);
+    for (int done = 0; done < frames;) {
+        const int chunk = frames - done < c->part - c->fill ? frames - done : c->part - c->fill;
+        if (c->fail_after && ++c->launches > c->fail_after) {
+            snprintf(err, n, "%s: simulated device error after %ld launches (ES_GPU_FAIL_AFTER)",
+                     ES_ENGINE_NAME, c->fail_after);
+            return -1;
+        }
+        h->frames = chunk;
+        h->offset = done;
+        h->position = c->fill;
+        h->newest = c->newest;
+        h->complete = c->fill + chunk == c->part;
+        ES_CUDA_TRY(cudaGraphLaunch(c->exec, c->stream));
+        ES_CUDA_TRY(cudaStreamSynchronize(c->stream));
+        c->fill += chunk;
+        if (c->fill == c->part) {
+            c->fill = 0;
+            c->newest = (c->newest + c->parts - 1) % c->parts;
+        }
+        done += chunk;
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+static int cupart_device_reset(void *ctx, char *err, size_t n)
+{
+    cupart *c = (cupart *)ctx;
+    ES_CUDA_TRY(cudaSetDevice(c->device));
+    ES_CUDA_TRY(cudaMemset(c->segment, 0, sizeof(float) * (size_t)c->inputs * 2 * c->part));
+    ES_CUDA_TRY(cudaMemset(c->fdl, 0, sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->bins));
+    ES_CUDA_TRY(cudaDeviceSynchronize());
+    c->fill = 0;
+    c->newest = 0;
+    return 0;
+fail:
+    return -1;
+}
+
+/* ---- create / destroy ---- */
+
+static void cupart_destroy(es_engine *e)
+{
+    cupart *c = (cupart *)e;
+    if (!c)
+        return;
+    es_gpu_pipeline_destroy(c->pipe);
+    cudaSetDevice(c->device);
+    if (c->exec)
+        cudaGraphExecDestroy(c->exec);
+    if (c->have_forward)
+        cufftDestroy(c->forward);
+    if (c->have_inverse)
+        cufftDestroy(c->inverse);
+    if (c->stream)
+        cudaStreamDestroy(c->stream);
+    cudaFree(c->path_input);
+    cudaFree(c->out_first);
+    cudaFree(c->out_paths);
+    cudaFree(c->segment);
+    cudaFree(c->current);
+    cudaFree(c->fdl);
+    cudaFree(c->filter);
+    cudaFree(c->partial);
+    cudaFree(c->acc);
+    cudaFree(c->time);
+    es_staging_free(&c->st);
+    free(c);
+}
+
+/* H_j for every path and partition: the taps go up once, a kernel cuts and
+ * pads them, one batched R2C per chunk of paths transforms them all. */
+static int make_spectra(cupart *c, const es_ir *ir, const int *path_row, char *err, size_t n)
+{
+    const size_t per_path = (size_t)c->parts * 2 * c->part * sizeof(float);
+    int chunk = (int)(SPECTRA_SCRATCH_BYTES / per_path);
+    chunk = chunk < 1 ? 1 : chunk > c->paths ? c->paths : chunk;
+    float *taps = NULL, *pad = NULL;
+    cufftHandle plan = 0;
+    int have_plan = 0, plan_count = 0;
+    const int size = 2 * c->part;
+    ES_CUDA_TRY(cudaMalloc(&taps, sizeof(float) * (size_t)ir->length * chunk));
+    ES_CUDA_TRY(cudaMalloc(&pad, per_path * chunk));
+    for (int first = 0; first < c->paths; first += chunk) {
+        const int count = c->paths - first < chunk ? c->paths - first : chunk;
+        for (int k = 0; k < count; k++)
+            ES_CUDA_TRY(cudaMemcpyAsync(taps + (size_t)k * ir->length,
+                                        ir->taps[path_row[first + k]],
+                                        sizeof(float) * ir->length, cudaMemcpyHostToDevice,
+                                        c->stream));
+        pad_kernel<<<1024, 256, 0, c->stream>>>(taps, pad, ir->length, c->part, c->parts, count,
+                                                1.0f / (float)size);
+        ES_CUDA_LAUNCHED();
+        if (plan_count != count) {
+            if (have_plan)
+                cufftDestroy(plan);
+            have_plan = 0;
+            int dims[1] = {size};
+            ES_CUFFT_TRY(cufftPlanMany(&plan, 1, dims, NULL, 1, size, NULL, 1, c->bins, CUFFT_R2C,
+                                       count * c->parts));
+            have_plan = 1;
+            plan_count = count;
+            ES_CUFFT_TRY(cufftSetStream(plan, c->stream));
+        }
+        ES_CUFFT_TRY(cufftExecR2C(plan, pad, c->filter + (size_t)first * c->parts * c->bins));
+    }
+    ES_CUDA_TRY(cudaStreamSynchronize(c->stream));
+    cufftDestroy(plan);
+    cudaFree(taps);
+    cudaFree(pad);
+    return 0;
+fail:
+    if (have_plan)
+        cufftDestroy(plan);
+    cudaFree(taps);
+    cudaFree(pad);
+    return -1;
+}
+
+/* The per-launch work, recorded once. */
+static int capture(cupart *c, char *err, size_t n)
+{
+    cudaGraph_t graph = NULL;
+    const es_gpu_header *h = es_staging_dev_header(&c->st);
+    const dim3 io_grid((c->max_block + 255) / 256, 1);
+    ES_CUDA_TRY(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal));
+    ES_CUDA_TRY(es_staging_upload(&c->st, c->stream));
+    insert_kernel<<<dim3(io_grid.x, c->inputs), 256, 0, c->stream>>>(
+        h, es_staging_dev_in(&c->st), c->segment, c->part, c->max_block);
+    ES_CUFFT_TRY(cufftExecR2C(c->forward, c->segment, c->current));
+    mac_kernel<<<dim3(c->bin_tiles, c->paths, c->splits), c->threads, 0, c->stream>>>(
+        h, c->path_input, c->current, c->fdl, c->filter, c->partial, c->parts, c->bins,
+        c->splits, c->paths);
+    reduce_kernel<<<dim3(c->bin_tiles, c->outputs), c->threads, 0, c->stream>>>(
+        c->partial, c->out_first, c->out_paths, c->acc, c->bins, c->splits, c->paths);
+    ES_CUFFT_TRY(cufftExecC2R(c->inverse, c->acc, c->time));
+    output_kernel<<<dim3(io_grid.x, c->outputs), 256, 0, c->stream>>>(h, c->time, c->st.dev_down,
+                                                                    c->part, c->max_block);
+    commit_kernel<<<dim3((c->part + 256) / 256, c->inputs), 256, 0, c->stream>>>(
+        h, c->current, c->fdl, c->segment, c->part, c->parts, c->bins);
+    ES_CUDA_TRY(es_staging_download(&c->st, c->stream));
+    ES_CUDA_TRY(cudaStreamEndCapture(c->stream, &graph));
+    ES_CUDA_TRY(cudaGraphInstantiate(&c->exec, graph, 0));
+    cudaGraphDestroy(graph);
+    return 0;
+fail:
+    if (graph)
+        cudaGraphDestroy(graph);
+    else {
+        cudaGraph_t broken = NULL;
+        cudaStreamEndCapture(c->stream, &broken);
+        if (broken)
+            cudaGraphDestroy(broken);
+    }
+    return -1;
+}
+
+static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_options *opt,
+                                char *err, size_t n)
+{
+    cupart *c = (cupart *)calloc(1, sizeof *c);
+    int *path_row = NULL, *host_input = NULL, *host_first = NULL, *host_paths = NULL;
+    if (!c) {
+        snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
+        return NULL;
+    }
+    c->device = opt->gpu_device;
+    c->inputs = ir->inputs;
+    c->outputs = ir->outputs;
+    c->paths = es_ir_path_count(ir);
+    c->max_block = fmt->max_block;
+    c->part = opt->partition > 0 ? opt->partition : es_default_partition(fmt->max_block);
+    c->parts = (ir->length + c->part - 1) / c->part;
+    c->bins = c->part + 1;
+    c->fail_after = es_gpu_fail_after();
+    ES_CUDA_TRY(cudaSetDevice(c->device));
+    ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    if (es_staging_alloc(&c->st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))
+        goto fail;
+
+    /* Paths in row order, and which paths feed each output. */
+    path_row = (int *)malloc(sizeof(int) * c->paths);
+    host_input = (int *)malloc(sizeof(int) * c->paths);
+    host_first = (int *)malloc(sizeof(int) * (c->outputs + 1));
+    host_paths = (int *)malloc(sizeof(int) * c->paths);
+    if (!path_row || !host_input || !host_first || !host_paths) {
+        snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
+        goto fail;
+    }
+    for (int r = 0, p = 0; r < c->inputs * c->outputs; r++)
+        if (ir->taps[r]) {
+            path_row[p] = r;
+            host_input[p++] = r / c->outputs;
+        }
+    for (int o = 0, k = 0; o < c->outputs; o++) {
+        host_first[o] = k;
+        for (int p = 0; p < c->paths; p++)
+            if (path_row[p] % c->outputs == o)
+                host_paths[k++] = p;
+        host_first[o + 1] = k;
+    }
+
+    /* One thread per bin in a tile of at most 256; enough splits of the
+     * partitions that the launch has about 8 thread blocks per SM. */
+    c->threads = c->bins < 256 ? (c->bins + 31) / 32 * 32 : 256;
+    c->bin_tiles = (c->bins + c->threads - 1) / c->threads;
+    {
+        const long want = 8L * es_gpu_multiprocessors();
+        const long have = (long)c->bin_tiles * c->paths;
+        long splits = (want + have - 1) / have;
+        c->splits = (int)(splits < 1 ? 1 : splits > c->parts ? c->parts : splits);
+    }
+
+    ES_CUDA_TRY(cudaMalloc(&c->path_input, sizeof(int) * c->paths));
+    ES_CUDA_TRY(cudaMalloc(&c->out_first, sizeof(int) * (c->outputs + 1)));
+    ES_CUDA_TRY(cudaMalloc(&c->out_paths, sizeof(int) * c->paths));
+    ES_CUDA_TRY(cudaMalloc(&c->segment, sizeof(float) * (size_t)c->inputs * 2 * c->part));
+    ES_CUDA_TRY(cudaMalloc(&c->current, sizeof(cufftComplex) * (size_t)c->inputs * c->bins));
+    ES_CUDA_TRY(cudaMalloc(&c->fdl, sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->bins));
+    ES_CUDA_TRY(cudaMalloc(&c->filter, sizeof(cufftComplex) * (size_t)c->paths * c->parts * c->bins));
+    ES_CUDA_TRY(cudaMalloc(&c->partial, sizeof(double2) * (size_t)c->splits * c->paths * c->bins));
+    ES_CUDA_TRY(cudaMalloc(&c->acc, sizeof(cufftComplex) * (size_t)c->outputs * c->bins));
+    ES_CUDA_TRY(cudaMalloc(&c->time, sizeof(float) * (size_t)c->outputs * 2 * c->part));
+    ES_CUDA_TRY(cudaMemcpyAsync(c->path_input, host_input, sizeof(int) * c->paths,
+                                cudaMemcpyHostToDevice, c->stream));
+    ES_CUDA_TRY(cudaMemcpyAsync(c->out_first, host_first, sizeof(int) * (c->outputs + 1),
+                                cudaMemcpyHostToDevice, c->stream));
+    ES_CUDA_TRY(cudaMemcpyAsync(c->out_paths, host_paths, sizeof(int) * c->paths,
+                                cudaMemcpyHostToDevice, c->stream));
+    ES_CUDA_TRY(cudaMemsetAsync(c->segment, 0, sizeof(float) * (size_t)c->inputs * 2 * c->part,
+                                c->stream));
+    ES_CUDA_TRY(cudaMemsetAsync(c->fdl, 0,
+                                sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->bins,
+                                c->stream));
+    {
+        int dims[1] = {2 * c->part};
+        ES_CUFFT_TRY(cufftPlanMany(&c->forward, 1, dims, NULL, 1, 2 * c->part, NULL, 1, c->bins,
+                                   CUFFT_R2C, c->inputs));
+        c->have_forward = 1;
+        ES_CUFFT_TRY(cufftPlanMany(&c->inverse, 1, dims, NULL, 1, c->bins, NULL, 1, 2 * c->part,
+                                   CUFFT_C2R, c->outputs));
+        c->have_inverse = 1;
+        ES_CUFFT_TRY(cufftSetStream(c->forward, c->stream));
+        ES_CUFFT_TRY(cufftSetStream(c->inverse, c->stream));
+    }
+    if (make_spectra(c, ir, path_row, err, n) || capture(c, err, n))
+        goto fail;
+    ES_CUDA_TRY(cudaStreamSynchronize(c->stream));
+    {
+        es_gpu_backend b = {c, c->st.in, c->st.out, cupart_thread_init, cupart_run,
+                            cupart_device_reset};
+        if (!(c->pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
+                                               fmt->sample_rate, opt, err, n)))
+            goto fail;
+    }
+    free(path_row);
+    free(host_input);
+    free(host_first);
+    free(host_paths);
+    c->base.klass = &es_engine_cuda_partitioned;
+    return &c->base;
+fail:
+    free(path_row);
+    free(host_input);
+    free(host_first);
+    free(host_paths);
+    cupart_destroy(&c->base);
+    return NULL;
+}
+
+static int cupart_probe(char *why, size_t n)
+{
+    return es_gpu_probe(0, why, n);
+}
+
+static void cupart_process(es_engine *e, const float *const *in, float *const *out, int frames)
+{
+    es_gpu_pipeline_process(((cupart *)e)->pipe, in, out, frames);
+}
+
+static int cupart_latency(const es_engine *e)
+{
+    return es_gpu_pipeline_latency(((const cupart *)e)->pipe);
+}
+
+static void cupart_reset(es_engine *e)
+{
+    es_gpu_pipeline_reset(((cupart *)e)->pipe);
+}
+
+static void cupart_status(const es_engine *e, es_engine_status *st)
+{
+    es_gpu_pipeline_status(((const cupart *)e)->pipe, st);
+}
+
+extern "C" const es_engine_class es_engine_cuda_partitioned = {
+    "cuda-partitioned",
+    "uniformly partitioned overlap-save on the GPU with cuFFT, CUDA graph per block",
+    cupart_probe,
+    cupart_create,
+    cupart_process,
+    cupart_latency,
+    cupart_reset,
+    cupart_destroy,
+    cupart_status,
+};

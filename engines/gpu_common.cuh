@@ -1,0 +1,90 @@
+/* What the CUDA engines share (internal; CUDA C++ only). */
+#ifndef ES_GPU_COMMON_CUH
+#define ES_GPU_COMMON_CUH
+
+#include <cstdio>
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+extern "C" {
+#include "engine.h"
+#include "gpu_pipeline.h"
+}
+
+/* Every CUDA call goes through one of these; the first failure writes
+ * "<engine>: <call>: <CUDA's words>" into err and jumps to `fail`. */
+#define ES_CUDA_TRY(call)                                                       \
+    do {                                                                        \
+        cudaError_t rc_ = (call);                                               \
+        if (rc_ != cudaSuccess) {                                               \
+            snprintf(err, n, "%s: %s: %s", ES_ENGINE_NAME, #call,               \
+                     cudaGetErrorString(rc_));                                  \
+            goto fail;                                                          \
+        }                                                                       \
+    } while (0)
+
+#define ES_CUFFT_TRY(call)                                                      \
+    do {                                                                        \
+        cufftResult rc_ = (call);                                               \
+        if (rc_ != CUFFT_SUCCESS) {                                             \
+            snprintf(err, n, "%s: %s: cuFFT error %d", ES_ENGINE_NAME, #call,   \
+                     (int)rc_);                                                 \
+            goto fail;                                                          \
+        }                                                                       \
+    } while (0)
+
+/* A kernel launch's own error (bad configuration) shows up here. */
+#define ES_CUDA_LAUNCHED() ES_CUDA_TRY(cudaGetLastError())
+
+/* The block header that travels in front of the audio in one upload. */
+struct es_gpu_header {
+    int frames;    /* frames in this launch */
+    int offset;    /* where they start in the staging block */
+    int position;  /* engine-specific: fill (partitioned), write (circular) */
+    int newest;    /* partitioned: FDL slot of the block being filled */
+    int complete;  /* partitioned: this launch completes a block */
+    int pad[11];   /* 64 bytes, so the audio after it stays aligned */
+};
+
+/* Pinned host staging and its device twin: one upload (header + inputs),
+ * one download (outputs) per launch. */
+struct es_gpu_staging {
+    int inputs, outputs, max_block;
+    unsigned char *host_up, *dev_up;  /* header, then inputs * max_block floats */
+    float *host_down, *dev_down;      /* outputs * max_block floats */
+    float **in, **out;                /* per-channel pointers into host_up/down */
+};
+
+static inline es_gpu_header *es_staging_header(es_gpu_staging *s)
+{
+    return (es_gpu_header *)s->host_up;
+}
+
+static inline const es_gpu_header *es_staging_dev_header(const es_gpu_staging *s)
+{
+    return (const es_gpu_header *)s->dev_up;
+}
+
+static inline const float *es_staging_dev_in(const es_gpu_staging *s)
+{
+    return (const float *)(s->dev_up + sizeof(es_gpu_header));
+}
+
+/* Allocate / free; alloc returns 0 or -1 with a message. */
+int es_staging_alloc(es_gpu_staging *s, int inputs, int outputs, int max_block,
+                     const char *engine, char *err, size_t n);
+void es_staging_free(es_gpu_staging *s);
+
+/* Adds the two copies around the per-block kernels while `stream` is being
+ * captured. */
+cudaError_t es_staging_upload(const es_gpu_staging *s, cudaStream_t stream);
+cudaError_t es_staging_download(const es_gpu_staging *s, cudaStream_t stream);
+
+/* Multiprocessors on the current device (for grid sizing). */
+int es_gpu_multiprocessors(void);
+
+/* Parses ES_GPU_FAIL_AFTER: a GPU engine reports a device error after that
+ * many launches, to exercise the fallback path without a broken GPU. 0 off. */
+long es_gpu_fail_after(void);
+
+#endif

@@ -1,0 +1,296 @@
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+#include "gpu_pipeline.h"
+
+/* While audio runs the worker spins on the job counter instead of sleeping,
+ * because waking a sleeping thread costs tens of microseconds, a large part
+ * of a 64-frame block. After this long without a job it sleeps. */
+#define SPIN_NS 20000000L
+
+struct es_gpu_pipeline {
+    es_gpu_backend b;
+    int inputs, outputs, max_block, pipelined, offline;
+    double rate;
+
+    pthread_t thread;
+    int thread_started;
+    sem_t wake;
+    atomic_int sleeping;       /* worker is (about to be) in sem_wait */
+    atomic_int stop;
+    atomic_long submitted;     /* seq of the last job handed over */
+    atomic_long completed;     /* seq of the last job finished */
+    int job_frames;            /* written before `submitted` is released */
+    atomic_int failed;
+    char message[256];         /* written before `failed` is released */
+
+    /* Audio-thread state. */
+    long awaiting;             /* pipelined: seq whose result is still owed, 0 none */
+    int awaiting_frames;
+    atomic_ulong late;         /* blocks that were silence because of the GPU */
+    /* Pipelined output delay line: a power-of-two ring indexed by absolute
+     * frame time; the result for [t, t+n) is written at t, read D later. */
+    float **ring;
+    size_t ring_size;
+    long long time;            /* frames submitted so far (stream time) */
+};
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void fail(es_gpu_pipeline *p, const char *why)
+{
+    snprintf(p->message, sizeof p->message, "%s", why);
+    atomic_store_explicit(&p->failed, 1, memory_order_release);
+}
+
+/* Waits for a job: spinning while they keep coming, sleeping otherwise.
+ * The sleeping flag and the re-check close the race with a submit that
+ * lands between the last look and sem_wait. */
+static void wait_for_job(es_gpu_pipeline *p, long done)
+{
+    long long since = now_ns();
+    while (atomic_load_explicit(&p->submitted, memory_order_acquire) == done &&
+           !atomic_load(&p->stop)) {
+        if (now_ns() - since < SPIN_NS) {
+            CPU_RELAX();
+            continue;
+        }
+        atomic_store(&p->sleeping, 1);
+        if (atomic_load(&p->submitted) == done && !atomic_load(&p->stop))
+            while (sem_wait(&p->wake) != 0 && errno == EINTR)
+                ;
+        atomic_store(&p->sleeping, 0);
+        since = now_ns();
+    }
+}
+
+static void *worker(void *arg)
+{
+    es_gpu_pipeline *p = arg;
+    char err[256] = "";
+    long done = 0;
+    if (p->b.thread_init && p->b.thread_init(p->b.ctx, err, sizeof err) != 0)
+        fail(p, err);
+    for (;;) {
+        wait_for_job(p, done);
+        if (atomic_load(&p->stop))
+            break;
+        long seq = atomic_load_explicit(&p->submitted, memory_order_acquire);
+        if (!atomic_load_explicit(&p->failed, memory_order_acquire) &&
+            p->b.run(p->b.ctx, p->job_frames, err, sizeof err) != 0)
+            fail(p, err);
+        done = seq;
+        atomic_store_explicit(&p->completed, seq, memory_order_release);
+    }
+    return NULL;
+}
+
+es_gpu_pipeline *es_gpu_pipeline_create(const es_gpu_backend *backend, int inputs,
+                                        int outputs, int max_block, double rate,
+                                        const es_options *opt, char *err, size_t n)
+{
+    es_gpu_pipeline *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
+    p->b = *backend;
+    p->inputs = inputs;
+    p->outputs = outputs;
+    p->max_block = max_block;
+    p->rate = rate;
+    p->pipelined = opt->gpu_pipelined != 0;
+    p->offline = opt->offline != 0;
+    if (p->pipelined) {
+        p->ring_size = 1;
+        while (p->ring_size < 2 * (size_t)max_block)
+            p->ring_size <<= 1;
+        p->ring = calloc((size_t)outputs, sizeof *p->ring);
+        for (int o = 0; p->ring && o < outputs; o++)
+            if (!(p->ring[o] = es_alloc(p->ring_size * sizeof(float))))
+                goto nomem;
+        if (!p->ring)
+            goto nomem;
+    }
+    if (sem_init(&p->wake, 0, 0) != 0) {
+        snprintf(err, n, "cannot create a semaphore: %s", strerror(errno));
+        goto fail;
+    }
+    if (pthread_create(&p->thread, NULL, worker, p) != 0) {
+        snprintf(err, n, "cannot start the GPU worker thread");
+        sem_destroy(&p->wake);
+        goto fail;
+    }
+    p->thread_started = 1;
+    return p;
+nomem:
+    snprintf(err, n, "out of memory for the pipelined delay line");
+fail:
+    es_gpu_pipeline_destroy(p);
+    return NULL;
+}
+
+void es_gpu_pipeline_destroy(es_gpu_pipeline *p)
+{
+    if (!p)
+        return;
+    if (p->thread_started) {
+        atomic_store(&p->stop, 1);
+        sem_post(&p->wake);
+        pthread_join(p->thread, NULL);
+        sem_destroy(&p->wake);
+    }
+    for (int o = 0; p->ring && o < p->outputs; o++)
+        es_free(p->ring[o]);
+    free(p->ring);
+    free(p);
+}
+
+static inline ES_RT int worker_idle(const es_gpu_pipeline *p)
+{
+    return atomic_load_explicit(&p->completed, memory_order_acquire) ==
+           atomic_load_explicit(&p->submitted, memory_order_relaxed);
+}
+
+enum { RESULT_READY = 1, RESULT_LATE = 0, RESULT_FAILED = -1 };
+
+/* Polls until job `seq` is complete or the deadline passes (never, when
+ * offline). Busy-waiting is the only bounded wait the audio thread has. */
+static ES_RT int wait_done(es_gpu_pipeline *p, long seq, long long deadline)
+{
+    while (atomic_load_explicit(&p->completed, memory_order_acquire) < seq) {
+        if (atomic_load_explicit(&p->failed, memory_order_acquire))
+            return RESULT_FAILED;
+        if (!p->offline && now_ns() > deadline)
+            return RESULT_LATE;
+        CPU_RELAX();
+    }
+    return atomic_load_explicit(&p->failed, memory_order_acquire) ? RESULT_FAILED
+                                                                  : RESULT_READY;
+}
+
+/* Hands frames of input to the worker; 0 when the GPU is still busy with a
+ * late job, so the block is dropped. */
+static ES_RT long submit(es_gpu_pipeline *p, const float *const *in, int frames)
+{
+    if (!worker_idle(p))
+        return 0;
+    for (int i = 0; i < p->inputs; i++)
+        memcpy(p->b.in[i], in[i], (size_t)frames * sizeof(float));
+    p->job_frames = frames;
+    long seq = atomic_load_explicit(&p->submitted, memory_order_relaxed) + 1;
+    atomic_store_explicit(&p->submitted, seq, memory_order_release);
+    if (atomic_load(&p->sleeping))
+        sem_post(&p->wake);
+    return seq;
+}
+
+static ES_RT void silence(float *const *out, int outputs, int frames)
+{
+    for (int o = 0; o < outputs; o++)
+        memset(out[o], 0, (size_t)frames * sizeof(float));
+}
+
+/* Pipelined: writes [t, t+frames) of the delay line from the staging
+ * buffer, or zeros when the result is missing. */
+static ES_RT void ring_write(es_gpu_pipeline *p, long long t, int frames, int have)
+{
+    const size_t mask = p->ring_size - 1;
+    for (int o = 0; o < p->outputs; o++)
+        for (int k = 0; k < frames; k++)
+            p->ring[o][(size_t)(t + k) & mask] = have ? p->b.out[o][k] : 0.0f;
+}
+
+ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
+                                   float *const *out, int frames)
+{
+    const long long deadline =
+        now_ns() + (long long)(1e9 * ES_GPU_WAIT_FRACTION * frames / p->rate);
+    if (atomic_load_explicit(&p->failed, memory_order_acquire)) {
+        silence(out, p->outputs, frames);
+        return;
+    }
+    if (!p->pipelined) {
+        long seq = submit(p, in, frames);
+        int result = seq ? wait_done(p, seq, deadline) : RESULT_LATE;
+        if (result == RESULT_READY) {
+            for (int o = 0; o < p->outputs; o++)
+                memcpy(out[o], p->b.out[o], (size_t)frames * sizeof(float));
+            return;
+        }
+        silence(out, p->outputs, frames);
+        if (result == RESULT_LATE)
+            atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
+        return;
+    }
+    /* Pipelined: collect the previous block's result, then submit this one. */
+    const long long start = p->time;
+    if (p->awaiting) {
+        long long t = start - p->awaiting_frames;
+        int result = wait_done(p, p->awaiting, deadline);
+        ring_write(p, t, p->awaiting_frames, result == RESULT_READY);
+        if (result == RESULT_LATE)
+            atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
+        p->awaiting = 0;
+    }
+    long seq = submit(p, in, frames);
+    if (seq) {
+        p->awaiting = seq;
+        p->awaiting_frames = frames;
+    } else {
+        ring_write(p, start, frames, 0);
+        atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
+    }
+    p->time += frames;
+    /* Output is delayed by exactly max_block frames. */
+    const size_t mask = p->ring_size - 1;
+    const long long from = start - p->max_block;
+    for (int o = 0; o < p->outputs; o++)
+        for (int k = 0; k < frames; k++)
+            out[o][k] = from + k < 0 ? 0.0f : p->ring[o][(size_t)(from + k) & mask];
+}
+
+int es_gpu_pipeline_latency(const es_gpu_pipeline *p)
+{
+    return p->pipelined ? p->max_block : 0;
+}
+
+void es_gpu_pipeline_reset(es_gpu_pipeline *p)
+{
+    /* Not real-time: wait for the worker, then clear the device through the
+     * backend from this thread (CUDA calls are fine off the audio thread). */
+    while (!worker_idle(p))
+        CPU_RELAX();
+    char err[256];
+    if (p->b.reset && p->b.reset(p->b.ctx, err, sizeof err) != 0)
+        fail(p, err);
+    for (int o = 0; p->ring && o < p->outputs; o++)
+        memset(p->ring[o], 0, p->ring_size * sizeof(float));
+    p->time = 0;
+    p->awaiting = 0;
+}
+
+ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st)
+{
+    st->late_results = atomic_load_explicit(&p->late, memory_order_relaxed);
+    st->failed = atomic_load_explicit(&p->failed, memory_order_acquire);
+    if (st->failed)
+        memcpy(st->message, p->message, sizeof st->message);
+}

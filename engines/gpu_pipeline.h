@@ -1,0 +1,60 @@
+/* The host side every GPU engine shares (internal to engines/): a worker
+ * thread that owns all GPU calls, and the real-time rules around it.
+ *
+ * The audio thread never calls CUDA: CUDA's runtime takes locks and can
+ * block inside the driver. process() copies the block into pinned memory,
+ * hands it to the worker through an atomic sequence number, and polls a
+ * completion number until the block's deadline:
+ *
+ *   synchronous  submit block k, wait for k; latency 0.
+ *   pipelined    wait for block k-1 (it had a whole period), submit k, play
+ *                k-1's result through a delay of exactly max_block frames.
+ *
+ * A result that is not ready in time is counted late and the block is
+ * silence; a block that cannot be submitted because the GPU is still busy
+ * with a late one is dropped, counted late, and is silence too. An error on
+ * the worker marks the engine failed (silence, with the message in status)
+ * so the host can fall back. Offline mode waits as long as results take.
+ *
+ * This file has no CUDA in it: a backend supplies the GPU work. */
+#ifndef ES_GPU_PIPELINE_H
+#define ES_GPU_PIPELINE_H
+
+#include <stddef.h>
+
+#include "engine.h"
+
+typedef struct {
+    void *ctx;
+    /* Pinned (page-locked) staging, [inputs][max_block] and
+     * [outputs][max_block]; the backend owns them. */
+    float **in, **out;
+    /* On the worker thread, once, before any job (e.g. cudaSetDevice). */
+    int (*thread_init)(void *ctx, char *err, size_t n);
+    /* On the worker: convolve `frames` frames from in[] into out[] and
+     * return when the result is in out[]. 0, or -1 with a message. */
+    int (*run)(void *ctx, int frames, char *err, size_t n);
+    /* On the worker: silence all history on the device. */
+    int (*reset)(void *ctx, char *err, size_t n);
+} es_gpu_backend;
+
+typedef struct es_gpu_pipeline es_gpu_pipeline;
+
+es_gpu_pipeline *es_gpu_pipeline_create(const es_gpu_backend *backend, int inputs,
+                                        int outputs, int max_block, double rate,
+                                        const es_options *opt, char *err, size_t n);
+/* Stops the worker (waits for a job in flight) and frees the host side; the
+ * backend is the caller's to free afterwards. NULL-safe. */
+void es_gpu_pipeline_destroy(es_gpu_pipeline *p);
+
+ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
+                                   float *const *out, int frames);
+int es_gpu_pipeline_latency(const es_gpu_pipeline *p);
+void es_gpu_pipeline_reset(es_gpu_pipeline *p);
+ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st);
+
+/* Fraction of a block's duration process() may spend waiting for the GPU;
+ * the rest is left for the host's own work in the same callback. */
+#define ES_GPU_WAIT_FRACTION 0.8
+
+#endif

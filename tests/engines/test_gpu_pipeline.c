@@ -1,0 +1,177 @@
+/* The GPU engines' real-time rules, checked on the CPU with a fake backend
+ * (a x2 gain whose jobs can be made slow or fail), paced by a real clock
+ * like an audio device: 40 ms blocks, one every 40 ms (long, so that
+ * scheduling jitter on a loaded 2-core machine stays far from every edge:
+ * each outcome below has at least 20 ms of margin).
+ *
+ *   synchronous: a 60 ms job is late (waited 32 ms, silence), and the next
+ *     block finds the GPU busy and is dropped (silence); all else is exact.
+ *   pipelined: the same 60 ms job is on time (it has 40 + 32 ms), and output
+ *     is the input delayed by exactly max_block; a 100 ms job costs 3 blocks.
+ *   a backend error marks the engine failed with its message; silence
+ *     follows and nothing crashes.
+ *   process() allocates nothing and takes no lock. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_pipeline.h"
+#include "rt_counters.h"
+
+#define RATE 48000.0
+#define BLOCK 1920 /* 40 ms */
+#define BLOCKS 24
+
+typedef struct {
+    float *in[1], *out[1];
+    int job;          /* jobs run so far */
+    int slow_job;     /* job index that takes slow_ms */
+    int slow_ms;
+    int failing_job;  /* job index that fails, -1 none */
+} fake;
+
+static int fake_run(void *ctx, int frames, char *err, size_t n)
+{
+    fake *f = ctx;
+    int job = f->job++;
+    if (job == f->failing_job) {
+        snprintf(err, n, "simulated device error on job %d", job);
+        return -1;
+    }
+    if (job == f->slow_job) {
+        struct timespec ts = {0, (long)f->slow_ms * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    for (int t = 0; t < frames; t++)
+        f->out[0][t] = 2.0f * f->in[0][t];
+    return 0;
+}
+
+static int failures;
+
+static void sleep_until(struct timespec *at, long add_ns)
+{
+    at->tv_nsec += add_ns;
+    while (at->tv_nsec >= 1000000000L) {
+        at->tv_nsec -= 1000000000L;
+        at->tv_sec++;
+    }
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, at, NULL);
+}
+
+/* Runs BLOCKS paced blocks; block b's input is the constant b + 1, so an
+ * output block says which input it came from. Returns per-block output
+ * values in got[] (the block's first sample; -1 if the block was not
+ * constant) and the engine status. */
+static void run(int pipelined, int slow_job, int slow_ms, int failing_job, float *got,
+                es_engine_status *st, es_rt_counts *rt)
+{
+    fake f = {.slow_job = slow_job, .slow_ms = slow_ms, .failing_job = failing_job};
+    f.in[0] = calloc(BLOCK, sizeof(float));
+    f.out[0] = calloc(BLOCK, sizeof(float));
+    es_gpu_backend b = {.ctx = &f, .in = f.in, .out = f.out, .run = fake_run};
+    es_options opt = {.gpu_pipelined = pipelined};
+    char err[256];
+    es_gpu_pipeline *p = es_gpu_pipeline_create(&b, 1, 1, BLOCK, RATE, &opt, err, sizeof err);
+    if (!p) {
+        printf("FAIL create: %s\n", err);
+        exit(1);
+    }
+    float in[BLOCK], out[BLOCK];
+    const float *ins[1] = {in};
+    float *outs[1] = {out};
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    *rt = (es_rt_counts){0};
+    for (int k = 0; k < BLOCKS; k++) {
+        sleep_until(&at, 40000000L);
+        for (int t = 0; t < BLOCK; t++)
+            in[t] = (float)(k + 1);
+        es_rt_count_begin();
+        es_gpu_pipeline_process(p, ins, outs, BLOCK);
+        es_rt_counts c = es_rt_count_end();
+        rt->allocs += c.allocs;
+        rt->frees += c.frees;
+        rt->locks += c.locks;
+        got[k] = out[0];
+        for (int t = 1; t < BLOCK; t++)
+            if (out[t] != out[0])
+                got[k] = -1;
+    }
+    es_gpu_pipeline_status(p, st);
+    if (es_gpu_pipeline_latency(p) != (pipelined ? BLOCK : 0)) {
+        printf("FAIL latency %d\n", es_gpu_pipeline_latency(p));
+        failures++;
+    }
+    es_gpu_pipeline_destroy(p);
+    free(f.in[0]);
+    free(f.out[0]);
+}
+
+/* want[k]: the input block index expected in output block k, or -1 for
+ * silence. */
+static void expect(const char *name, const float *got, const int *want,
+                   const es_engine_status *st, unsigned long late, int failed,
+                   const es_rt_counts *rt)
+{
+    int bad = 0;
+    for (int k = 0; k < BLOCKS; k++) {
+        float w = want[k] < 0 ? 0.0f : 2.0f * (float)(want[k] + 1);
+        if (got[k] != w) {
+            printf("  block %d: got %g, want %g\n", k, got[k], w);
+            bad = 1;
+        }
+    }
+    if (st->late_results != late || st->failed != failed) {
+        printf("  late %llu (want %lu), failed %d (want %d) %s\n",
+               (unsigned long long)st->late_results, late, st->failed, failed, st->message);
+        bad = 1;
+    }
+    if (rt->allocs || rt->frees || rt->locks) {
+        printf("  process() made %ld allocs, %ld frees, %ld locks\n", rt->allocs, rt->frees,
+               rt->locks);
+        bad = 1;
+    }
+    printf("%s %s\n", bad ? "FAIL" : "ok  ", name);
+    failures += bad;
+}
+
+int main(void)
+{
+    float got[BLOCKS];
+    int want[BLOCKS];
+    es_engine_status st;
+    es_rt_counts rt;
+
+    run(0, -1, 0, -1, got, &st, &rt);
+    for (int k = 0; k < BLOCKS; k++)
+        want[k] = k;
+    expect("synchronous, all on time", got, want, &st, 0, 0, &rt);
+
+    run(0, 5, 60, -1, got, &st, &rt);
+    want[5] = -1; /* late */
+    want[6] = -1; /* GPU still busy: dropped */
+    expect("synchronous, one 60 ms job: 1 late + 1 dropped", got, want, &st, 2, 0, &rt);
+
+    run(1, 5, 60, -1, got, &st, &rt);
+    for (int k = 0; k < BLOCKS; k++)
+        want[k] = k - 1; /* one block of delay: block k plays input k-1 */
+    expect("pipelined, one 60 ms job: on time, delay exactly one block", got, want, &st, 0,
+           0, &rt);
+
+    run(1, 5, 100, -1, got, &st, &rt);
+    want[6] = want[7] = want[8] = -1;
+    expect("pipelined, one 100 ms job: 1 late + 2 dropped", got, want, &st, 3, 0, &rt);
+
+    run(0, -1, 0, 7, got, &st, &rt);
+    for (int k = 0; k < BLOCKS; k++)
+        want[k] = k < 7 ? k : -1;
+    expect("a backend error: failed, silence after, no crash", got, want, &st, 0, 1, &rt);
+    if (!strstr(st.message, "simulated device error on job 7")) {
+        printf("FAIL the failure message is lost: '%s'\n", st.message);
+        failures++;
+    }
+    printf("gpu pipeline: %d failed\n", failures);
+    return failures ? 1 : 0;
+}
