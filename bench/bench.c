@@ -9,8 +9,9 @@
 #define MAX_LIST 16
 
 static const char usage[] =
-    "usage: earshot bench [--engine NAME|all] [--ir-seconds S[,S...]] [--channels C]\n"
-    "                     [--true-stereo] [--block N[,N...]] [--seconds T] [--rate HZ]\n"
+    "usage: earshot bench [--engine NAME,...|all] [--ir-seconds S[,S...]] [--ir-taps N]\n"
+    "                     [--channels C[,C...]] [--true-stereo] [--fan-out N]\n"
+    "                     [--block N[,N...]] [--seconds T] [--rate HZ]\n"
     "                     [--partition P] [--measure|--estimate] [--pipelined]\n"
     "                     [--max-wall S] [--find-max] [--json]\n"
     "\n"
@@ -21,18 +22,24 @@ static const char usage[] =
     "per second (what direct convolution would need), and the time to build the\n"
     "instance (what a room swap costs).\n"
     "\n"
-    "  --engine NAME|all   engine to measure (default all usable engines)\n"
+    "  --engine NAME,...   engines to measure, or all (default: all usable here)\n"
     "  --ir-seconds S,...  IR lengths in seconds (default 2)\n"
-    "  --channels C        C inputs -> C outputs, one filter each (default 2)\n"
+    "  --ir-taps N         IR length in taps (instead of --ir-seconds)\n"
+    "  --channels C,...    C inputs -> C outputs, one filter each (default 2)\n"
     "  --true-stereo       2 inputs -> 2 outputs through 4 filters\n"
+    "  --fan-out N         1 input -> N outputs, one filter each (N paths)\n"
     "  --block N,...       frames per block (default 256)\n"
     "  --seconds T         audio per measurement after 16 warm-up blocks (default 5)\n"
     "  --rate HZ           sample rate (default 48000)\n"
     "  --partition P       partition size for partitioned engines (default: block)\n"
     "  --estimate          FFTW_ESTIMATE plans instead of FFTW_MEASURE\n"
     "  --pipelined         GPU engines: result one block later\n"
+    "  --gpu N             GPU engines: CUDA device ordinal (default 0)\n"
     "  --max-wall S        stop a measurement after S seconds of wall time (default 30)\n"
     "  --find-max          search the longest IR each engine runs with zero misses\n"
+    "\n"
+    "A GPU engine waits for its result at most 80%% of the block's budget and\n"
+    "plays silence when it is late; such blocks count as misses too.\n"
     "  --json              one JSON object per line instead of the table\n";
 
 typedef struct {
@@ -42,7 +49,9 @@ typedef struct {
     int ir_count;
     int blocks[MAX_LIST];
     int block_count;
-    int find_max, json;
+    int channels[MAX_LIST];
+    int channel_count;
+    int find_max, json, ir_taps_given;
     es_bench_config base;
 } bench_args;
 
@@ -55,6 +64,8 @@ static int parse(int argc, char **argv, bench_args *a)
     a->ir_count = 1;
     a->blocks[0] = 256;
     a->block_count = 1;
+    a->channels[0] = 2;
+    a->channel_count = 1;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -73,7 +84,19 @@ static int parse(int argc, char **argv, bench_args *a)
                 return -1;
         } else if (!strcmp(o, "--channels")) {
             if (!(v = es_arg_value(argc, argv, &i)) ||
-                es_arg_int(o, v, 1, 64, &a->base.channels) < 0)
+                (a->channel_count = es_arg_int_list(o, v, 1, 64, a->channels, MAX_LIST)) < 0)
+                return -1;
+        } else if (!strcmp(o, "--fan-out")) {
+            if (!(v = es_arg_value(argc, argv, &i)) ||
+                es_arg_int(o, v, 1, 4096, &a->base.fan_out) < 0)
+                return -1;
+        } else if (!strcmp(o, "--ir-taps")) {
+            if (!(v = es_arg_value(argc, argv, &i)) ||
+                es_arg_int(o, v, 1, 100000000, &a->base.ir_taps) < 0)
+                return -1;
+        } else if (!strcmp(o, "--gpu")) {
+            if (!(v = es_arg_value(argc, argv, &i)) ||
+                es_arg_int(o, v, 0, 64, &a->base.options.gpu_device) < 0)
                 return -1;
         } else if (!strcmp(o, "--seconds")) {
             if (!(v = es_arg_value(argc, argv, &i)) ||
@@ -108,17 +131,23 @@ static int parse(int argc, char **argv, bench_args *a)
             return -1;
         }
     }
+    a->ir_taps_given = a->base.ir_taps > 0;
     if (strcmp(engine, "all") == 0) {
         char why[256];
         for (int k = 0; es_engines[k] && a->engine_count < 8; k++)
             if (es_engines[k]->probe(why, sizeof why))
                 a->engines[a->engine_count++] = es_engines[k];
-    } else if ((a->engines[0] = es_engine_find(engine))) {
-        a->engine_count = 1;
     } else {
-        es_error("--engine '%s': unknown engine (choose from %s, all)", engine,
-                 es_engine_names());
-        return -1;
+        char list[256];
+        snprintf(list, sizeof list, "%s", engine);
+        for (char *name = strtok(list, ","); name && a->engine_count < 8;
+             name = strtok(NULL, ",")) {
+            if (!(a->engines[a->engine_count++] = es_engine_find(name))) {
+                es_error("--engine '%s': unknown engine (choose from %s, all)", name,
+                         es_engine_names());
+                return -1;
+            }
+        }
     }
     return 0;
 }
@@ -162,10 +191,16 @@ static void print_failure(const es_bench_config *c, const char *why, int json)
     fflush(stdout);
 }
 
+static int paths(const es_bench_config *c)
+{
+    return c->fan_out > 0 ? c->fan_out : c->true_stereo ? 4 : c->channels;
+}
+
 /* A trial passes when every block of `seconds` of audio met its budget. */
 static int sustains(es_bench_config *c, double ir_seconds, es_bench_result *r)
 {
     c->ir_seconds = ir_seconds;
+    c->ir_taps = 0;
     c->stop_on_miss = 1;
     return es_bench_run(c, r) == 0 && r->misses == 0;
 }
@@ -190,13 +225,12 @@ static void find_max(es_bench_config *c, int json)
     }
     if (json)
         printf("{\"engine\":\"%s\",\"block\":%d,\"paths\":%d,\"max_ir_seconds\":%.4g,"
-               "\"max_taps\":%.0f}\n", c->engine->name, c->block,
-               c->true_stereo ? 4 : c->channels, good, good * c->rate);
+               "\"max_taps\":%.0f}\n", c->engine->name, c->block, paths(c), good,
+               good * c->rate);
     else
         printf("%-17s block %5d  %d path%s: longest IR with zero misses %.3g s "
-               "(%.0f taps)\n", c->engine->name, c->block,
-               c->true_stereo ? 4 : c->channels, (c->true_stereo || c->channels > 1) ? "s" : "",
-               good, good * c->rate);
+               "(%.0f taps)\n", c->engine->name, c->block, paths(c),
+               paths(c) > 1 ? "s" : "", good, good * c->rate);
     fflush(stdout);
 }
 
@@ -213,24 +247,28 @@ int es_bench_main(int argc, char **argv)
     if (!a.json && !a.find_max)
         print_header();
     for (int k = 0; k < a.engine_count; k++)
-        for (int b = 0; b < a.block_count; b++) {
-            es_bench_config c = a.base;
-            c.engine = a.engines[k];
-            c.block = a.blocks[b];
-            if (a.find_max) {
-                find_max(&c, a.json);
-                continue;
-            }
-            for (int s = 0; s < a.ir_count; s++) {
-                es_bench_result r;
-                c.ir_seconds = a.ir_seconds[s];
-                if (es_bench_run(&c, &r) == 0) {
-                    print_row(&c, &r, a.json);
-                } else {
-                    print_failure(&c, r.error, a.json);
-                    failures++;
+        for (int ch = 0; ch < a.channel_count; ch++)
+            for (int b = 0; b < a.block_count; b++) {
+                es_bench_config c = a.base;
+                c.engine = a.engines[k];
+                c.block = a.blocks[b];
+                c.channels = a.channels[ch];
+                if (a.find_max) {
+                    find_max(&c, a.json);
+                    continue;
+                }
+                for (int s = 0; s < a.ir_count; s++) {
+                    es_bench_result r;
+                    c.ir_seconds = a.ir_taps_given ? c.ir_taps / c.rate : a.ir_seconds[s];
+                    if (es_bench_run(&c, &r) == 0) {
+                        print_row(&c, &r, a.json);
+                    } else {
+                        print_failure(&c, r.error, a.json);
+                        failures++;
+                    }
+                    if (a.ir_taps_given)
+                        break;
                 }
             }
-        }
     return failures ? 1 : 0;
 }

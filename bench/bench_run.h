@@ -12,7 +12,9 @@ typedef struct {
     double rate;          /* Hz */
     int block;            /* frames per process() call */
     double ir_seconds;    /* IR length */
+    int ir_taps;          /* IR length in taps; overrides ir_seconds when > 0 */
     int channels;         /* C in, C out, one filter per channel */
+    int fan_out;          /* > 0: 1 input -> fan_out outputs, one filter each */
     int true_stereo;      /* 2 in, 2 out, 4 filters (overrides channels) */
     double seconds;       /* audio to run, after warm-up */
     double max_wall;      /* stop early after this much wall time (s) */
@@ -27,7 +29,8 @@ typedef struct {
     int cut_short;        /* 1: max_wall or stop_on_miss ended it early */
     double budget_us;     /* block / rate */
     double p50_us, p99_us, max_us, mean_us;
-    long misses;          /* blocks over budget */
+    long misses;          /* blocks over budget, or whose result the engine
+                           * reported late (silence) */
     uint64_t late_results;/* engine's own count (GPU results not ready) */
     double realtime_factor;  /* audio time / processing time */
     double gmacs;         /* time-domain-equivalent G multiply-adds / s */
