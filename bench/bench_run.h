@@ -34,7 +34,10 @@ typedef struct {
     uint64_t late_results;/* engine's own count (GPU results not ready) */
     double realtime_factor;  /* audio time / processing time */
     double gmacs;         /* time-domain-equivalent G multiply-adds / s */
-    double create_ms;     /* building the instance: what a room swap costs */
+    double create_ms;     /* building the instance a second time in this
+                           * process: what a room swap costs while playing */
+    double create_first_ms; /* the first build: FFTW planning, cuFFT and
+                           * CUDA module loading happen once per process */
 } es_bench_result;
 
 /* 0 when measured; -1 with result->error set. */

@@ -9,8 +9,9 @@
  * memory. Inside the block, thread (g, s) computes 4 consecutive outputs
  * (group g) over a sub-range s of the tile's taps, keeping the 4 input
  * samples in registers and sliding them one tap at a time: one
- * shared-memory load per 4 FMAs. The sub-ranges are summed in shared
- * memory, the chunks by a second kernel in double, per output.
+ * shared-memory load per 4 FMAs. Sums run in float over 128 taps and in
+ * double beyond; the sub-ranges are added in shared memory, the chunks by a
+ * second kernel, per output.
  *
  * Per launch: upload -> insert -> convolve -> reduce -> download, captured
  * once as a CUDA graph. The worker thread (gpu_pipeline.c) makes every CUDA
@@ -30,6 +31,7 @@ extern "C" {
 #define THREADS 256   /* per convolution block */
 #define OUTS 4        /* outputs per thread, in registers */
 #define TILE_TAPS 1024 /* taps per thread block, about: see cucirc_create */
+#define RUN_TAPS 128   /* taps summed in float before going into double */
 
 struct cucirc {
     es_engine base;
@@ -70,10 +72,10 @@ __global__ void __launch_bounds__(THREADS) conv_kernel(
     float *partial, size_t ring, int max_block, int groups, int subs, int sub_taps, int tile,
     int chunks)
 {
-    extern __shared__ float smem[];
-    float *taps = smem;                              /* tile */
-    float *window = smem + tile;                     /* tile + max_block + OUTS */
-    float *sums = window + tile + max_block + OUTS;  /* subs * groups * OUTS */
+    extern __shared__ double smem_doubles[];
+    double *sums = smem_doubles;                     /* subs * groups * OUTS */
+    float *taps = (float *)(sums + THREADS * OUTS);  /* tile */
+    float *window = taps + tile;                     /* tile + max_block + OUTS */
     const int chunk = blockIdx.x, path = blockIdx.y;
     const int frames = h->frames;
     const size_t mask = ring - 1;
@@ -92,9 +94,11 @@ __global__ void __launch_bounds__(THREADS) conv_kernel(
     const int working = s < subs;  /* threads past groups * subs only wait */
     for (int pass = 0; pass * groups * OUTS < frames; pass++) {
         const int n0 = (pass * groups + g) * OUTS;
-        float acc[OUTS] = {0.0f};
+        /* Float over runs of RUN_TAPS taps, double across runs: a single
+         * float chain over a 1024-tap tile loses about 5 dB of accuracy. */
+        double acc[OUTS] = {0.0};
         if (working && n0 < frames) {
-            const int kk0 = s * sub_taps;
+            const int kk0 = s * sub_taps, kk_end = kk0 + sub_taps;
             /* Output n0 + r, tap kk reads window[n0 + r - kk + tile - 1]; one
              * tap later every index is one lower, so the registers slide and
              * one new sample comes in. */
@@ -102,18 +106,25 @@ __global__ void __launch_bounds__(THREADS) conv_kernel(
 #pragma unroll
             for (int r = 0; r < OUTS; r++)
                 w[r] = window[n0 + r - kk0 + tile - 1];
+            for (int run = kk0; run < kk_end; run += RUN_TAPS) {
+                const int run_end = min(run + RUN_TAPS, kk_end);
+                float part[OUTS] = {0.0f};
 #pragma unroll 8
-            for (int kk = kk0; kk < kk0 + sub_taps; kk++) {
-                const float hk = taps[kk];
+                for (int kk = run; kk < run_end; kk++) {
+                    const float hk = taps[kk];
+#pragma unroll
+                    for (int r = 0; r < OUTS; r++)
+                        part[r] = fmaf(hk, w[r], part[r]);
+#pragma unroll
+                    for (int r = OUTS - 1; r > 0; r--)
+                        w[r] = w[r - 1];
+                    /* Index >= -1; -1 (after the tile's last tap) lands on
+                     * taps[tile - 1], inside the allocation, and is unused. */
+                    w[0] = window[n0 - kk + tile - 2];
+                }
 #pragma unroll
                 for (int r = 0; r < OUTS; r++)
-                    acc[r] = fmaf(hk, w[r], acc[r]);
-#pragma unroll
-                for (int r = OUTS - 1; r > 0; r--)
-                    w[r] = w[r - 1];
-                /* Index >= -1; -1 (after the last tap of the tile) lands on
-                 * taps[tile - 1], inside the allocation, and is never used. */
-                w[0] = window[n0 - kk + tile - 2];
+                    acc[r] += part[r];
             }
         }
         if (working)
@@ -123,10 +134,10 @@ __global__ void __launch_bounds__(THREADS) conv_kernel(
         __syncthreads();
         if (working && s == 0)
             for (int r = 0; r < OUTS && n0 + r < frames; r++) {
-                float total = 0.0f;
+                double total = 0.0;
                 for (int q = 0; q < subs; q++)
                     total += sums[(q * groups + g) * OUTS + r];
-                partial[((size_t)path * max_block + n0 + r) * chunks + chunk] = total;
+                partial[((size_t)path * max_block + n0 + r) * chunks + chunk] = (float)total;
             }
         __syncthreads();
     }
@@ -184,7 +195,7 @@ static int cucirc_run(void *ctx, int frames, char *err, size_t n)
     h->offset = 0;
     h->position = (int)c->write;
     ES_CUDA_TRY(cudaGraphLaunch(c->exec, c->stream));
-    ES_CUDA_TRY(cudaStreamSynchronize(c->stream));
+    ES_CUDA_TRY(es_gpu_wait(c->stream));
     c->write = (c->write + (size_t)frames) & (c->ring - 1);
     return 0;
 fail:
@@ -226,8 +237,8 @@ static void cucirc_destroy(es_engine *e)
 
 static size_t shared_bytes(const cucirc *c)
 {
-    return sizeof(float) * ((size_t)c->tile + ((size_t)c->tile + c->max_block + OUTS) +
-                            (size_t)c->subs * c->groups * OUTS);
+    return sizeof(double) * THREADS * OUTS +
+           sizeof(float) * ((size_t)c->tile + ((size_t)c->tile + c->max_block + OUTS));
 }
 
 static int capture(cucirc *c, char *err, size_t n)

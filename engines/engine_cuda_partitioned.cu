@@ -9,14 +9,16 @@
  * output comes down:
  *
  *   upload -> insert -> R2C (batched over inputs) -> MAC -> reduce
- *          -> C2R (batched over outputs) -> finish -> download
+ *          -> C2R (batched over outputs) -> finish (output + FDL commit)
+ *          -> download
  *
  * captured once as a CUDA graph and replayed. The MAC kernel gives one
  * thread to each (bin, path, split): `splits` cuts the partitions into
  * ranges on separate thread blocks, so a stereo room still fills the GPU
- * instead of looping 15000 partitions in one thread. Sums run in double
- * (the many-path case is memory-bound, so this costs nothing) and the
- * reduce kernel adds the splits and the paths feeding each output.
+ * instead of looping 15000 partitions in one thread, and lanes inside a
+ * thread block share a split when the spectrum is narrow. Products are
+ * summed in float over 16 partitions, in double beyond; the reduce kernel
+ * adds the splits and the paths feeding each output.
  *
  * The worker thread (gpu_pipeline.c) makes every CUDA call; process() never
  * does. */
@@ -45,7 +47,10 @@ struct cupart {
     int device;
     int inputs, outputs, paths, max_block;
     int part, parts, bins;      /* P, partitions per filter, P + 1 */
-    int splits, threads, bin_tiles;
+    int stride;                 /* complex values per spectrum row: bins
+                                   rounded up to 4, so rows start 32-byte
+                                   aligned and warps load whole sectors */
+    int splits, tile, lanes, bin_tiles; /* MAC/reduce layout, see mac_kernel */
     long fail_after, launches;  /* fault injection, see es_gpu_fail_after */
     /* Worker-side state: only the worker thread touches these after create. */
     int fill, newest;
@@ -58,11 +63,11 @@ struct cupart {
     int *out_first, *out_paths; /* CSR: paths feeding output o are
                                    out_paths[out_first[o] .. out_first[o+1]) */
     float *segment;             /* [inputs][2P]: previous block | current block */
-    cufftComplex *current;      /* [inputs][bins]: spectrum of the segment */
-    cufftComplex *fdl;          /* [inputs][parts][bins] */
-    cufftComplex *filter;       /* [paths][parts][bins], scaled by 1/2P */
-    double2 *partial;           /* [splits][paths][bins] */
-    cufftComplex *acc;          /* [outputs][bins] */
+    cufftComplex *current;      /* [inputs][stride]: spectrum of the segment */
+    cufftComplex *fdl;          /* [inputs][parts][stride] */
+    cufftComplex *filter;       /* [paths][parts][stride], scaled by 1/2P */
+    double2 *partial;           /* [splits][paths][stride] */
+    cufftComplex *acc;          /* [outputs][stride] */
     float *time;                /* [outputs][2P] */
 };
 
@@ -78,83 +83,116 @@ __global__ void insert_kernel(const es_gpu_header *h, const float *in, float *se
             in[(size_t)i * max_block + h->offset + t];
 }
 
+/* Partitions summed in float before the sum goes into double: double
+ * throughout would convert every product, float throughout loses accuracy
+ * over thousands of partitions. */
+#define RUN_PARTS 16
+
+/* Adds the lanes of a thread block (threadIdx.y) into lane 0; sm holds
+ * blockDim.x * blockDim.y values. Every thread must call it. */
+__device__ double2 sum_lanes(double2 v, double2 *sm)
+{
+    const int x = threadIdx.x, y = threadIdx.y, w = blockDim.x;
+    sm[y * w + x] = v;
+    __syncthreads();
+    if (y == 0)
+        for (int l = 1; l < blockDim.y; l++) {
+            const double2 o = sm[l * w + x];
+            v.x += o.x;
+            v.y += o.y;
+        }
+    return v;
+}
+
 /* partial[split][path][bin] = sum over this split's partitions j of
- * X_{age j}[bin] * H_j[bin]; age 0 is the block being filled. */
+ * X_{age j}[bin] * H_j[bin]; age 0 is the block being filled.
+ * Grid (bin tiles, paths, splits); block (tile bins, lanes): lane l takes
+ * every lanes-th partition of the split, so a small spectrum (33 bins at
+ * P = 32) still gives each thread block 256 threads of independent loads. */
 __global__ void mac_kernel(const es_gpu_header *h, const int *path_input,
                            const cufftComplex *current, const cufftComplex *fdl,
                            const cufftComplex *filter, double2 *partial, int parts, int bins,
-                           int splits, int paths)
+                           int stride, int splits, int paths)
 {
+    extern __shared__ double2 lanes_sm[];
     const int bin = blockIdx.x * blockDim.x + threadIdx.x;
-    const int path = blockIdx.y, split = blockIdx.z;
-    if (bin >= bins)
-        return;
+    const int path = blockIdx.y, split = blockIdx.z, lanes = blockDim.y;
     const int per = (parts + splits - 1) / splits;
-    const int first = split * per;
-    const int last = min(parts, first + per);
-    const int input = path_input[path];
-    const cufftComplex *hp = filter + (size_t)path * parts * bins + bin;
-    const cufftComplex *xin = fdl + (size_t)input * parts * bins + bin;
+    const int first = split * per, last = min(parts, first + per);
     double re = 0, im = 0;
-    int j = first;
-    if (j == 0 && j < last) {
-        const cufftComplex x = current[(size_t)input * bins + bin], f = hp[0];
-        re += (double)x.x * f.x - (double)x.y * f.y;
-        im += (double)x.x * f.y + (double)x.y * f.x;
-        j = 1;
-    }
-    /* Age j lives in slot (newest + j) % parts; walk it without a modulo. */
-    int slot = (h->newest + j) % parts;
+    if (bin < bins) {
+        const int input = path_input[path];
+        const cufftComplex *hp = filter + (size_t)path * parts * stride + bin;
+        const cufftComplex *xin = fdl + (size_t)input * parts * stride + bin;
+        const cufftComplex now = current[(size_t)input * stride + bin];
+        int j = first + threadIdx.y;
+        /* Age j lives in slot (newest + j) % parts; step it without a modulo. */
+        int slot = (h->newest + j) % parts;
+        while (j < last) {
+            float fre = 0.0f, fim = 0.0f;
 #pragma unroll 4
-    for (; j < last; j++) {
-        const cufftComplex x = xin[(size_t)slot * bins], f = hp[(size_t)j * bins];
-        re += (double)x.x * f.x - (double)x.y * f.y;
-        im += (double)x.x * f.y + (double)x.y * f.x;
-        if (++slot == parts)
-            slot = 0;
-    }
-    partial[((size_t)split * paths + path) * bins + bin] = make_double2(re, im);
-}
-
-__global__ void reduce_kernel(const double2 *partial, const int *out_first,
-                              const int *out_paths, cufftComplex *acc, int bins, int splits,
-                              int paths)
-{
-    const int bin = blockIdx.x * blockDim.x + threadIdx.x, o = blockIdx.y;
-    if (bin >= bins)
-        return;
-    double re = 0, im = 0;
-    for (int k = out_first[o]; k < out_first[o + 1]; k++)
-        for (int s = 0; s < splits; s++) {
-            const double2 v = partial[((size_t)s * paths + out_paths[k]) * bins + bin];
-            re += v.x;
-            im += v.y;
+            for (int k = 0; k < RUN_PARTS && j < last; k++) {
+                const cufftComplex x = j == 0 ? now : xin[(size_t)slot * stride];
+                const cufftComplex f = hp[(size_t)j * stride];
+                fre = fmaf(x.x, f.x, fmaf(-x.y, f.y, fre));
+                fim = fmaf(x.x, f.y, fmaf(x.y, f.x, fim));
+                j += lanes;
+                slot += lanes;
+                if (slot >= parts)
+                    slot -= parts;
+            }
+            re += fre;
+            im += fim;
         }
-    acc[(size_t)o * bins + bin] = make_float2((float)re, (float)im);
+    }
+    const double2 total = sum_lanes(make_double2(re, im), lanes_sm);
+    if (threadIdx.y == 0 && bin < bins)
+        partial[((size_t)split * paths + path) * stride + bin] = total;
 }
 
-/* Output samples P + fill .. of the inverse transform; then, when the block
- * is complete, its spectrum goes into the FDL and the segment moves on. */
-__global__ void output_kernel(const es_gpu_header *h, const float *time, float *out, int part,
+/* acc[o][bin] = sum over the paths into o and all splits; lanes split the
+ * splits as in mac_kernel. */
+__global__ void reduce_kernel(const double2 *partial, const int *out_first,
+                              const int *out_paths, cufftComplex *acc, int bins, int stride,
+                              int splits, int paths)
+{
+    extern __shared__ double2 lanes_sm[];
+    const int bin = blockIdx.x * blockDim.x + threadIdx.x, o = blockIdx.y;
+    double re = 0, im = 0;
+    if (bin < bins)
+        for (int k = out_first[o]; k < out_first[o + 1]; k++)
+            for (int s = threadIdx.y; s < splits; s += blockDim.y) {
+                const double2 v = partial[((size_t)s * paths + out_paths[k]) * stride + bin];
+                re += v.x;
+                im += v.y;
+            }
+    const double2 total = sum_lanes(make_double2(re, im), lanes_sm);
+    if (threadIdx.y == 0 && bin < bins)
+        acc[(size_t)o * stride + bin] = make_float2((float)total.x, (float)total.y);
+}
+
+/* Output samples P + fill .. of the inverse transform (grid.y: one row per
+ * output), then, when the block is complete, its spectrum goes into the
+ * FDL and the segment moves on (rows past the outputs: one per input). One
+ * kernel for both saves a graph node on every block. */
+__global__ void finish_kernel(const es_gpu_header *h, const float *time, float *out,
+                              const cufftComplex *current, cufftComplex *fdl, float *segment,
+                              int part, int parts, int bins, int stride, int outputs,
                               int max_block)
 {
-    const int o = blockIdx.y;
-    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames;
-         t += gridDim.x * blockDim.x)
-        out[(size_t)o * max_block + h->offset + t] =
-            time[(size_t)o * 2 * part + part + h->position + t];
-}
-
-__global__ void commit_kernel(const es_gpu_header *h, const cufftComplex *current,
-                              cufftComplex *fdl, float *segment, int part, int parts, int bins)
-{
+    const int row = blockIdx.y;
+    const int step = gridDim.x * blockDim.x;
+    if (row < outputs) {
+        for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames; t += step)
+            out[(size_t)row * max_block + h->offset + t] =
+                time[(size_t)row * 2 * part + part + h->position + t];
+        return;
+    }
     if (!h->complete)
         return;
-    const int i = blockIdx.y;
-    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < part || k < bins;
-         k += gridDim.x * blockDim.x) {
-        if (k < bins)
-            fdl[((size_t)i * parts + h->newest) * bins + k] = current[(size_t)i * bins + k];
+    const int i = row - outputs;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < bins; k += step) {
+        fdl[((size_t)i * parts + h->newest) * stride + k] = current[(size_t)i * stride + k];
         if (k < part) {
             float *s = segment + (size_t)i * 2 * part;
             s[k] = s[part + k];
@@ -207,7 +245,7 @@ static int cupart_run(void *ctx, int frames, char *err, size_t n)
         h->newest = c->newest;
         h->complete = c->fill + chunk == c->part;
         ES_CUDA_TRY(cudaGraphLaunch(c->exec, c->stream));
-        ES_CUDA_TRY(cudaStreamSynchronize(c->stream));
+        ES_CUDA_TRY(es_gpu_wait(c->stream));
         c->fill += chunk;
         if (c->fill == c->part) {
             c->fill = 0;
@@ -225,7 +263,7 @@ static int cupart_device_reset(void *ctx, char *err, size_t n)
     cupart *c = (cupart *)ctx;
     ES_CUDA_TRY(cudaSetDevice(c->device));
     ES_CUDA_TRY(cudaMemset(c->segment, 0, sizeof(float) * (size_t)c->inputs * 2 * c->part));
-    ES_CUDA_TRY(cudaMemset(c->fdl, 0, sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->bins));
+    ES_CUDA_TRY(cudaMemset(c->fdl, 0, sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->stride));
     ES_CUDA_TRY(cudaDeviceSynchronize());
     c->fill = 0;
     c->newest = 0;
@@ -293,13 +331,14 @@ static int make_spectra(cupart *c, const es_ir *ir, const int *path_row, char *e
                 cufftDestroy(plan);
             have_plan = 0;
             int dims[1] = {size};
-            ES_CUFFT_TRY(cufftPlanMany(&plan, 1, dims, NULL, 1, size, NULL, 1, c->bins, CUFFT_R2C,
-                                       count * c->parts));
+            int embed_in[1] = {size}, embed_out[1] = {c->stride};
+            ES_CUFFT_TRY(cufftPlanMany(&plan, 1, dims, embed_in, 1, size, embed_out, 1, c->stride,
+                                       CUFFT_R2C, count * c->parts));
             have_plan = 1;
             plan_count = count;
             ES_CUFFT_TRY(cufftSetStream(plan, c->stream));
         }
-        ES_CUFFT_TRY(cufftExecR2C(plan, pad, c->filter + (size_t)first * c->parts * c->bins));
+        ES_CUFFT_TRY(cufftExecR2C(plan, pad, c->filter + (size_t)first * c->parts * c->stride));
     }
     ES_CUDA_TRY(cudaStreamSynchronize(c->stream));
     cufftDestroy(plan);
@@ -325,16 +364,20 @@ static int capture(cupart *c, char *err, size_t n)
     insert_kernel<<<dim3(io_grid.x, c->inputs), 256, 0, c->stream>>>(
         h, es_staging_dev_in(&c->st), c->segment, c->part, c->max_block);
     ES_CUFFT_TRY(cufftExecR2C(c->forward, c->segment, c->current));
-    mac_kernel<<<dim3(c->bin_tiles, c->paths, c->splits), c->threads, 0, c->stream>>>(
-        h, c->path_input, c->current, c->fdl, c->filter, c->partial, c->parts, c->bins,
-        c->splits, c->paths);
-    reduce_kernel<<<dim3(c->bin_tiles, c->outputs), c->threads, 0, c->stream>>>(
-        c->partial, c->out_first, c->out_paths, c->acc, c->bins, c->splits, c->paths);
+    {
+        const dim3 block(c->tile, c->lanes);
+        const size_t lanes_sm = sizeof(double2) * c->tile * c->lanes;
+        mac_kernel<<<dim3(c->bin_tiles, c->paths, c->splits), block, lanes_sm, c->stream>>>(
+            h, c->path_input, c->current, c->fdl, c->filter, c->partial, c->parts, c->bins,
+            c->stride, c->splits, c->paths);
+        reduce_kernel<<<dim3(c->bin_tiles, c->outputs), block, lanes_sm, c->stream>>>(
+            c->partial, c->out_first, c->out_paths, c->acc, c->bins, c->stride, c->splits,
+            c->paths);
+    }
     ES_CUFFT_TRY(cufftExecC2R(c->inverse, c->acc, c->time));
-    output_kernel<<<dim3(io_grid.x, c->outputs), 256, 0, c->stream>>>(h, c->time, c->st.dev_down,
-                                                                    c->part, c->max_block);
-    commit_kernel<<<dim3((c->part + 256) / 256, c->inputs), 256, 0, c->stream>>>(
-        h, c->current, c->fdl, c->segment, c->part, c->parts, c->bins);
+    finish_kernel<<<dim3((c->bins + 255) / 256, c->outputs + c->inputs), 256, 0, c->stream>>>(
+        h, c->time, c->st.dev_down, c->current, c->fdl, c->segment, c->part, c->parts, c->bins,
+        c->stride, c->outputs, c->max_block);
     ES_CUDA_TRY(es_staging_download(&c->st, c->stream));
     ES_CUDA_TRY(cudaStreamEndCapture(c->stream, &graph));
     ES_CUDA_TRY(cudaGraphInstantiate(&c->exec, graph, 0));
@@ -369,6 +412,7 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     c->part = opt->partition > 0 ? opt->partition : es_default_partition(fmt->max_block);
     c->parts = (ir->length + c->part - 1) / c->part;
     c->bins = c->part + 1;
+    c->stride = (c->bins + 3) & ~3;
     c->fail_after = es_gpu_fail_after();
     ES_CUDA_TRY(cudaSetDevice(c->device));
     ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
@@ -397,26 +441,32 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
         host_first[o + 1] = k;
     }
 
-    /* One thread per bin in a tile of at most 256; enough splits of the
-     * partitions that the launch has about 8 thread blocks per SM. */
-    c->threads = c->bins < 256 ? (c->bins + 31) / 32 * 32 : 256;
-    c->bin_tiles = (c->bins + c->threads - 1) / c->threads;
+    /* A tile of up to 256 bins (whole warps); when that leaves threads over,
+     * lanes that share a tile's partitions. Then enough splits of the
+     * partitions for about 32 thread blocks per SM (many waves, so the last
+     * one is a small part of the time), but every lane keeps at least 8
+     * partitions so the reduce stays short. */
+    c->tile = c->bins < 256 ? (c->bins + 31) / 32 * 32 : 256;
+    c->lanes = 256 / c->tile > 0 ? 256 / c->tile : 1;
+    c->bin_tiles = (c->bins + c->tile - 1) / c->tile;
     {
-        const long want = 8L * es_gpu_multiprocessors();
+        const long want = 32L * es_gpu_multiprocessors();
         const long have = (long)c->bin_tiles * c->paths;
+        const long most = c->parts / (8L * c->lanes);
         long splits = (want + have - 1) / have;
-        c->splits = (int)(splits < 1 ? 1 : splits > c->parts ? c->parts : splits);
+        splits = splits > most ? most : splits;
+        c->splits = (int)(splits < 1 ? 1 : splits);
     }
 
     ES_CUDA_TRY(cudaMalloc(&c->path_input, sizeof(int) * c->paths));
     ES_CUDA_TRY(cudaMalloc(&c->out_first, sizeof(int) * (c->outputs + 1)));
     ES_CUDA_TRY(cudaMalloc(&c->out_paths, sizeof(int) * c->paths));
     ES_CUDA_TRY(cudaMalloc(&c->segment, sizeof(float) * (size_t)c->inputs * 2 * c->part));
-    ES_CUDA_TRY(cudaMalloc(&c->current, sizeof(cufftComplex) * (size_t)c->inputs * c->bins));
-    ES_CUDA_TRY(cudaMalloc(&c->fdl, sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->bins));
-    ES_CUDA_TRY(cudaMalloc(&c->filter, sizeof(cufftComplex) * (size_t)c->paths * c->parts * c->bins));
-    ES_CUDA_TRY(cudaMalloc(&c->partial, sizeof(double2) * (size_t)c->splits * c->paths * c->bins));
-    ES_CUDA_TRY(cudaMalloc(&c->acc, sizeof(cufftComplex) * (size_t)c->outputs * c->bins));
+    ES_CUDA_TRY(cudaMalloc(&c->current, sizeof(cufftComplex) * (size_t)c->inputs * c->stride));
+    ES_CUDA_TRY(cudaMalloc(&c->fdl, sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->stride));
+    ES_CUDA_TRY(cudaMalloc(&c->filter, sizeof(cufftComplex) * (size_t)c->paths * c->parts * c->stride));
+    ES_CUDA_TRY(cudaMalloc(&c->partial, sizeof(double2) * (size_t)c->splits * c->paths * c->stride));
+    ES_CUDA_TRY(cudaMalloc(&c->acc, sizeof(cufftComplex) * (size_t)c->outputs * c->stride));
     ES_CUDA_TRY(cudaMalloc(&c->time, sizeof(float) * (size_t)c->outputs * 2 * c->part));
     ES_CUDA_TRY(cudaMemcpyAsync(c->path_input, host_input, sizeof(int) * c->paths,
                                 cudaMemcpyHostToDevice, c->stream));
@@ -427,15 +477,15 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     ES_CUDA_TRY(cudaMemsetAsync(c->segment, 0, sizeof(float) * (size_t)c->inputs * 2 * c->part,
                                 c->stream));
     ES_CUDA_TRY(cudaMemsetAsync(c->fdl, 0,
-                                sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->bins,
+                                sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->stride,
                                 c->stream));
     {
-        int dims[1] = {2 * c->part};
-        ES_CUFFT_TRY(cufftPlanMany(&c->forward, 1, dims, NULL, 1, 2 * c->part, NULL, 1, c->bins,
-                                   CUFFT_R2C, c->inputs));
+        int dims[1] = {2 * c->part}, real[1] = {2 * c->part}, spectrum[1] = {c->stride};
+        ES_CUFFT_TRY(cufftPlanMany(&c->forward, 1, dims, real, 1, 2 * c->part, spectrum, 1,
+                                   c->stride, CUFFT_R2C, c->inputs));
         c->have_forward = 1;
-        ES_CUFFT_TRY(cufftPlanMany(&c->inverse, 1, dims, NULL, 1, c->bins, NULL, 1, 2 * c->part,
-                                   CUFFT_C2R, c->outputs));
+        ES_CUFFT_TRY(cufftPlanMany(&c->inverse, 1, dims, spectrum, 1, c->stride, real, 1,
+                                   2 * c->part, CUFFT_C2R, c->outputs));
         c->have_inverse = 1;
         ES_CUFFT_TRY(cufftSetStream(c->forward, c->stream));
         ES_CUFFT_TRY(cufftSetStream(c->inverse, c->stream));

@@ -80,6 +80,11 @@ void es_staging_free(es_gpu_staging *s);
 cudaError_t es_staging_upload(const es_gpu_staging *s, cudaStream_t stream);
 cudaError_t es_staging_download(const es_gpu_staging *s, cudaStream_t stream);
 
+/* Waits for everything on `stream` by polling: the worker thread owns a
+ * core while audio runs, and polling answers a few microseconds sooner
+ * than the driver's blocking synchronisation. */
+cudaError_t es_gpu_wait(cudaStream_t stream);
+
 /* Multiprocessors on the current device (for grid sizing). */
 int es_gpu_multiprocessors(void);
 

@@ -47,6 +47,14 @@ extern "C" int es_gpu_probe(int device, char *why, size_t n)
     return 1;
 }
 
+cudaError_t es_gpu_wait(cudaStream_t stream)
+{
+    cudaError_t rc;
+    while ((rc = cudaStreamQuery(stream)) == cudaErrorNotReady)
+        ;
+    return rc;
+}
+
 int es_gpu_multiprocessors(void)
 {
     int device = 0, sms = 0;
