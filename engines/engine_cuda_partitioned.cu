@@ -60,10 +60,6 @@ struct cupart {
     int have_forward, have_inverse;
     /* Device buffers. */
     int *path_input;            /* [paths] */
-    int *path_output;           /* [paths] */
-    int *group_first;           /* [groups + 1]: MAC groups, see GROUP */
-    int groups;
-    int direct;                 /* MAC writes acc itself: see mac_kernel */
     int *out_first, *out_paths; /* CSR: paths feeding output o are
                                    out_paths[out_first[o] .. out_first[o+1]) */
     float *segment;             /* [inputs][2P]: previous block | current block */
@@ -108,114 +104,50 @@ __device__ double2 sum_lanes(double2 v, double2 *sm)
     return v;
 }
 
-/* Paths a MAC thread block takes at once. They share an input, so each
- * FDL value is loaded once and used GROUP times: with one input feeding
- * 1024 outputs this cuts the L2 traffic to a quarter. */
-#define GROUP 4
-
 /* partial[split][path][bin] = sum over this split's partitions j of
  * X_{age j}[bin] * H_j[bin]; age 0 is the block being filled.
- * Grid (bin tiles, path groups, splits); block (tile bins, lanes): lane l
- * takes every lanes-th partition of the split, so a small spectrum (33 bins
- * at P = 32) still gives each thread block 256 threads of independent
- * loads. A group is up to GROUP consecutive paths with the same input.
- * `direct`: one split and one path per output, so the sum is final and
- * goes straight to acc, and the graph has no reduce node. */
-__global__ void mac_kernel(const es_gpu_header *h, const int *group_first,
-                           const int *path_input, const int *path_output,
+ * Grid (bin tiles, paths, splits); block (tile bins, lanes): lane l takes
+ * every lanes-th partition of the split, so a small spectrum (33 bins at
+ * P = 32) still gives each thread block 256 threads of independent loads. */
+__global__ void mac_kernel(const es_gpu_header *h, const int *path_input,
                            const cufftComplex *current, const cufftComplex *fdl,
-                           const cufftComplex *filter, double2 *partial, cufftComplex *acc,
-                           int direct, int parts, int bins, int stride, int splits, int paths)
+                           const cufftComplex *filter, double2 *partial, int parts, int bins,
+                           int stride, int splits, int paths)
 {
     extern __shared__ double2 lanes_sm[];
     const int bin = blockIdx.x * blockDim.x + threadIdx.x;
-    const int split = blockIdx.z, lanes = blockDim.y;
-    const int p0 = group_first[blockIdx.y], count = group_first[blockIdx.y + 1] - p0;
+    const int path = blockIdx.y, split = blockIdx.z, lanes = blockDim.y;
     const int per = (parts + splits - 1) / splits;
     const int first = split * per, last = min(parts, first + per);
-    double re[GROUP] = {0}, im[GROUP] = {0};
+    double re = 0, im = 0;
     if (bin < bins) {
-        const int input = path_input[p0];
+        const int input = path_input[path];
+        const cufftComplex *hp = filter + (size_t)path * parts * stride + bin;
         const cufftComplex *xin = fdl + (size_t)input * parts * stride + bin;
-        const cufftComplex *hp[GROUP];
-#pragma unroll
-        for (int g = 0; g < GROUP; g++)
-            hp[g] = filter + (size_t)(p0 + (g < count ? g : 0)) * parts * stride + bin;
-        float fre[GROUP] = {0}, fim[GROUP] = {0};
+        const cufftComplex now = current[(size_t)input * stride + bin];
         int j = first + threadIdx.y;
-        if (j == 0 && j < last) { /* age 0: the block being filled */
-            const cufftComplex x = current[(size_t)input * stride + bin];
-#pragma unroll
-            for (int g = 0; g < GROUP; g++) {
-                const cufftComplex f = hp[g][0];
-                fre[g] = fmaf(x.x, f.x, -x.y * f.y);
-                fim[g] = fmaf(x.x, f.y, x.y * f.x);
-            }
-            j += lanes;
-        }
         /* Age j lives in slot (newest + j) % parts; step it without a modulo. */
         int slot = (h->newest + j) % parts;
-#define NEXT(s) ((s) + lanes >= parts ? (s) + lanes - parts : (s) + lanes)
-#define MAC(g, xv, fv)                                                   \
-    do {                                                                 \
-        fre[g] = fmaf((xv).x, (fv).x, fmaf(-(xv).y, (fv).y, fre[g]));   \
-        fim[g] = fmaf((xv).x, (fv).y, fmaf((xv).y, (fv).x, fim[g]));    \
-    } while (0)
-        /* Two partitions a step: 2 + 2 * GROUP independent loads in flight
-         * per thread, which is what keeps HBM busy with many paths. Paths
-         * past `count` repeat the group's first path and are not stored. */
-        int step = 0;
-        for (; j + lanes < last; j += 2 * lanes, step++) {
-            const int s1 = NEXT(slot);
-            const cufftComplex x0 = xin[(size_t)slot * stride], x1 = xin[(size_t)s1 * stride];
-            cufftComplex f0[GROUP], f1[GROUP];
-#pragma unroll
-            for (int g = 0; g < GROUP; g++) {
-                f0[g] = hp[g][(size_t)j * stride];
-                f1[g] = hp[g][(size_t)(j + lanes) * stride];
+        while (j < last) {
+            float fre = 0.0f, fim = 0.0f;
+#pragma unroll 4
+            for (int k = 0; k < RUN_PARTS && j < last; k++) {
+                const cufftComplex x = j == 0 ? now : xin[(size_t)slot * stride];
+                const cufftComplex f = hp[(size_t)j * stride];
+                fre = fmaf(x.x, f.x, fmaf(-x.y, f.y, fre));
+                fim = fmaf(x.x, f.y, fmaf(x.y, f.x, fim));
+                j += lanes;
+                slot += lanes;
+                if (slot >= parts)
+                    slot -= parts;
             }
-#pragma unroll
-            for (int g = 0; g < GROUP; g++) {
-                MAC(g, x0, f0[g]);
-                MAC(g, x1, f1[g]);
-            }
-            slot = NEXT(s1);
-            if ((step & (RUN_PARTS / 2 - 1)) == RUN_PARTS / 2 - 1)
-#pragma unroll
-                for (int g = 0; g < GROUP; g++) {
-                    re[g] += fre[g];
-                    im[g] += fim[g];
-                    fre[g] = fim[g] = 0.0f;
-                }
-        }
-        for (; j < last; j += lanes) {
-            const cufftComplex x = xin[(size_t)slot * stride];
-#pragma unroll
-            for (int g = 0; g < GROUP; g++)
-                MAC(g, x, hp[g][(size_t)j * stride]);
-            slot = NEXT(slot);
-        }
-#undef MAC
-#undef NEXT
-#pragma unroll
-        for (int g = 0; g < GROUP; g++) {
-            re[g] += fre[g];
-            im[g] += fim[g];
+            re += fre;
+            im += fim;
         }
     }
-#pragma unroll
-    for (int g = 0; g < GROUP; g++) {
-        const double2 total = sum_lanes(make_double2(re[g], im[g]), lanes_sm);
-        if (threadIdx.y == 0 && bin < bins && g < count) {
-            const int path = p0 + g;
-            if (direct)
-                acc[(size_t)path_output[path] * stride + bin] =
-                    make_float2((float)total.x, (float)total.y);
-            else
-                partial[((size_t)split * paths + path) * stride + bin] = total;
-        }
-        __syncthreads(); /* lanes_sm is reused by the next path */
-    }
+    const double2 total = sum_lanes(make_double2(re, im), lanes_sm);
+    if (threadIdx.y == 0 && bin < bins)
+        partial[((size_t)split * paths + path) * stride + bin] = total;
 }
 
 /* acc[o][bin] = sum over the paths into o and all splits; lanes split the
@@ -358,8 +290,6 @@ static void cupart_destroy(es_engine *e)
     if (c->stream)
         cudaStreamDestroy(c->stream);
     cudaFree(c->path_input);
-    cudaFree(c->path_output);
-    cudaFree(c->group_first);
     cudaFree(c->out_first);
     cudaFree(c->out_paths);
     cudaFree(c->segment);
@@ -437,13 +367,12 @@ static int capture(cupart *c, char *err, size_t n)
     {
         const dim3 block(c->tile, c->lanes);
         const size_t lanes_sm = sizeof(double2) * c->tile * c->lanes;
-        mac_kernel<<<dim3(c->bin_tiles, c->groups, c->splits), block, lanes_sm, c->stream>>>(
-            h, c->group_first, c->path_input, c->path_output, c->current, c->fdl, c->filter,
-            c->partial, c->acc, c->direct, c->parts, c->bins, c->stride, c->splits, c->paths);
-        if (!c->direct)
-            reduce_kernel<<<dim3(c->bin_tiles, c->outputs), block, lanes_sm, c->stream>>>(
-                c->partial, c->out_first, c->out_paths, c->acc, c->bins, c->stride, c->splits,
-                c->paths);
+        mac_kernel<<<dim3(c->bin_tiles, c->paths, c->splits), block, lanes_sm, c->stream>>>(
+            h, c->path_input, c->current, c->fdl, c->filter, c->partial, c->parts, c->bins,
+            c->stride, c->splits, c->paths);
+        reduce_kernel<<<dim3(c->bin_tiles, c->outputs), block, lanes_sm, c->stream>>>(
+            c->partial, c->out_first, c->out_paths, c->acc, c->bins, c->stride, c->splits,
+            c->paths);
     }
     ES_CUFFT_TRY(cufftExecC2R(c->inverse, c->acc, c->time));
     finish_kernel<<<dim3((c->bins + 255) / 256, c->outputs + c->inputs), 256, 0, c->stream>>>(
@@ -470,8 +399,7 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
                                 char *err, size_t n)
 {
     cupart *c = (cupart *)calloc(1, sizeof *c);
-    int *path_row = NULL, *host_input = NULL, *host_output = NULL, *host_first = NULL,
-        *host_paths = NULL, *host_groups = NULL;
+    int *path_row = NULL, *host_input = NULL, *host_first = NULL, *host_paths = NULL;
     if (!c) {
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         return NULL;
@@ -494,28 +422,17 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     /* Paths in row order, and which paths feed each output. */
     path_row = (int *)malloc(sizeof(int) * c->paths);
     host_input = (int *)malloc(sizeof(int) * c->paths);
-    host_output = (int *)malloc(sizeof(int) * c->paths);
     host_first = (int *)malloc(sizeof(int) * (c->outputs + 1));
     host_paths = (int *)malloc(sizeof(int) * c->paths);
-    host_groups = (int *)malloc(sizeof(int) * (c->paths + 1));
-    if (!path_row || !host_input || !host_output || !host_first || !host_paths ||
-        !host_groups) {
+    if (!path_row || !host_input || !host_first || !host_paths) {
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         goto fail;
     }
     for (int r = 0, p = 0; r < c->inputs * c->outputs; r++)
         if (ir->taps[r]) {
             path_row[p] = r;
-            host_output[p] = r % c->outputs;
             host_input[p++] = r / c->outputs;
         }
-    /* Paths are in row order, so those of one input are consecutive. */
-    c->groups = 0;
-    for (int p = 0; p < c->paths; p++)
-        if (p == 0 || host_input[p] != host_input[p - 1] ||
-            p - host_groups[c->groups - 1] == GROUP)
-            host_groups[c->groups++] = p;
-    host_groups[c->groups] = c->paths;
     for (int o = 0, k = 0; o < c->outputs; o++) {
         host_first[o] = k;
         for (int p = 0; p < c->paths; p++)
@@ -534,19 +451,14 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     c->bin_tiles = (c->bins + c->tile - 1) / c->tile;
     {
         const long want = 32L * es_gpu_multiprocessors();
-        const long have = (long)c->bin_tiles * c->groups;
+        const long have = (long)c->bin_tiles * c->paths;
         const long most = c->parts / (8L * c->lanes);
         long splits = (want + have - 1) / have;
         splits = splits > most ? most : splits;
         c->splits = (int)(splits < 1 ? 1 : splits);
     }
-    c->direct = c->splits == 1;
-    for (int o = 0; o < c->outputs; o++)
-        c->direct &= host_first[o + 1] - host_first[o] == 1;
 
     ES_CUDA_TRY(cudaMalloc(&c->path_input, sizeof(int) * c->paths));
-    ES_CUDA_TRY(cudaMalloc(&c->path_output, sizeof(int) * c->paths));
-    ES_CUDA_TRY(cudaMalloc(&c->group_first, sizeof(int) * (c->groups + 1)));
     ES_CUDA_TRY(cudaMalloc(&c->out_first, sizeof(int) * (c->outputs + 1)));
     ES_CUDA_TRY(cudaMalloc(&c->out_paths, sizeof(int) * c->paths));
     ES_CUDA_TRY(cudaMalloc(&c->segment, sizeof(float) * (size_t)c->inputs * 2 * c->part));
@@ -557,10 +469,6 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     ES_CUDA_TRY(cudaMalloc(&c->acc, sizeof(cufftComplex) * (size_t)c->outputs * c->stride));
     ES_CUDA_TRY(cudaMalloc(&c->time, sizeof(float) * (size_t)c->outputs * 2 * c->part));
     ES_CUDA_TRY(cudaMemcpyAsync(c->path_input, host_input, sizeof(int) * c->paths,
-                                cudaMemcpyHostToDevice, c->stream));
-    ES_CUDA_TRY(cudaMemcpyAsync(c->path_output, host_output, sizeof(int) * c->paths,
-                                cudaMemcpyHostToDevice, c->stream));
-    ES_CUDA_TRY(cudaMemcpyAsync(c->group_first, host_groups, sizeof(int) * (c->groups + 1),
                                 cudaMemcpyHostToDevice, c->stream));
     ES_CUDA_TRY(cudaMemcpyAsync(c->out_first, host_first, sizeof(int) * (c->outputs + 1),
                                 cudaMemcpyHostToDevice, c->stream));
@@ -594,8 +502,6 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     }
     free(path_row);
     free(host_input);
-    free(host_output);
-    free(host_groups);
     free(host_first);
     free(host_paths);
     c->base.klass = &es_engine_cuda_partitioned;
@@ -603,8 +509,6 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
 fail:
     free(path_row);
     free(host_input);
-    free(host_output);
-    free(host_groups);
     free(host_first);
     free(host_paths);
     cupart_destroy(&c->base);
