@@ -60,6 +60,8 @@ struct cupart {
     int have_forward, have_inverse;
     /* Device buffers. */
     int *path_input;            /* [paths] */
+    int *path_output;           /* [paths] */
+    int direct;                 /* MAC writes acc itself: see mac_kernel */
     int *out_first, *out_paths; /* CSR: paths feeding output o are
                                    out_paths[out_first[o] .. out_first[o+1]) */
     float *segment;             /* [inputs][2P]: previous block | current block */
@@ -108,11 +110,14 @@ __device__ double2 sum_lanes(double2 v, double2 *sm)
  * X_{age j}[bin] * H_j[bin]; age 0 is the block being filled.
  * Grid (bin tiles, paths, splits); block (tile bins, lanes): lane l takes
  * every lanes-th partition of the split, so a small spectrum (33 bins at
- * P = 32) still gives each thread block 256 threads of independent loads. */
+ * P = 32) still gives each thread block 256 threads of independent loads.
+ * `direct`: one split and one path per output, so the sum is final and
+ * goes straight to acc, and the graph has no reduce node. */
 __global__ void mac_kernel(const es_gpu_header *h, const int *path_input,
-                           const cufftComplex *current, const cufftComplex *fdl,
-                           const cufftComplex *filter, double2 *partial, int parts, int bins,
-                           int stride, int splits, int paths)
+                           const int *path_output, const cufftComplex *current,
+                           const cufftComplex *fdl, const cufftComplex *filter, double2 *partial,
+                           cufftComplex *acc, int direct, int parts, int bins, int stride,
+                           int splits, int paths)
 {
     extern __shared__ double2 lanes_sm[];
     const int bin = blockIdx.x * blockDim.x + threadIdx.x;
@@ -124,29 +129,60 @@ __global__ void mac_kernel(const es_gpu_header *h, const int *path_input,
         const int input = path_input[path];
         const cufftComplex *hp = filter + (size_t)path * parts * stride + bin;
         const cufftComplex *xin = fdl + (size_t)input * parts * stride + bin;
-        const cufftComplex now = current[(size_t)input * stride + bin];
+        float fre = 0.0f, fim = 0.0f;
         int j = first + threadIdx.y;
+        if (j == 0 && j < last) { /* age 0: the block being filled */
+            const cufftComplex x = current[(size_t)input * stride + bin], f = hp[0];
+            fre = fmaf(x.x, f.x, -x.y * f.y);
+            fim = fmaf(x.x, f.y, x.y * f.x);
+            j += lanes;
+        }
         /* Age j lives in slot (newest + j) % parts; step it without a modulo. */
         int slot = (h->newest + j) % parts;
-        while (j < last) {
-            float fre = 0.0f, fim = 0.0f;
-#pragma unroll 4
-            for (int k = 0; k < RUN_PARTS && j < last; k++) {
-                const cufftComplex x = j == 0 ? now : xin[(size_t)slot * stride];
-                const cufftComplex f = hp[(size_t)j * stride];
-                fre = fmaf(x.x, f.x, fmaf(-x.y, f.y, fre));
-                fim = fmaf(x.x, f.y, fmaf(x.y, f.x, fim));
-                j += lanes;
-                slot += lanes;
-                if (slot >= parts)
-                    slot -= parts;
+#define NEXT(s) ((s) + lanes >= parts ? (s) + lanes - parts : (s) + lanes)
+        /* Four partitions a step: eight independent loads in flight per
+         * thread, which is what keeps HBM busy when there are many paths. */
+        int step = 0;
+        for (; j + 3 * lanes < last; j += 4 * lanes, step++) {
+            const int s1 = NEXT(slot), s2 = NEXT(s1), s3 = NEXT(s2);
+            const cufftComplex x0 = xin[(size_t)slot * stride], x1 = xin[(size_t)s1 * stride];
+            const cufftComplex x2 = xin[(size_t)s2 * stride], x3 = xin[(size_t)s3 * stride];
+            const cufftComplex f0 = hp[(size_t)j * stride];
+            const cufftComplex f1 = hp[(size_t)(j + lanes) * stride];
+            const cufftComplex f2 = hp[(size_t)(j + 2 * lanes) * stride];
+            const cufftComplex f3 = hp[(size_t)(j + 3 * lanes) * stride];
+            fre = fmaf(x0.x, f0.x, fmaf(-x0.y, f0.y, fre));
+            fim = fmaf(x0.x, f0.y, fmaf(x0.y, f0.x, fim));
+            fre = fmaf(x1.x, f1.x, fmaf(-x1.y, f1.y, fre));
+            fim = fmaf(x1.x, f1.y, fmaf(x1.y, f1.x, fim));
+            fre = fmaf(x2.x, f2.x, fmaf(-x2.y, f2.y, fre));
+            fim = fmaf(x2.x, f2.y, fmaf(x2.y, f2.x, fim));
+            fre = fmaf(x3.x, f3.x, fmaf(-x3.y, f3.y, fre));
+            fim = fmaf(x3.x, f3.y, fmaf(x3.y, f3.x, fim));
+            slot = NEXT(s3);
+            if ((step & (RUN_PARTS / 4 - 1)) == RUN_PARTS / 4 - 1) {
+                re += fre;
+                im += fim;
+                fre = fim = 0.0f;
             }
-            re += fre;
-            im += fim;
         }
+        for (; j < last; j += lanes) {
+            const cufftComplex x = xin[(size_t)slot * stride], f = hp[(size_t)j * stride];
+            fre = fmaf(x.x, f.x, fmaf(-x.y, f.y, fre));
+            fim = fmaf(x.x, f.y, fmaf(x.y, f.x, fim));
+            slot = NEXT(slot);
+        }
+#undef NEXT
+        re += fre;
+        im += fim;
     }
     const double2 total = sum_lanes(make_double2(re, im), lanes_sm);
-    if (threadIdx.y == 0 && bin < bins)
+    if (threadIdx.y != 0 || bin >= bins)
+        return;
+    if (direct)
+        acc[(size_t)path_output[path] * stride + bin] =
+            make_float2((float)total.x, (float)total.y);
+    else
         partial[((size_t)split * paths + path) * stride + bin] = total;
 }
 
@@ -290,6 +326,7 @@ static void cupart_destroy(es_engine *e)
     if (c->stream)
         cudaStreamDestroy(c->stream);
     cudaFree(c->path_input);
+    cudaFree(c->path_output);
     cudaFree(c->out_first);
     cudaFree(c->out_paths);
     cudaFree(c->segment);
@@ -368,11 +405,12 @@ static int capture(cupart *c, char *err, size_t n)
         const dim3 block(c->tile, c->lanes);
         const size_t lanes_sm = sizeof(double2) * c->tile * c->lanes;
         mac_kernel<<<dim3(c->bin_tiles, c->paths, c->splits), block, lanes_sm, c->stream>>>(
-            h, c->path_input, c->current, c->fdl, c->filter, c->partial, c->parts, c->bins,
-            c->stride, c->splits, c->paths);
-        reduce_kernel<<<dim3(c->bin_tiles, c->outputs), block, lanes_sm, c->stream>>>(
-            c->partial, c->out_first, c->out_paths, c->acc, c->bins, c->stride, c->splits,
-            c->paths);
+            h, c->path_input, c->path_output, c->current, c->fdl, c->filter, c->partial, c->acc,
+            c->direct, c->parts, c->bins, c->stride, c->splits, c->paths);
+        if (!c->direct)
+            reduce_kernel<<<dim3(c->bin_tiles, c->outputs), block, lanes_sm, c->stream>>>(
+                c->partial, c->out_first, c->out_paths, c->acc, c->bins, c->stride, c->splits,
+                c->paths);
     }
     ES_CUFFT_TRY(cufftExecC2R(c->inverse, c->acc, c->time));
     finish_kernel<<<dim3((c->bins + 255) / 256, c->outputs + c->inputs), 256, 0, c->stream>>>(
@@ -399,7 +437,8 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
                                 char *err, size_t n)
 {
     cupart *c = (cupart *)calloc(1, sizeof *c);
-    int *path_row = NULL, *host_input = NULL, *host_first = NULL, *host_paths = NULL;
+    int *path_row = NULL, *host_input = NULL, *host_output = NULL, *host_first = NULL,
+        *host_paths = NULL;
     if (!c) {
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         return NULL;
@@ -422,15 +461,17 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     /* Paths in row order, and which paths feed each output. */
     path_row = (int *)malloc(sizeof(int) * c->paths);
     host_input = (int *)malloc(sizeof(int) * c->paths);
+    host_output = (int *)malloc(sizeof(int) * c->paths);
     host_first = (int *)malloc(sizeof(int) * (c->outputs + 1));
     host_paths = (int *)malloc(sizeof(int) * c->paths);
-    if (!path_row || !host_input || !host_first || !host_paths) {
+    if (!path_row || !host_input || !host_output || !host_first || !host_paths) {
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         goto fail;
     }
     for (int r = 0, p = 0; r < c->inputs * c->outputs; r++)
         if (ir->taps[r]) {
             path_row[p] = r;
+            host_output[p] = r % c->outputs;
             host_input[p++] = r / c->outputs;
         }
     for (int o = 0, k = 0; o < c->outputs; o++) {
@@ -457,8 +498,12 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
         splits = splits > most ? most : splits;
         c->splits = (int)(splits < 1 ? 1 : splits);
     }
+    c->direct = c->splits == 1;
+    for (int o = 0; o < c->outputs; o++)
+        c->direct &= host_first[o + 1] - host_first[o] == 1;
 
     ES_CUDA_TRY(cudaMalloc(&c->path_input, sizeof(int) * c->paths));
+    ES_CUDA_TRY(cudaMalloc(&c->path_output, sizeof(int) * c->paths));
     ES_CUDA_TRY(cudaMalloc(&c->out_first, sizeof(int) * (c->outputs + 1)));
     ES_CUDA_TRY(cudaMalloc(&c->out_paths, sizeof(int) * c->paths));
     ES_CUDA_TRY(cudaMalloc(&c->segment, sizeof(float) * (size_t)c->inputs * 2 * c->part));
@@ -469,6 +514,8 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     ES_CUDA_TRY(cudaMalloc(&c->acc, sizeof(cufftComplex) * (size_t)c->outputs * c->stride));
     ES_CUDA_TRY(cudaMalloc(&c->time, sizeof(float) * (size_t)c->outputs * 2 * c->part));
     ES_CUDA_TRY(cudaMemcpyAsync(c->path_input, host_input, sizeof(int) * c->paths,
+                                cudaMemcpyHostToDevice, c->stream));
+    ES_CUDA_TRY(cudaMemcpyAsync(c->path_output, host_output, sizeof(int) * c->paths,
                                 cudaMemcpyHostToDevice, c->stream));
     ES_CUDA_TRY(cudaMemcpyAsync(c->out_first, host_first, sizeof(int) * (c->outputs + 1),
                                 cudaMemcpyHostToDevice, c->stream));
@@ -502,6 +549,7 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     }
     free(path_row);
     free(host_input);
+    free(host_output);
     free(host_first);
     free(host_paths);
     c->base.klass = &es_engine_cuda_partitioned;
@@ -509,6 +557,7 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
 fail:
     free(path_row);
     free(host_input);
+    free(host_output);
     free(host_first);
     free(host_paths);
     cupart_destroy(&c->base);
