@@ -45,7 +45,9 @@ static int parse(int argc, char **argv, render_args *a)
     const char *v;
     *a = (render_args){.block = 256, .wet = 1.0, .format = ES_SAMPLE_FLOAT,
                        .engine = es_engine_find("cpu-partitioned"),
-                       .options = {.fft_measure = 1}};
+                       /* offline: a GPU engine waits for every result
+                        * instead of dropping a late block to silence. */
+                       .options = {.fft_measure = 1, .offline = 1}};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
