@@ -166,12 +166,14 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
         printf("{\"engine\":\"%s\",\"ir_seconds\":%g,\"taps\":%d,\"paths\":%d,"
                "\"block\":%d,\"rate\":%g,\"budget_us\":%.3f,\"p50_us\":%.3f,"
                "\"p99_us\":%.3f,\"max_us\":%.3f,\"mean_us\":%.3f,\"blocks\":%ld,"
-               "\"misses\":%ld,\"late_results\":%llu,\"realtime_factor\":%.3f,"
+               "\"misses\":%ld,\"late_results\":%llu,\"device_max_us\":%.3f,"
+               "\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
                "\"cut_short\":%s}\n",
                c->engine->name, c->ir_seconds, r->taps, r->paths, c->block, c->rate,
                r->budget_us, r->p50_us, r->p99_us, r->max_us, r->mean_us, r->blocks,
-               r->misses, (unsigned long long)r->late_results, r->realtime_factor,
+               r->misses, (unsigned long long)r->late_results, r->device_max_us,
+               r->realtime_factor,
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
                r->cut_short ? "true" : "false");
     } else {

@@ -184,6 +184,7 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     r->gmacs = (double)r->paths * taps * cfg->block / (r->mean_us * 1e3);
     es_engine_get_status(e, &st);
     r->late_results = st.late_results;
+    r->device_max_us = st.device_max_us;
     if (st.failed)
         snprintf(r->error, sizeof r->error, "%s", st.message);
     else

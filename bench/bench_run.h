@@ -32,6 +32,7 @@ typedef struct {
     long misses;          /* blocks over budget, or whose result the engine
                            * reported late (silence) */
     uint64_t late_results;/* engine's own count (GPU results not ready) */
+    double device_max_us; /* GPU engines: longest block on the worker */
     double realtime_factor;  /* audio time / processing time */
     double gmacs;         /* time-domain-equivalent G multiply-adds / s */
     double create_ms;     /* building the instance a second time in this

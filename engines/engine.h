@@ -72,6 +72,9 @@ typedef struct {
 /* Run-time condition of an instance, for meters and fallback. */
 typedef struct {
     uint64_t late_results; /* blocks whose result was not ready in time */
+    double device_us;      /* GPU engines: the last block's GPU time as the
+                            * worker saw it (launch to completion), us */
+    double device_max_us;  /* the largest of those so far */
     int failed;            /* 1: instance is dead and outputs silence */
     char message[256];     /* why it failed, empty otherwise */
 } es_engine_status;

@@ -35,6 +35,7 @@ struct es_gpu_pipeline {
     int job_frames;            /* written before `submitted` is released */
     atomic_int failed;
     char message[256];         /* written before `failed` is released */
+    _Atomic long long job_ns, job_max_ns; /* worker-side time of run() */
 
     /* Audio-thread state. */
     long awaiting;             /* pipelined: seq whose result is still owed, 0 none */
@@ -93,9 +94,14 @@ static void *worker(void *arg)
         if (atomic_load(&p->stop))
             break;
         long seq = atomic_load_explicit(&p->submitted, memory_order_acquire);
+        const long long began = now_ns();
         if (!atomic_load_explicit(&p->failed, memory_order_acquire) &&
             p->b.run(p->b.ctx, p->job_frames, err, sizeof err) != 0)
             fail(p, err);
+        const long long took = now_ns() - began;
+        atomic_store_explicit(&p->job_ns, took, memory_order_relaxed);
+        if (took > atomic_load_explicit(&p->job_max_ns, memory_order_relaxed))
+            atomic_store_explicit(&p->job_max_ns, took, memory_order_relaxed);
         done = seq;
         atomic_store_explicit(&p->completed, seq, memory_order_release);
     }
@@ -290,6 +296,8 @@ void es_gpu_pipeline_reset(es_gpu_pipeline *p)
 ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st)
 {
     st->late_results = atomic_load_explicit(&p->late, memory_order_relaxed);
+    st->device_us = 1e-3 * (double)atomic_load_explicit(&p->job_ns, memory_order_relaxed);
+    st->device_max_us = 1e-3 * (double)atomic_load_explicit(&p->job_max_ns, memory_order_relaxed);
     st->failed = atomic_load_explicit(&p->failed, memory_order_acquire);
     if (st->failed)
         memcpy(st->message, p->message, sizeof st->message);
