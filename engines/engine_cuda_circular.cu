@@ -34,18 +34,12 @@ extern "C" {
 #define RUN_TAPS 128   /* taps summed in float before going into double */
 
 struct cucirc {
-    es_engine base;
-    es_gpu_pipeline *pipe;
-    es_gpu_staging st;
-    int device;
+    es_gpu_engine gpu;               /* first: see gpu_common.cuh */
     int inputs, outputs, paths, max_block, taps;
     int groups, subs, sub_taps, tile, chunks; /* thread layout, see conv_kernel */
     size_t ring;                     /* power of two */
     long fail_after, launches;
     size_t write;                    /* worker-side: next ring position */
-    cudaStream_t stream;
-    cudaGraphExec_t exec;
-    int *path_input, *out_first, *out_paths; /* as in cuda-partitioned */
     float *history;                  /* [inputs][ring] */
     float *filter;                   /* [paths][chunks * tile], zero past taps */
     float *partial;                  /* [paths][max_block][chunks] */
@@ -173,19 +167,10 @@ __global__ void circ_reduce_kernel(const es_gpu_header *h, const float *partial,
 
 /* ---- worker side ---- */
 
-static int cucirc_thread_init(void *ctx, char *err, size_t n)
-{
-    cucirc *c = (cucirc *)ctx;
-    ES_CUDA_TRY(cudaSetDevice(c->device));
-    return 0;
-fail:
-    return -1;
-}
-
 static int cucirc_run(void *ctx, int frames, char *err, size_t n)
 {
     cucirc *c = (cucirc *)ctx;
-    es_gpu_header *h = es_staging_header(&c->st);
+    es_gpu_header *h = es_staging_header(&c->gpu.st);
     if (c->fail_after && ++c->launches > c->fail_after) {
         snprintf(err, n, "%s: simulated device error after %ld launches (ES_GPU_FAIL_AFTER)",
                  ES_ENGINE_NAME, c->fail_after);
@@ -194,8 +179,8 @@ static int cucirc_run(void *ctx, int frames, char *err, size_t n)
     h->frames = frames;
     h->offset = 0;
     h->position = (int)c->write;
-    ES_CUDA_TRY(cudaGraphLaunch(c->exec, c->stream));
-    ES_CUDA_TRY(es_gpu_wait(c->stream));
+    ES_CUDA_TRY(cudaGraphLaunch(c->gpu.exec, c->gpu.stream));
+    ES_CUDA_TRY(es_gpu_wait(c->gpu.stream));
     c->write = (c->write + (size_t)frames) & (c->ring - 1);
     return 0;
 fail:
@@ -205,7 +190,7 @@ fail:
 static int cucirc_device_reset(void *ctx, char *err, size_t n)
 {
     cucirc *c = (cucirc *)ctx;
-    ES_CUDA_TRY(cudaSetDevice(c->device));
+    ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
     ES_CUDA_TRY(cudaMemset(c->history, 0, sizeof(float) * (size_t)c->inputs * c->ring));
     ES_CUDA_TRY(cudaDeviceSynchronize());
     c->write = 0;
@@ -219,19 +204,10 @@ static void cucirc_destroy(es_engine *e)
     cucirc *c = (cucirc *)e;
     if (!c)
         return;
-    es_gpu_pipeline_destroy(c->pipe);
-    cudaSetDevice(c->device);
-    if (c->exec)
-        cudaGraphExecDestroy(c->exec);
-    if (c->stream)
-        cudaStreamDestroy(c->stream);
-    cudaFree(c->path_input);
-    cudaFree(c->out_first);
-    cudaFree(c->out_paths);
+    es_gpu_engine_release(&c->gpu);
     cudaFree(c->history);
     cudaFree(c->filter);
     cudaFree(c->partial);
-    es_staging_free(&c->st);
     free(c);
 }
 
@@ -243,32 +219,22 @@ static size_t shared_bytes(const cucirc *c)
 
 static int capture(cucirc *c, char *err, size_t n)
 {
-    cudaGraph_t graph = NULL;
-    const es_gpu_header *h = es_staging_dev_header(&c->st);
+    const es_gpu_header *h = es_staging_dev_header(&c->gpu.st);
     const int io_blocks = (c->max_block + 255) / 256;
-    ES_CUDA_TRY(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal));
-    ES_CUDA_TRY(es_staging_upload(&c->st, c->stream));
-    ring_insert_kernel<<<dim3(io_blocks, c->inputs), 256, 0, c->stream>>>(
-        h, es_staging_dev_in(&c->st), c->history, c->ring, c->max_block);
-    conv_kernel<<<dim3(c->chunks, c->paths), THREADS, shared_bytes(c), c->stream>>>(
-        h, c->path_input, c->history, c->filter, c->partial, c->ring, c->max_block, c->groups,
+    ES_CUDA_TRY(cudaStreamBeginCapture(c->gpu.stream, cudaStreamCaptureModeThreadLocal));
+    ES_CUDA_TRY(es_staging_upload(&c->gpu.st, c->gpu.stream));
+    ring_insert_kernel<<<dim3(io_blocks, c->inputs), 256, 0, c->gpu.stream>>>(
+        h, es_staging_dev_in(&c->gpu.st), c->history, c->ring, c->max_block);
+    conv_kernel<<<dim3(c->chunks, c->paths), THREADS, shared_bytes(c), c->gpu.stream>>>(
+        h, c->gpu.pt.dev_input, c->history, c->filter, c->partial, c->ring, c->max_block, c->groups,
         c->subs, c->sub_taps, c->tile, c->chunks);
-    circ_reduce_kernel<<<dim3(c->max_block, c->outputs), 128, 0, c->stream>>>(
-        h, c->partial, c->out_first, c->out_paths, c->st.dev_down, c->max_block, c->chunks);
-    ES_CUDA_TRY(es_staging_download(&c->st, c->stream));
-    ES_CUDA_TRY(cudaStreamEndCapture(c->stream, &graph));
-    ES_CUDA_TRY(cudaGraphInstantiate(&c->exec, graph, 0));
-    cudaGraphDestroy(graph);
+    circ_reduce_kernel<<<dim3(c->max_block, c->outputs), 128, 0, c->gpu.stream>>>(
+        h, c->partial, c->gpu.pt.dev_out_first, c->gpu.pt.dev_out_paths, c->gpu.st.dev_down, c->max_block, c->chunks);
+    ES_CUDA_TRY(es_staging_download(&c->gpu.st, c->gpu.stream));
+    ES_CUDA_TRY(es_gpu_capture_finish(c->gpu.stream, &c->gpu.exec));
     return 0;
 fail:
-    if (graph)
-        cudaGraphDestroy(graph);
-    else {
-        cudaGraph_t broken = NULL;
-        cudaStreamEndCapture(c->stream, &broken);
-        if (broken)
-            cudaGraphDestroy(broken);
-    }
+    es_gpu_capture_abandon(c->gpu.stream);
     return -1;
 }
 
@@ -276,13 +242,12 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
                                 char *err, size_t n)
 {
     cucirc *c = (cucirc *)calloc(1, sizeof *c);
-    int *host_input = NULL, *host_first = NULL, *host_paths = NULL, *path_row = NULL;
     float *padded = NULL;
     if (!c) {
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         return NULL;
     }
-    c->device = opt->gpu_device;
+    c->gpu.device = opt->gpu_device;
     c->inputs = ir->inputs;
     c->outputs = ir->outputs;
     c->paths = es_ir_path_count(ir);
@@ -304,52 +269,28 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
     while (c->ring < (size_t)c->chunks * c->tile + (size_t)c->max_block)
         c->ring <<= 1;
 
-    ES_CUDA_TRY(cudaSetDevice(c->device));
-    ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-    if (es_staging_alloc(&c->st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))
+    ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
+    ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->gpu.stream, cudaStreamNonBlocking));
+    if (es_staging_alloc(&c->gpu.st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))
         goto fail;
     if (shared_bytes(c) > 48 * 1024)
         ES_CUDA_TRY(cudaFuncSetAttribute(conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)shared_bytes(c)));
 
-    path_row = (int *)malloc(sizeof(int) * c->paths);
-    host_input = (int *)malloc(sizeof(int) * c->paths);
-    host_first = (int *)malloc(sizeof(int) * (c->outputs + 1));
-    host_paths = (int *)malloc(sizeof(int) * c->paths);
+    if (es_gpu_paths_make(&c->gpu.pt, ir, c->gpu.stream, ES_ENGINE_NAME, err, n))
+        goto fail;
     padded = (float *)calloc((size_t)c->chunks * c->tile, sizeof(float));
-    if (!path_row || !host_input || !host_first || !host_paths || !padded) {
+    if (!padded) {
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         goto fail;
     }
-    for (int r = 0, p = 0; r < c->inputs * c->outputs; r++)
-        if (ir->taps[r]) {
-            path_row[p] = r;
-            host_input[p++] = r / c->outputs;
-        }
-    for (int o = 0, k = 0; o < c->outputs; o++) {
-        host_first[o] = k;
-        for (int p = 0; p < c->paths; p++)
-            if (path_row[p] % c->outputs == o)
-                host_paths[k++] = p;
-        host_first[o + 1] = k;
-    }
-
-    ES_CUDA_TRY(cudaMalloc(&c->path_input, sizeof(int) * c->paths));
-    ES_CUDA_TRY(cudaMalloc(&c->out_first, sizeof(int) * (c->outputs + 1)));
-    ES_CUDA_TRY(cudaMalloc(&c->out_paths, sizeof(int) * c->paths));
     ES_CUDA_TRY(cudaMalloc(&c->history, sizeof(float) * (size_t)c->inputs * c->ring));
     ES_CUDA_TRY(cudaMalloc(&c->filter, sizeof(float) * (size_t)c->paths * c->chunks * c->tile));
     ES_CUDA_TRY(cudaMalloc(&c->partial,
                            sizeof(float) * (size_t)c->paths * c->max_block * c->chunks));
     ES_CUDA_TRY(cudaMemset(c->history, 0, sizeof(float) * (size_t)c->inputs * c->ring));
-    ES_CUDA_TRY(cudaMemcpy(c->path_input, host_input, sizeof(int) * c->paths,
-                           cudaMemcpyHostToDevice));
-    ES_CUDA_TRY(cudaMemcpy(c->out_first, host_first, sizeof(int) * (c->outputs + 1),
-                           cudaMemcpyHostToDevice));
-    ES_CUDA_TRY(cudaMemcpy(c->out_paths, host_paths, sizeof(int) * c->paths,
-                           cudaMemcpyHostToDevice));
     for (int p = 0; p < c->paths; p++) {
-        memcpy(padded, ir->taps[path_row[p]], sizeof(float) * c->taps);
+        memcpy(padded, ir->taps[c->gpu.pt.row[p]], sizeof(float) * c->taps);
         ES_CUDA_TRY(cudaMemcpy(c->filter + (size_t)p * c->chunks * c->tile, padded,
                                sizeof(float) * (size_t)c->chunks * c->tile,
                                cudaMemcpyHostToDevice));
@@ -357,62 +298,29 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
     if (capture(c, err, n))
         goto fail;
     {
-        es_gpu_backend b = {c, c->st.in, c->st.out, cucirc_thread_init, cucirc_run,
+        es_gpu_backend b = {c, c->gpu.st.in, c->gpu.st.out, es_gpu_engine_thread_init, cucirc_run,
                             cucirc_device_reset};
-        if (!(c->pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
+        if (!(c->gpu.pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
                                                fmt->sample_rate, opt, err, n)))
             goto fail;
     }
-    free(path_row);
-    free(host_input);
-    free(host_first);
-    free(host_paths);
     free(padded);
-    c->base.klass = &es_engine_cuda_circular;
-    return &c->base;
+    c->gpu.base.klass = &es_engine_cuda_circular;
+    return &c->gpu.base;
 fail:
-    free(path_row);
-    free(host_input);
-    free(host_first);
-    free(host_paths);
     free(padded);
-    cucirc_destroy(&c->base);
+    cucirc_destroy(&c->gpu.base);
     return NULL;
-}
-
-static int cucirc_probe(char *why, size_t n)
-{
-    return es_gpu_probe(0, why, n);
-}
-
-static void cucirc_process(es_engine *e, const float *const *in, float *const *out, int frames)
-{
-    es_gpu_pipeline_process(((cucirc *)e)->pipe, in, out, frames);
-}
-
-static int cucirc_latency(const es_engine *e)
-{
-    return es_gpu_pipeline_latency(((const cucirc *)e)->pipe);
-}
-
-static void cucirc_reset(es_engine *e)
-{
-    es_gpu_pipeline_reset(((cucirc *)e)->pipe);
-}
-
-static void cucirc_status(const es_engine *e, es_engine_status *st)
-{
-    es_gpu_pipeline_status(((const cucirc *)e)->pipe, st);
 }
 
 extern "C" const es_engine_class es_engine_cuda_circular = {
     "cuda-circular",
     "time-domain convolution on the GPU, device-side circular buffer, CUDA graph per block",
-    cucirc_probe,
+    es_gpu_engine_probe,
     cucirc_create,
-    cucirc_process,
-    cucirc_latency,
-    cucirc_reset,
+    es_gpu_engine_process,
+    es_gpu_engine_latency,
+    es_gpu_engine_reset,
     cucirc_destroy,
-    cucirc_status,
+    es_gpu_engine_status,
 };

@@ -41,10 +41,7 @@ extern "C" {
 #define SPECTRA_SCRATCH_BYTES (256u << 20)
 
 struct cupart {
-    es_engine base;
-    es_gpu_pipeline *pipe;
-    es_gpu_staging st;
-    int device;
+    es_gpu_engine gpu;          /* first: see gpu_common.cuh */
     int inputs, outputs, paths, max_block;
     int part, parts, bins;      /* P, partitions per filter, P + 1 */
     int stride;                 /* complex values per spectrum row: bins
@@ -54,16 +51,10 @@ struct cupart {
     long fail_after, launches;  /* fault injection, see es_gpu_fail_after */
     /* Worker-side state: only the worker thread touches these after create. */
     int fill, newest;
-    cudaStream_t stream;
-    cudaGraphExec_t exec;
     cufftHandle forward, inverse;
     int have_forward, have_inverse;
-    /* Device buffers. */
-    int *path_input;            /* [paths] */
-    int *path_output;           /* [paths] */
     int direct;                 /* MAC writes acc itself: see mac_kernel */
-    int *out_first, *out_paths; /* CSR: paths feeding output o are
-                                   out_paths[out_first[o] .. out_first[o+1]) */
+    /* Device buffers. */
     float *segment;             /* [inputs][2P]: previous block | current block */
     cufftComplex *current;      /* [inputs][stride]: spectrum of the segment */
     cufftComplex *fdl;          /* [inputs][parts][stride] */
@@ -255,19 +246,10 @@ __global__ void pad_kernel(const float *taps, float *pad, int length, int part, 
 
 /* ---- worker side ---- */
 
-static int cupart_thread_init(void *ctx, char *err, size_t n)
-{
-    cupart *c = (cupart *)ctx;
-    ES_CUDA_TRY(cudaSetDevice(c->device));
-    return 0;
-fail:
-    return -1;
-}
-
 static int cupart_run(void *ctx, int frames, char *err, size_t n)
 {
     cupart *c = (cupart *)ctx;
-    es_gpu_header *h = es_staging_header(&c->st);
+    es_gpu_header *h = es_staging_header(&c->gpu.st);
     for (int done = 0; done < frames;) {
         const int chunk = frames - done < c->part - c->fill ? frames - done : c->part - c->fill;
         if (c->fail_after && ++c->launches > c->fail_after) {
@@ -280,8 +262,8 @@ static int cupart_run(void *ctx, int frames, char *err, size_t n)
         h->position = c->fill;
         h->newest = c->newest;
         h->complete = c->fill + chunk == c->part;
-        ES_CUDA_TRY(cudaGraphLaunch(c->exec, c->stream));
-        ES_CUDA_TRY(es_gpu_wait(c->stream));
+        ES_CUDA_TRY(cudaGraphLaunch(c->gpu.exec, c->gpu.stream));
+        ES_CUDA_TRY(es_gpu_wait(c->gpu.stream));
         c->fill += chunk;
         if (c->fill == c->part) {
             c->fill = 0;
@@ -297,7 +279,7 @@ fail:
 static int cupart_device_reset(void *ctx, char *err, size_t n)
 {
     cupart *c = (cupart *)ctx;
-    ES_CUDA_TRY(cudaSetDevice(c->device));
+    ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
     ES_CUDA_TRY(cudaMemset(c->segment, 0, sizeof(float) * (size_t)c->inputs * 2 * c->part));
     ES_CUDA_TRY(cudaMemset(c->fdl, 0, sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->stride));
     ES_CUDA_TRY(cudaDeviceSynchronize());
@@ -315,20 +297,11 @@ static void cupart_destroy(es_engine *e)
     cupart *c = (cupart *)e;
     if (!c)
         return;
-    es_gpu_pipeline_destroy(c->pipe);
-    cudaSetDevice(c->device);
-    if (c->exec)
-        cudaGraphExecDestroy(c->exec);
+    es_gpu_engine_release(&c->gpu);
     if (c->have_forward)
         cufftDestroy(c->forward);
     if (c->have_inverse)
         cufftDestroy(c->inverse);
-    if (c->stream)
-        cudaStreamDestroy(c->stream);
-    cudaFree(c->path_input);
-    cudaFree(c->path_output);
-    cudaFree(c->out_first);
-    cudaFree(c->out_paths);
     cudaFree(c->segment);
     cudaFree(c->current);
     cudaFree(c->fdl);
@@ -336,13 +309,12 @@ static void cupart_destroy(es_engine *e)
     cudaFree(c->partial);
     cudaFree(c->acc);
     cudaFree(c->time);
-    es_staging_free(&c->st);
     free(c);
 }
 
 /* H_j for every path and partition: the taps go up once, a kernel cuts and
  * pads them, one batched R2C per chunk of paths transforms them all. */
-static int make_spectra(cupart *c, const es_ir *ir, const int *path_row, char *err, size_t n)
+static int make_spectra(cupart *c, const es_ir *ir, char *err, size_t n)
 {
     const size_t per_path = (size_t)c->parts * 2 * c->part * sizeof(float);
     int chunk = (int)(SPECTRA_SCRATCH_BYTES / per_path);
@@ -357,10 +329,10 @@ static int make_spectra(cupart *c, const es_ir *ir, const int *path_row, char *e
         const int count = c->paths - first < chunk ? c->paths - first : chunk;
         for (int k = 0; k < count; k++)
             ES_CUDA_TRY(cudaMemcpyAsync(taps + (size_t)k * ir->length,
-                                        ir->taps[path_row[first + k]],
+                                        ir->taps[c->gpu.pt.row[first + k]],
                                         sizeof(float) * ir->length, cudaMemcpyHostToDevice,
-                                        c->stream));
-        pad_kernel<<<1024, 256, 0, c->stream>>>(taps, pad, ir->length, c->part, c->parts, count,
+                                        c->gpu.stream));
+        pad_kernel<<<1024, 256, 0, c->gpu.stream>>>(taps, pad, ir->length, c->part, c->parts, count,
                                                 1.0f / (float)size);
         ES_CUDA_LAUNCHED();
         if (plan_count != count) {
@@ -373,11 +345,11 @@ static int make_spectra(cupart *c, const es_ir *ir, const int *path_row, char *e
                                        CUFFT_R2C, count * c->parts));
             have_plan = 1;
             plan_count = count;
-            ES_CUFFT_TRY(cufftSetStream(plan, c->stream));
+            ES_CUFFT_TRY(cufftSetStream(plan, c->gpu.stream));
         }
         ES_CUFFT_TRY(cufftExecR2C(plan, pad, c->filter + (size_t)first * c->parts * c->stride));
     }
-    ES_CUDA_TRY(cudaStreamSynchronize(c->stream));
+    ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
     cufftDestroy(plan);
     cudaFree(taps);
     cudaFree(pad);
@@ -393,43 +365,34 @@ fail:
 /* The per-launch work, recorded once. */
 static int capture(cupart *c, char *err, size_t n)
 {
-    cudaGraph_t graph = NULL;
-    const es_gpu_header *h = es_staging_dev_header(&c->st);
+    const es_gpu_header *h = es_staging_dev_header(&c->gpu.st);
     const dim3 io_grid((c->max_block + 255) / 256, 1);
-    ES_CUDA_TRY(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal));
-    ES_CUDA_TRY(es_staging_upload(&c->st, c->stream));
-    insert_kernel<<<dim3(io_grid.x, c->inputs), 256, 0, c->stream>>>(
-        h, es_staging_dev_in(&c->st), c->segment, c->part, c->max_block);
+    ES_CUDA_TRY(cudaStreamBeginCapture(c->gpu.stream, cudaStreamCaptureModeThreadLocal));
+    ES_CUDA_TRY(es_staging_upload(&c->gpu.st, c->gpu.stream));
+    insert_kernel<<<dim3(io_grid.x, c->inputs), 256, 0, c->gpu.stream>>>(
+        h, es_staging_dev_in(&c->gpu.st), c->segment, c->part, c->max_block);
     ES_CUFFT_TRY(cufftExecR2C(c->forward, c->segment, c->current));
     {
         const dim3 block(c->tile, c->lanes);
         const size_t lanes_sm = sizeof(double2) * c->tile * c->lanes;
-        mac_kernel<<<dim3(c->bin_tiles, c->paths, c->splits), block, lanes_sm, c->stream>>>(
-            h, c->path_input, c->path_output, c->current, c->fdl, c->filter, c->partial, c->acc,
+        mac_kernel<<<dim3(c->bin_tiles, c->paths, c->splits), block, lanes_sm, c->gpu.stream>>>(
+            h, c->gpu.pt.dev_input, c->gpu.pt.dev_output, c->current, c->fdl, c->filter, c->partial, c->acc,
             c->direct, c->parts, c->bins, c->stride, c->splits, c->paths);
         if (!c->direct)
-            reduce_kernel<<<dim3(c->bin_tiles, c->outputs), block, lanes_sm, c->stream>>>(
-                c->partial, c->out_first, c->out_paths, c->acc, c->bins, c->stride, c->splits,
+            reduce_kernel<<<dim3(c->bin_tiles, c->outputs), block, lanes_sm, c->gpu.stream>>>(
+                c->partial, c->gpu.pt.dev_out_first, c->gpu.pt.dev_out_paths, c->acc, c->bins, c->stride,
+                c->splits,
                 c->paths);
     }
     ES_CUFFT_TRY(cufftExecC2R(c->inverse, c->acc, c->time));
-    finish_kernel<<<dim3((c->bins + 255) / 256, c->outputs + c->inputs), 256, 0, c->stream>>>(
-        h, c->time, c->st.dev_down, c->current, c->fdl, c->segment, c->part, c->parts, c->bins,
+    finish_kernel<<<dim3((c->bins + 255) / 256, c->outputs + c->inputs), 256, 0, c->gpu.stream>>>(
+        h, c->time, c->gpu.st.dev_down, c->current, c->fdl, c->segment, c->part, c->parts, c->bins,
         c->stride, c->outputs, c->max_block);
-    ES_CUDA_TRY(es_staging_download(&c->st, c->stream));
-    ES_CUDA_TRY(cudaStreamEndCapture(c->stream, &graph));
-    ES_CUDA_TRY(cudaGraphInstantiate(&c->exec, graph, 0));
-    cudaGraphDestroy(graph);
+    ES_CUDA_TRY(es_staging_download(&c->gpu.st, c->gpu.stream));
+    ES_CUDA_TRY(es_gpu_capture_finish(c->gpu.stream, &c->gpu.exec));
     return 0;
 fail:
-    if (graph)
-        cudaGraphDestroy(graph);
-    else {
-        cudaGraph_t broken = NULL;
-        cudaStreamEndCapture(c->stream, &broken);
-        if (broken)
-            cudaGraphDestroy(broken);
-    }
+    es_gpu_capture_abandon(c->gpu.stream);
     return -1;
 }
 
@@ -437,13 +400,11 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
                                 char *err, size_t n)
 {
     cupart *c = (cupart *)calloc(1, sizeof *c);
-    int *path_row = NULL, *host_input = NULL, *host_output = NULL, *host_first = NULL,
-        *host_paths = NULL;
     if (!c) {
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         return NULL;
     }
-    c->device = opt->gpu_device;
+    c->gpu.device = opt->gpu_device;
     c->inputs = ir->inputs;
     c->outputs = ir->outputs;
     c->paths = es_ir_path_count(ir);
@@ -453,34 +414,13 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     c->bins = c->part + 1;
     c->stride = (c->bins + 3) & ~3;
     c->fail_after = es_gpu_fail_after();
-    ES_CUDA_TRY(cudaSetDevice(c->device));
-    ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-    if (es_staging_alloc(&c->st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))
+    ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
+    ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->gpu.stream, cudaStreamNonBlocking));
+    if (es_staging_alloc(&c->gpu.st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))
         goto fail;
 
-    /* Paths in row order, and which paths feed each output. */
-    path_row = (int *)malloc(sizeof(int) * c->paths);
-    host_input = (int *)malloc(sizeof(int) * c->paths);
-    host_output = (int *)malloc(sizeof(int) * c->paths);
-    host_first = (int *)malloc(sizeof(int) * (c->outputs + 1));
-    host_paths = (int *)malloc(sizeof(int) * c->paths);
-    if (!path_row || !host_input || !host_output || !host_first || !host_paths) {
-        snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
+    if (es_gpu_paths_make(&c->gpu.pt, ir, c->gpu.stream, ES_ENGINE_NAME, err, n))
         goto fail;
-    }
-    for (int r = 0, p = 0; r < c->inputs * c->outputs; r++)
-        if (ir->taps[r]) {
-            path_row[p] = r;
-            host_output[p] = r % c->outputs;
-            host_input[p++] = r / c->outputs;
-        }
-    for (int o = 0, k = 0; o < c->outputs; o++) {
-        host_first[o] = k;
-        for (int p = 0; p < c->paths; p++)
-            if (path_row[p] % c->outputs == o)
-                host_paths[k++] = p;
-        host_first[o + 1] = k;
-    }
 
     /* A tile of up to 256 bins (whole warps); when that leaves threads over,
      * lanes that share a tile's partitions. Then enough splits of the
@@ -500,12 +440,8 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     }
     c->direct = c->splits == 1;
     for (int o = 0; o < c->outputs; o++)
-        c->direct &= host_first[o + 1] - host_first[o] == 1;
+        c->direct &= c->gpu.pt.out_first[o + 1] - c->gpu.pt.out_first[o] == 1;
 
-    ES_CUDA_TRY(cudaMalloc(&c->path_input, sizeof(int) * c->paths));
-    ES_CUDA_TRY(cudaMalloc(&c->path_output, sizeof(int) * c->paths));
-    ES_CUDA_TRY(cudaMalloc(&c->out_first, sizeof(int) * (c->outputs + 1)));
-    ES_CUDA_TRY(cudaMalloc(&c->out_paths, sizeof(int) * c->paths));
     ES_CUDA_TRY(cudaMalloc(&c->segment, sizeof(float) * (size_t)c->inputs * 2 * c->part));
     ES_CUDA_TRY(cudaMalloc(&c->current, sizeof(cufftComplex) * (size_t)c->inputs * c->stride));
     ES_CUDA_TRY(cudaMalloc(&c->fdl, sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->stride));
@@ -513,19 +449,11 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     ES_CUDA_TRY(cudaMalloc(&c->partial, sizeof(double2) * (size_t)c->splits * c->paths * c->stride));
     ES_CUDA_TRY(cudaMalloc(&c->acc, sizeof(cufftComplex) * (size_t)c->outputs * c->stride));
     ES_CUDA_TRY(cudaMalloc(&c->time, sizeof(float) * (size_t)c->outputs * 2 * c->part));
-    ES_CUDA_TRY(cudaMemcpyAsync(c->path_input, host_input, sizeof(int) * c->paths,
-                                cudaMemcpyHostToDevice, c->stream));
-    ES_CUDA_TRY(cudaMemcpyAsync(c->path_output, host_output, sizeof(int) * c->paths,
-                                cudaMemcpyHostToDevice, c->stream));
-    ES_CUDA_TRY(cudaMemcpyAsync(c->out_first, host_first, sizeof(int) * (c->outputs + 1),
-                                cudaMemcpyHostToDevice, c->stream));
-    ES_CUDA_TRY(cudaMemcpyAsync(c->out_paths, host_paths, sizeof(int) * c->paths,
-                                cudaMemcpyHostToDevice, c->stream));
     ES_CUDA_TRY(cudaMemsetAsync(c->segment, 0, sizeof(float) * (size_t)c->inputs * 2 * c->part,
-                                c->stream));
+                                c->gpu.stream));
     ES_CUDA_TRY(cudaMemsetAsync(c->fdl, 0,
                                 sizeof(cufftComplex) * (size_t)c->inputs * c->parts * c->stride,
-                                c->stream));
+                                c->gpu.stream));
     {
         int dims[1] = {2 * c->part}, real[1] = {2 * c->part}, spectrum[1] = {c->stride};
         ES_CUFFT_TRY(cufftPlanMany(&c->forward, 1, dims, real, 1, 2 * c->part, spectrum, 1,
@@ -534,69 +462,34 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
         ES_CUFFT_TRY(cufftPlanMany(&c->inverse, 1, dims, spectrum, 1, c->stride, real, 1,
                                    2 * c->part, CUFFT_C2R, c->outputs));
         c->have_inverse = 1;
-        ES_CUFFT_TRY(cufftSetStream(c->forward, c->stream));
-        ES_CUFFT_TRY(cufftSetStream(c->inverse, c->stream));
+        ES_CUFFT_TRY(cufftSetStream(c->forward, c->gpu.stream));
+        ES_CUFFT_TRY(cufftSetStream(c->inverse, c->gpu.stream));
     }
-    if (make_spectra(c, ir, path_row, err, n) || capture(c, err, n))
+    if (make_spectra(c, ir, err, n) || capture(c, err, n))
         goto fail;
-    ES_CUDA_TRY(cudaStreamSynchronize(c->stream));
+    ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
     {
-        es_gpu_backend b = {c, c->st.in, c->st.out, cupart_thread_init, cupart_run,
+        es_gpu_backend b = {c, c->gpu.st.in, c->gpu.st.out, es_gpu_engine_thread_init, cupart_run,
                             cupart_device_reset};
-        if (!(c->pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
+        if (!(c->gpu.pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
                                                fmt->sample_rate, opt, err, n)))
             goto fail;
     }
-    free(path_row);
-    free(host_input);
-    free(host_output);
-    free(host_first);
-    free(host_paths);
-    c->base.klass = &es_engine_cuda_partitioned;
-    return &c->base;
+    c->gpu.base.klass = &es_engine_cuda_partitioned;
+    return &c->gpu.base;
 fail:
-    free(path_row);
-    free(host_input);
-    free(host_output);
-    free(host_first);
-    free(host_paths);
-    cupart_destroy(&c->base);
+    cupart_destroy(&c->gpu.base);
     return NULL;
-}
-
-static int cupart_probe(char *why, size_t n)
-{
-    return es_gpu_probe(0, why, n);
-}
-
-static void cupart_process(es_engine *e, const float *const *in, float *const *out, int frames)
-{
-    es_gpu_pipeline_process(((cupart *)e)->pipe, in, out, frames);
-}
-
-static int cupart_latency(const es_engine *e)
-{
-    return es_gpu_pipeline_latency(((const cupart *)e)->pipe);
-}
-
-static void cupart_reset(es_engine *e)
-{
-    es_gpu_pipeline_reset(((cupart *)e)->pipe);
-}
-
-static void cupart_status(const es_engine *e, es_engine_status *st)
-{
-    es_gpu_pipeline_status(((const cupart *)e)->pipe, st);
 }
 
 extern "C" const es_engine_class es_engine_cuda_partitioned = {
     "cuda-partitioned",
     "uniformly partitioned overlap-save on the GPU with cuFFT, CUDA graph per block",
-    cupart_probe,
+    es_gpu_engine_probe,
     cupart_create,
-    cupart_process,
-    cupart_latency,
-    cupart_reset,
+    es_gpu_engine_process,
+    es_gpu_engine_latency,
+    es_gpu_engine_reset,
     cupart_destroy,
-    cupart_status,
+    es_gpu_engine_status,
 };

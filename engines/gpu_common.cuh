@@ -80,6 +80,54 @@ void es_staging_free(es_gpu_staging *s);
 cudaError_t es_staging_upload(const es_gpu_staging *s, cudaStream_t stream);
 cudaError_t es_staging_download(const es_gpu_staging *s, cudaStream_t stream);
 
+
+/* The IR matrix's paths in row order (the paths of one input are then
+ * consecutive), which output each feeds, and per output the paths into it
+ * (CSR: out_paths[out_first[o] .. out_first[o + 1])). Host arrays, and the
+ * device copies the kernels read. */
+struct es_gpu_paths {
+    int count, outputs;
+    int *row, *input, *output, *out_first, *out_paths;
+    int *dev_input, *dev_output, *dev_out_first, *dev_out_paths;
+};
+
+/* 0, or -1 with "<engine>: ..." in err. Copies go on `stream`. */
+int es_gpu_paths_make(es_gpu_paths *p, const es_ir *ir, cudaStream_t stream,
+                      const char *engine, char *err, size_t n);
+void es_gpu_paths_free(es_gpu_paths *p);
+
+/* What every GPU engine instance starts with: the class functions that only
+ * forward to the pipeline, and the teardown of what both engines own, are
+ * written once (es_gpu_engine_*). */
+struct es_gpu_engine {
+    es_engine base;
+    es_gpu_pipeline *pipe;
+    int device;
+    cudaStream_t stream;       /* the one stream all work goes on */
+    cudaGraphExec_t exec;      /* the per-launch work */
+    es_gpu_staging st;
+    es_gpu_paths pt;
+};
+
+/* Stops the worker, then frees the graph, stream, path tables and staging;
+ * the engine frees its own buffers after. NULL-safe, copes with a half-built
+ * instance. */
+void es_gpu_engine_release(es_gpu_engine *g);
+
+int es_gpu_engine_probe(char *why, size_t n);
+void es_gpu_engine_process(es_engine *e, const float *const *in, float *const *out,
+                           int frames);
+int es_gpu_engine_latency(const es_engine *e);
+void es_gpu_engine_reset(es_engine *e);
+void es_gpu_engine_status(const es_engine *e, es_engine_status *st);
+/* es_gpu_backend.thread_init for a ctx that starts with es_gpu_engine. */
+int es_gpu_engine_thread_init(void *ctx, char *err, size_t n);
+
+/* Ends the capture on `stream` and instantiates it into *exec. */
+cudaError_t es_gpu_capture_finish(cudaStream_t stream, cudaGraphExec_t *exec);
+/* After a failure during capture: end it and drop what was recorded. */
+void es_gpu_capture_abandon(cudaStream_t stream);
+
 /* Waits for everything on `stream` by polling: the worker thread owns a
  * core while audio runs, and polling answers a few microseconds sooner
  * than the driver's blocking synchronisation. */

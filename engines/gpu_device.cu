@@ -55,6 +55,137 @@ cudaError_t es_gpu_wait(cudaStream_t stream)
     return rc;
 }
 
+void es_gpu_engine_release(es_gpu_engine *g)
+{
+    es_gpu_pipeline_destroy(g->pipe);
+    g->pipe = NULL;
+    cudaSetDevice(g->device);
+    if (g->exec)
+        cudaGraphExecDestroy(g->exec);
+    if (g->stream)
+        cudaStreamDestroy(g->stream);
+    g->exec = NULL;
+    g->stream = NULL;
+    es_gpu_paths_free(&g->pt);
+    es_staging_free(&g->st);
+}
+
+int es_gpu_engine_probe(char *why, size_t n)
+{
+    return es_gpu_probe(0, why, n);
+}
+
+void es_gpu_engine_process(es_engine *e, const float *const *in, float *const *out, int frames)
+{
+    es_gpu_pipeline_process(((es_gpu_engine *)e)->pipe, in, out, frames);
+}
+
+int es_gpu_engine_latency(const es_engine *e)
+{
+    return es_gpu_pipeline_latency(((const es_gpu_engine *)e)->pipe);
+}
+
+void es_gpu_engine_reset(es_engine *e)
+{
+    es_gpu_pipeline_reset(((es_gpu_engine *)e)->pipe);
+}
+
+void es_gpu_engine_status(const es_engine *e, es_engine_status *st)
+{
+    es_gpu_pipeline_status(((const es_gpu_engine *)e)->pipe, st);
+}
+
+int es_gpu_engine_thread_init(void *ctx, char *err, size_t n)
+{
+    cudaError_t rc = cudaSetDevice(((es_gpu_engine *)ctx)->device);
+    if (rc != cudaSuccess) {
+        snprintf(err, n, "GPU worker: cudaSetDevice: %s", cudaGetErrorString(rc));
+        return -1;
+    }
+    return 0;
+}
+
+int es_gpu_paths_make(es_gpu_paths *p, const es_ir *ir, cudaStream_t stream,
+                      const char *engine, char *err, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    p->count = es_ir_path_count(ir);
+    p->outputs = ir->outputs;
+    const size_t paths = sizeof(int) * p->count, outs = sizeof(int) * (ir->outputs + 1);
+    p->row = (int *)malloc(paths);
+    p->input = (int *)malloc(paths);
+    p->output = (int *)malloc(paths);
+    p->out_paths = (int *)malloc(paths);
+    p->out_first = (int *)malloc(outs);
+    if (!p->row || !p->input || !p->output || !p->out_paths || !p->out_first) {
+        snprintf(err, n, "%s: out of memory", engine);
+        return -1;
+    }
+    for (int r = 0, k = 0; r < ir->inputs * ir->outputs; r++)
+        if (ir->taps[r]) {
+            p->row[k] = r;
+            p->input[k] = r / ir->outputs;
+            p->output[k++] = r % ir->outputs;
+        }
+    for (int o = 0, k = 0; o < ir->outputs; o++) {
+        p->out_first[o] = k;
+        for (int q = 0; q < p->count; q++)
+            if (p->output[q] == o)
+                p->out_paths[k++] = q;
+        p->out_first[o + 1] = k;
+    }
+    cudaError_t rc;
+    if ((rc = cudaMalloc(&p->dev_input, paths)) != cudaSuccess ||
+        (rc = cudaMalloc(&p->dev_output, paths)) != cudaSuccess ||
+        (rc = cudaMalloc(&p->dev_out_paths, paths)) != cudaSuccess ||
+        (rc = cudaMalloc(&p->dev_out_first, outs)) != cudaSuccess ||
+        (rc = cudaMemcpyAsync(p->dev_input, p->input, paths, cudaMemcpyHostToDevice, stream)) ||
+        (rc = cudaMemcpyAsync(p->dev_output, p->output, paths, cudaMemcpyHostToDevice, stream)) ||
+        (rc = cudaMemcpyAsync(p->dev_out_paths, p->out_paths, paths, cudaMemcpyHostToDevice,
+                              stream)) ||
+        (rc = cudaMemcpyAsync(p->dev_out_first, p->out_first, outs, cudaMemcpyHostToDevice,
+                              stream)) ||
+        (rc = cudaStreamSynchronize(stream))) {
+        snprintf(err, n, "%s: uploading the path tables: %s", engine, cudaGetErrorString(rc));
+        return -1;
+    }
+    return 0;
+}
+
+void es_gpu_paths_free(es_gpu_paths *p)
+{
+    free(p->row);
+    free(p->input);
+    free(p->output);
+    free(p->out_first);
+    free(p->out_paths);
+    cudaFree(p->dev_input);
+    cudaFree(p->dev_output);
+    cudaFree(p->dev_out_first);
+    cudaFree(p->dev_out_paths);
+    memset(p, 0, sizeof *p);
+}
+
+cudaError_t es_gpu_capture_finish(cudaStream_t stream, cudaGraphExec_t *exec)
+{
+    cudaGraph_t graph = NULL;
+    cudaError_t rc = cudaStreamEndCapture(stream, &graph);
+    if (rc == cudaSuccess)
+        rc = cudaGraphInstantiate(exec, graph, 0);
+    if (graph)
+        cudaGraphDestroy(graph);
+    return rc;
+}
+
+void es_gpu_capture_abandon(cudaStream_t stream)
+{
+    cudaGraph_t broken = NULL;
+    cudaStreamEndCapture(stream, &broken);
+    if (broken)
+        cudaGraphDestroy(broken);
+    cudaGetLastError(); /* clear the capture's error for the next call */
+}
+
 int es_gpu_multiprocessors(void)
 {
     int device = 0, sms = 0;
