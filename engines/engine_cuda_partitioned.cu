@@ -47,7 +47,8 @@ struct cupart {
     int stride;                 /* complex values per spectrum row: bins
                                    rounded up to 4, so rows start 32-byte
                                    aligned and warps load whole sectors */
-    int splits, tile, lanes, bin_tiles; /* MAC/reduce layout, see mac_kernel */
+    int splits, tile, lanes, bin_tiles; /* MAC layout (bin pairs), see mac_kernel */
+    int rtile, rlanes, rtiles;  /* reduce layout (single bins) */
     long fail_after, launches;  /* fault injection, see es_gpu_fail_after */
     /* Worker-side state: only the worker thread touches these after create. */
     int fill, newest;
@@ -99,11 +100,13 @@ __device__ double2 sum_lanes(double2 v, double2 *sm)
 
 /* partial[split][path][bin] = sum over this split's partitions j of
  * X_{age j}[bin] * H_j[bin]; age 0 is the block being filled.
- * Grid (bin tiles, paths, splits); block (tile bins, lanes): lane l takes
- * every lanes-th partition of the split, so a small spectrum (33 bins at
- * P = 32) still gives each thread block 256 threads of independent loads.
- * `direct`: one split and one path per output, so the sum is final and
- * goes straight to acc, and the graph has no reduce node. */
+ * Each thread takes two neighbouring bins with 16-byte loads (rows are
+ * 32-byte aligned, `stride` is a multiple of 4). Grid (pair tiles, paths,
+ * splits); block (tile pairs, lanes): lane l takes every lanes-th partition
+ * of the split, so a narrow spectrum still gives each thread block 256
+ * threads of independent loads. `direct`: one split and one path per
+ * output, so the sum is final and goes straight to acc, and the graph has
+ * no reduce node. */
 __global__ void mac_kernel(const es_gpu_header *h, const int *path_input,
                            const int *path_output, const cufftComplex *current,
                            const cufftComplex *fdl, const cufftComplex *filter, double2 *partial,
@@ -111,70 +114,81 @@ __global__ void mac_kernel(const es_gpu_header *h, const int *path_input,
                            int splits, int paths)
 {
     extern __shared__ double2 lanes_sm[];
-    const int bin = blockIdx.x * blockDim.x + threadIdx.x;
+    const int bin = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
     const int path = blockIdx.y, split = blockIdx.z, lanes = blockDim.y;
     const int per = (parts + splits - 1) / splits;
     const int first = split * per, last = min(parts, first + per);
-    double re = 0, im = 0;
+    const size_t row = stride / 2; /* float4 (two bins) per spectrum row */
+    double re0 = 0, im0 = 0, re1 = 0, im1 = 0;
     if (bin < bins) {
         const int input = path_input[path];
-        const cufftComplex *hp = filter + (size_t)path * parts * stride + bin;
-        const cufftComplex *xin = fdl + (size_t)input * parts * stride + bin;
-        float fre = 0.0f, fim = 0.0f;
+        const float4 *hp = (const float4 *)(filter + (size_t)path * parts * stride + bin);
+        const float4 *xin = (const float4 *)(fdl + (size_t)input * parts * stride + bin);
+        float a0 = 0.0f, b0 = 0.0f, a1 = 0.0f, b1 = 0.0f; /* re/im of both bins */
+#define MAC2(xv, fv)                                              \
+    do {                                                          \
+        a0 = fmaf((xv).x, (fv).x, fmaf(-(xv).y, (fv).y, a0));     \
+        b0 = fmaf((xv).x, (fv).y, fmaf((xv).y, (fv).x, b0));      \
+        a1 = fmaf((xv).z, (fv).z, fmaf(-(xv).w, (fv).w, a1));     \
+        b1 = fmaf((xv).z, (fv).w, fmaf((xv).w, (fv).z, b1));      \
+    } while (0)
         int j = first + threadIdx.y;
         if (j == 0 && j < last) { /* age 0: the block being filled */
-            const cufftComplex x = current[(size_t)input * stride + bin], f = hp[0];
-            fre = fmaf(x.x, f.x, -x.y * f.y);
-            fim = fmaf(x.x, f.y, x.y * f.x);
+            const float4 x = *(const float4 *)(current + (size_t)input * stride + bin);
+            MAC2(x, hp[0]);
             j += lanes;
         }
         /* Age j lives in slot (newest + j) % parts; step it without a modulo. */
         int slot = (h->newest + j) % parts;
 #define NEXT(s) ((s) + lanes >= parts ? (s) + lanes - parts : (s) + lanes)
-        /* Four partitions a step: eight independent loads in flight per
-         * thread, which is what keeps HBM busy when there are many paths. */
+        /* Four partitions a step: eight 16-byte loads in flight per thread,
+         * which is what keeps HBM busy when there are many paths. */
         int step = 0;
         for (; j + 3 * lanes < last; j += 4 * lanes, step++) {
             const int s1 = NEXT(slot), s2 = NEXT(s1), s3 = NEXT(s2);
-            const cufftComplex x0 = xin[(size_t)slot * stride], x1 = xin[(size_t)s1 * stride];
-            const cufftComplex x2 = xin[(size_t)s2 * stride], x3 = xin[(size_t)s3 * stride];
-            const cufftComplex f0 = hp[(size_t)j * stride];
-            const cufftComplex f1 = hp[(size_t)(j + lanes) * stride];
-            const cufftComplex f2 = hp[(size_t)(j + 2 * lanes) * stride];
-            const cufftComplex f3 = hp[(size_t)(j + 3 * lanes) * stride];
-            fre = fmaf(x0.x, f0.x, fmaf(-x0.y, f0.y, fre));
-            fim = fmaf(x0.x, f0.y, fmaf(x0.y, f0.x, fim));
-            fre = fmaf(x1.x, f1.x, fmaf(-x1.y, f1.y, fre));
-            fim = fmaf(x1.x, f1.y, fmaf(x1.y, f1.x, fim));
-            fre = fmaf(x2.x, f2.x, fmaf(-x2.y, f2.y, fre));
-            fim = fmaf(x2.x, f2.y, fmaf(x2.y, f2.x, fim));
-            fre = fmaf(x3.x, f3.x, fmaf(-x3.y, f3.y, fre));
-            fim = fmaf(x3.x, f3.y, fmaf(x3.y, f3.x, fim));
+            const float4 x0 = xin[slot * row], x1 = xin[s1 * row];
+            const float4 x2 = xin[s2 * row], x3 = xin[s3 * row];
+            const float4 f0 = hp[j * row], f1 = hp[(j + lanes) * row];
+            const float4 f2 = hp[(j + 2 * lanes) * row], f3 = hp[(j + 3 * lanes) * row];
+            MAC2(x0, f0);
+            MAC2(x1, f1);
+            MAC2(x2, f2);
+            MAC2(x3, f3);
             slot = NEXT(s3);
             if ((step & (RUN_PARTS / 4 - 1)) == RUN_PARTS / 4 - 1) {
-                re += fre;
-                im += fim;
-                fre = fim = 0.0f;
+                re0 += a0;
+                im0 += b0;
+                re1 += a1;
+                im1 += b1;
+                a0 = b0 = a1 = b1 = 0.0f;
             }
         }
         for (; j < last; j += lanes) {
-            const cufftComplex x = xin[(size_t)slot * stride], f = hp[(size_t)j * stride];
-            fre = fmaf(x.x, f.x, fmaf(-x.y, f.y, fre));
-            fim = fmaf(x.x, f.y, fmaf(x.y, f.x, fim));
+            MAC2(xin[slot * row], hp[j * row]);
             slot = NEXT(slot);
         }
 #undef NEXT
-        re += fre;
-        im += fim;
+#undef MAC2
+        re0 += a0;
+        im0 += b0;
+        re1 += a1;
+        im1 += b1;
     }
-    const double2 total = sum_lanes(make_double2(re, im), lanes_sm);
-    if (threadIdx.y != 0 || bin >= bins)
+    const double2 t0 = sum_lanes(make_double2(re0, im0), lanes_sm);
+    __syncthreads(); /* lane 0 has read lanes_sm before it is written again */
+    const double2 t1 = sum_lanes(make_double2(re1, im1), lanes_sm);
+    if (threadIdx.y != 0)
         return;
-    if (direct)
-        acc[(size_t)path_output[path] * stride + bin] =
-            make_float2((float)total.x, (float)total.y);
-    else
-        partial[((size_t)split * paths + path) * stride + bin] = total;
+    for (int k = 0; k < 2; k++) {
+        const int b = bin + k;
+        const double2 t = k ? t1 : t0;
+        if (b >= bins)
+            break;
+        if (direct)
+            acc[(size_t)path_output[path] * stride + b] = make_float2((float)t.x, (float)t.y);
+        else
+            partial[((size_t)split * paths + path) * stride + b] = t;
+    }
 }
 
 /* acc[o][bin] = sum over the paths into o and all splits; lanes split the
@@ -373,13 +387,14 @@ static int capture(cupart *c, char *err, size_t n)
         h, es_staging_dev_in(&c->gpu.st), c->segment, c->part, c->max_block);
     ES_CUFFT_TRY(cufftExecR2C(c->forward, c->segment, c->current));
     {
-        const dim3 block(c->tile, c->lanes);
+        const dim3 block(c->tile, c->lanes), rblock(c->rtile, c->rlanes);
         const size_t lanes_sm = sizeof(double2) * c->tile * c->lanes;
+        const size_t rlanes_sm = sizeof(double2) * c->rtile * c->rlanes;
         mac_kernel<<<dim3(c->bin_tiles, c->paths, c->splits), block, lanes_sm, c->gpu.stream>>>(
             h, c->gpu.pt.dev_input, c->gpu.pt.dev_output, c->current, c->fdl, c->filter, c->partial, c->acc,
             c->direct, c->parts, c->bins, c->stride, c->splits, c->paths);
         if (!c->direct)
-            reduce_kernel<<<dim3(c->bin_tiles, c->outputs), block, lanes_sm, c->gpu.stream>>>(
+            reduce_kernel<<<dim3(c->rtiles, c->outputs), rblock, rlanes_sm, c->gpu.stream>>>(
                 c->partial, c->gpu.pt.dev_out_first, c->gpu.pt.dev_out_paths, c->acc, c->bins, c->stride,
                 c->splits,
                 c->paths);
@@ -422,14 +437,17 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     if (es_gpu_paths_make(&c->gpu.pt, ir, c->gpu.stream, ES_ENGINE_NAME, err, n))
         goto fail;
 
-    /* A tile of up to 256 bins (whole warps); when that leaves threads over,
+    /* A tile of up to 256 bin pairs (whole warps); when that leaves threads over,
      * lanes that share a tile's partitions. Then enough splits of the
      * partitions for about 32 thread blocks per SM (many waves, so the last
      * one is a small part of the time), but every lane keeps at least 8
      * partitions so the reduce stays short. */
-    c->tile = c->bins < 256 ? (c->bins + 31) / 32 * 32 : 256;
+    c->tile = (c->bins + 1) / 2 < 256 ? ((c->bins + 1) / 2 + 31) / 32 * 32 : 256;
     c->lanes = 256 / c->tile > 0 ? 256 / c->tile : 1;
-    c->bin_tiles = (c->bins + c->tile - 1) / c->tile;
+    c->bin_tiles = ((c->bins + 1) / 2 + c->tile - 1) / c->tile;
+    c->rtile = c->bins < 256 ? (c->bins + 31) / 32 * 32 : 256;
+    c->rlanes = 256 / c->rtile > 0 ? 256 / c->rtile : 1;
+    c->rtiles = (c->bins + c->rtile - 1) / c->rtile;
     {
         const long want = 32L * es_gpu_multiprocessors();
         const long have = (long)c->bin_tiles * c->paths;
@@ -465,6 +483,13 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
         ES_CUFFT_TRY(cufftSetStream(c->forward, c->gpu.stream));
         ES_CUFFT_TRY(cufftSetStream(c->inverse, c->gpu.stream));
     }
+    /* The pair loads read one value past `bins` in each row: keep the
+     * padding zero. */
+    ES_CUDA_TRY(cudaMemsetAsync(c->filter, 0,
+                                sizeof(cufftComplex) * (size_t)c->paths * c->parts * c->stride,
+                                c->gpu.stream));
+    ES_CUDA_TRY(cudaMemsetAsync(c->current, 0, sizeof(cufftComplex) * (size_t)c->inputs * c->stride,
+                                c->gpu.stream));
     if (make_spectra(c, ir, err, n) || capture(c, err, n))
         goto fail;
     ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
