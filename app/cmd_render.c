@@ -170,8 +170,9 @@ int es_cmd_render(int argc, char **argv)
         snprintf(err, sizeof err, "%s: %s", a.ir_path, why);
         goto fail;
     }
-    es_mix mix = {.wet = (float)a.wet, .dry = (float)(1.0 - a.wet), .gain = 1.0f};
-    if (!(proc = es_processor_create(&fmt, engine, &mix, err, sizeof err)))
+    es_processor_config pc = {.mix = {.wet = (float)a.wet, .dry = (float)(1.0 - a.wet),
+                                      .gain = 1.0f}};
+    if (!(proc = es_processor_create(&fmt, engine, &pc, err, sizeof err)))
         goto fail;
     inbuf = alloc_planar(fmt.inputs, a.block);
     outbuf = alloc_planar(fmt.outputs, a.block);

@@ -1,65 +1,194 @@
+#include <math.h>
+#include <stddef.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <pmmintrin.h>
+#include <xmmintrin.h>
+#endif
 
 #include "processor.h"
+#include "spsc_ring.h"
+
+#define COMMANDS 64      /* queued commands; a UI sends a few per second */
+#define RETIRED 16       /* engines waiting to be destroyed */
+#define DEFAULT_CROSSFADE_MS 50.0
+#define ES_HALF_PI 1.57079632679489661923
+
+enum { CMD_SWAP, CMD_MIX, CMD_RESET_STATS };
+
+typedef struct {
+    int kind;
+    es_engine *engine;   /* CMD_SWAP */
+    es_mix mix;          /* CMD_MIX */
+} command;
+
+/* An engine slot: the engine and the delay that brings its latency up to
+ * the processor's. */
+typedef struct {
+    es_engine *engine;
+    int comp;            /* frames of added delay */
+    float **delay;       /* [outputs] ring of delay_size */
+    size_t delay_write;
+    uint64_t late_seen;  /* engine's late count already taken into stats */
+    float **wet;         /* [outputs] max_block: this slot's output */
+} slot;
 
 struct es_processor {
     es_format fmt;
-    es_engine *engine;
-    es_mix mix;
+    es_processor_config cfg;
     int latency;
-    /* Dry delay line per input, power-of-two ring of >= latency + max_block,
-     * so the dry signal reaches the mix in step with the wet one. */
-    float **dry_ring;
+    es_spsc_ring commands, retired;
+    es_engine *unretired;    /* waiting for room in the retired ring */
+
+    slot slots[2];
+    int active;              /* index of the slot that plays */
+    int fading;              /* slot 1 - active is fading in */
+    int fade_pos, fade_len;  /* frames */
+    float *fade;             /* fade_len + 1: sin(pi/2 * k / fade_len) */
+    size_t delay_size;       /* slot delay rings, power of two */
+
+    es_mix mix_from, mix_to; /* ramped across one block */
+    float **dry;             /* [inputs] ring of dry_size */
     size_t dry_size, dry_write;
-    float **wet;      /* [outputs] max_block scratch */
+    float **scratch;         /* [outputs] max_block: raw engine output */
+
+    int next_delay;          /* index into cfg.delay_blocks */
+    es_stats acc;            /* audio thread's own copy */
+    atomic_uint seq;         /* seqlock around `shared`: odd while writing */
+    es_stats shared;
+    atomic_int pending_swaps;
 };
 
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+static float **alloc_channels(int channels, size_t frames)
+{
+    float **c = calloc((size_t)channels, sizeof *c);
+    for (int i = 0; c && i < channels; i++)
+        if (!(c[i] = es_alloc(frames * sizeof(float)))) {
+            while (i--)
+                es_free(c[i]);
+            free(c);
+            return NULL;
+        }
+    return c;
+}
+
+static void free_channels(float **c, int channels)
+{
+    for (int i = 0; c && i < channels; i++)
+        es_free(c[i]);
+    free(c);
+}
+
+static int fits(const es_processor *p, const es_engine *e, char *err, size_t n)
+{
+    const int latency = es_engine_latency(e);
+    if (latency > p->latency) {
+        snprintf(err, n, "%s has %d frames of latency, more than the %d this stream "
+                 "was opened with", e->klass->name, latency, p->latency);
+        return 0;
+    }
+    return 1;
+}
+
+/* Puts an engine in a slot, with a silent delay line. Real-time safe. */
+static ES_RT void load_slot(es_processor *p, slot *s, es_engine *e)
+{
+    s->engine = e;
+    s->comp = p->latency - es_engine_latency(e);
+    s->delay_write = 0;
+    for (int o = 0; o < p->fmt.outputs; o++)
+        memset(s->delay[o], 0, p->delay_size * sizeof(float));
+    es_engine_status st;
+    es_engine_get_status(e, &st);
+    s->late_seen = st.late_results;
+}
+
 es_processor *es_processor_create(const es_format *fmt, es_engine *engine,
-                                  const es_mix *mix, char *err, size_t n)
+                                  const es_processor_config *cfg, char *err, size_t n)
 {
     es_processor *p = calloc(1, sizeof *p);
-    if (!p)
-        goto nomem;
-    p->fmt = *fmt;
-    p->engine = engine;
-    p->mix = *mix;
-    p->latency = es_engine_latency(engine);
-    p->dry_size = 1;
-    while (p->dry_size < (size_t)p->latency + (size_t)fmt->max_block)
-        p->dry_size <<= 1;
-    p->dry_ring = calloc((size_t)fmt->inputs, sizeof *p->dry_ring);
-    p->wet = calloc((size_t)fmt->outputs, sizeof *p->wet);
-    if (!p->dry_ring || !p->wet)
-        goto nomem;
-    for (int i = 0; i < fmt->inputs; i++)
-        if (!(p->dry_ring[i] = es_alloc(p->dry_size * sizeof(float))))
-            goto nomem;
-    for (int o = 0; o < fmt->outputs; o++)
-        if (!(p->wet[o] = es_alloc((size_t)fmt->max_block * sizeof(float))))
-            goto nomem;
-    return p;
-nomem:
-    snprintf(err, n, "out of memory for the processor");
-    if (p)
-        es_processor_destroy(p);
-    else
+    if (!p) {
         es_engine_destroy(engine);
-    return NULL;
+        snprintf(err, n, "out of memory for the processor");
+        return NULL;
+    }
+    p->fmt = *fmt;
+    p->cfg = *cfg;
+    p->latency = cfg->max_latency > es_engine_latency(engine) ? cfg->max_latency
+                                                               : es_engine_latency(engine);
+    double ms = cfg->crossfade_ms > 0 ? cfg->crossfade_ms : DEFAULT_CROSSFADE_MS;
+    p->fade_len = (int)(ms * 1e-3 * fmt->sample_rate);
+    if (p->fade_len < 1)
+        p->fade_len = 1;
+    p->mix_from = p->mix_to = cfg->mix;
+    p->delay_size = pow2_at_least((size_t)p->latency + (size_t)fmt->max_block);
+    p->dry_size = p->delay_size;
+    p->fade = malloc(((size_t)p->fade_len + 1) * sizeof(float));
+    p->dry = alloc_channels(fmt->inputs, p->dry_size);
+    p->scratch = alloc_channels(fmt->outputs, (size_t)fmt->max_block);
+    int ok = p->fade && p->dry && p->scratch &&
+             es_spsc_init(&p->commands, sizeof(command), COMMANDS) == 0 &&
+             es_spsc_init(&p->retired, sizeof(es_engine *), RETIRED) == 0;
+    for (int s = 0; ok && s < 2; s++)
+        ok = (p->slots[s].delay = alloc_channels(fmt->outputs, p->delay_size)) &&
+             (p->slots[s].wet = alloc_channels(fmt->outputs, (size_t)fmt->max_block));
+    if (!ok) {
+        p->slots[0].engine = engine;
+        es_processor_destroy(p);
+        snprintf(err, n, "out of memory for the processor");
+        return NULL;
+    }
+    for (int k = 0; k <= p->fade_len; k++)
+        p->fade[k] = (float)sin(ES_HALF_PI * k / p->fade_len);
+    load_slot(p, &p->slots[0], engine);
+    p->acc.latency = p->latency;
+    p->acc.inputs = fmt->inputs;
+    p->acc.outputs = fmt->outputs;
+    p->acc.engine = engine->klass->name;
+    p->shared = p->acc;
+    return p;
 }
 
 void es_processor_destroy(es_processor *p)
 {
     if (!p)
         return;
-    es_engine_destroy(p->engine);
-    for (int i = 0; p->dry_ring && i < p->fmt.inputs; i++)
-        es_free(p->dry_ring[i]);
-    for (int o = 0; p->wet && o < p->fmt.outputs; o++)
-        es_free(p->wet[o]);
-    free(p->dry_ring);
-    free(p->wet);
+    command c;
+    while (p->commands.items && es_spsc_pop(&p->commands, &c))
+        if (c.kind == CMD_SWAP)
+            es_engine_destroy(c.engine);
+    if (p->retired.items)
+        es_processor_collect(p);
+    es_engine_destroy(p->unretired);
+    for (int s = 0; s < 2; s++) {
+        es_engine_destroy(p->slots[s].engine);
+        free_channels(p->slots[s].delay, p->fmt.outputs);
+        free_channels(p->slots[s].wet, p->fmt.outputs);
+    }
+    es_spsc_free(&p->commands);
+    es_spsc_free(&p->retired);
+    free_channels(p->dry, p->fmt.inputs);
+    free_channels(p->scratch, p->fmt.outputs);
+    free(p->fade);
     free(p);
 }
 
@@ -68,35 +197,248 @@ int es_processor_latency(const es_processor *p)
     return p->latency;
 }
 
-const es_engine *es_processor_engine(const es_processor *p)
+const es_format *es_processor_format(const es_processor *p)
 {
-    return p->engine;
+    return &p->fmt;
 }
 
-/* Which input feeds output o on the dry path: a mono input feeds every
- * output; otherwise channel o, wrapping when there are more outputs. */
-static inline int dry_source(const es_processor *p, int o)
+/* ---- control side ---- */
+
+int es_processor_swap(es_processor *p, es_engine *engine, char *err, size_t n)
 {
-    return p->fmt.inputs == 1 ? 0 : o % p->fmt.inputs;
+    if (!fits(p, engine, err, n))
+        return -1;
+    command c = {.kind = CMD_SWAP, .engine = engine};
+    atomic_fetch_add(&p->pending_swaps, 1);
+    if (!es_spsc_push(&p->commands, &c)) {
+        atomic_fetch_sub(&p->pending_swaps, 1);
+        snprintf(err, n, "too many changes queued; try again in a moment");
+        return -1;
+    }
+    return 0;
+}
+
+int es_processor_set_mix(es_processor *p, const es_mix *mix)
+{
+    command c = {.kind = CMD_MIX, .mix = *mix};
+    return es_spsc_push(&p->commands, &c) ? 0 : -1;
+}
+
+int es_processor_reset_stats(es_processor *p)
+{
+    command c = {.kind = CMD_RESET_STATS};
+    return es_spsc_push(&p->commands, &c) ? 0 : -1;
+}
+
+int es_processor_collect(es_processor *p)
+{
+    es_engine *e;
+    int count = 0;
+    while (es_spsc_pop(&p->retired, &e)) {
+        es_engine_destroy(e);
+        count++;
+    }
+    return count;
+}
+
+int es_processor_swap_pending(const es_processor *p)
+{
+    return atomic_load(&((es_processor *)p)->pending_swaps) > 0;
+}
+
+void es_processor_stats(const es_processor *p, es_stats *out)
+{
+    es_processor *q = (es_processor *)p;
+    for (;;) {
+        unsigned before = atomic_load_explicit(&q->seq, memory_order_acquire);
+        if (before & 1)
+            continue;
+        memcpy(out, &q->shared, sizeof *out);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&q->seq, memory_order_relaxed) == before)
+            return;
+    }
+}
+
+/* ---- audio side ---- */
+
+static ES_RT void apply_commands(es_processor *p)
+{
+    command c;
+    while (es_spsc_peek(&p->commands, &c)) {
+        if (c.kind == CMD_SWAP) {
+            if (p->fading)
+                return; /* one crossfade at a time: the rest wait their turn */
+            load_slot(p, &p->slots[1 - p->active], c.engine);
+            p->fading = 1;
+            p->fade_pos = 0;
+        } else if (c.kind == CMD_MIX) {
+            p->mix_to = c.mix;
+        } else {
+            memset(&p->acc.blocks, 0, sizeof(es_stats) - offsetof(es_stats, blocks));
+            p->acc.latency = p->latency;
+            p->acc.inputs = p->fmt.inputs;
+            p->acc.outputs = p->fmt.outputs;
+        }
+        es_spsc_pop(&p->commands, &c);
+    }
+}
+
+/* Runs a slot's engine into slot->wet, delayed by slot->comp. */
+static ES_RT void run_slot(es_processor *p, slot *s, const float *const *in, int frames)
+{
+    float *const *dst = s->comp ? p->scratch : s->wet;
+    es_engine_process(s->engine, in, dst, frames);
+    if (!s->comp)
+        return;
+    const size_t mask = p->delay_size - 1;
+    for (int o = 0; o < p->fmt.outputs; o++) {
+        float *ring = s->delay[o];
+        for (int t = 0; t < frames; t++)
+            ring[(s->delay_write + (size_t)t) & mask] = p->scratch[o][t];
+        const size_t from = s->delay_write + p->delay_size - (size_t)s->comp;
+        for (int t = 0; t < frames; t++)
+            s->wet[o][t] = ring[(from + (size_t)t) & mask];
+    }
+    s->delay_write = (s->delay_write + (size_t)frames) & mask;
+}
+
+static ES_RT uint64_t new_late(slot *s, double *device_us)
+{
+    es_engine_status st;
+    es_engine_get_status(s->engine, &st);
+    uint64_t late = st.late_results - s->late_seen;
+    s->late_seen = st.late_results;
+    if (st.device_us > 0)
+        *device_us = st.device_us;
+    return late;
+}
+
+static ES_RT void finish_fade(es_processor *p)
+{
+    slot *old = &p->slots[p->active];
+    if (p->unretired || !es_spsc_push(&p->retired, &old->engine)) {
+        /* The control side is slow to collect: keep the engine until there
+         * is room. Never destroyed here. */
+        if (!p->unretired)
+            p->unretired = old->engine;
+    }
+    old->engine = NULL;
+    p->active = 1 - p->active;
+    p->fading = 0;
+    p->acc.swaps++;
+    p->acc.engine = p->slots[p->active].engine->klass->name;
+    atomic_fetch_sub(&p->pending_swaps, 1);
+}
+
+static ES_RT void levels(const float *const *x, int channels, int frames, float *peak,
+                         float *rms)
+{
+    for (int c = 0; c < channels && c < ES_METER_CHANNELS; c++) {
+        float pk = 0;
+        double sq = 0;
+        for (int t = 0; t < frames; t++) {
+            float v = fabsf(x[c][t]);
+            pk = v > pk ? v : pk;
+            sq += (double)x[c][t] * x[c][t];
+        }
+        peak[c] = pk;
+        rms[c] = (float)sqrt(sq / frames);
+    }
+}
+
+static ES_RT void publish(es_processor *p)
+{
+    unsigned s = atomic_load_explicit(&p->seq, memory_order_relaxed);
+    atomic_store_explicit(&p->seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    memcpy(&p->shared, &p->acc, sizeof p->acc);
+    atomic_store_explicit(&p->seq, s + 2, memory_order_release);
 }
 
 ES_RT void es_processor_process(es_processor *p, const float *const *in,
                                 float *const *out, int frames)
 {
+    const long long started = now_ns();
+#if defined(__x86_64__) || defined(__i386__)
+    /* Every callback: some hosts reset MXCSR between callbacks. */
+    _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
+    _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
+#endif
+    if (p->unretired && es_spsc_push(&p->retired, &p->unretired))
+        p->unretired = NULL;
+    apply_commands(p);
+
     const size_t mask = p->dry_size - 1;
-    const float wet = p->mix.wet * p->mix.gain, dry = p->mix.dry * p->mix.gain;
     for (int i = 0; i < p->fmt.inputs; i++)
         for (int t = 0; t < frames; t++)
-            p->dry_ring[i][(p->dry_write + (size_t)t) & mask] = in[i][t];
-    es_engine_process(p->engine, in, p->wet, frames);
+            p->dry[i][(p->dry_write + (size_t)t) & mask] = in[i][t];
+
+    slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
+    uint64_t late = 0;
+    run_slot(p, a, in, frames);
+    late += new_late(a, &p->acc.device_us);
+    if (p->fading) {
+        run_slot(p, b, in, frames);
+        late += new_late(b, &p->acc.device_us);
+    }
+
     /* The dry sample that leaves with wet output t entered latency frames ago. */
     const size_t dry_read = (p->dry_write + p->dry_size - (size_t)p->latency) & mask;
+    const float step = 1.0f / (float)frames;
+    uint64_t clipped = 0;
     for (int o = 0; o < p->fmt.outputs; o++) {
-        const float *ring = p->dry_ring[dry_source(p, o)];
-        const float *w = p->wet[o];
+        const float *dry = p->dry[p->fmt.inputs == 1 ? 0 : o % p->fmt.inputs];
+        const float *wa = a->wet[o], *wb = b->wet[o];
         float *y = out[o];
-        for (int t = 0; t < frames; t++)
-            y[t] = wet * w[t] + dry * ring[(dry_read + (size_t)t) & mask];
+        for (int t = 0; t < frames; t++) {
+            /* Gains move linearly across the block to a new mix. */
+            const float r = (float)(t + 1) * step;
+            const float wet = p->mix_from.wet + r * (p->mix_to.wet - p->mix_from.wet);
+            const float dg = p->mix_from.dry + r * (p->mix_to.dry - p->mix_from.dry);
+            const float gain = p->mix_from.gain + r * (p->mix_to.gain - p->mix_from.gain);
+            float w = wa[t];
+            if (p->fading) {
+                int k = p->fade_pos + t;
+                k = k < p->fade_len ? k : p->fade_len;
+                w = wa[t] * p->fade[p->fade_len - k] + wb[t] * p->fade[k];
+            }
+            const float v = gain * (wet * w + dg * dry[(dry_read + (size_t)t) & mask]);
+            clipped += v > 1.0f || v < -1.0f;
+            y[t] = v;
+        }
     }
+    p->mix_from = p->mix_to;
     p->dry_write = (p->dry_write + (size_t)frames) & mask;
+    if (p->fading && (p->fade_pos += frames) >= p->fade_len)
+        finish_fade(p);
+
+    /* Tests only: a known delay inside the timed part of chosen blocks. */
+    if (p->next_delay < p->cfg.delay_count &&
+        p->cfg.delay_blocks[p->next_delay] == p->acc.blocks) {
+        const long long until = now_ns() + (long long)(p->cfg.delay_us * 1e3);
+        while (now_ns() < until)
+            ;
+        p->next_delay++;
+    }
+
+    es_stats *s = &p->acc;
+    const double took = 1e-3 * (double)(now_ns() - started);
+    s->budget_us = 1e6 * frames / p->fmt.sample_rate;
+    s->last_us = took;
+    s->max_us = took > s->max_us ? took : s->max_us;
+    s->total_us += took;
+    s->load_now = took / s->budget_us;
+    s->load_max = s->load_now > s->load_max ? s->load_now : s->load_max;
+    int bin = (int)(s->load_now * 100.0);
+    s->load_hist[bin < ES_LOAD_BINS - 1 ? bin : ES_LOAD_BINS - 1]++;
+    s->late_results += late;
+    s->misses += took > s->budget_us || late > 0;
+    s->clipped += clipped;
+    s->blocks++;
+    s->frames += (uint64_t)frames;
+    s->crossfading = p->fading;
+    levels(in, p->fmt.inputs, frames, s->in_peak, s->in_rms);
+    levels((const float *const *)out, p->fmt.outputs, frames, s->out_peak, s->out_rms);
+    publish(p);
 }

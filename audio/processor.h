@@ -2,13 +2,22 @@
  * `earshot render` drives block by block from a file, so that a render
  * equals what live playback plays.
  *
- * Per block: run the engine on the inputs (wet), delay the dry inputs by
- * the engine's latency so both stay aligned, mix wet/dry, apply output
- * gain. The processor owns its engine instance. */
+ * Per block: apply queued commands, run the active engine (and, during a
+ * swap, the incoming one too, crossfaded with equal power), delay the dry
+ * input by the processor's latency, mix wet/dry, apply gain, count clipped
+ * samples, measure levels and time, publish stats.
+ *
+ * Threads: es_processor_process() runs on the audio thread; everything else
+ * on the control side, one thread at a time. They talk through two SPSC
+ * rings: commands in, retired engines out (to be destroyed off the audio
+ * thread, by es_processor_collect()). */
 #ifndef ES_PROCESSOR_H
 #define ES_PROCESSOR_H
 
+#include <stdint.h>
+
 #include "engine.h"
+#include "stats.h"
 
 typedef struct es_processor es_processor;
 
@@ -18,19 +27,52 @@ typedef struct {
     float gain;  /* linear output gain after the mix */
 } es_mix;
 
+typedef struct {
+    es_mix mix;
+    double crossfade_ms;  /* equal-power swap time; 0 means 50 ms */
+    /* The largest engine latency a swap may bring; it is the processor's
+     * latency, and an engine with less is delayed to match, so swapping
+     * never moves the sound in time. Below the first engine's latency it
+     * is raised to that. */
+    int max_latency;
+    /* Tests: busy-wait this long inside the timed part of the listed
+     * blocks (0-based block numbers, ascending), to check miss counting. */
+    const uint64_t *delay_blocks;
+    int delay_count;
+    double delay_us;
+} es_processor_config;
+
 /* Takes ownership of `engine` (destroyed with the processor, also when
  * create fails). fmt is the engine's format. */
 es_processor *es_processor_create(const es_format *fmt, es_engine *engine,
-                                  const es_mix *mix, char *err, size_t n);
+                                  const es_processor_config *cfg, char *err, size_t n);
+/* Destroys the engines it holds and any retired ones. Not while process()
+ * may run. */
 void es_processor_destroy(es_processor *p);
 
-/* Frames of delay from input to output: the engine's latency. */
 int es_processor_latency(const es_processor *p);
-const es_engine *es_processor_engine(const es_processor *p);
+const es_format *es_processor_format(const es_processor *p);
 
 /* Real-time safe; frames in 1..max_block. in has fmt.inputs channels, out
  * fmt.outputs; they may not alias. */
 ES_RT void es_processor_process(es_processor *p, const float *const *in,
                                 float *const *out, int frames);
+
+/* ---- control side ---- */
+
+/* Queues a crossfade to `engine`. 0: queued, the processor owns it.
+ * -1 with a message: it does not fit (channels, block size, latency above
+ * max_latency) or the queue is full; the caller still owns it. */
+int es_processor_swap(es_processor *p, es_engine *engine, char *err, size_t n);
+/* Queues a mix change (ramped over one block). 0, or -1 if the queue is full. */
+int es_processor_set_mix(es_processor *p, const es_mix *mix);
+/* Queues a reset of the stats. 0, or -1 if the queue is full. */
+int es_processor_reset_stats(es_processor *p);
+/* Destroys engines the audio thread has retired. Returns how many. */
+int es_processor_collect(es_processor *p);
+/* 1 while a queued swap has not finished its crossfade. */
+int es_processor_swap_pending(const es_processor *p);
+/* A consistent copy of the latest stats. */
+void es_processor_stats(const es_processor *p, es_stats *out);
 
 #endif

@@ -59,8 +59,8 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
     }
     es_processor *p = NULL;
     if (through_processor) {
-        es_mix mix = {.wet = 0.7f, .dry = 0.3f, .gain = 0.9f};
-        p = es_processor_create(&fmt, e, &mix, err, sizeof err);
+        es_processor_config pc = {.mix = {.wet = 0.7f, .dry = 0.3f, .gain = 0.9f}};
+        p = es_processor_create(&fmt, e, &pc, err, sizeof err);
     }
     float **in = es_test_planar(ir->inputs, max_block);
     float **out = es_test_planar(ir->outputs, max_block);

@@ -1,0 +1,40 @@
+/* What the processor measures per block and publishes to the control side
+ * (meters, headless reports). Definitions follow the design: a miss is a
+ * block whose processing time exceeded its budget or whose GPU result was
+ * late; DSP load is processing time over budget. */
+#ifndef ES_STATS_H
+#define ES_STATS_H
+
+#include <stdint.h>
+
+#define ES_METER_CHANNELS 8  /* channels with level meters */
+#define ES_LOAD_BINS 201     /* DSP load histogram: 1 % bins, last = 200 % and over */
+
+typedef struct {
+    uint64_t blocks, frames;      /* processed since the last reset */
+    uint64_t misses;              /* over budget, or GPU result late */
+    uint64_t late_results;        /* of those: GPU results not ready */
+    uint64_t clipped;             /* output samples beyond full scale */
+    uint64_t swaps;               /* crossfades completed */
+    double budget_us;             /* the last block's budget: frames / rate */
+    double last_us, max_us;       /* processing time of the last block, worst */
+    double total_us;              /* sum of processing time */
+    double load_now, load_max;    /* last block's time / budget, worst */
+    uint32_t load_hist[ES_LOAD_BINS];
+    double device_us;             /* GPU engines: the last block's GPU time */
+    int latency;                  /* processor latency, frames */
+    int crossfading;              /* 1 while two engines run */
+    const char *engine;           /* the active engine's name */
+    int inputs, outputs;
+    float in_peak[ES_METER_CHANNELS], in_rms[ES_METER_CHANNELS];   /* last block */
+    float out_peak[ES_METER_CHANNELS], out_rms[ES_METER_CHANNELS];
+} es_stats;
+
+/* The load that q (0..1) of the blocks stayed under, from the histogram. */
+double es_stats_load_quantile(const es_stats *s, double q);
+/* Samples per second the engine path could sustain: frames * channels /
+ * processing time; and as a multiple of real time. */
+double es_stats_throughput(const es_stats *s);
+double es_stats_realtime_factor(const es_stats *s, double sample_rate);
+
+#endif
