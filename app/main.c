@@ -12,6 +12,7 @@ typedef struct {
 } es_command;
 
 static const es_command commands[] = {
+    {"play", es_cmd_play, "play through a device live (headless in this build)"},
     {"render", es_cmd_render, "convolve a file offline through the live processing path"},
     {"bench", es_cmd_bench, "measure engine speed on this machine"},
     {"engines", es_cmd_engines, "list the convolution engines and whether they run here"},

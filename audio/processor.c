@@ -433,7 +433,8 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     int bin = (int)(s->load_now * 100.0);
     s->load_hist[bin < ES_LOAD_BINS - 1 ? bin : ES_LOAD_BINS - 1]++;
     s->late_results += late;
-    s->misses += took > s->budget_us || late > 0;
+    if (took > s->budget_us || late > 0)
+        s->recent_misses[s->misses++ % ES_RECENT_MISSES] = s->blocks;
     s->clipped += clipped;
     s->blocks++;
     s->frames += (uint64_t)frames;

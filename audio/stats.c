@@ -10,10 +10,13 @@ double es_stats_load_quantile(const es_stats *s, double q)
     const uint64_t want = (uint64_t)(q * (double)total + 0.5);
     for (int b = 0; b < ES_LOAD_BINS; b++) {
         seen += s->load_hist[b];
-        if (seen >= want && seen > 0)
-            return (b + 1) / 100.0; /* the bin's upper edge */
+        if (seen >= want && seen > 0) {
+            /* The bin's upper edge, but never above the worst block seen. */
+            const double edge = (b + 1) / 100.0;
+            return edge < s->load_max ? edge : s->load_max;
+        }
     }
-    return ES_LOAD_BINS / 100.0;
+    return s->load_max;
 }
 
 double es_stats_throughput(const es_stats *s)

@@ -9,6 +9,7 @@
 
 #define ES_METER_CHANNELS 8  /* channels with level meters */
 #define ES_LOAD_BINS 201     /* DSP load histogram: 1 % bins, last = 200 % and over */
+#define ES_RECENT_MISSES 16  /* block numbers of the latest misses kept */
 
 typedef struct {
     uint64_t blocks, frames;      /* processed since the last reset */
@@ -26,6 +27,8 @@ typedef struct {
     int crossfading;              /* 1 while two engines run */
     const char *engine;           /* the active engine's name */
     int inputs, outputs;
+    uint64_t recent_misses[ES_RECENT_MISSES]; /* block numbers of the last
+                                               * misses, oldest overwritten */
     float in_peak[ES_METER_CHANNELS], in_rms[ES_METER_CHANNELS];   /* last block */
     float out_peak[ES_METER_CHANNELS], out_rms[ES_METER_CHANNELS];
 } es_stats;

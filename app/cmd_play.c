@@ -1,0 +1,185 @@
+/* earshot play: live playback through a device. Headless for now: it runs
+ * for a while and prints the stream's final stats. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "args.h"
+#include "commands.h"
+#include "engine.h"
+#include "irfile.h"
+#include "player.h"
+
+static const char usage[] =
+    "usage: earshot play --ir FILE [--engine NAME] [--block N] [--rate HZ]\n"
+    "                    [--device null] [--input signal] [--crossfade-ms MS]\n"
+    "                    --headless [--seconds T] [--json]\n"
+    "\n"
+    "Plays the built-in test signal (clicks, a noise burst, a sweep) through the\n"
+    "room FILE on a device, for T seconds (default 10), then prints the stream's\n"
+    "stats: blocks, deadline misses, xruns, DSP load p50/p99/max, latency in frames\n"
+    "and ms (engine + device), throughput. With --json, one JSON object.\n"
+    "\n"
+    "  --device null   the null device: a real-time clock, no sound card (the only\n"
+    "                  device in this build; sound cards come with PortAudio)\n"
+    "  --input signal  the built-in test signal (microphone and file input are\n"
+    "                  not built yet)\n"
+    "  --headless      no terminal UI (the only mode in this build)\n";
+
+typedef struct {
+    const char *ir, *device, *input;
+    const es_engine_class *engine;
+    int block, headless, json;
+    double rate, seconds, crossfade_ms;
+} play_args;
+
+static int parse(int argc, char **argv, play_args *a)
+{
+    const char *v;
+    *a = (play_args){.device = "null", .input = "signal", .block = 256, .rate = 48000,
+                     .seconds = 10, .engine = es_engine_find("cpu-partitioned")};
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            fputs(usage, stdout);
+            exit(0);
+        } else if (!strcmp(o, "--ir")) {
+            if (!(a->ir = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--device")) {
+            if (!(a->device = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--input")) {
+            if (!(a->input = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--engine")) {
+            if (!(v = es_arg_value(argc, argv, &i)))
+                return -1;
+            if (!(a->engine = es_engine_find(v))) {
+                es_error("--engine '%s': unknown engine (choose from %s)", v, es_engine_names());
+                return -1;
+            }
+        } else if (!strcmp(o, "--block")) {
+            if (!(v = es_arg_value(argc, argv, &i)) || es_arg_int(o, v, 16, 8192, &a->block))
+                return -1;
+        } else if (!strcmp(o, "--rate")) {
+            if (!(v = es_arg_value(argc, argv, &i)) ||
+                es_arg_double(o, v, 8000, 384000, &a->rate))
+                return -1;
+        } else if (!strcmp(o, "--seconds")) {
+            if (!(v = es_arg_value(argc, argv, &i)) ||
+                es_arg_double(o, v, 0.1, 86400, &a->seconds))
+                return -1;
+        } else if (!strcmp(o, "--crossfade-ms")) {
+            if (!(v = es_arg_value(argc, argv, &i)) ||
+                es_arg_double(o, v, 1, 5000, &a->crossfade_ms))
+                return -1;
+        } else if (!strcmp(o, "--headless")) {
+            a->headless = 1;
+        } else if (!strcmp(o, "--json")) {
+            a->json = 1;
+        } else {
+            es_error("play: unknown option '%s' (see earshot play --help)", o);
+            return -1;
+        }
+    }
+    if (!a->ir) {
+        es_error("play: --ir FILE is required");
+        return -1;
+    }
+    if (strcmp(a->input, "signal") != 0) {
+        es_error("--input '%s': only the built-in test signal ('signal') is built yet",
+                 a->input);
+        return -1;
+    }
+    if (!a->headless) {
+        es_error("play: the terminal UI is not built yet; use --headless");
+        return -1;
+    }
+    return 0;
+}
+
+static void report(const play_args *a, es_player *pl, const es_stats *s, double elapsed)
+{
+    const double ms = 1e3 / a->rate;
+    const int latency = es_player_latency(pl);
+    const double p50 = es_stats_load_quantile(s, 0.5), p99 = es_stats_load_quantile(s, 0.99);
+    const double expected = elapsed * a->rate / a->block;
+    if (a->json) {
+        printf("{\"device\":\"%s\",\"engine\":\"%s\",\"rate\":%g,\"block\":%d,"
+               "\"seconds\":%.3f,\"blocks\":%llu,\"blocks_expected\":%.1f,\"misses\":%llu,"
+               "\"late_results\":%llu,\"xruns\":%llu,\"load_p50\":%.4f,\"load_p99\":%.4f,"
+               "\"load_max\":%.4f,\"latency_frames\":%d,\"latency_ms\":%.3f,"
+               "\"engine_latency_frames\":%d,\"throughput\":%.0f,\"realtime_factor\":%.2f,"
+               "\"clipped\":%llu,\"swaps\":%llu}\n",
+               es_player_device(pl), s->engine, a->rate, a->block, elapsed,
+               (unsigned long long)s->blocks, expected, (unsigned long long)s->misses,
+               (unsigned long long)s->late_results, (unsigned long long)es_player_xruns(pl),
+               p50, p99, s->load_max, latency, latency * ms, s->latency,
+               es_stats_throughput(s), es_stats_realtime_factor(s, a->rate),
+               (unsigned long long)s->clipped, (unsigned long long)s->swaps);
+        return;
+    }
+    printf("device %s, engine %s, %g Hz, block %d, %.2f s\n", es_player_device(pl), s->engine,
+           a->rate, a->block, elapsed);
+    printf("  blocks      %llu (%.0f expected from the clock)\n",
+           (unsigned long long)s->blocks, expected);
+    printf("  misses      %llu (GPU late: %llu)   xruns %llu   clipped samples %llu\n",
+           (unsigned long long)s->misses, (unsigned long long)s->late_results,
+           (unsigned long long)es_player_xruns(pl), (unsigned long long)s->clipped);
+    printf("  DSP load    p50 %.1f %%   p99 %.1f %%   max %.1f %%\n", 100 * p50, 100 * p99,
+           100 * s->load_max);
+    printf("  latency     %d frames, %.2f ms (engine %d + device in/out)\n", latency,
+           latency * ms, s->latency);
+    printf("  throughput  %.0f samples/s, %.1f x real time\n", es_stats_throughput(s),
+           es_stats_realtime_factor(s, a->rate));
+}
+
+int es_cmd_play(int argc, char **argv)
+{
+    play_args a;
+    char err[512], why[256];
+    if (parse(argc, argv, &a) != 0)
+        return 2;
+    es_ir_load_info info;
+    es_ir *ir = es_ir_load(a.ir, a.rate, 1, &info, err, sizeof err);
+    if (!ir) {
+        es_error("%s", err);
+        return 1;
+    }
+    if (info.resampled)
+        fprintf(stderr, "earshot: note: %s is %g Hz, resampled to %g Hz\n", a.ir,
+                info.file_rate, a.rate);
+    es_format fmt = {.sample_rate = a.rate, .max_block = a.block, .inputs = ir->inputs,
+                     .outputs = ir->outputs};
+    es_options opt = {.fft_measure = 1};
+    es_engine *e = es_engine_create(a.engine, &fmt, ir, &opt, why, sizeof why);
+    es_ir_destroy(ir);
+    if (!e) {
+        es_error("%s: %s", a.ir, why);
+        return 1;
+    }
+    es_processor_config pc = {.mix = {.wet = 1, .dry = 0, .gain = 1},
+                              .crossfade_ms = a.crossfade_ms};
+    es_processor *proc = es_processor_create(&fmt, e, &pc, err, sizeof err);
+    es_player_config plc = {.device = a.device, .block = a.block};
+    es_player *pl = proc ? es_player_open(&plc, proc, err, sizeof err) : NULL;
+    if (!pl || es_player_start(pl, err, sizeof err) != 0) {
+        es_error("%s", err);
+        es_player_close(pl);
+        return 1;
+    }
+    struct timespec t0, t1, nap = {.tv_sec = (time_t)a.seconds,
+                                   .tv_nsec = (long)((a.seconds - (time_t)a.seconds) * 1e9)};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (nanosleep(&nap, &nap) != 0)
+        ;
+    es_player_stop(pl);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    es_stats s;
+    es_processor_stats(es_player_processor(pl), &s);
+    report(&a, pl, &s, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    es_player_close(pl);
+    return 0;
+}

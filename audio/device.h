@@ -1,0 +1,41 @@
+/* Where the processor's blocks come from and go to: a sound card through
+ * PortAudio, or the null device, a thread that calls back on a real-time
+ * clock with no sound card at all. Both call the same callback. */
+#ifndef ES_DEVICE_H
+#define ES_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Called once per block on the audio thread. in may hold silence (null
+ * device, or no input device). flags: ES_XRUN_* the host reported. */
+typedef void (*es_audio_callback)(void *ctx, const float *const *in, float *const *out,
+                                  int frames, unsigned flags);
+
+enum { ES_XRUN_INPUT = 1, ES_XRUN_OUTPUT = 2 };
+
+typedef struct {
+    const char *name;     /* "null" (the null device) */
+    double sample_rate;
+    int block;            /* frames per callback */
+    int inputs, outputs;
+} es_device_config;
+
+typedef struct es_device es_device;
+
+/* Opens without starting. NULL and a message naming the device on error. */
+es_device *es_device_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
+                          char *err, size_t n);
+int es_device_start(es_device *d, char *err, size_t n);
+/* Stops and waits for the callback to return for the last time. */
+void es_device_stop(es_device *d);
+void es_device_close(es_device *d);
+
+/* Frames of delay the device adds before and after the callback (what a
+ * person at the microphone hears on top of the engine). */
+void es_device_latency(const es_device *d, int *input, int *output);
+/* Callbacks so far, and when the first one started (monotonic, ns). */
+uint64_t es_device_callbacks(const es_device *d);
+const char *es_device_name(const es_device *d);
+
+#endif

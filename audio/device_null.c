@@ -1,0 +1,162 @@
+/* The null device: one callback per period on a real-time clock, no sound
+ * card. Absolute sleeps (clock_nanosleep TIMER_ABSTIME) keep the rate exact
+ * however long each callback takes. A callback that runs past the end of
+ * its period is what a sound card would report as an underrun: the next
+ * callback carries ES_XRUN_OUTPUT, and the clock skips the periods that
+ * were missed rather than rushing to catch up. The input is silence. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "device.h"
+#include "engine.h"
+
+struct es_device {
+    es_device_config cfg;
+    char name[64];
+    es_audio_callback cb;
+    void *ctx;
+    pthread_t thread;
+    int running;
+    atomic_int stop;
+    atomic_ullong callbacks;
+    float **in, **out;
+};
+
+static long long ns_of(const struct timespec *ts)
+{
+    return (long long)ts->tv_sec * 1000000000LL + ts->tv_nsec;
+}
+
+static struct timespec ts_of(long long ns)
+{
+    struct timespec ts = {.tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL};
+    return ts;
+}
+
+static void *clock_thread(void *arg)
+{
+    es_device *d = arg;
+    /* Like an audio server's thread: real-time priority when allowed. It
+     * sleeps every period, so it cannot starve the machine. */
+    struct sched_param sp = {.sched_priority = sched_get_priority_max(SCHED_FIFO) / 2};
+    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    const long long period = (long long)(1e9 * d->cfg.block / d->cfg.sample_rate);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long next = ns_of(&now);
+    unsigned flags = 0;
+    while (!atomic_load(&d->stop)) {
+        next += period;
+        struct timespec at = ts_of(next);
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0)
+            ;
+        d->cb(d->ctx, (const float *const *)d->in, d->out, d->cfg.block, flags);
+        atomic_fetch_add(&d->callbacks, 1);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        flags = 0;
+        if (ns_of(&now) > next + period) {
+            flags = ES_XRUN_OUTPUT;
+            next = ns_of(&now) - period; /* the next period starts now */
+        }
+    }
+    return NULL;
+}
+
+static float **channels(int count, int frames)
+{
+    float **c = calloc((size_t)(count > 0 ? count : 1), sizeof *c);
+    for (int i = 0; c && i < count; i++)
+        if (!(c[i] = es_alloc((size_t)frames * sizeof(float))))
+            return NULL;
+    return c;
+}
+
+es_device *es_device_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
+                          char *err, size_t n)
+{
+    if (strcmp(cfg->name, "null") != 0) {
+        snprintf(err, n, "device '%s': this build has only the null device (sound cards "
+                 "through PortAudio are not built yet)", cfg->name);
+        return NULL;
+    }
+    if (cfg->block < 1 || cfg->block > 65536 || !(cfg->sample_rate >= 1000)) {
+        snprintf(err, n, "device 'null': block %d at %g Hz is not possible", cfg->block,
+                 cfg->sample_rate);
+        return NULL;
+    }
+    es_device *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
+    d->cfg = *cfg;
+    snprintf(d->name, sizeof d->name, "%s", cfg->name);
+    d->cfg.name = d->name;
+    d->cb = cb;
+    d->ctx = ctx;
+    d->in = channels(cfg->inputs, cfg->block);
+    d->out = channels(cfg->outputs, cfg->block);
+    if (!d->in || !d->out) {
+        es_device_close(d);
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
+    return d;
+}
+
+int es_device_start(es_device *d, char *err, size_t n)
+{
+    atomic_store(&d->stop, 0);
+    if (pthread_create(&d->thread, NULL, clock_thread, d) != 0) {
+        snprintf(err, n, "device 'null': cannot start its clock thread");
+        return -1;
+    }
+    d->running = 1;
+    return 0;
+}
+
+void es_device_stop(es_device *d)
+{
+    if (!d || !d->running)
+        return;
+    atomic_store(&d->stop, 1);
+    pthread_join(d->thread, NULL);
+    d->running = 0;
+}
+
+void es_device_close(es_device *d)
+{
+    if (!d)
+        return;
+    es_device_stop(d);
+    for (int i = 0; d->in && i < d->cfg.inputs; i++)
+        es_free(d->in[i]);
+    for (int o = 0; d->out && o < d->cfg.outputs; o++)
+        es_free(d->out[o]);
+    free(d->in);
+    free(d->out);
+    free(d);
+}
+
+void es_device_latency(const es_device *d, int *input, int *output)
+{
+    /* A null "card" hands each block over at the period boundary: one
+     * block of buffering each way, as a two-period sound card would have. */
+    *input = d->cfg.block;
+    *output = d->cfg.block;
+}
+
+uint64_t es_device_callbacks(const es_device *d)
+{
+    return atomic_load(&((es_device *)d)->callbacks);
+}
+
+const char *es_device_name(const es_device *d)
+{
+    return d->name;
+}

@@ -1,0 +1,100 @@
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "player.h"
+
+struct es_player {
+    es_device *device;
+    es_processor *proc;
+    es_signal signal;
+    float **source;          /* [inputs] block: the test signal */
+    int inputs;
+    atomic_ullong xruns;
+};
+
+/* The audio callback: the source's block through the processor. */
+static ES_RT void callback(void *ctx, const float *const *in, float *const *out, int frames,
+                           unsigned flags)
+{
+    es_player *pl = ctx;
+    (void)in; /* the test signal replaces the (silent) device input */
+    if (flags)
+        atomic_fetch_add_explicit(&pl->xruns, 1, memory_order_relaxed);
+    es_signal_fill(&pl->signal, pl->source, pl->inputs, frames);
+    es_processor_process(pl->proc, (const float *const *)pl->source, out, frames);
+}
+
+es_player *es_player_open(const es_player_config *cfg, es_processor *take, char *err,
+                          size_t n)
+{
+    const es_format *fmt = es_processor_format(take);
+    es_player *pl = calloc(1, sizeof *pl);
+    if (!pl) {
+        es_processor_destroy(take);
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
+    pl->proc = take;
+    pl->inputs = fmt->inputs;
+    es_signal_init(&pl->signal, fmt->sample_rate);
+    pl->source = calloc((size_t)fmt->inputs, sizeof *pl->source);
+    for (int i = 0; pl->source && i < fmt->inputs; i++)
+        if (!(pl->source[i] = es_alloc((size_t)fmt->max_block * sizeof(float)))) {
+            snprintf(err, n, "out of memory");
+            es_player_close(pl);
+            return NULL;
+        }
+    es_device_config dc = {.name = cfg->device, .sample_rate = fmt->sample_rate,
+                           .block = cfg->block, .inputs = fmt->inputs,
+                           .outputs = fmt->outputs};
+    if (!pl->source || !(pl->device = es_device_open(&dc, callback, pl, err, n))) {
+        es_player_close(pl);
+        return NULL;
+    }
+    return pl;
+}
+
+int es_player_start(es_player *pl, char *err, size_t n)
+{
+    return es_device_start(pl->device, err, n);
+}
+
+void es_player_stop(es_player *pl)
+{
+    es_device_stop(pl->device);
+}
+
+void es_player_close(es_player *pl)
+{
+    if (!pl)
+        return;
+    es_device_close(pl->device);
+    es_processor_destroy(pl->proc);
+    for (int i = 0; pl->source && i < pl->inputs; i++)
+        es_free(pl->source[i]);
+    free(pl->source);
+    free(pl);
+}
+
+es_processor *es_player_processor(es_player *pl)
+{
+    return pl->proc;
+}
+
+uint64_t es_player_xruns(const es_player *pl)
+{
+    return atomic_load(&((es_player *)pl)->xruns);
+}
+
+int es_player_latency(const es_player *pl)
+{
+    int in, out;
+    es_device_latency(pl->device, &in, &out);
+    return in + out + es_processor_latency(pl->proc);
+}
+
+const char *es_player_device(const es_player *pl)
+{
+    return es_device_name(pl->device);
+}

@@ -1,0 +1,34 @@
+/* A stream that plays: a source, the processor, a device, and the
+ * callback that ties them together. `earshot play` and the workstation
+ * both run one. */
+#ifndef ES_PLAYER_H
+#define ES_PLAYER_H
+
+#include "device.h"
+#include "processor.h"
+#include "signal.h"
+
+typedef struct es_player es_player;
+
+typedef struct {
+    const char *device;     /* "null" */
+    int block;
+} es_player_config;
+
+/* Takes the processor (destroyed with the player, also on failure); its
+ * format says the rate, block and channels. The source is the built-in
+ * test signal for now. */
+es_player *es_player_open(const es_player_config *cfg, es_processor *take, char *err,
+                          size_t n);
+int es_player_start(es_player *pl, char *err, size_t n);
+void es_player_stop(es_player *pl);
+void es_player_close(es_player *pl);
+
+es_processor *es_player_processor(es_player *pl);
+/* Host-reported over/underruns so far. */
+uint64_t es_player_xruns(const es_player *pl);
+/* Engine + device latency: what a person at the microphone hears. */
+int es_player_latency(const es_player *pl);
+const char *es_player_device(const es_player *pl);
+
+#endif

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# earshot play --headless on the null device: the blocks it reports match
+# the time that passed, a light engine misses nothing, the latency is the
+# engine's plus the device's, and bad input gets one clear line.
+set -u
+earshot=$1
+make_wav=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$make_wav" "$dir/room.wav" decay 48000 2 4800
+fail=0
+json=$("$earshot" play --device null --ir "$dir/room.wav" --block 256 --headless --seconds 2 --json)
+rc=$?
+echo "$json"
+[ $rc -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+num() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" <<<"$json"; }
+blocks=$(num blocks); expected=$(num blocks_expected); misses=$(num misses)
+latency=$(num latency_frames)
+# blocks within 2 % of what the clock says
+awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.98 * e && b <= 1.02 * e + 1) }' ||
+    { echo "FAIL: $blocks blocks, $expected expected"; fail=1; }
+[ "$misses" = 0 ] || { echo "FAIL: $misses misses with a light engine"; fail=1; }
+[ "$latency" = 512 ] || { echo "FAIL: latency $latency, want 512 (0 engine + 256 in + 256 out)"; fail=1; }
+
+expect() {
+    local want=$1
+    shift
+    "$earshot" "$@" >/dev/null 2>"$dir/err"
+    local rc=$?
+    if [ $rc -eq 0 ] || [ "$(wc -l <"$dir/err")" -ne 1 ] || ! grep -qF -- "$want" "$dir/err"; then
+        echo "FAIL $*: exit $rc: $(cat "$dir/err")"
+        fail=1
+    else
+        echo "ok   $(cat "$dir/err")"
+    fi
+}
+expect "device 'hw:9': this build has only the null device" \
+    play --device hw:9 --ir "$dir/room.wav" --headless --seconds 1
+expect "--input 'mic': only the built-in test signal" \
+    play --input mic --ir "$dir/room.wav" --headless
+expect "the terminal UI is not built yet" play --ir "$dir/room.wav"
+expect "missing.wav" play --ir "$dir/missing.wav" --headless
+expect "--block 4: out of range" play --block 4 --ir "$dir/room.wav" --headless
+exit $fail

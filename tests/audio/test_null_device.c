@@ -1,0 +1,70 @@
+/* The null device runs the processor on a real-time clock: the blocks it
+ * counts match the time that passed, a light engine misses nothing, and
+ * when a known delay is put into chosen blocks, exactly those blocks are
+ * counted as misses (and the device reports each overrun as an xrun). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "player.h"
+#include "reference.h"
+
+#define RATE 48000.0
+#define BLOCK 256 /* 5.33 ms */
+
+static int failures;
+
+static void run(const uint64_t *delay_blocks, int delays, double seconds)
+{
+    uint64_t rng = 7;
+    es_ir *ir = es_test_ir("mono-stereo", 2000, &rng);
+    es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 2};
+    es_options opt = {0};
+    char err[256];
+    es_engine *e = es_engine_create(es_engine_find("cpu-partitioned"), &fmt, ir, &opt, err,
+                                    sizeof err);
+    es_ir_destroy(ir);
+    /* 1.5 budgets: a clear miss, and an overrun of the device's period. */
+    es_processor_config pc = {.mix = {.wet = 1, .gain = 1}, .delay_blocks = delay_blocks,
+                              .delay_count = delays, .delay_us = 1.5e6 * BLOCK / RATE};
+    es_processor *p = es_processor_create(&fmt, e, &pc, err, sizeof err);
+    es_player_config plc = {.device = "null", .block = BLOCK};
+    es_player *pl = es_player_open(&plc, p, err, sizeof err);
+    if (!pl || es_player_start(pl, err, sizeof err) != 0) {
+        printf("FAIL %s\n", err);
+        failures++;
+        return;
+    }
+    struct timespec t0, t1, nap = {.tv_sec = (time_t)seconds};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    nanosleep(&nap, NULL);
+    es_player_stop(pl);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    es_stats s;
+    es_processor_stats(es_player_processor(pl), &s);
+    const double elapsed = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+    /* Each injected overrun costs the clock half a block (1.5 - 1 periods). */
+    const double expected = elapsed * RATE / BLOCK - 0.5 * delays;
+    int bad = s.blocks < 0.98 * expected || s.blocks > 1.02 * expected + 1;
+    bad |= s.misses != (uint64_t)delays;
+    for (int k = 0; k < delays; k++)
+        bad |= s.recent_misses[k] != delay_blocks[k];
+    bad |= es_player_xruns(pl) != (uint64_t)delays;
+    printf("%s %d injected delays: %llu blocks in %.2f s (%.1f expected), %llu misses at",
+           bad ? "FAIL" : "ok  ", delays, (unsigned long long)s.blocks, elapsed, expected,
+           (unsigned long long)s.misses);
+    for (uint64_t k = 0; k < s.misses && k < ES_RECENT_MISSES; k++)
+        printf(" %llu", (unsigned long long)s.recent_misses[k]);
+    printf(", %llu xruns\n", (unsigned long long)es_player_xruns(pl));
+    failures += bad;
+    es_player_close(pl);
+}
+
+int main(void)
+{
+    static const uint64_t chosen[] = {10, 50, 51, 200};
+    run(NULL, 0, 2);
+    run(chosen, 4, 2);
+    printf("null device: %s\n", failures ? "FAIL" : "ok");
+    return failures ? 1 : 0;
+}
