@@ -13,7 +13,7 @@
 
 static const char usage[] =
     "usage: earshot play --ir FILE [--engine NAME] [--block N] [--rate HZ]\n"
-    "                    [--device null] [--input signal] [--crossfade-ms MS]\n"
+    "                    [--device auto|null|NAME] [--input signal] [--crossfade-ms MS]\n"
     "                    --headless [--seconds T] [--json]\n"
     "\n"
     "Plays the built-in test signal (clicks, a noise burst, a sweep) through the\n"
@@ -21,8 +21,11 @@ static const char usage[] =
     "stats: blocks, deadline misses, xruns, DSP load p50/p99/max, latency in frames\n"
     "and ms (engine + device), throughput. With --json, one JSON object.\n"
     "\n"
-    "  --device null   the null device: a real-time clock, no sound card (the only\n"
-    "                  device in this build; sound cards come with PortAudio)\n"
+    "  --device NAME   a sound device through PortAudio: 'default', a host API\n"
+    "                  ('jack', 'alsa') or part of a device name (see earshot\n"
+    "                  devices); 'null' for the null device, a real-time clock\n"
+    "                  with no sound card; 'auto' (the default): the default\n"
+    "                  sound device, or the null device with a notice if none\n"
     "  --input signal  the built-in test signal (microphone and file input are\n"
     "                  not built yet)\n"
     "  --headless      no terminal UI (the only mode in this build)\n";
@@ -37,7 +40,7 @@ typedef struct {
 static int parse(int argc, char **argv, play_args *a)
 {
     const char *v;
-    *a = (play_args){.device = "null", .input = "signal", .block = 256, .rate = 48000,
+    *a = (play_args){.device = "auto", .input = "signal", .block = 256, .rate = 48000,
                      .seconds = 10, .engine = es_engine_find("cpu-partitioned")};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
@@ -163,8 +166,21 @@ int es_cmd_play(int argc, char **argv)
     es_processor_config pc = {.mix = {.wet = 1, .dry = 0, .gain = 1},
                               .crossfade_ms = a.crossfade_ms};
     es_processor *proc = es_processor_create(&fmt, e, &pc, err, sizeof err);
-    es_player_config plc = {.device = a.device, .block = a.block};
-    es_player *pl = proc ? es_player_open(&plc, proc, err, sizeof err) : NULL;
+    const int automatic = !strcmp(a.device, "auto");
+    es_player_config plc = {.device = automatic ? "default" : a.device, .block = a.block};
+    es_player *pl = NULL;
+    if (proc && automatic && !(pl = es_player_open(&plc, proc, err, sizeof err))) {
+        /* The player took the processor even on failure: build it again. */
+        fprintf(stderr, "earshot: note: no usable sound device (%s); playing on the null "
+                "device\n", err);
+        plc.device = "null";
+        es_ir *again = es_ir_load(a.ir, a.rate, 1, &info, err, sizeof err);
+        e = again ? es_engine_create(a.engine, &fmt, again, &opt, why, sizeof why) : NULL;
+        es_ir_destroy(again);
+        proc = e ? es_processor_create(&fmt, e, &pc, err, sizeof err) : NULL;
+    }
+    if (proc && !pl)
+        pl = es_player_open(&plc, proc, err, sizeof err);
     if (!pl || es_player_start(pl, err, sizeof err) != 0) {
         es_error("%s", err);
         es_player_close(pl);

@@ -15,6 +15,7 @@ static const es_command commands[] = {
     {"play", es_cmd_play, "play through a device live (headless in this build)"},
     {"render", es_cmd_render, "convolve a file offline through the live processing path"},
     {"bench", es_cmd_bench, "measure engine speed on this machine"},
+    {"devices", es_cmd_devices, "list the sound devices earshot can play on"},
     {"engines", es_cmd_engines, "list the convolution engines and whether they run here"},
     {NULL, NULL, NULL},
 };

@@ -19,6 +19,7 @@ typedef struct {
     double sample_rate;
     int block;            /* frames per callback */
     int inputs, outputs;
+    int live_input;       /* open the device's input (microphone) too */
 } es_device_config;
 
 typedef struct es_device es_device;

@@ -12,20 +12,19 @@
 #include <string.h>
 #include <time.h>
 
-#include "device.h"
+#include "device_class.h"
 #include "engine.h"
 
-struct es_device {
+typedef struct {
+    es_device base;
     es_device_config cfg;
-    char name[64];
     es_audio_callback cb;
     void *ctx;
     pthread_t thread;
     int running;
     atomic_int stop;
-    atomic_ullong callbacks;
     float **in, **out;
-};
+} null_device;
 
 static long long ns_of(const struct timespec *ts)
 {
@@ -40,7 +39,7 @@ static struct timespec ts_of(long long ns)
 
 static void *clock_thread(void *arg)
 {
-    es_device *d = arg;
+    null_device *d = arg;
     /* Like an audio server's thread: real-time priority when allowed. It
      * sleeps every period, so it cannot starve the machine. */
     struct sched_param sp = {.sched_priority = sched_get_priority_max(SCHED_FIFO) / 2};
@@ -56,7 +55,7 @@ static void *clock_thread(void *arg)
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0)
             ;
         d->cb(d->ctx, (const float *const *)d->in, d->out, d->cfg.block, flags);
-        atomic_fetch_add(&d->callbacks, 1);
+        atomic_fetch_add(&d->base.callbacks, 1);
         clock_gettime(CLOCK_MONOTONIC, &now);
         flags = 0;
         if (ns_of(&now) > next + period) {
@@ -76,41 +75,41 @@ static float **channels(int count, int frames)
     return c;
 }
 
-es_device *es_device_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
-                          char *err, size_t n)
+static void null_close(es_device *base);
+
+static es_device *null_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
+                            char *err, size_t n)
 {
-    if (strcmp(cfg->name, "null") != 0) {
-        snprintf(err, n, "device '%s': this build has only the null device (sound cards "
-                 "through PortAudio are not built yet)", cfg->name);
-        return NULL;
-    }
     if (cfg->block < 1 || cfg->block > 65536 || !(cfg->sample_rate >= 1000)) {
         snprintf(err, n, "device 'null': block %d at %g Hz is not possible", cfg->block,
                  cfg->sample_rate);
         return NULL;
     }
-    es_device *d = calloc(1, sizeof *d);
+    null_device *d = calloc(1, sizeof *d);
     if (!d) {
         snprintf(err, n, "out of memory");
         return NULL;
     }
     d->cfg = *cfg;
-    snprintf(d->name, sizeof d->name, "%s", cfg->name);
-    d->cfg.name = d->name;
     d->cb = cb;
     d->ctx = ctx;
     d->in = channels(cfg->inputs, cfg->block);
     d->out = channels(cfg->outputs, cfg->block);
     if (!d->in || !d->out) {
-        es_device_close(d);
+        null_close(&d->base);
         snprintf(err, n, "out of memory");
         return NULL;
     }
-    return d;
+    /* A null "card" hands each block over at the period boundary: one
+     * block of buffering each way, as a two-period sound card would have. */
+    d->base.input_latency = d->base.output_latency = cfg->block;
+    snprintf(d->base.name, sizeof d->base.name, "null");
+    return &d->base;
 }
 
-int es_device_start(es_device *d, char *err, size_t n)
+static int null_start(es_device *base, char *err, size_t n)
 {
+    null_device *d = (null_device *)base;
     atomic_store(&d->stop, 0);
     if (pthread_create(&d->thread, NULL, clock_thread, d) != 0) {
         snprintf(err, n, "device 'null': cannot start its clock thread");
@@ -120,20 +119,20 @@ int es_device_start(es_device *d, char *err, size_t n)
     return 0;
 }
 
-void es_device_stop(es_device *d)
+static void null_stop(es_device *base)
 {
-    if (!d || !d->running)
+    null_device *d = (null_device *)base;
+    if (!d->running)
         return;
     atomic_store(&d->stop, 1);
     pthread_join(d->thread, NULL);
     d->running = 0;
 }
 
-void es_device_close(es_device *d)
+static void null_close(es_device *base)
 {
-    if (!d)
-        return;
-    es_device_stop(d);
+    null_device *d = (null_device *)base;
+    null_stop(base);
     for (int i = 0; d->in && i < d->cfg.inputs; i++)
         es_free(d->in[i]);
     for (int o = 0; d->out && o < d->cfg.outputs; o++)
@@ -143,20 +142,10 @@ void es_device_close(es_device *d)
     free(d);
 }
 
-void es_device_latency(const es_device *d, int *input, int *output)
-{
-    /* A null "card" hands each block over at the period boundary: one
-     * block of buffering each way, as a two-period sound card would have. */
-    *input = d->cfg.block;
-    *output = d->cfg.block;
-}
-
-uint64_t es_device_callbacks(const es_device *d)
-{
-    return atomic_load(&((es_device *)d)->callbacks);
-}
-
-const char *es_device_name(const es_device *d)
-{
-    return d->name;
-}
+const es_device_class es_device_null = {
+    .name = "null",
+    .open = null_open,
+    .start = null_start,
+    .stop = null_stop,
+    .close = null_close,
+};

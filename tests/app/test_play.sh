@@ -34,7 +34,7 @@ expect() {
         echo "ok   $(cat "$dir/err")"
     fi
 }
-expect "device 'hw:9': this build has only the null device" \
+expect "device 'hw:9': no such sound device" \
     play --device hw:9 --ir "$dir/room.wav" --headless --seconds 1
 expect "--input 'mic': only the built-in test signal" \
     play --input mic --ir "$dir/room.wav" --headless

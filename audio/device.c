@@ -1,0 +1,58 @@
+/* Device dispatch: "null" is the null device; any other name goes to
+ * PortAudio when earshot was built with it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "device_class.h"
+
+es_device *es_device_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
+                          char *err, size_t n)
+{
+    const es_device_class *k = &es_device_null;
+    if (strcmp(cfg->name, "null") != 0) {
+#ifdef ES_HAVE_PORTAUDIO
+        k = &es_device_portaudio;
+#else
+        snprintf(err, n, "device '%s': this earshot was built without PortAudio; only "
+                 "the null device is available", cfg->name);
+        return NULL;
+#endif
+    }
+    es_device *d = k->open(cfg, cb, ctx, err, n);
+    if (d)
+        d->klass = k;
+    return d;
+}
+
+int es_device_start(es_device *d, char *err, size_t n)
+{
+    return d->klass->start(d, err, n);
+}
+
+void es_device_stop(es_device *d)
+{
+    if (d)
+        d->klass->stop(d);
+}
+
+void es_device_close(es_device *d)
+{
+    if (d)
+        d->klass->close(d);
+}
+
+void es_device_latency(const es_device *d, int *input, int *output)
+{
+    *input = d->input_latency;
+    *output = d->output_latency;
+}
+
+uint64_t es_device_callbacks(const es_device *d)
+{
+    return atomic_load(&((es_device *)d)->callbacks);
+}
+
+const char *es_device_name(const es_device *d)
+{
+    return d->name;
+}

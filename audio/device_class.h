@@ -1,0 +1,34 @@
+/* What a device backend provides (internal to audio/): a const table of
+ * functions, like an engine class. device.c picks the backend by name. */
+#ifndef ES_DEVICE_CLASS_H
+#define ES_DEVICE_CLASS_H
+
+#include <stdatomic.h>
+
+#include "device.h"
+
+typedef struct es_device_class es_device_class;
+
+/* Every backend's device starts with this. */
+struct es_device {
+    const es_device_class *klass;
+    char name[128];             /* what the user sees: "null", "JACK: system" */
+    int input_latency, output_latency; /* frames, known after open */
+    atomic_ullong callbacks;
+};
+
+struct es_device_class {
+    const char *name;
+    es_device *(*open)(const es_device_config *cfg, es_audio_callback cb, void *ctx,
+                       char *err, size_t n);
+    int (*start)(es_device *d, char *err, size_t n);
+    void (*stop)(es_device *d);
+    void (*close)(es_device *d);
+};
+
+extern const es_device_class es_device_null;
+#ifdef ES_HAVE_PORTAUDIO
+extern const es_device_class es_device_portaudio;
+#endif
+
+#endif

@@ -1,0 +1,234 @@
+/* Sound cards through PortAudio: a stream of non-interleaved float32 at a
+ * fixed block size, on any host API PortAudio has (ALSA, JACK, ...).
+ *
+ * Device names: "default" (PortAudio's default output), a host API
+ * ("jack", "alsa": its default devices), or part of a device's name
+ * ("USB", "hw:1"). The input is opened only when the source needs it. */
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <portaudio.h>
+
+#include "device_class.h"
+#include "engine.h"
+#include "device_portaudio.h"
+
+typedef struct {
+    es_device base;
+    PaStream *stream;
+    es_audio_callback cb;
+    void *ctx;
+    int started;
+    float **silence;    /* input when the stream has none */
+    int inputs;
+} pa_device;
+
+/* PortAudio's scan of ALSA prints pages of "ALSA lib ..." lines on a
+ * machine without sound cards. They are not ours to show: stderr is parked
+ * on /dev/null while PortAudio initialises. */
+int es_portaudio_init(void)
+{
+    fflush(stderr);
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+        dup2(null, 2);
+        close(null);
+    }
+    PaError rc = Pa_Initialize();
+    if (saved >= 0) {
+        dup2(saved, 2);
+        close(saved);
+    }
+    return rc == paNoError ? 0 : -1;
+}
+
+static int contains(const char *hay, const char *needle)
+{
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (needle[k] && hay[k] &&
+               tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
+            k++;
+        if (!needle[k])
+            return 1;
+    }
+    return 0;
+}
+
+/* Output device (and input device, when wanted) for a name; -1 if none. */
+static int find_devices(const char *name, PaDeviceIndex *out, PaDeviceIndex *in)
+{
+    *out = *in = paNoDevice;
+    if (!strcmp(name, "default")) {
+        *out = Pa_GetDefaultOutputDevice();
+        *in = Pa_GetDefaultInputDevice();
+        return *out == paNoDevice ? -1 : 0;
+    }
+    for (PaHostApiIndex h = 0; h < Pa_GetHostApiCount(); h++) {
+        const PaHostApiInfo *api = Pa_GetHostApiInfo(h);
+        if (api && (contains(api->name, name) || (api->type == paJACK && !strcmp(name, "jack")))) {
+            *out = api->defaultOutputDevice;
+            *in = api->defaultInputDevice;
+            return *out == paNoDevice ? -1 : 0;
+        }
+    }
+    for (PaDeviceIndex d = 0; d < Pa_GetDeviceCount(); d++) {
+        const PaDeviceInfo *info = Pa_GetDeviceInfo(d);
+        if (info && info->maxOutputChannels > 0 && contains(info->name, name)) {
+            *out = d;
+            *in = info->maxInputChannels > 0 ? d : paNoDevice;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int pa_callback(const void *input, void *output, unsigned long frames,
+                       const PaStreamCallbackTimeInfo *time, PaStreamCallbackFlags status,
+                       void *arg)
+{
+    pa_device *d = arg;
+    (void)time;
+    unsigned flags = 0;
+    if (status & (paInputOverflow | paInputUnderflow))
+        flags |= ES_XRUN_INPUT;
+    if (status & (paOutputUnderflow | paOutputOverflow))
+        flags |= ES_XRUN_OUTPUT;
+    const float *const *in = input ? (const float *const *)input
+                                   : (const float *const *)d->silence;
+    d->cb(d->ctx, in, (float *const *)output, (int)frames, flags);
+    atomic_fetch_add_explicit(&d->base.callbacks, 1, memory_order_relaxed);
+    return paContinue;
+}
+
+static void pa_close(es_device *base);
+
+static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
+                          char *err, size_t n)
+{
+    if (es_portaudio_init() != 0) {
+        snprintf(err, n, "device '%s': PortAudio could not start", cfg->name);
+        return NULL;
+    }
+    pa_device *d = calloc(1, sizeof *d);
+    if (!d) {
+        Pa_Terminate();
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
+    d->cb = cb;
+    d->ctx = ctx;
+    d->inputs = cfg->inputs;
+    d->silence = calloc((size_t)(cfg->inputs > 0 ? cfg->inputs : 1), sizeof *d->silence);
+    for (int i = 0; d->silence && i < cfg->inputs; i++)
+        d->silence[i] = es_alloc((size_t)cfg->block * sizeof(float));
+    PaDeviceIndex out, in;
+    if (find_devices(cfg->name, &out, &in) != 0) {
+        snprintf(err, n, "device '%s': no such sound device (see earshot devices)", cfg->name);
+        pa_close(&d->base);
+        return NULL;
+    }
+    const PaDeviceInfo *oi = Pa_GetDeviceInfo(out);
+    if (oi->maxOutputChannels < cfg->outputs) {
+        snprintf(err, n, "device '%s' (%s): has %d output channels, the room needs %d",
+                 cfg->name, oi->name, oi->maxOutputChannels, cfg->outputs);
+        pa_close(&d->base);
+        return NULL;
+    }
+    PaStreamParameters op = {.device = out, .channelCount = cfg->outputs,
+                             .sampleFormat = paFloat32 | paNonInterleaved,
+                             .suggestedLatency = oi->defaultLowOutputLatency};
+    PaStreamParameters ip = {0}, *ipp = NULL;
+    if (cfg->live_input) {
+        const PaDeviceInfo *ii = in == paNoDevice ? NULL : Pa_GetDeviceInfo(in);
+        if (!ii || ii->maxInputChannels < cfg->inputs) {
+            snprintf(err, n, "device '%s': no input with %d channel%s", cfg->name,
+                     cfg->inputs, cfg->inputs == 1 ? "" : "s");
+            pa_close(&d->base);
+            return NULL;
+        }
+        ip = (PaStreamParameters){.device = in, .channelCount = cfg->inputs,
+                                  .sampleFormat = paFloat32 | paNonInterleaved,
+                                  .suggestedLatency = ii->defaultLowInputLatency};
+        ipp = &ip;
+    }
+    PaError rc = Pa_OpenStream(&d->stream, ipp, &op, cfg->sample_rate,
+                               (unsigned long)cfg->block, paClipOff, pa_callback, d);
+    if (rc != paNoError) {
+        snprintf(err, n, "device '%s' (%s): cannot open %g Hz, block %d: %s", cfg->name,
+                 oi->name, cfg->sample_rate, cfg->block, Pa_GetErrorText(rc));
+        d->stream = NULL;
+        pa_close(&d->base);
+        return NULL;
+    }
+    const PaStreamInfo *si = Pa_GetStreamInfo(d->stream);
+    d->base.input_latency = si && ipp ? (int)(si->inputLatency * cfg->sample_rate + 0.5) : 0;
+    d->base.output_latency = si ? (int)(si->outputLatency * cfg->sample_rate + 0.5) : 0;
+    snprintf(d->base.name, sizeof d->base.name, "%s: %s",
+             Pa_GetHostApiInfo(oi->hostApi)->name, oi->name);
+    return &d->base;
+}
+
+static int pa_start(es_device *base, char *err, size_t n)
+{
+    pa_device *d = (pa_device *)base;
+    PaError rc = Pa_StartStream(d->stream);
+    if (rc != paNoError) {
+        snprintf(err, n, "device '%s': cannot start: %s", d->base.name, Pa_GetErrorText(rc));
+        return -1;
+    }
+    d->started = 1;
+    return 0;
+}
+
+static void pa_stop(es_device *base)
+{
+    pa_device *d = (pa_device *)base;
+    if (d->started)
+        Pa_StopStream(d->stream);
+    d->started = 0;
+}
+
+static void pa_close(es_device *base)
+{
+    pa_device *d = (pa_device *)base;
+    pa_stop(base);
+    if (d->stream)
+        Pa_CloseStream(d->stream);
+    for (int i = 0; d->silence && i < d->inputs; i++)
+        es_free(d->silence[i]);
+    free(d->silence);
+    free(d);
+    Pa_Terminate();
+}
+
+const es_device_class es_device_portaudio = {
+    .name = "portaudio",
+    .open = pa_open,
+    .start = pa_start,
+    .stop = pa_stop,
+    .close = pa_close,
+};
+
+int es_portaudio_list(FILE *to, int json)
+{
+    if (es_portaudio_init() != 0)
+        return -1;
+    for (PaDeviceIndex d = 0; d < Pa_GetDeviceCount(); d++) {
+        const PaDeviceInfo *i = Pa_GetDeviceInfo(d);
+        const char *api = Pa_GetHostApiInfo(i->hostApi)->name;
+        if (json)
+            fprintf(to, "{\"name\":\"%s\",\"host_api\":\"%s\",\"inputs\":%d,\"outputs\":%d,"
+                    "\"default_rate\":%g}\n", i->name, api, i->maxInputChannels,
+                    i->maxOutputChannels, i->defaultSampleRate);
+        else
+            fprintf(to, "%-32s %-26s %3d in %3d out  %6g Hz\n", i->name, api,
+                    i->maxInputChannels, i->maxOutputChannels, i->defaultSampleRate);
+    }
+    Pa_Terminate();
+    return 0;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Live playback under a real audio server: JACK's dummy backend gives
+# PortAudio a JACK server with a real clock and no sound card. earshot plays
+# through PortAudio's JACK host API for 3 s; the blocks it counts must match
+# the time that passed and a light engine must miss nothing.
+set -u
+earshot=$1
+make_wav=$2
+command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
+dir=$(mktemp -d)
+# A private server, so nothing else on the machine is touched or in the way.
+export JACK_DEFAULT_SERVER="earshot-test-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
+jackd --no-realtime -d dummy -r 48000 -p 256 >"$dir/jackd.log" 2>&1 &
+jack=$!
+trap 'kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 50); do
+    "$earshot" devices 2>/dev/null | grep -q "JACK" && break
+    sleep 0.1
+done
+"$earshot" devices | grep -q "JACK" || { echo "FAIL: the JACK server did not come up"; cat "$dir/jackd.log"; exit 1; }
+"$make_wav" "$dir/room.wav" decay 48000 2 9600
+json=$("$earshot" play --device jack --ir "$dir/room.wav" --block 256 --headless --seconds 3 --json)
+rc=$?
+echo "$json"
+fail=0
+[ $rc -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+num() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" <<<"$json"; }
+grep -q '"device":"JACK' <<<"$json" || { echo "FAIL: did not play on JACK"; fail=1; }
+blocks=$(num blocks); expected=$(num blocks_expected); misses=$(num misses)
+# Within 3 %: the stream takes a few periods to start after the clock does.
+awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.97 * e && b <= 1.01 * e + 1) }' ||
+    { echo "FAIL: $blocks blocks, $expected expected from the clock"; fail=1; }
+[ "$misses" = 0 ] || { echo "FAIL: $misses misses with a light engine"; fail=1; }
+[ $fail -eq 0 ] && echo "ok   JACK dummy: $blocks blocks of $expected, 0 misses"
+exit $fail
