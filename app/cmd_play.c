@@ -1,5 +1,6 @@
 /* earshot play: live playback through a device. Headless for now: it runs
  * for a while and prints the stream's final stats. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,21 @@
 #include "engine.h"
 #include "irfile.h"
 #include "player.h"
+#include "recorder.h"
+
+/* Set by SIGINT/SIGTERM: the stream stops and the recording is finished. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
 
 static const char usage[] =
     "usage: earshot play --ir FILE [--engine NAME] [--block N] [--rate HZ]\n"
     "                    [--device auto|null|NAME] [--input signal] [--crossfade-ms MS]\n"
-    "                    --headless [--seconds T] [--json]\n"
+    "                    [--record OUT.wav] --headless [--seconds T] [--json]\n"
     "\n"
     "Plays the built-in test signal (clicks, a noise burst, a sweep) through the\n"
     "room FILE on a device, for T seconds (default 10), then prints the stream's\n"
@@ -28,10 +39,12 @@ static const char usage[] =
     "                  sound device, or the null device with a notice if none\n"
     "  --input signal  the built-in test signal (microphone and file input are\n"
     "                  not built yet)\n"
+    "  --record OUT    record the output to a float WAV (finished on stop, on\n"
+    "                  Ctrl-C, and after a write error, keeping what was written)\n"
     "  --headless      no terminal UI (the only mode in this build)\n";
 
 typedef struct {
-    const char *ir, *device, *input;
+    const char *ir, *device, *input, *record;
     const es_engine_class *engine;
     int block, headless, json;
     double rate, seconds, crossfade_ms;
@@ -49,6 +62,9 @@ static int parse(int argc, char **argv, play_args *a)
             exit(0);
         } else if (!strcmp(o, "--ir")) {
             if (!(a->ir = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--record")) {
+            if (!(a->record = es_arg_value(argc, argv, &i)))
                 return -1;
         } else if (!strcmp(o, "--device")) {
             if (!(a->device = es_arg_value(argc, argv, &i)))
@@ -103,8 +119,11 @@ static int parse(int argc, char **argv, play_args *a)
     return 0;
 }
 
-static void report(const play_args *a, es_player *pl, const es_stats *s, double elapsed)
+static void report(const play_args *a, es_player *pl, const es_stats *s, double elapsed,
+                   const es_recorder *rec)
 {
+    const unsigned long long recorded = rec ? es_recorder_written(rec) : 0;
+    const unsigned long long lost = rec ? es_recorder_dropped(rec) : 0;
     const double ms = 1e3 / a->rate;
     const int latency = es_player_latency(pl);
     const double p50 = es_stats_load_quantile(s, 0.5), p99 = es_stats_load_quantile(s, 0.99);
@@ -115,13 +134,14 @@ static void report(const play_args *a, es_player *pl, const es_stats *s, double 
                "\"late_results\":%llu,\"xruns\":%llu,\"load_p50\":%.4f,\"load_p99\":%.4f,"
                "\"load_max\":%.4f,\"latency_frames\":%d,\"latency_ms\":%.3f,"
                "\"engine_latency_frames\":%d,\"throughput\":%.0f,\"realtime_factor\":%.2f,"
-               "\"clipped\":%llu,\"swaps\":%llu}\n",
+               "\"clipped\":%llu,\"swaps\":%llu,\"recorded_frames\":%llu,"
+               "\"record_dropped_frames\":%llu}\n",
                es_player_device(pl), s->engine, a->rate, a->block, elapsed,
                (unsigned long long)s->blocks, expected, (unsigned long long)s->misses,
                (unsigned long long)s->late_results, (unsigned long long)es_player_xruns(pl),
                p50, p99, s->load_max, latency, latency * ms, s->latency,
                es_stats_throughput(s), es_stats_realtime_factor(s, a->rate),
-               (unsigned long long)s->clipped, (unsigned long long)s->swaps);
+               (unsigned long long)s->clipped, (unsigned long long)s->swaps, recorded, lost);
         return;
     }
     printf("device %s, engine %s, %g Hz, block %d, %.2f s\n", es_player_device(pl), s->engine,
@@ -137,6 +157,9 @@ static void report(const play_args *a, es_player *pl, const es_stats *s, double 
            latency * ms, s->latency);
     printf("  throughput  %.0f samples/s, %.1f x real time\n", es_stats_throughput(s),
            es_stats_realtime_factor(s, a->rate));
+    if (rec)
+        printf("  recorded    %llu frames to %s, %llu lost to a full ring\n", recorded,
+               a->record, lost);
 }
 
 int es_cmd_play(int argc, char **argv)
@@ -167,7 +190,14 @@ int es_cmd_play(int argc, char **argv)
                               .crossfade_ms = a.crossfade_ms};
     es_processor *proc = es_processor_create(&fmt, e, &pc, err, sizeof err);
     const int automatic = !strcmp(a.device, "auto");
-    es_player_config plc = {.device = automatic ? "default" : a.device, .block = a.block};
+    es_recorder *rec = NULL;
+    if (a.record && !(rec = es_recorder_open(a.record, a.rate, fmt.outputs, 0, err, sizeof err))) {
+        es_error("%s", err);
+        es_processor_destroy(proc);
+        return 1;
+    }
+    es_player_config plc = {.device = automatic ? "default" : a.device, .block = a.block,
+                            .tap = rec ? es_recorder_tap : NULL, .tap_ctx = rec};
     es_player *pl = NULL;
     if (proc && automatic && !(pl = es_player_open(&plc, proc, err, sizeof err))) {
         /* The player took the processor even on failure: build it again. */
@@ -184,18 +214,36 @@ int es_cmd_play(int argc, char **argv)
     if (!pl || es_player_start(pl, err, sizeof err) != 0) {
         es_error("%s", err);
         es_player_close(pl);
+        es_recorder_free(rec);
         return 1;
     }
-    struct timespec t0, t1, nap = {.tv_sec = (time_t)a.seconds,
-                                   .tv_nsec = (long)((a.seconds - (time_t)a.seconds) * 1e9)};
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    /* The control loop: free what the audio thread retires, watch the
+     * clock and Ctrl-C. */
+    struct timespec t0, t1, tick = {0, 20000000};
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (nanosleep(&nap, &nap) != 0)
-        ;
+    for (;;) {
+        nanosleep(&tick, NULL);
+        es_processor_collect(es_player_processor(pl));
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double elapsed = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+        if (interrupted || elapsed >= a.seconds)
+            break;
+    }
     es_player_stop(pl);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    int status = 0;
+    if (rec && es_recorder_finish(rec, err, sizeof err) != 0) {
+        es_error("%s", err);
+        status = 1;
+    }
     es_stats s;
     es_processor_stats(es_player_processor(pl), &s);
-    report(&a, pl, &s, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    report(&a, pl, &s, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+           rec);
+    es_recorder_free(rec);
     es_player_close(pl);
-    return 0;
+    return status;
 }

@@ -11,6 +11,8 @@ struct es_player {
     float **source;          /* [inputs] block: the test signal */
     int inputs;
     atomic_ullong xruns;
+    void (*tap)(void *ctx, const float *const *out, int frames);
+    void *tap_ctx;
 };
 
 /* The audio callback: the source's block through the processor. */
@@ -23,6 +25,8 @@ static ES_RT void callback(void *ctx, const float *const *in, float *const *out,
         atomic_fetch_add_explicit(&pl->xruns, 1, memory_order_relaxed);
     es_signal_fill(&pl->signal, pl->source, pl->inputs, frames);
     es_processor_process(pl->proc, (const float *const *)pl->source, out, frames);
+    if (pl->tap)
+        pl->tap(pl->tap_ctx, (const float *const *)out, frames);
 }
 
 es_player *es_player_open(const es_player_config *cfg, es_processor *take, char *err,
@@ -37,6 +41,8 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
     }
     pl->proc = take;
     pl->inputs = fmt->inputs;
+    pl->tap = cfg->tap;
+    pl->tap_ctx = cfg->tap_ctx;
     es_signal_init(&pl->signal, fmt->sample_rate);
     pl->source = calloc((size_t)fmt->inputs, sizeof *pl->source);
     for (int i = 0; pl->source && i < fmt->inputs; i++)

@@ -6,13 +6,17 @@
 
 #include "device.h"
 #include "processor.h"
-#include "signal.h"
+#include "test_signal.h"
 
 typedef struct es_player es_player;
 
 typedef struct {
-    const char *device;     /* "null" */
+    const char *device;     /* "null", "default", a host API or device name */
     int block;
+    /* Optional: called on the audio thread with every output block after
+     * the processor (the recorder's es_recorder_tap). Must be real-time safe. */
+    void (*tap)(void *ctx, const float *const *out, int frames);
+    void *tap_ctx;
 } es_player_config;
 
 /* Takes the processor (destroyed with the player, also on failure); its

@@ -1,8 +1,8 @@
 /* The built-in test signal, so there is always something to hear: a cycle
  * of clicks, noise bursts and a logarithmic sine sweep, each with silence
  * after it so the room's tail can be heard. Real-time safe to generate. */
-#ifndef ES_SIGNAL_H
-#define ES_SIGNAL_H
+#ifndef ES_TEST_SIGNAL_H
+#define ES_TEST_SIGNAL_H
 
 #include <stdint.h>
 

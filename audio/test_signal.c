@@ -1,6 +1,6 @@
 #include <math.h>
 
-#include "signal.h"
+#include "test_signal.h"
 
 /* One cycle, in seconds: clicks at 0, 0.5, 1.0; a noise burst at 2 s
  * (100 ms); a 2 s sweep 50 Hz -> 10 kHz from 4 s; silence to 8 s. */

@@ -1,0 +1,169 @@
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "audiofile.h"
+#include "recorder.h"
+
+#define WRITE_CHUNK 4096 /* frames per write */
+
+struct es_recorder {
+    es_audiofile *file;
+    int channels;
+    float *ring;            /* interleaved frames, size frames * channels */
+    size_t frames;          /* ring capacity in frames, power of two */
+    atomic_size_t head, tail; /* frames pushed / taken, producer / consumer */
+    atomic_ullong dropped, written;
+    atomic_int stop, failed;
+    int finished;
+    char error[512];        /* written before `failed` is released */
+    pthread_t thread;
+    float *chunk;           /* WRITE_CHUNK frames, writer's own */
+    float **planar;         /* channel pointers for es_audiofile_write */
+};
+
+void es_recorder_tap(void *recorder, const float *const *out, int frames)
+{
+    es_recorder *r = recorder;
+    const size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    const size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (r->frames - (head - tail) < (size_t)frames) {
+        atomic_fetch_add_explicit(&r->dropped, (unsigned long long)frames,
+                                  memory_order_relaxed);
+        return;
+    }
+    for (int t = 0; t < frames; t++) {
+        float *f = r->ring + ((head + (size_t)t) & (r->frames - 1)) * (size_t)r->channels;
+        for (int c = 0; c < r->channels; c++)
+            f[c] = out[c][t];
+    }
+    atomic_store_explicit(&r->head, head + (size_t)frames, memory_order_release);
+}
+
+/* Writes what is in the ring; returns frames written, -1 on error. */
+static long drain(es_recorder *r)
+{
+    const size_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    long total = 0;
+    while (tail != head) {
+        size_t n = head - tail < WRITE_CHUNK ? head - tail : WRITE_CHUNK;
+        for (size_t t = 0; t < n; t++) {
+            const float *f = r->ring + ((tail + t) & (r->frames - 1)) * (size_t)r->channels;
+            for (int c = 0; c < r->channels; c++)
+                r->planar[c][t] = f[c];
+        }
+        tail += n;
+        atomic_store_explicit(&r->tail, tail, memory_order_release);
+        if (!atomic_load(&r->failed)) {
+            char err[512];
+            if (es_audiofile_write(r->file, (const float *const *)r->planar, (int)n, err,
+                                   sizeof err) != 0) {
+                snprintf(r->error, sizeof r->error, "%s", err);
+                atomic_store_explicit(&r->failed, 1, memory_order_release);
+                return -1;
+            }
+            atomic_fetch_add(&r->written, n);
+        }
+        total += (long)n;
+    }
+    return total;
+}
+
+static void *writer(void *arg)
+{
+    es_recorder *r = arg;
+    const struct timespec nap = {0, 5000000}; /* 5 ms: a fraction of the ring */
+    while (!atomic_load(&r->stop)) {
+        if (drain(r) == 0)
+            nanosleep(&nap, NULL);
+    }
+    drain(r);
+    return NULL;
+}
+
+es_recorder *es_recorder_open(const char *path, double sample_rate, int channels,
+                              double ring_seconds, char *err, size_t n)
+{
+    es_recorder *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, n, "%s: out of memory", path);
+        return NULL;
+    }
+    r->channels = channels;
+    r->frames = 1;
+    while (r->frames < (size_t)((ring_seconds > 0 ? ring_seconds : 2.0) * sample_rate))
+        r->frames <<= 1;
+    r->ring = calloc(r->frames * (size_t)channels, sizeof(float));
+    r->chunk = calloc((size_t)WRITE_CHUNK * (size_t)channels, sizeof(float));
+    r->planar = calloc((size_t)channels, sizeof *r->planar);
+    if (!r->ring || !r->chunk || !r->planar) {
+        snprintf(err, n, "%s: out of memory for the recording ring", path);
+        goto fail;
+    }
+    for (int c = 0; c < channels; c++)
+        r->planar[c] = r->chunk + (size_t)c * WRITE_CHUNK;
+    if (!(r->file = es_audiofile_create(path, sample_rate, channels, ES_SAMPLE_FLOAT, err, n)))
+        goto fail;
+    if (pthread_create(&r->thread, NULL, writer, r) != 0) {
+        snprintf(err, n, "%s: cannot start the writer thread", path);
+        goto fail;
+    }
+    return r;
+fail:
+    es_audiofile_close(r->file);
+    free(r->ring);
+    free(r->chunk);
+    free(r->planar);
+    free(r);
+    return NULL;
+}
+
+uint64_t es_recorder_dropped(const es_recorder *r)
+{
+    return atomic_load(&((es_recorder *)r)->dropped);
+}
+
+uint64_t es_recorder_written(const es_recorder *r)
+{
+    return atomic_load(&((es_recorder *)r)->written);
+}
+
+int es_recorder_finish(es_recorder *r, char *err, size_t n)
+{
+    if (!r || r->finished)
+        return 0;
+    r->finished = 1;
+    atomic_store(&r->stop, 1);
+    pthread_join(r->thread, NULL);
+    int rc = 0;
+    char commit_err[512] = "";
+    /* Keep what was written even after a write error: finishing the file
+     * writes its header, so the recorded part stays playable. */
+    if (es_audiofile_commit(r->file, commit_err, sizeof commit_err) != 0) {
+        snprintf(err, n, "%s", commit_err);
+        rc = -1;
+    }
+    if (atomic_load_explicit(&r->failed, memory_order_acquire)) {
+        snprintf(err, n, "%s (the %llu frames before it are kept)", r->error,
+                 (unsigned long long)atomic_load(&r->written));
+        rc = -1;
+    }
+    return rc;
+}
+
+void es_recorder_free(es_recorder *r)
+{
+    if (!r)
+        return;
+    char ignore[512];
+    es_recorder_finish(r, ignore, sizeof ignore);
+    es_audiofile_close(r->file);
+    free(r->ring);
+    free(r->chunk);
+    free(r->planar);
+    free(r);
+}
