@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "engine.h"
 #include "irfile.h"
+#include "fallback.h"
 #include "player.h"
 #include "recorder.h"
 
@@ -181,9 +182,9 @@ int es_cmd_play(int argc, char **argv)
                      .outputs = ir->outputs};
     es_options opt = {.fft_measure = 1};
     es_engine *e = es_engine_create(a.engine, &fmt, ir, &opt, why, sizeof why);
-    es_ir_destroy(ir);
     if (!e) {
         es_error("%s: %s", a.ir, why);
+        es_ir_destroy(ir);
         return 1;
     }
     es_processor_config pc = {.mix = {.wet = 1, .dry = 0, .gain = 1},
@@ -194,6 +195,7 @@ int es_cmd_play(int argc, char **argv)
     if (a.record && !(rec = es_recorder_open(a.record, a.rate, fmt.outputs, 0, err, sizeof err))) {
         es_error("%s", err);
         es_processor_destroy(proc);
+        es_ir_destroy(ir);
         return 1;
     }
     es_player_config plc = {.device = automatic ? "default" : a.device, .block = a.block,
@@ -204,9 +206,7 @@ int es_cmd_play(int argc, char **argv)
         fprintf(stderr, "earshot: note: no usable sound device (%s); playing on the null "
                 "device\n", err);
         plc.device = "null";
-        es_ir *again = es_ir_load(a.ir, a.rate, 1, &info, err, sizeof err);
-        e = again ? es_engine_create(a.engine, &fmt, again, &opt, why, sizeof why) : NULL;
-        es_ir_destroy(again);
+        e = es_engine_create(a.engine, &fmt, ir, &opt, why, sizeof why);
         proc = e ? es_processor_create(&fmt, e, &pc, err, sizeof err) : NULL;
     }
     if (proc && !pl)
@@ -215,18 +215,26 @@ int es_cmd_play(int argc, char **argv)
         es_error("%s", err);
         es_player_close(pl);
         es_recorder_free(rec);
+        es_ir_destroy(ir);
         return 1;
     }
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    /* The control loop: free what the audio thread retires, watch the
-     * clock and Ctrl-C. */
+    /* The control loop: free what the audio thread retires, fall back when
+     * the engine fails, watch the clock and Ctrl-C. */
     struct timespec t0, t1, tick = {0, 20000000};
+    int fallback_stuck = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         nanosleep(&tick, NULL);
         es_processor_collect(es_player_processor(pl));
+        char what[768];
+        int fell = fallback_stuck ? 0 : es_fallback_poll(es_player_processor(pl), ir, what,
+                                                          sizeof what);
+        if (fell != 0)
+            fprintf(stderr, "earshot: %s\n", what);
+        fallback_stuck |= fell < 0; /* said once; the stream plays on, silent */
         clock_gettime(CLOCK_MONOTONIC, &t1);
         const double elapsed = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
         if (interrupted || elapsed >= a.seconds)
@@ -245,5 +253,6 @@ int es_cmd_play(int argc, char **argv)
            rec);
     es_recorder_free(rec);
     es_player_close(pl);
+    es_ir_destroy(ir);
     return status;
 }

@@ -303,10 +303,16 @@ static ES_RT void run_slot(es_processor *p, slot *s, const float *const *in, int
     s->delay_write = (s->delay_write + (size_t)frames) & mask;
 }
 
-static ES_RT uint64_t new_late(slot *s, double *device_us)
+static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
 {
     es_engine_status st;
     es_engine_get_status(s->engine, &st);
+    /* The active engine's failure goes to the control side, which falls
+     * back; its message is copied once, when it first shows. */
+    if (s == &p->slots[p->active] && st.failed && !p->acc.engine_failed) {
+        p->acc.engine_failed = 1;
+        memcpy(p->acc.engine_error, st.message, sizeof p->acc.engine_error);
+    }
     uint64_t late = st.late_results - s->late_seen;
     s->late_seen = st.late_results;
     if (st.device_us > 0)
@@ -328,6 +334,7 @@ static ES_RT void finish_fade(es_processor *p)
     p->fading = 0;
     p->acc.swaps++;
     p->acc.engine = p->slots[p->active].engine->klass->name;
+    p->acc.engine_failed = 0;
     atomic_fetch_sub(&p->pending_swaps, 1);
 }
 
@@ -377,10 +384,10 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
     uint64_t late = 0;
     run_slot(p, a, in, frames);
-    late += new_late(a, &p->acc.device_us);
+    late += new_late(p, a, &p->acc.device_us);
     if (p->fading) {
         run_slot(p, b, in, frames);
-        late += new_late(b, &p->acc.device_us);
+        late += new_late(p, b, &p->acc.device_us);
     }
 
     /* The dry sample that leaves with wet output t entered latency frames ago. */

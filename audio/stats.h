@@ -29,6 +29,8 @@ typedef struct {
     int inputs, outputs;
     uint64_t recent_misses[ES_RECENT_MISSES]; /* block numbers of the last
                                                * misses, oldest overwritten */
+    int engine_failed;            /* the active engine failed (GPU error) */
+    char engine_error[256];       /* and why, in the engine's words */
     float in_peak[ES_METER_CHANNELS], in_rms[ES_METER_CHANNELS];   /* last block */
     float out_peak[ES_METER_CHANNELS], out_rms[ES_METER_CHANNELS];
 } es_stats;
