@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "irfile.h"
 #include "fallback.h"
+#include "file_source.h"
 #include "player.h"
 #include "recorder.h"
 
@@ -25,11 +26,12 @@ static void on_signal(int sig)
 
 static const char usage[] =
     "usage: earshot play --ir FILE [--engine NAME] [--block N] [--rate HZ]\n"
-    "                    [--device auto|null|NAME] [--input signal] [--crossfade-ms MS]\n"
+    "                    [--device auto|null|NAME] [--input signal|mic|FILE]\n"
+    "                    [--crossfade-ms MS]\n"
     "                    [--record OUT.wav] --headless [--seconds T] [--json]\n"
     "\n"
-    "Plays the built-in test signal (clicks, a noise burst, a sweep) through the\n"
-    "room FILE on a device, for T seconds (default 10), then prints the stream's\n"
+    "Plays an input through the room FILE on a device, for T seconds (default 10),\n"
+    "then prints the stream's\n"
     "stats: blocks, deadline misses, xruns, DSP load p50/p99/max, latency in frames\n"
     "and ms (engine + device), throughput. With --json, one JSON object.\n"
     "\n"
@@ -38,8 +40,9 @@ static const char usage[] =
     "                  devices); 'null' for the null device, a real-time clock\n"
     "                  with no sound card; 'auto' (the default): the default\n"
     "                  sound device, or the null device with a notice if none\n"
-    "  --input signal  the built-in test signal (microphone and file input are\n"
-    "                  not built yet)\n"
+    "  --input IN      'signal': the built-in test signal (clicks, a noise burst, a\n"
+    "                  sweep; the default); 'mic': the device's input; or a sound\n"
+    "                  file, read ahead, looped, resampled to the stream rate\n"
     "  --record OUT    record the output to a float WAV (finished on stop, on\n"
     "                  Ctrl-C, and after a write error, keeping what was written)\n"
     "  --headless      no terminal UI (the only mode in this build)\n";
@@ -108,11 +111,6 @@ static int parse(int argc, char **argv, play_args *a)
         es_error("play: --ir FILE is required");
         return -1;
     }
-    if (strcmp(a->input, "signal") != 0) {
-        es_error("--input '%s': only the built-in test signal ('signal') is built yet",
-                 a->input);
-        return -1;
-    }
     if (!a->headless) {
         es_error("play: the terminal UI is not built yet; use --headless");
         return -1;
@@ -169,10 +167,23 @@ int es_cmd_play(int argc, char **argv)
     char err[512], why[256];
     if (parse(argc, argv, &a) != 0)
         return 2;
+    /* The source decides the input channels the room is laid out for. */
+    int inputs = 1, live = !strcmp(a.input, "mic");
+    es_file_source *file = NULL;
+    if (live && !strcmp(a.device, "null")) {
+        es_error("--input mic: the null device has no microphone; use --input signal or a file");
+        return 1;
+    }
+    if (!live && strcmp(a.input, "signal") != 0 &&
+        !(file = es_file_source_open(a.input, a.rate, &inputs, err, sizeof err))) {
+        es_error("%s", err);
+        return 1;
+    }
     es_ir_load_info info;
-    es_ir *ir = es_ir_load(a.ir, a.rate, 1, &info, err, sizeof err);
+    es_ir *ir = es_ir_load(a.ir, a.rate, inputs, &info, err, sizeof err);
     if (!ir) {
         es_error("%s", err);
+        es_file_source_close(file);
         return 1;
     }
     if (info.resampled)
@@ -185,6 +196,7 @@ int es_cmd_play(int argc, char **argv)
     if (!e) {
         es_error("%s: %s", a.ir, why);
         es_ir_destroy(ir);
+        es_file_source_close(file);
         return 1;
     }
     es_processor_config pc = {.mix = {.wet = 1, .dry = 0, .gain = 1},
@@ -196,10 +208,13 @@ int es_cmd_play(int argc, char **argv)
         es_error("%s", err);
         es_processor_destroy(proc);
         es_ir_destroy(ir);
+        es_file_source_close(file);
         return 1;
     }
     es_player_config plc = {.device = automatic ? "default" : a.device, .block = a.block,
-                            .tap = rec ? es_recorder_tap : NULL, .tap_ctx = rec};
+                            .tap = rec ? es_recorder_tap : NULL, .tap_ctx = rec,
+                            .live_input = live, .source = file ? es_file_source_fill : NULL,
+                            .source_ctx = file};
     es_player *pl = NULL;
     if (proc && automatic && !(pl = es_player_open(&plc, proc, err, sizeof err))) {
         /* The player took the processor even on failure: build it again. */
@@ -216,6 +231,7 @@ int es_cmd_play(int argc, char **argv)
         es_player_close(pl);
         es_recorder_free(rec);
         es_ir_destroy(ir);
+        es_file_source_close(file);
         return 1;
     }
     struct sigaction sa = {.sa_handler = on_signal};
@@ -224,12 +240,16 @@ int es_cmd_play(int argc, char **argv)
     /* The control loop: free what the audio thread retires, fall back when
      * the engine fails, watch the clock and Ctrl-C. */
     struct timespec t0, t1, tick = {0, 20000000};
-    int fallback_stuck = 0;
+    int fallback_stuck = 0, source_said = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         nanosleep(&tick, NULL);
         es_processor_collect(es_player_processor(pl));
         char what[768];
+        if (file && !source_said && es_file_source_error(file)[0]) {
+            fprintf(stderr, "earshot: input stopped: %s\n", es_file_source_error(file));
+            source_said = 1;
+        }
         int fell = fallback_stuck ? 0 : es_fallback_poll(es_player_processor(pl), ir, what,
                                                           sizeof what);
         if (fell != 0)
@@ -251,8 +271,12 @@ int es_cmd_play(int argc, char **argv)
     es_processor_stats(es_player_processor(pl), &s);
     report(&a, pl, &s, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
            rec);
+    if (file && es_file_source_starved(file))
+        fprintf(stderr, "earshot: note: the input file fell behind: %llu frames of silence\n",
+                (unsigned long long)es_file_source_starved(file));
     es_recorder_free(rec);
     es_player_close(pl);
+    es_file_source_close(file);
     es_ir_destroy(ir);
     return status;
 }

@@ -136,6 +136,16 @@ long es_audiofile_read(es_audiofile *f, float *const *planar, int frames,
     return total;
 }
 
+int es_audiofile_rewind(es_audiofile *f, char *err, size_t n)
+{
+    if (sf_seek(f->sf, 0, SEEK_SET) < 0) {
+        snprintf(err, n, "%s: cannot go back to the start: %s", f->path, sf_strerror(f->sf));
+        return -1;
+    }
+    f->done = 0;
+    return 0;
+}
+
 es_audiofile *es_audiofile_create(const char *path, double sample_rate,
                                   int channels, es_sample_format format,
                                   char *err, size_t n)

@@ -35,6 +35,9 @@ es_audiofile *es_audiofile_open_read(const char *path, es_audio_info *info,
 long es_audiofile_read(es_audiofile *f, float *const *planar, int frames,
                        char *err, size_t n);
 
+/* Back to the first frame, for looping. 0, or -1 with a message. */
+int es_audiofile_rewind(es_audiofile *f, char *err, size_t n);
+
 es_audiofile *es_audiofile_create(const char *path, double sample_rate,
                                   int channels, es_sample_format format,
                                   char *err, size_t n);

@@ -80,6 +80,10 @@ static void null_close(es_device *base);
 static es_device *null_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
                             char *err, size_t n)
 {
+    if (cfg->live_input) {
+        snprintf(err, n, "device 'null': it has no microphone; use --input signal or a file");
+        return NULL;
+    }
     if (cfg->block < 1 || cfg->block > 65536 || !(cfg->sample_rate >= 1000)) {
         snprintf(err, n, "device 'null': block %d at %g Hz is not possible", cfg->block,
                  cfg->sample_rate);

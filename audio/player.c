@@ -13,6 +13,9 @@ struct es_player {
     atomic_ullong xruns;
     void (*tap)(void *ctx, const float *const *out, int frames);
     void *tap_ctx;
+    int live_input;
+    es_source_fill fill;
+    void *fill_ctx;
 };
 
 /* The audio callback: the source's block through the processor. */
@@ -20,11 +23,17 @@ static ES_RT void callback(void *ctx, const float *const *in, float *const *out,
                            unsigned flags)
 {
     es_player *pl = ctx;
-    (void)in; /* the test signal replaces the (silent) device input */
     if (flags)
         atomic_fetch_add_explicit(&pl->xruns, 1, memory_order_relaxed);
-    es_signal_fill(&pl->signal, pl->source, pl->inputs, frames);
-    es_processor_process(pl->proc, (const float *const *)pl->source, out, frames);
+    const float *const *input = in;
+    if (!pl->live_input) {
+        if (pl->fill)
+            pl->fill(pl->fill_ctx, pl->source, pl->inputs, frames);
+        else
+            es_signal_fill(&pl->signal, pl->source, pl->inputs, frames);
+        input = (const float *const *)pl->source;
+    }
+    es_processor_process(pl->proc, input, out, frames);
     if (pl->tap)
         pl->tap(pl->tap_ctx, (const float *const *)out, frames);
 }
@@ -43,6 +52,9 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
     pl->inputs = fmt->inputs;
     pl->tap = cfg->tap;
     pl->tap_ctx = cfg->tap_ctx;
+    pl->live_input = cfg->live_input;
+    pl->fill = cfg->source;
+    pl->fill_ctx = cfg->source_ctx;
     es_signal_init(&pl->signal, fmt->sample_rate);
     pl->source = calloc((size_t)fmt->inputs, sizeof *pl->source);
     for (int i = 0; pl->source && i < fmt->inputs; i++)
@@ -53,7 +65,7 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
         }
     es_device_config dc = {.name = cfg->device, .sample_rate = fmt->sample_rate,
                            .block = cfg->block, .inputs = fmt->inputs,
-                           .outputs = fmt->outputs};
+                           .outputs = fmt->outputs, .live_input = cfg->live_input};
     if (!pl->source || !(pl->device = es_device_open(&dc, callback, pl, err, n))) {
         es_player_close(pl);
         return NULL;

@@ -10,9 +10,17 @@
 
 typedef struct es_player es_player;
 
+/* A source of input blocks, called on the audio thread: real-time safe. */
+typedef void (*es_source_fill)(void *ctx, float *const *out, int channels, int frames);
+
 typedef struct {
     const char *device;     /* "null", "default", a host API or device name */
     int block;
+    /* Where the input comes from: the device's input (microphone) when
+     * live_input; else `source` if set; else the built-in test signal. */
+    int live_input;
+    es_source_fill source;
+    void *source_ctx;
     /* Optional: called on the audio thread with every output block after
      * the processor (the recorder's es_recorder_tap). Must be real-time safe. */
     void (*tap)(void *ctx, const float *const *out, int frames);
@@ -20,8 +28,7 @@ typedef struct {
 } es_player_config;
 
 /* Takes the processor (destroyed with the player, also on failure); its
- * format says the rate, block and channels. The source is the built-in
- * test signal for now. */
+ * format says the rate, block and channels. */
 es_player *es_player_open(const es_player_config *cfg, es_processor *take, char *err,
                           size_t n);
 int es_player_start(es_player *pl, char *err, size_t n);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "audiofile.h"
+#include "frame_ring.h"
 #include "recorder.h"
 
 #define WRITE_CHUNK 4096 /* frames per write */
@@ -13,9 +14,7 @@
 struct es_recorder {
     es_audiofile *file;
     int channels;
-    float *ring;            /* interleaved frames, size frames * channels */
-    size_t frames;          /* ring capacity in frames, power of two */
-    atomic_size_t head, tail; /* frames pushed / taken, producer / consumer */
+    es_frame_ring ring;     /* callback -> writer */
     atomic_ullong dropped, written;
     atomic_int stop, failed;
     int finished;
@@ -28,36 +27,22 @@ struct es_recorder {
 void es_recorder_tap(void *recorder, const float *const *out, int frames)
 {
     es_recorder *r = recorder;
-    const size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    const size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-    if (r->frames - (head - tail) < (size_t)frames) {
+    if (es_frame_ring_space(&r->ring) < (size_t)frames) {
         atomic_fetch_add_explicit(&r->dropped, (unsigned long long)frames,
                                   memory_order_relaxed);
         return;
     }
-    for (int t = 0; t < frames; t++) {
-        float *f = r->ring + ((head + (size_t)t) & (r->frames - 1)) * (size_t)r->channels;
-        for (int c = 0; c < r->channels; c++)
-            f[c] = out[c][t];
-    }
-    atomic_store_explicit(&r->head, head + (size_t)frames, memory_order_release);
+    es_frame_ring_write_planar(&r->ring, out, (size_t)frames);
 }
 
 /* Writes what is in the ring; returns frames written, -1 on error. */
 static long drain(es_recorder *r)
 {
-    const size_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     long total = 0;
-    while (tail != head) {
-        size_t n = head - tail < WRITE_CHUNK ? head - tail : WRITE_CHUNK;
-        for (size_t t = 0; t < n; t++) {
-            const float *f = r->ring + ((tail + t) & (r->frames - 1)) * (size_t)r->channels;
-            for (int c = 0; c < r->channels; c++)
-                r->planar[c][t] = f[c];
-        }
-        tail += n;
-        atomic_store_explicit(&r->tail, tail, memory_order_release);
+    size_t n;
+    while ((n = es_frame_ring_available(&r->ring)) > 0) {
+        n = n < WRITE_CHUNK ? n : WRITE_CHUNK;
+        es_frame_ring_read_planar(&r->ring, r->planar, n);
         if (!atomic_load(&r->failed)) {
             char err[512];
             if (es_audiofile_write(r->file, (const float *const *)r->planar, (int)n, err,
@@ -94,13 +79,10 @@ es_recorder *es_recorder_open(const char *path, double sample_rate, int channels
         return NULL;
     }
     r->channels = channels;
-    r->frames = 1;
-    while (r->frames < (size_t)((ring_seconds > 0 ? ring_seconds : 2.0) * sample_rate))
-        r->frames <<= 1;
-    r->ring = calloc(r->frames * (size_t)channels, sizeof(float));
+    const size_t frames = (size_t)((ring_seconds > 0 ? ring_seconds : 2.0) * sample_rate);
     r->chunk = calloc((size_t)WRITE_CHUNK * (size_t)channels, sizeof(float));
     r->planar = calloc((size_t)channels, sizeof *r->planar);
-    if (!r->ring || !r->chunk || !r->planar) {
+    if (es_frame_ring_init(&r->ring, channels, frames) != 0 || !r->chunk || !r->planar) {
         snprintf(err, n, "%s: out of memory for the recording ring", path);
         goto fail;
     }
@@ -115,7 +97,7 @@ es_recorder *es_recorder_open(const char *path, double sample_rate, int channels
     return r;
 fail:
     es_audiofile_close(r->file);
-    free(r->ring);
+    es_frame_ring_free(&r->ring);
     free(r->chunk);
     free(r->planar);
     free(r);
@@ -162,7 +144,7 @@ void es_recorder_free(es_recorder *r)
     char ignore[512];
     es_recorder_finish(r, ignore, sizeof ignore);
     es_audiofile_close(r->file);
-    free(r->ring);
+    es_frame_ring_free(&r->ring);
     free(r->chunk);
     free(r->planar);
     free(r);
