@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "engine.h"
 
 void es_error(const char *fmt, ...)
 {
@@ -122,4 +123,13 @@ const char *es_arg_value(int argc, char **argv, int *i)
         return NULL;
     }
     return argv[++*i];
+}
+
+int es_arg_engine(const char *opt, const char *text, const es_engine_class **out)
+{
+    if (!(*out = es_engine_find(text))) {
+        es_error("%s '%s': unknown engine (choose from %s)", opt, text, es_engine_names());
+        return -1;
+    }
+    return 0;
 }

@@ -77,12 +77,8 @@ static int parse(int argc, char **argv, play_args *a)
             if (!(a->input = es_arg_value(argc, argv, &i)))
                 return -1;
         } else if (!strcmp(o, "--engine")) {
-            if (!(v = es_arg_value(argc, argv, &i)))
+            if (!(v = es_arg_value(argc, argv, &i)) || es_arg_engine(o, v, &a->engine))
                 return -1;
-            if (!(a->engine = es_engine_find(v))) {
-                es_error("--engine '%s': unknown engine (choose from %s)", v, es_engine_names());
-                return -1;
-            }
         } else if (!strcmp(o, "--block")) {
             if (!(v = es_arg_value(argc, argv, &i)) || es_arg_int(o, v, 16, 8192, &a->block))
                 return -1;

@@ -57,13 +57,8 @@ static int parse(int argc, char **argv, render_args *a)
             if (!(a->ir_path = es_arg_value(argc, argv, &i)))
                 return -1;
         } else if (!strcmp(o, "--engine")) {
-            if (!(v = es_arg_value(argc, argv, &i)))
+            if (!(v = es_arg_value(argc, argv, &i)) || es_arg_engine(o, v, &a->engine))
                 return -1;
-            if (!(a->engine = es_engine_find(v))) {
-                es_error("--engine '%s': unknown engine (choose from %s)", v,
-                         es_engine_names());
-                return -1;
-            }
         } else if (!strcmp(o, "--block")) {
             if (!(v = es_arg_value(argc, argv, &i)) || es_arg_int(o, v, 1, 65536, &a->block))
                 return -1;
@@ -106,26 +101,6 @@ static int parse(int argc, char **argv, render_args *a)
         return -1;
     }
     return 0;
-}
-
-static float **alloc_planar(int channels, int frames)
-{
-    float **p = calloc((size_t)channels, sizeof *p);
-    for (int c = 0; p && c < channels; c++)
-        if (!(p[c] = calloc((size_t)frames, sizeof(float)))) {
-            while (c--)
-                free(p[c]);
-            free(p);
-            return NULL;
-        }
-    return p;
-}
-
-static void free_planar(float **p, int channels)
-{
-    for (int c = 0; p && c < channels; c++)
-        free(p[c]);
-    free(p);
 }
 
 int es_cmd_render(int argc, char **argv)
@@ -174,8 +149,8 @@ int es_cmd_render(int argc, char **argv)
                                       .gain = 1.0f}};
     if (!(proc = es_processor_create(&fmt, engine, &pc, err, sizeof err)))
         goto fail;
-    inbuf = alloc_planar(fmt.inputs, a.block);
-    outbuf = alloc_planar(fmt.outputs, a.block);
+    inbuf = es_alloc_channels(fmt.inputs, (size_t)a.block);
+    outbuf = es_alloc_channels(fmt.outputs, (size_t)a.block);
     if (!inbuf || !outbuf) {
         snprintf(err, sizeof err, "out of memory for block buffers");
         goto fail;
@@ -237,7 +212,7 @@ done:
     es_audiofile_close(in);
     es_processor_destroy(proc);
     es_ir_destroy(ir);
-    free_planar(inbuf, inputs);
-    free_planar(outbuf, outputs);
+    es_free_channels(inbuf, inputs);
+    es_free_channels(outbuf, outputs);
     return status;
 }

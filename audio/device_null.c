@@ -66,15 +66,6 @@ static void *clock_thread(void *arg)
     return NULL;
 }
 
-static float **channels(int count, int frames)
-{
-    float **c = calloc((size_t)(count > 0 ? count : 1), sizeof *c);
-    for (int i = 0; c && i < count; i++)
-        if (!(c[i] = es_alloc((size_t)frames * sizeof(float))))
-            return NULL;
-    return c;
-}
-
 static void null_close(es_device *base);
 
 static es_device *null_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
@@ -97,8 +88,8 @@ static es_device *null_open(const es_device_config *cfg, es_audio_callback cb, v
     d->cfg = *cfg;
     d->cb = cb;
     d->ctx = ctx;
-    d->in = channels(cfg->inputs, cfg->block);
-    d->out = channels(cfg->outputs, cfg->block);
+    d->in = es_alloc_channels(cfg->inputs, (size_t)cfg->block);
+    d->out = es_alloc_channels(cfg->outputs, (size_t)cfg->block);
     if (!d->in || !d->out) {
         null_close(&d->base);
         snprintf(err, n, "out of memory");
@@ -137,12 +128,8 @@ static void null_close(es_device *base)
 {
     null_device *d = (null_device *)base;
     null_stop(base);
-    for (int i = 0; d->in && i < d->cfg.inputs; i++)
-        es_free(d->in[i]);
-    for (int o = 0; d->out && o < d->cfg.outputs; o++)
-        es_free(d->out[o]);
-    free(d->in);
-    free(d->out);
+    es_free_channels(d->in, d->cfg.inputs);
+    es_free_channels(d->out, d->cfg.outputs);
     free(d);
 }
 

@@ -123,9 +123,7 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
     d->cb = cb;
     d->ctx = ctx;
     d->inputs = cfg->inputs;
-    d->silence = calloc((size_t)(cfg->inputs > 0 ? cfg->inputs : 1), sizeof *d->silence);
-    for (int i = 0; d->silence && i < cfg->inputs; i++)
-        d->silence[i] = es_alloc((size_t)cfg->block * sizeof(float));
+    d->silence = es_alloc_channels(cfg->inputs, (size_t)cfg->block);
     PaDeviceIndex out, in;
     if (find_devices(cfg->name, &out, &in) != 0) {
         snprintf(err, n, "device '%s': no such sound device (see earshot devices)", cfg->name);
@@ -199,9 +197,7 @@ static void pa_close(es_device *base)
     pa_stop(base);
     if (d->stream)
         Pa_CloseStream(d->stream);
-    for (int i = 0; d->silence && i < d->inputs; i++)
-        es_free(d->silence[i]);
-    free(d->silence);
+    es_free_channels(d->silence, d->inputs);
     free(d);
     Pa_Terminate();
 }

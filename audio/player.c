@@ -56,17 +56,16 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
     pl->fill = cfg->source;
     pl->fill_ctx = cfg->source_ctx;
     es_signal_init(&pl->signal, fmt->sample_rate);
-    pl->source = calloc((size_t)fmt->inputs, sizeof *pl->source);
-    for (int i = 0; pl->source && i < fmt->inputs; i++)
-        if (!(pl->source[i] = es_alloc((size_t)fmt->max_block * sizeof(float)))) {
-            snprintf(err, n, "out of memory");
-            es_player_close(pl);
-            return NULL;
-        }
+    pl->source = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
     es_device_config dc = {.name = cfg->device, .sample_rate = fmt->sample_rate,
                            .block = cfg->block, .inputs = fmt->inputs,
                            .outputs = fmt->outputs, .live_input = cfg->live_input};
-    if (!pl->source || !(pl->device = es_device_open(&dc, callback, pl, err, n))) {
+    if (!pl->source) {
+        snprintf(err, n, "out of memory");
+        es_player_close(pl);
+        return NULL;
+    }
+    if (!(pl->device = es_device_open(&dc, callback, pl, err, n))) {
         es_player_close(pl);
         return NULL;
     }
@@ -89,9 +88,7 @@ void es_player_close(es_player *pl)
         return;
     es_device_close(pl->device);
     es_processor_destroy(pl->proc);
-    for (int i = 0; pl->source && i < pl->inputs; i++)
-        es_free(pl->source[i]);
-    free(pl->source);
+    es_free_channels(pl->source, pl->inputs);
     free(pl);
 }
 

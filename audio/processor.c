@@ -78,26 +78,6 @@ static size_t pow2_at_least(size_t n)
     return p;
 }
 
-static float **alloc_channels(int channels, size_t frames)
-{
-    float **c = calloc((size_t)channels, sizeof *c);
-    for (int i = 0; c && i < channels; i++)
-        if (!(c[i] = es_alloc(frames * sizeof(float)))) {
-            while (i--)
-                es_free(c[i]);
-            free(c);
-            return NULL;
-        }
-    return c;
-}
-
-static void free_channels(float **c, int channels)
-{
-    for (int i = 0; c && i < channels; i++)
-        es_free(c[i]);
-    free(c);
-}
-
 static int fits(const es_processor *p, const es_engine *e, char *err, size_t n)
 {
     const int latency = es_engine_latency(e);
@@ -143,14 +123,14 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *engine,
     p->delay_size = pow2_at_least((size_t)p->latency + (size_t)fmt->max_block);
     p->dry_size = p->delay_size;
     p->fade = malloc(((size_t)p->fade_len + 1) * sizeof(float));
-    p->dry = alloc_channels(fmt->inputs, p->dry_size);
-    p->scratch = alloc_channels(fmt->outputs, (size_t)fmt->max_block);
+    p->dry = es_alloc_channels(fmt->inputs, p->dry_size);
+    p->scratch = es_alloc_channels(fmt->outputs, (size_t)fmt->max_block);
     int ok = p->fade && p->dry && p->scratch &&
              es_spsc_init(&p->commands, sizeof(command), COMMANDS) == 0 &&
              es_spsc_init(&p->retired, sizeof(es_engine *), RETIRED) == 0;
     for (int s = 0; ok && s < 2; s++)
-        ok = (p->slots[s].delay = alloc_channels(fmt->outputs, p->delay_size)) &&
-             (p->slots[s].wet = alloc_channels(fmt->outputs, (size_t)fmt->max_block));
+        ok = (p->slots[s].delay = es_alloc_channels(fmt->outputs, p->delay_size)) &&
+             (p->slots[s].wet = es_alloc_channels(fmt->outputs, (size_t)fmt->max_block));
     if (!ok) {
         p->slots[0].engine = engine;
         es_processor_destroy(p);
@@ -181,13 +161,13 @@ void es_processor_destroy(es_processor *p)
     es_engine_destroy(p->unretired);
     for (int s = 0; s < 2; s++) {
         es_engine_destroy(p->slots[s].engine);
-        free_channels(p->slots[s].delay, p->fmt.outputs);
-        free_channels(p->slots[s].wet, p->fmt.outputs);
+        es_free_channels(p->slots[s].delay, p->fmt.outputs);
+        es_free_channels(p->slots[s].wet, p->fmt.outputs);
     }
     es_spsc_free(&p->commands);
     es_spsc_free(&p->retired);
-    free_channels(p->dry, p->fmt.inputs);
-    free_channels(p->scratch, p->fmt.outputs);
+    es_free_channels(p->dry, p->fmt.inputs);
+    es_free_channels(p->scratch, p->fmt.outputs);
     free(p->fade);
     free(p);
 }

@@ -143,11 +143,8 @@ static int parse(int argc, char **argv, bench_args *a)
         snprintf(list, sizeof list, "%s", engine);
         for (char *name = strtok(list, ","); name && a->engine_count < 8;
              name = strtok(NULL, ",")) {
-            if (!(a->engines[a->engine_count++] = es_engine_find(name))) {
-                es_error("--engine '%s': unknown engine (choose from %s, all)", name,
-                         es_engine_names());
+            if (es_arg_engine("--engine", name, &a->engines[a->engine_count++]))
                 return -1;
-            }
         }
     }
     return 0;

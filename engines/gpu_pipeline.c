@@ -128,11 +128,7 @@ es_gpu_pipeline *es_gpu_pipeline_create(const es_gpu_backend *backend, int input
         p->ring_size = 1;
         while (p->ring_size < 2 * (size_t)max_block)
             p->ring_size <<= 1;
-        p->ring = calloc((size_t)outputs, sizeof *p->ring);
-        for (int o = 0; p->ring && o < outputs; o++)
-            if (!(p->ring[o] = es_alloc(p->ring_size * sizeof(float))))
-                goto nomem;
-        if (!p->ring)
+        if (!(p->ring = es_alloc_channels(outputs, p->ring_size)))
             goto nomem;
     }
     if (sem_init(&p->wake, 0, 0) != 0) {
@@ -163,9 +159,7 @@ void es_gpu_pipeline_destroy(es_gpu_pipeline *p)
         pthread_join(p->thread, NULL);
         sem_destroy(&p->wake);
     }
-    for (int o = 0; p->ring && o < p->outputs; o++)
-        es_free(p->ring[o]);
-    free(p->ring);
+    es_free_channels(p->ring, p->outputs);
     free(p);
 }
 

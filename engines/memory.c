@@ -21,3 +21,21 @@ void es_free(void *p)
 {
     free(p);
 }
+
+float **es_alloc_channels(int channels, size_t frames)
+{
+    float **c = calloc((size_t)(channels > 0 ? channels : 1), sizeof *c);
+    for (int i = 0; c && i < channels; i++)
+        if (!(c[i] = es_alloc(frames * sizeof(float)))) {
+            es_free_channels(c, i);
+            return NULL;
+        }
+    return c;
+}
+
+void es_free_channels(float **c, int channels)
+{
+    for (int i = 0; c && i < channels; i++)
+        es_free(c[i]);
+    free(c);
+}
