@@ -12,7 +12,7 @@ typedef struct {
 } es_command;
 
 static const es_command commands[] = {
-    {"play", es_cmd_play, "play through a device live (headless in this build)"},
+    {"play", es_cmd_play, "play a room live on a sound card or the null device (headless)"},
     {"render", es_cmd_render, "convolve a file offline through the live processing path"},
     {"bench", es_cmd_bench, "measure engine speed on this machine"},
     {"devices", es_cmd_devices, "list the sound devices earshot can play on"},
@@ -25,8 +25,8 @@ static void usage(FILE *to)
     fprintf(to, "usage: earshot <command> [options]   (earshot <command> --help for more)\n\n");
     for (const es_command *c = commands; c->name; c++)
         fprintf(to, "  %-9s %s\n", c->name, c->summary);
-    fprintf(to, "\nThe live workstation (earshot with no command) is not built yet;\n"
-                "these commands are the engine core it will run on.\n");
+    fprintf(to, "\nThe terminal workstation (earshot with no command) is not built yet;\n"
+                "earshot play --headless runs the live path without it.\n");
 }
 
 int main(int argc, char **argv)
