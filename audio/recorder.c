@@ -130,7 +130,7 @@ int es_recorder_finish(es_recorder *r, char *err, size_t n)
         rc = -1;
     }
     if (atomic_load_explicit(&r->failed, memory_order_acquire)) {
-        snprintf(err, n, "%s (the %llu frames before it are kept)", r->error,
+        snprintf(err, n, "%s (at least the %llu frames before it are kept)", r->error,
                  (unsigned long long)atomic_load(&r->written));
         rc = -1;
     }

@@ -43,4 +43,18 @@ expect "nothere.wav: No such file" \
 expect "the terminal UI is not built yet" play --ir "$dir/room.wav"
 expect "missing.wav" play --ir "$dir/missing.wav" --headless
 expect "--block 4: out of range" play --block 4 --ir "$dir/room.wav" --headless
+
+# A full disk while recording, simulated by a file size limit (SIGXFSZ
+# ignored, so the write fails as on a full disk): one line naming the file,
+# a non-zero exit, and what was recorded stays a valid, readable WAV.
+(trap '' XFSZ; ulimit -f 400; exec "$earshot" play --device null --ir "$dir/room.wav" \
+    --headless --seconds 3 --record "$dir/full.wav") >/dev/null 2>"$dir/err"
+rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q "full.wav: write failed" "$dir/err" &&
+   "$earshot" render --ir "$dir/room.wav" "$dir/full.wav" "$dir/check.wav" >/dev/null 2>&1; then
+    echo "ok   full disk: $(cat "$dir/err")"
+else
+    echo "FAIL full disk: exit $rc: $(cat "$dir/err")"
+    fail=1
+fi
 exit $fail
