@@ -6,6 +6,7 @@
 
 struct es_player {
     es_device *device;
+    es_player_config cfg;   /* as opened; cfg.block follows reopen */
     es_processor *proc;
     es_signal signal;
     float **source;          /* [inputs] block: the test signal */
@@ -38,6 +39,15 @@ static ES_RT void callback(void *ctx, const float *const *in, float *const *out,
         pl->tap(pl->tap_ctx, (const float *const *)out, frames);
 }
 
+static es_device *open_device(es_player *pl, const es_format *fmt, int block, char *err,
+                              size_t n)
+{
+    es_device_config dc = {.name = pl->cfg.device, .sample_rate = fmt->sample_rate,
+                           .block = block, .inputs = fmt->inputs, .outputs = fmt->outputs,
+                           .live_input = pl->cfg.live_input};
+    return es_device_open(&dc, callback, pl, err, n);
+}
+
 es_player *es_player_open(const es_player_config *cfg, es_processor *take, char *err,
                           size_t n)
 {
@@ -49,6 +59,7 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
         return NULL;
     }
     pl->proc = take;
+    pl->cfg = *cfg;
     pl->inputs = fmt->inputs;
     pl->tap = cfg->tap;
     pl->tap_ctx = cfg->tap_ctx;
@@ -57,19 +68,47 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
     pl->fill_ctx = cfg->source_ctx;
     es_signal_init(&pl->signal, fmt->sample_rate);
     pl->source = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
-    es_device_config dc = {.name = cfg->device, .sample_rate = fmt->sample_rate,
-                           .block = cfg->block, .inputs = fmt->inputs,
-                           .outputs = fmt->outputs, .live_input = cfg->live_input};
     if (!pl->source) {
         snprintf(err, n, "out of memory");
         es_player_close(pl);
         return NULL;
     }
-    if (!(pl->device = es_device_open(&dc, callback, pl, err, n))) {
+    if (!(pl->device = open_device(pl, fmt, cfg->block, err, n))) {
         es_player_close(pl);
         return NULL;
     }
     return pl;
+}
+
+int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, size_t n)
+{
+    const es_format *fmt = es_processor_format(take);
+    float **source = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
+    if (!source || fmt->inputs != pl->inputs) {
+        snprintf(err, n, source ? "the new processor has %d inputs, the stream %d"
+                                : "out of memory", fmt->inputs, pl->inputs);
+        es_free_channels(source, fmt->inputs);
+        es_processor_destroy(take);
+        return -1;
+    }
+    es_device_stop(pl->device);
+    es_device *next = open_device(pl, fmt, block, err, n);
+    if (!next) {
+        /* The old stream goes on as it was. */
+        es_free_channels(source, fmt->inputs);
+        es_processor_destroy(take);
+        char ignore[256];
+        es_device_start(pl->device, ignore, sizeof ignore);
+        return -1;
+    }
+    es_device_close(pl->device);
+    es_processor_destroy(pl->proc);
+    es_free_channels(pl->source, pl->inputs);
+    pl->device = next;
+    pl->proc = take;
+    pl->source = source;
+    pl->cfg.block = block;
+    return es_device_start(pl->device, err, n);
 }
 
 int es_player_start(es_player *pl, char *err, size_t n)

@@ -35,6 +35,13 @@ int es_player_start(es_player *pl, char *err, size_t n);
 void es_player_stop(es_player *pl);
 void es_player_close(es_player *pl);
 
+/* Changes the block size (the latency) while playing: stops the device,
+ * reopens it at `block` with `take`, a processor the caller built for the
+ * new block (same room and engine), and starts again; the source and the
+ * recording go on. Control side only. 0; or -1 with a message, and the old
+ * stream plays on (take is destroyed either way). */
+int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, size_t n);
+
 es_processor *es_player_processor(es_player *pl);
 /* Host-reported over/underruns so far. */
 uint64_t es_player_xruns(const es_player *pl);
