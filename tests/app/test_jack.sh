@@ -32,4 +32,15 @@ awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.97 * e && b <= 1.01 *
     { echo "FAIL: $blocks blocks, $expected expected from the clock"; fail=1; }
 [ "$misses" = 0 ] || { echo "FAIL: $misses misses with a light engine"; fail=1; }
 [ $fail -eq 0 ] && echo "ok   JACK dummy: $blocks blocks of $expected, 0 misses"
+
+# A rate the server refuses (it runs at 48 kHz): a clear line, non-zero exit.
+"$earshot" play --device jack --rate 44100 --ir "$dir/room.wav" --headless --seconds 1 \
+    >/dev/null 2>"$dir/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "device 'jack' (system): cannot open 44100 Hz" "$dir/err"; then
+    echo "ok   refused rate: $(grep -v 'note:' "$dir/err")"
+else
+    echo "FAIL refused rate: exit $rc: $(cat "$dir/err")"
+    fail=1
+fi
 exit $fail
