@@ -1,10 +1,12 @@
 /* earshot play: live playback through a device. Headless for now: it runs
  * for a while and prints the stream's final stats. */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
@@ -29,6 +31,7 @@ static const char usage[] =
     "                    [--device auto|null|NAME] [--input signal|mic|FILE]\n"
     "                    [--crossfade-ms MS]\n"
     "                    [--record OUT.wav] --headless [--seconds T] [--json]\n"
+    "                    [--commands]\n"
     "\n"
     "Plays an input through the room FILE on a device, for T seconds (default 10),\n"
     "then prints the stream's\n"
@@ -45,12 +48,19 @@ static const char usage[] =
     "                  file, read ahead, looped, resampled to the stream rate\n"
     "  --record OUT    record the output to a float WAV (finished on stop, on\n"
     "                  Ctrl-C, and after a write error, keeping what was written)\n"
-    "  --headless      no terminal UI (the only mode in this build)\n";
+    "  --headless      no terminal UI (the only mode in this build)\n"
+    "  --commands      read commands from standard input while playing, one a line:\n"
+    "                    room FILE     crossfade to another room (a room that fails\n"
+    "                                  to load is reported; the old one plays on)\n"
+    "                    engine NAME   crossfade to another engine, same room\n"
+    "                    block N       reopen the stream at N frames (latency)\n"
+    "                    mix WET DRY GAIN   linear gains, ramped over a block\n"
+    "                    quit          stop (as Ctrl-C does)\n";
 
 typedef struct {
     const char *ir, *device, *input, *record;
     const es_engine_class *engine;
-    int block, headless, json;
+    int block, headless, json, commands;
     double rate, seconds, crossfade_ms;
 } play_args;
 
@@ -98,6 +108,8 @@ static int parse(int argc, char **argv, play_args *a)
             a->headless = 1;
         } else if (!strcmp(o, "--json")) {
             a->json = 1;
+        } else if (!strcmp(o, "--commands")) {
+            a->commands = 1;
         } else {
             es_error("play: unknown option '%s' (see earshot play --help)", o);
             return -1;
@@ -114,15 +126,17 @@ static int parse(int argc, char **argv, play_args *a)
     return 0;
 }
 
+/* elapsed: the whole run; counted: since the current processor started
+ * (a block change starts a new one), what its block count is measured by. */
 static void report(const play_args *a, es_player *pl, const es_stats *s, double elapsed,
-                   const es_recorder *rec)
+                   double counted, const es_recorder *rec)
 {
     const unsigned long long recorded = rec ? es_recorder_written(rec) : 0;
     const unsigned long long lost = rec ? es_recorder_dropped(rec) : 0;
     const double ms = 1e3 / a->rate;
     const int latency = es_player_latency(pl);
     const double p50 = es_stats_load_quantile(s, 0.5), p99 = es_stats_load_quantile(s, 0.99);
-    const double expected = elapsed * a->rate / a->block;
+    const double expected = counted * a->rate / a->block;
     if (a->json) {
         printf("{\"device\":\"%s\",\"engine\":\"%s\",\"rate\":%g,\"block\":%d,"
                "\"seconds\":%.3f,\"blocks\":%llu,\"blocks_expected\":%.1f,\"misses\":%llu,"
@@ -155,6 +169,131 @@ static void report(const play_args *a, es_player *pl, const es_stats *s, double 
     if (rec)
         printf("  recorded    %llu frames to %s, %llu lost to a full ring\n", recorded,
                a->record, lost);
+}
+
+/* What a running stream is playing, for the commands to change. */
+typedef struct {
+    play_args *a;
+    es_player *pl;
+    es_ir **ir;               /* the room, kept for engine swaps and fallback */
+    int inputs;
+    es_processor_config pc;
+    struct timespec since;    /* when the current processor started counting */
+} stream;
+
+static es_processor *build_processor(stream *s, const es_ir *ir, int block, char *err,
+                                     size_t n)
+{
+    es_format fmt = {.sample_rate = s->a->rate, .max_block = block, .inputs = ir->inputs,
+                     .outputs = ir->outputs};
+    es_options opt = {.fft_measure = 1};
+    char why[256];
+    es_engine *e = es_engine_create(s->a->engine, &fmt, ir, &opt, why, sizeof why);
+    if (!e) {
+        snprintf(err, n, "%s", why);
+        return NULL;
+    }
+    return es_processor_create(&fmt, e, &s->pc, err, n);
+}
+
+/* One command line; reports on stderr. Returns 1 for quit. */
+static int run_command(stream *s, char *line)
+{
+    char word[16] = "", arg[4096] = "", err[768], why[256];
+    line[strcspn(line, "\r\n")] = 0;
+    if (sscanf(line, "%15s %4095[^\n]", word, arg) < 1)
+        return 0;
+    es_processor *proc = es_player_processor(s->pl);
+    if (!strcmp(word, "quit"))
+        return 1;
+    if (!strcmp(word, "room") || !strcmp(word, "engine")) {
+        const int is_room = word[0] == 'r';
+        if (!is_room && es_arg_engine("engine", arg, &s->a->engine))
+            return 0;
+        es_ir_load_info info;
+        es_ir *ir = is_room ? es_ir_load(arg, s->a->rate, s->inputs, &info, err, sizeof err)
+                            : *s->ir;
+        if (!ir) {
+            fprintf(stderr, "earshot: %s; still playing the previous room\n", err);
+            return 0;
+        }
+        if (is_room && ir->outputs != es_processor_format(proc)->outputs) {
+            fprintf(stderr, "earshot: %s: %d output channels, the stream has %d; still "
+                    "playing the previous room\n", arg, ir->outputs,
+                    es_processor_format(proc)->outputs);
+            es_ir_destroy(ir);
+            return 0;
+        }
+        es_options opt = {.fft_measure = 1};
+        es_engine *e = es_engine_create(s->a->engine, es_processor_format(proc), ir, &opt, why,
+                                        sizeof why);
+        if (!e || es_processor_swap(proc, e, why, sizeof why) != 0) {
+            fprintf(stderr, "earshot: %s: %s; still playing as before\n", arg, why);
+            es_engine_destroy(e);
+            if (is_room)
+                es_ir_destroy(ir);
+            return 0;
+        }
+        if (is_room) {
+            es_ir_destroy(*s->ir);
+            *s->ir = ir;
+        }
+        fprintf(stderr, "earshot: %s %s\n", is_room ? "room" : "engine", arg);
+        return 0;
+    }
+    if (!strcmp(word, "block")) {
+        int block;
+        if (es_arg_int("block", arg, 16, 8192, &block))
+            return 0;
+        es_processor *next = build_processor(s, *s->ir, block, err, sizeof err);
+        if (!next || es_player_reopen(s->pl, block, next, err, sizeof err) != 0) {
+            fprintf(stderr, "earshot: block %d: %s; still playing at %d\n", block, err,
+                    s->a->block);
+            return 0;
+        }
+        s->a->block = block;
+        clock_gettime(CLOCK_MONOTONIC, &s->since);
+        fprintf(stderr, "earshot: block %d: latency now %d frames (%.2f ms)\n", block,
+                es_player_latency(s->pl), 1e3 * es_player_latency(s->pl) / s->a->rate);
+        return 0;
+    }
+    if (!strcmp(word, "mix")) {
+        es_mix m;
+        if (sscanf(arg, "%f %f %f", &m.wet, &m.dry, &m.gain) != 3) {
+            fprintf(stderr, "earshot: mix needs three numbers: WET DRY GAIN\n");
+            return 0;
+        }
+        s->pc.mix = m;
+        if (es_processor_set_mix(proc, &m) != 0)
+            fprintf(stderr, "earshot: mix: too many changes queued; try again\n");
+        return 0;
+    }
+    fprintf(stderr, "earshot: unknown command '%s' (room, engine, block, mix, quit)\n", word);
+    return 0;
+}
+
+/* Reads whatever whole lines stdin has, without waiting. 1 to quit. */
+static int poll_commands(stream *s, char *buf, size_t cap, size_t *used)
+{
+    struct pollfd pfd = {.fd = 0, .events = POLLIN};
+    while (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLIN | POLLHUP))) {
+        ssize_t got = read(0, buf + *used, cap - 1 - *used);
+        if (got <= 0)
+            return 0; /* end of input: keep playing until the time is up */
+        *used += (size_t)got;
+        buf[*used] = 0;
+        char *nl;
+        while ((nl = strchr(buf, '\n'))) {
+            *nl = 0;
+            if (run_command(s, buf))
+                return 1;
+            *used -= (size_t)(nl + 1 - buf);
+            memmove(buf, nl + 1, *used + 1);
+        }
+        if (*used == cap - 1)
+            *used = 0; /* a line longer than the buffer: drop it */
+    }
+    return 0;
 }
 
 int es_cmd_play(int argc, char **argv)
@@ -237,7 +376,11 @@ int es_cmd_play(int argc, char **argv)
      * the engine fails, watch the clock and Ctrl-C. */
     struct timespec t0, t1, tick = {0, 20000000};
     int fallback_stuck = 0, source_said = 0;
+    stream st = {.a = &a, .pl = pl, .ir = &ir, .inputs = inputs, .pc = pc};
+    char line[8192];
+    size_t used = 0, stdin_open = a.commands;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    st.since = t0;
     for (;;) {
         nanosleep(&tick, NULL);
         es_processor_collect(es_player_processor(pl));
@@ -253,6 +396,8 @@ int es_cmd_play(int argc, char **argv)
         fallback_stuck |= fell < 0; /* said once; the stream plays on, silent */
         clock_gettime(CLOCK_MONOTONIC, &t1);
         const double elapsed = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+        if (stdin_open && poll_commands(&st, line, sizeof line, &used))
+            break;
         if (interrupted || elapsed >= a.seconds)
             break;
     }
@@ -266,6 +411,7 @@ int es_cmd_play(int argc, char **argv)
     es_stats s;
     es_processor_stats(es_player_processor(pl), &s);
     report(&a, pl, &s, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+           (double)(t1.tv_sec - st.since.tv_sec) + 1e-9 * (double)(t1.tv_nsec - st.since.tv_nsec),
            rec);
     if (file && es_file_source_starved(file))
         fprintf(stderr, "earshot: note: the input file fell behind: %llu frames of silence\n",

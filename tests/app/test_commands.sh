@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Changes while playing, through earshot play --commands on the null device:
+# engine and room swaps, a room that fails to load (reported; the old room
+# plays on), a block-size change (the stream reopens, the latency follows,
+# the recording goes on), and an input file deleted while it plays.
+set -u
+earshot=$1
+make_wav=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$make_wav" "$dir/room.wav" decay 48000 2 2400
+"$make_wav" "$dir/room2.wav" decay 48000 2 9600 9
+"$make_wav" "$dir/in.wav" noise 48000 2 96000 4 0.3
+fail=0
+num() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" <<<"$2"; }
+str() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" <<<"$2"; }
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+
+json=$( (sleep 0.4; echo "engine cpu-direct"; sleep 0.3; echo "room $dir/missing.wav"
+         sleep 0.2; echo "room $dir/room2.wav"; sleep 0.3; echo "mix 0.8 0.2 0.9"
+         sleep 0.2; echo quit) |
+        "$earshot" play --device null --ir "$dir/room.wav" --headless --seconds 20 --json \
+            --commands 2>"$dir/err")
+rc=$?
+echo "$json"; sed 's/^/    stderr: /' "$dir/err"
+check "exit 0 after quit" "[ $rc -eq 0 ]"
+check "two swaps done" "[ '$(num swaps "$json")' = 2 ]"
+check "now on cpu-direct" "[ '$(str engine "$json")' = cpu-direct ]"
+check "no misses" "[ '$(num misses "$json")' = 0 ]"
+check "a failed room is reported and the old one plays on" \
+    "grep -q 'missing.wav: No such file or directory; still playing the previous room' '$dir/err'"
+
+json=$( (sleep 0.5; echo "block 64"; sleep 0.6; echo quit) |
+        "$earshot" play --device null --ir "$dir/room.wav" --headless --seconds 20 --json \
+            --commands --record "$dir/rec.wav" 2>"$dir/err")
+rc=$?
+echo "$json"; sed 's/^/    stderr: /' "$dir/err"
+seconds=$(num seconds "$json"); recorded=$(num recorded_frames "$json")
+blocks=$(num blocks "$json"); expected=$(num blocks_expected "$json")
+check "exit 0" "[ $rc -eq 0 ]"
+check "block 64, latency 128 frames" \
+    "[ '$(num block "$json")' = 64 ] && [ '$(num latency_frames "$json")' = 128 ]"
+check "the new stream keeps the clock ($blocks of $expected blocks)" \
+    "awk -v b=$blocks -v e=$expected 'BEGIN { exit !(b >= 0.97 * e && b <= 1.03 * e + 1) }'"
+check "the recording went on across the change ($recorded frames in $seconds s)" \
+    "awk -v r=$recorded -v s=$seconds 'BEGIN { exit !(r >= 0.97 * s * 48000 && r <= 1.03 * s * 48000) }'"
+
+# The input file disappears while it plays: the stream goes on (the open
+# file is still read), and earshot ends normally.
+(sleep 0.4; rm -f "$dir/in.wav"; sleep 0.5; echo quit) |
+    "$earshot" play --device null --input "$dir/in.wav" --ir "$dir/room.wav" --headless \
+        --seconds 20 --json --commands >"$dir/out.json" 2>"$dir/err"
+rc=$?
+check "input deleted mid-play: exit 0, no misses" \
+    "[ $rc -eq 0 ] && [ '$(num misses "$(cat "$dir/out.json")")' = 0 ]"
+exit $fail
