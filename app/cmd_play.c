@@ -46,6 +46,8 @@ static const char usage[] =
     "  --input IN      'signal': the built-in test signal (clicks, a noise burst, a\n"
     "                  sweep; the default); 'mic': the device's input; or a sound\n"
     "                  file, read ahead, looped, resampled to the stream rate\n"
+    "  --partition P   partition size for the partitioned engines\n"
+    "  --pipelined     GPU engines: result one block later (+1 block latency)\n"
     "  --record OUT    record the output to a float WAV (finished on stop, on\n"
     "                  Ctrl-C, and after a write error, keeping what was written)\n"
     "  --headless      no terminal UI (the only mode in this build)\n"
@@ -54,6 +56,8 @@ static const char usage[] =
     "                                  to load is reported; the old one plays on)\n"
     "                    engine NAME   crossfade to another engine, same room\n"
     "                    block N       reopen the stream at N frames (latency)\n"
+    "                    partition N   same engine and room, new partition size\n"
+    "                    pipelined on|off   GPU engines' pipelined mode\n"
     "                    mix WET DRY GAIN   linear gains, ramped over a block\n"
     "                    quit          stop (as Ctrl-C does)\n";
 
@@ -61,6 +65,7 @@ typedef struct {
     const char *ir, *device, *input, *record;
     const es_engine_class *engine;
     int block, headless, json, commands;
+    es_options options;       /* engine knobs: partition, GPU pipelining */
     double rate, seconds, crossfade_ms;
 } play_args;
 
@@ -68,7 +73,8 @@ static int parse(int argc, char **argv, play_args *a)
 {
     const char *v;
     *a = (play_args){.device = "auto", .input = "signal", .block = 256, .rate = 48000,
-                     .seconds = 10, .engine = es_engine_find("cpu-partitioned")};
+                     .seconds = 10, .engine = es_engine_find("cpu-partitioned"),
+                     .options = {.fft_measure = 1}};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -100,6 +106,12 @@ static int parse(int argc, char **argv, play_args *a)
             if (!(v = es_arg_value(argc, argv, &i)) ||
                 es_arg_double(o, v, 0.1, 86400, &a->seconds))
                 return -1;
+        } else if (!strcmp(o, "--partition")) {
+            if (!(v = es_arg_value(argc, argv, &i)) ||
+                es_arg_int(o, v, 16, 65536, &a->options.partition))
+                return -1;
+        } else if (!strcmp(o, "--pipelined")) {
+            a->options.gpu_pipelined = 1;
         } else if (!strcmp(o, "--crossfade-ms")) {
             if (!(v = es_arg_value(argc, argv, &i)) ||
                 es_arg_double(o, v, 1, 5000, &a->crossfade_ms))
@@ -186,9 +198,8 @@ static es_processor *build_processor(stream *s, const es_ir *ir, int block, char
 {
     es_format fmt = {.sample_rate = s->a->rate, .max_block = block, .inputs = ir->inputs,
                      .outputs = ir->outputs};
-    es_options opt = {.fft_measure = 1};
     char why[256];
-    es_engine *e = es_engine_create(s->a->engine, &fmt, ir, &opt, why, sizeof why);
+    es_engine *e = es_engine_create(s->a->engine, &fmt, ir, &s->a->options, why, sizeof why);
     if (!e) {
         snprintf(err, n, "%s", why);
         return NULL;
@@ -224,9 +235,8 @@ static int run_command(stream *s, char *line)
             es_ir_destroy(ir);
             return 0;
         }
-        es_options opt = {.fft_measure = 1};
-        es_engine *e = es_engine_create(s->a->engine, es_processor_format(proc), ir, &opt, why,
-                                        sizeof why);
+        es_engine *e = es_engine_create(s->a->engine, es_processor_format(proc), ir,
+                                        &s->a->options, why, sizeof why);
         if (!e || es_processor_swap(proc, e, why, sizeof why) != 0) {
             fprintf(stderr, "earshot: %s: %s; still playing as before\n", arg, why);
             es_engine_destroy(e);
@@ -239,6 +249,43 @@ static int run_command(stream *s, char *line)
             *s->ir = ir;
         }
         fprintf(stderr, "earshot: %s %s\n", is_room ? "room" : "engine", arg);
+        return 0;
+    }
+    if (!strcmp(word, "partition") || !strcmp(word, "pipelined")) {
+        es_options next = s->a->options;
+        if (word[1] == 'a') {
+            if (es_arg_int("partition", arg, 16, 65536, &next.partition))
+                return 0;
+        } else if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
+            next.gpu_pipelined = !strcmp(arg, "on");
+        } else {
+            fprintf(stderr, "earshot: pipelined takes on or off\n");
+            return 0;
+        }
+        es_engine *e = es_engine_create(s->a->engine, es_processor_format(proc), *s->ir, &next,
+                                        why, sizeof why);
+        if (!e) {
+            fprintf(stderr, "earshot: %s %s: %s; still playing as before\n", word, arg, why);
+            return 0;
+        }
+        s->a->options = next;
+        if (es_engine_latency(e) <= es_processor_latency(proc) &&
+            es_processor_swap(proc, e, why, sizeof why) == 0) {
+            fprintf(stderr, "earshot: %s %s\n", word, arg);
+            return 0;
+        }
+        /* More latency than the stream was opened with: a crossfade would
+         * move the sound in time, so the stream reopens with room for it. */
+        es_engine_destroy(e);
+        s->pc.max_latency = s->a->options.gpu_pipelined ? s->a->block : 0;
+        es_processor *np = build_processor(s, *s->ir, s->a->block, err, sizeof err);
+        if (!np || es_player_reopen(s->pl, s->a->block, np, err, sizeof err) != 0) {
+            fprintf(stderr, "earshot: %s %s: %s; still playing as before\n", word, arg, err);
+            return 0;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &s->since);
+        fprintf(stderr, "earshot: %s %s: the stream reopened, latency now %d frames\n", word,
+                arg, es_player_latency(s->pl));
         return 0;
     }
     if (!strcmp(word, "block")) {
@@ -268,7 +315,8 @@ static int run_command(stream *s, char *line)
             fprintf(stderr, "earshot: mix: too many changes queued; try again\n");
         return 0;
     }
-    fprintf(stderr, "earshot: unknown command '%s' (room, engine, block, mix, quit)\n", word);
+    fprintf(stderr, "earshot: unknown command '%s' (room, engine, block, partition, "
+            "pipelined, mix, quit)\n", word);
     return 0;
 }
 
@@ -326,8 +374,7 @@ int es_cmd_play(int argc, char **argv)
                 info.file_rate, a.rate);
     es_format fmt = {.sample_rate = a.rate, .max_block = a.block, .inputs = ir->inputs,
                      .outputs = ir->outputs};
-    es_options opt = {.fft_measure = 1};
-    es_engine *e = es_engine_create(a.engine, &fmt, ir, &opt, why, sizeof why);
+    es_engine *e = es_engine_create(a.engine, &fmt, ir, &a.options, why, sizeof why);
     if (!e) {
         es_error("%s: %s", a.ir, why);
         es_ir_destroy(ir);
@@ -356,7 +403,7 @@ int es_cmd_play(int argc, char **argv)
         fprintf(stderr, "earshot: note: no usable sound device (%s); playing on the null "
                 "device\n", err);
         plc.device = "null";
-        e = es_engine_create(a.engine, &fmt, ir, &opt, why, sizeof why);
+        e = es_engine_create(a.engine, &fmt, ir, &a.options, why, sizeof why);
         proc = e ? es_processor_create(&fmt, e, &pc, err, sizeof err) : NULL;
     }
     if (proc && !pl)

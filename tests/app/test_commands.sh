@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Changes while playing, through earshot play --commands on the null device:
-# engine and room swaps, a room that fails to load (reported; the old room
-# plays on), a block-size change (the stream reopens, the latency follows,
+# engine, room and engine-setting swaps, a room that fails to load
+# (reported; the old room plays on), a block-size change (the stream reopens, the latency follows,
 # the recording goes on), and an input file deleted while it plays.
 set -u
 earshot=$1
@@ -18,14 +18,17 @@ check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 
 json=$( (sleep 0.4; echo "engine cpu-direct"; sleep 0.3; echo "room $dir/missing.wav"
          sleep 0.2; echo "room $dir/room2.wav"; sleep 0.3; echo "mix 0.8 0.2 0.9"
-         sleep 0.2; echo quit) |
+         sleep 0.2; echo "engine cpu-partitioned"; sleep 0.3; echo "partition 64"
+         sleep 0.3; echo "pipelined on"; sleep 0.3; echo "partition 5"; sleep 0.2; echo quit) |
         "$earshot" play --device null --ir "$dir/room.wav" --headless --seconds 20 --json \
             --commands 2>"$dir/err")
 rc=$?
 echo "$json"; sed 's/^/    stderr: /' "$dir/err"
 check "exit 0 after quit" "[ $rc -eq 0 ]"
-check "two swaps done" "[ '$(num swaps "$json")' = 2 ]"
-check "now on cpu-direct" "[ '$(str engine "$json")' = cpu-direct ]"
+check "five swaps done (engine, room, engine, partition, pipelined)" \
+    "[ '$(num swaps "$json")' = 5 ]"
+check "now on cpu-partitioned" "[ '$(str engine "$json")' = cpu-partitioned ]"
+check "a bad partition is refused in one line" "grep -q 'partition 5: out of range' '$dir/err'"
 check "no misses" "[ '$(num misses "$json")' = 0 ]"
 check "a failed room is reported and the old one plays on" \
     "grep -q 'missing.wav: No such file or directory; still playing the previous room' '$dir/err'"
