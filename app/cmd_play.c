@@ -30,7 +30,7 @@ static const char usage[] =
     "usage: earshot play --ir FILE [--engine NAME] [--block N] [--rate HZ]\n"
     "                    [--device auto|null|NAME] [--input signal|mic|FILE]\n"
     "                    [--crossfade-ms MS]\n"
-    "                    [--record OUT.wav] --headless [--seconds T] [--json]\n"
+    "                    [--record OUT.wav] [--record-input IN.wav] --headless [--seconds T] [--json]\n"
     "                    [--commands]\n"
     "\n"
     "Plays an input through the room FILE on a device, for T seconds (default 10),\n"
@@ -50,6 +50,7 @@ static const char usage[] =
     "  --pipelined     GPU engines: result one block later (+1 block latency)\n"
     "  --record OUT    record the output to a float WAV (finished on stop, on\n"
     "                  Ctrl-C, and after a write error, keeping what was written)\n"
+    "  --record-input OUT  record the dry input too, sample-aligned with --record\n"
     "  --headless      no terminal UI (the only mode in this build)\n"
     "  --commands      read commands from standard input while playing, one a line:\n"
     "                    room FILE     crossfade to another room (a room that fails\n"
@@ -62,7 +63,7 @@ static const char usage[] =
     "                    quit          stop (as Ctrl-C does)\n";
 
 typedef struct {
-    const char *ir, *device, *input, *record;
+    const char *ir, *device, *input, *record, *record_input;
     const es_engine_class *engine;
     int block, headless, json, commands;
     es_options options;       /* engine knobs: partition, GPU pipelining */
@@ -85,6 +86,9 @@ static int parse(int argc, char **argv, play_args *a)
                 return -1;
         } else if (!strcmp(o, "--record")) {
             if (!(a->record = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--record-input")) {
+            if (!(a->record_input = es_arg_value(argc, argv, &i)))
                 return -1;
         } else if (!strcmp(o, "--device")) {
             if (!(a->device = es_arg_value(argc, argv, &i)))
@@ -385,9 +389,13 @@ int es_cmd_play(int argc, char **argv)
                               .crossfade_ms = a.crossfade_ms};
     es_processor *proc = es_processor_create(&fmt, e, &pc, err, sizeof err);
     const int automatic = !strcmp(a.device, "auto");
-    es_recorder *rec = NULL;
-    if (a.record && !(rec = es_recorder_open(a.record, a.rate, fmt.outputs, 0, err, sizeof err))) {
+    es_recorder *rec = NULL, *rec_in = NULL;
+    if ((a.record && !(rec = es_recorder_open(a.record, a.rate, fmt.outputs, 0, err,
+                                              sizeof err))) ||
+        (a.record_input && !(rec_in = es_recorder_open(a.record_input, a.rate, fmt.inputs, 0,
+                                                       err, sizeof err)))) {
         es_error("%s", err);
+        es_recorder_free(rec);
         es_processor_destroy(proc);
         es_ir_destroy(ir);
         es_file_source_close(file);
@@ -396,7 +404,9 @@ int es_cmd_play(int argc, char **argv)
     es_player_config plc = {.device = automatic ? "default" : a.device, .block = a.block,
                             .tap = rec ? es_recorder_tap : NULL, .tap_ctx = rec,
                             .live_input = live, .source = file ? es_file_source_fill : NULL,
-                            .source_ctx = file};
+                            .source_ctx = file,
+                            .input_tap = rec_in ? es_recorder_tap : NULL,
+                            .input_tap_ctx = rec_in};
     es_player *pl = NULL;
     if (proc && automatic && !(pl = es_player_open(&plc, proc, err, sizeof err))) {
         /* The player took the processor even on failure: build it again. */
@@ -412,6 +422,7 @@ int es_cmd_play(int argc, char **argv)
         es_error("%s", err);
         es_player_close(pl);
         es_recorder_free(rec);
+        es_recorder_free(rec_in);
         es_ir_destroy(ir);
         es_file_source_close(file);
         return 1;
@@ -455,6 +466,10 @@ int es_cmd_play(int argc, char **argv)
         es_error("%s", err);
         status = 1;
     }
+    if (rec_in && es_recorder_finish(rec_in, err, sizeof err) != 0) {
+        es_error("%s", err);
+        status = 1;
+    }
     es_stats s;
     es_processor_stats(es_player_processor(pl), &s);
     report(&a, pl, &s, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
@@ -464,6 +479,7 @@ int es_cmd_play(int argc, char **argv)
         fprintf(stderr, "earshot: note: the input file fell behind: %llu frames of silence\n",
                 (unsigned long long)es_file_source_starved(file));
     es_recorder_free(rec);
+    es_recorder_free(rec_in);
     es_player_close(pl);
     es_file_source_close(file);
     es_ir_destroy(ir);

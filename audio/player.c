@@ -34,6 +34,8 @@ static ES_RT void callback(void *ctx, const float *const *in, float *const *out,
             es_signal_fill(&pl->signal, pl->source, pl->inputs, frames);
         input = (const float *const *)pl->source;
     }
+    if (pl->cfg.input_tap)
+        pl->cfg.input_tap(pl->cfg.input_tap_ctx, input, frames);
     es_processor_process(pl->proc, input, out, frames);
     if (pl->tap)
         pl->tap(pl->tap_ctx, (const float *const *)out, frames);

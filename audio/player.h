@@ -25,6 +25,10 @@ typedef struct {
      * the processor (the recorder's es_recorder_tap). Must be real-time safe. */
     void (*tap)(void *ctx, const float *const *out, int frames);
     void *tap_ctx;
+    /* Optional: the same for every input block, before the processor (to
+     * record the dry input). */
+    void (*input_tap)(void *ctx, const float *const *in, int frames);
+    void *input_tap_ctx;
 } es_player_config;
 
 /* Takes the processor (destroyed with the player, also on failure); its
