@@ -121,7 +121,7 @@ static void render_equals_live(const char *engine, const char *input, double lim
 
 static void recorded_input_renders_to_output(void)
 {
-    char room[512], in[512], out[512], again[512], cmd[2048], err[256];
+    char room[512], in[512], out[512], again[512], cmd[8192], err[256];
     path(room, sizeof room, "room.wav");
     path(in, sizeof in, "dry.wav");
     path(out, sizeof out, "wet.wav");
