@@ -46,6 +46,8 @@ static const char usage[] =
     "  --input IN      'signal': the built-in test signal (clicks, a noise burst, a\n"
     "                  sweep; the default); 'mic': the device's input; or a sound\n"
     "                  file, read ahead, looped, resampled to the stream rate\n"
+    "  --input-device NAME  with --input mic: take the input from this device\n"
+    "                  (as --device names it) instead of the output's\n"
     "  --partition P   partition size for the partitioned engines\n"
     "  --pipelined     GPU engines: result one block later (+1 block latency)\n"
     "  --record OUT    record the output to a float WAV (finished on stop, on\n"
@@ -63,7 +65,7 @@ static const char usage[] =
     "                    quit          stop (as Ctrl-C does)\n";
 
 typedef struct {
-    const char *ir, *device, *input, *record, *record_input;
+    const char *ir, *device, *input, *record, *record_input, *input_device;
     const es_engine_class *engine;
     int block, headless, json, commands;
     es_options options;       /* engine knobs: partition, GPU pipelining */
@@ -92,6 +94,9 @@ static int parse(int argc, char **argv, play_args *a)
                 return -1;
         } else if (!strcmp(o, "--device")) {
             if (!(a->device = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--input-device")) {
+            if (!(a->input_device = es_arg_value(argc, argv, &i)))
                 return -1;
         } else if (!strcmp(o, "--input")) {
             if (!(a->input = es_arg_value(argc, argv, &i)))
@@ -403,7 +408,8 @@ int es_cmd_play(int argc, char **argv)
     }
     es_player_config plc = {.device = automatic ? "default" : a.device, .block = a.block,
                             .tap = rec ? es_recorder_tap : NULL, .tap_ctx = rec,
-                            .live_input = live, .source = file ? es_file_source_fill : NULL,
+                            .live_input = live, .input_device = a.input_device,
+                            .source = file ? es_file_source_fill : NULL,
                             .source_ctx = file,
                             .input_tap = rec_in ? es_recorder_tap : NULL,
                             .input_tap_ctx = rec_in};

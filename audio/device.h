@@ -20,6 +20,7 @@ typedef struct {
     int block;            /* frames per callback */
     int inputs, outputs;
     int live_input;       /* open the device's input (microphone) too */
+    const char *input_name; /* the input device, when not the output's own */
 } es_device_config;
 
 typedef struct es_device es_device;

@@ -87,6 +87,31 @@ static int find_devices(const char *name, PaDeviceIndex *out, PaDeviceIndex *in)
     return -1;
 }
 
+/* An input device by host API or name; -1 if none. */
+static int find_input(const char *name, PaDeviceIndex *in)
+{
+    *in = paNoDevice;
+    if (!strcmp(name, "default")) {
+        *in = Pa_GetDefaultInputDevice();
+        return *in == paNoDevice ? -1 : 0;
+    }
+    for (PaHostApiIndex h = 0; h < Pa_GetHostApiCount(); h++) {
+        const PaHostApiInfo *api = Pa_GetHostApiInfo(h);
+        if (api && (contains(api->name, name) || (api->type == paJACK && !strcmp(name, "jack")))) {
+            *in = api->defaultInputDevice;
+            return *in == paNoDevice ? -1 : 0;
+        }
+    }
+    for (PaDeviceIndex d = 0; d < Pa_GetDeviceCount(); d++) {
+        const PaDeviceInfo *info = Pa_GetDeviceInfo(d);
+        if (info && info->maxInputChannels > 0 && contains(info->name, name)) {
+            *in = d;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 static int pa_callback(const void *input, void *output, unsigned long frames,
                        const PaStreamCallbackTimeInfo *time, PaStreamCallbackFlags status,
                        void *arg)
@@ -141,6 +166,14 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
                              .sampleFormat = paFloat32 | paNonInterleaved,
                              .suggestedLatency = oi->defaultLowOutputLatency};
     PaStreamParameters ip = {0}, *ipp = NULL;
+    if (cfg->live_input && cfg->input_name) {
+        if (find_input(cfg->input_name, &in) != 0) {
+            snprintf(err, n, "input device '%s': no such input (see earshot devices)",
+                     cfg->input_name);
+            pa_close(&d->base);
+            return NULL;
+        }
+    }
     if (cfg->live_input) {
         const PaDeviceInfo *ii = in == paNoDevice ? NULL : Pa_GetDeviceInfo(in);
         if (!ii || ii->maxInputChannels < cfg->inputs) {

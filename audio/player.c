@@ -46,7 +46,8 @@ static es_device *open_device(es_player *pl, const es_format *fmt, int block, ch
 {
     es_device_config dc = {.name = pl->cfg.device, .sample_rate = fmt->sample_rate,
                            .block = block, .inputs = fmt->inputs, .outputs = fmt->outputs,
-                           .live_input = pl->cfg.live_input};
+                           .live_input = pl->cfg.live_input,
+                           .input_name = pl->cfg.input_device};
     return es_device_open(&dc, callback, pl, err, n);
 }
 

@@ -33,6 +33,19 @@ awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.97 * e && b <= 1.01 *
 [ "$misses" = 0 ] || { echo "FAIL: $misses misses with a light engine"; fail=1; }
 [ $fail -eq 0 ] && echo "ok   JACK dummy: $blocks blocks of $expected, 0 misses"
 
+# The microphone: a duplex stream with JACK's capture ports as the input.
+json=$("$earshot" play --device jack --input mic --input-device jack --ir "$dir/room.wav" \
+    --block 256 --headless --seconds 2 --json)
+rc=$?
+blocks=$(num blocks); expected=$(num blocks_expected); misses=$(num misses)
+if [ $rc -eq 0 ] && [ "$misses" = 0 ] &&
+   awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.95 * e && b <= 1.01 * e + 1) }'; then
+    echo "ok   microphone input on JACK: $blocks blocks of $expected, 0 misses"
+else
+    echo "FAIL microphone input on JACK: exit $rc: $json"
+    fail=1
+fi
+
 # A rate the server refuses (it runs at 48 kHz): a clear line, non-zero exit.
 "$earshot" play --device jack --rate 44100 --ir "$dir/room.wav" --headless --seconds 1 \
     >/dev/null 2>"$dir/err"
