@@ -1,7 +1,11 @@
 /* The null device runs the processor on a real-time clock: the blocks it
  * counts match the time that passed, a light engine misses nothing, and
  * when a known delay is put into chosen blocks, exactly those blocks are
- * counted as misses (and the device reports each overrun as an xrun). */
+ * counted as misses, and the device reports each overrun as an xrun.
+ *
+ * Misses measure processing time and must be exact. Xruns also count a
+ * clock thread that woke late, which a loaded 2-core machine does now and
+ * then: each injected delay must give one, and a few more are tolerated. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -49,7 +53,7 @@ static void run(const uint64_t *delay_blocks, int delays, double seconds)
     bad |= s.misses != (uint64_t)delays;
     for (int k = 0; k < delays; k++)
         bad |= s.recent_misses[k] != delay_blocks[k];
-    bad |= es_player_xruns(pl) != (uint64_t)delays;
+    bad |= es_player_xruns(pl) < (uint64_t)delays || es_player_xruns(pl) > (uint64_t)delays + 3;
     printf("%s %d injected delays: %llu blocks in %.2f s (%.1f expected), %llu misses at",
            bad ? "FAIL" : "ok  ", delays, (unsigned long long)s.blocks, elapsed, expected,
            (unsigned long long)s.misses);
