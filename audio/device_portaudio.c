@@ -59,57 +59,26 @@ static int contains(const char *hay, const char *needle)
     return 0;
 }
 
-/* Output device (and input device, when wanted) for a name; -1 if none. */
-static int find_devices(const char *name, PaDeviceIndex *out, PaDeviceIndex *in)
+/* A device for a name, in one direction: "default" is PortAudio's default,
+ * a host API ("jack", "alsa") gives that API's default, anything else the
+ * first device whose name contains it and has channels that way.
+ * paNoDevice if none. */
+static PaDeviceIndex find_device(const char *name, int input)
 {
-    *out = *in = paNoDevice;
-    if (!strcmp(name, "default")) {
-        *out = Pa_GetDefaultOutputDevice();
-        *in = Pa_GetDefaultInputDevice();
-        return *out == paNoDevice ? -1 : 0;
-    }
+    if (!strcmp(name, "default"))
+        return input ? Pa_GetDefaultInputDevice() : Pa_GetDefaultOutputDevice();
     for (PaHostApiIndex h = 0; h < Pa_GetHostApiCount(); h++) {
         const PaHostApiInfo *api = Pa_GetHostApiInfo(h);
-        if (api && (contains(api->name, name) || (api->type == paJACK && !strcmp(name, "jack")))) {
-            *out = api->defaultOutputDevice;
-            *in = api->defaultInputDevice;
-            return *out == paNoDevice ? -1 : 0;
-        }
+        if (api && (contains(api->name, name) || (api->type == paJACK && !strcmp(name, "jack"))))
+            return input ? api->defaultInputDevice : api->defaultOutputDevice;
     }
     for (PaDeviceIndex d = 0; d < Pa_GetDeviceCount(); d++) {
         const PaDeviceInfo *info = Pa_GetDeviceInfo(d);
-        if (info && info->maxOutputChannels > 0 && contains(info->name, name)) {
-            *out = d;
-            *in = info->maxInputChannels > 0 ? d : paNoDevice;
-            return 0;
-        }
+        if (info && (input ? info->maxInputChannels : info->maxOutputChannels) > 0 &&
+            contains(info->name, name))
+            return d;
     }
-    return -1;
-}
-
-/* An input device by host API or name; -1 if none. */
-static int find_input(const char *name, PaDeviceIndex *in)
-{
-    *in = paNoDevice;
-    if (!strcmp(name, "default")) {
-        *in = Pa_GetDefaultInputDevice();
-        return *in == paNoDevice ? -1 : 0;
-    }
-    for (PaHostApiIndex h = 0; h < Pa_GetHostApiCount(); h++) {
-        const PaHostApiInfo *api = Pa_GetHostApiInfo(h);
-        if (api && (contains(api->name, name) || (api->type == paJACK && !strcmp(name, "jack")))) {
-            *in = api->defaultInputDevice;
-            return *in == paNoDevice ? -1 : 0;
-        }
-    }
-    for (PaDeviceIndex d = 0; d < Pa_GetDeviceCount(); d++) {
-        const PaDeviceInfo *info = Pa_GetDeviceInfo(d);
-        if (info && info->maxInputChannels > 0 && contains(info->name, name)) {
-            *in = d;
-            return 0;
-        }
-    }
-    return -1;
+    return paNoDevice;
 }
 
 static int pa_callback(const void *input, void *output, unsigned long frames,
@@ -149,8 +118,9 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
     d->ctx = ctx;
     d->inputs = cfg->inputs;
     d->silence = es_alloc_channels(cfg->inputs, (size_t)cfg->block);
-    PaDeviceIndex out, in;
-    if (find_devices(cfg->name, &out, &in) != 0) {
+    PaDeviceIndex out = find_device(cfg->name, 0);
+    PaDeviceIndex in = find_device(cfg->input_name ? cfg->input_name : cfg->name, 1);
+    if (out == paNoDevice) {
         snprintf(err, n, "device '%s': no such sound device (see earshot devices)", cfg->name);
         pa_close(&d->base);
         return NULL;
@@ -166,13 +136,11 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
                              .sampleFormat = paFloat32 | paNonInterleaved,
                              .suggestedLatency = oi->defaultLowOutputLatency};
     PaStreamParameters ip = {0}, *ipp = NULL;
-    if (cfg->live_input && cfg->input_name) {
-        if (find_input(cfg->input_name, &in) != 0) {
-            snprintf(err, n, "input device '%s': no such input (see earshot devices)",
-                     cfg->input_name);
-            pa_close(&d->base);
-            return NULL;
-        }
+    if (cfg->live_input && cfg->input_name && in == paNoDevice) {
+        snprintf(err, n, "input device '%s': no such input (see earshot devices)",
+                 cfg->input_name);
+        pa_close(&d->base);
+        return NULL;
     }
     if (cfg->live_input) {
         const PaDeviceInfo *ii = in == paNoDevice ? NULL : Pa_GetDeviceInfo(in);

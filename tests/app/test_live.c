@@ -60,6 +60,42 @@ static void write_signal(double seconds)
     free(x);
 }
 
+/* Loads two stereo files and compares their first `limit` frames (or all
+ * that both have, when limit < 0): samples that differ, the largest
+ * difference in dB of a's peak, and the frames compared. -1 if unreadable. */
+static long compare(const char *a_path, const char *b_path, long limit, double *db,
+                    long *frames)
+{
+    float **a = NULL, **b = NULL;
+    es_audio_info ai, bi;
+    char err[256];
+    if (es_audiofile_load(a_path, &a, &ai, err, sizeof err) ||
+        es_audiofile_load(b_path, &b, &bi, err, sizeof err)) {
+        printf("  %s\n", err);
+        return -1;
+    }
+    long n = ai.frames < bi.frames ? (long)ai.frames : (long)bi.frames;
+    n = limit >= 0 && limit < n ? limit : n;
+    double peak = 0, diff = 0;
+    long differ = 0;
+    for (int c = 0; c < 2; c++)
+        for (long t = 0; t < n; t++) {
+            peak = fmax(peak, fabs(b[c][t]));
+            double d = fabs((double)a[c][t] - b[c][t]);
+            diff = fmax(diff, d);
+            differ += d != 0;
+        }
+    *db = diff > 0 ? 20 * log10(diff / peak) : -INFINITY;
+    *frames = n;
+    for (int c = 0; c < ai.channels; c++)
+        free(a[c]);
+    for (int c = 0; c < bi.channels; c++)
+        free(b[c]);
+    free(a);
+    free(b);
+    return differ;
+}
+
 /* input: "signal" (the test signal; sig.wav holds the same samples) or a
  * file name in the test folder, played live and rendered. */
 static void render_equals_live(const char *engine, const char *input, double limit_db)
@@ -77,51 +113,29 @@ static void render_equals_live(const char *engine, const char *input, double lim
     snprintf(cmd, sizeof cmd, "%s render --ir %s --engine %s --block 256 %s %s > /dev/null",
              earshot, room, engine, sig, out);
     int rc2 = run(cmd);
-    float **a = NULL, **b = NULL;
-    es_audio_info ai, bi;
-    if (rc1 || rc2 || es_audiofile_load(live, &a, &ai, err, sizeof err) ||
-        es_audiofile_load(out, &b, &bi, err, sizeof err)) {
-        printf("FAIL %s: play exit %d, render exit %d %s\n", engine, rc1, rc2, err);
-        failures++;
-        return;
-    }
-    /* The live stream ran about 2 s; compare all of it that the input
-     * file covers once (the live source loops, render does not). */
+    /* Compare all that the input file covers once (the live source loops,
+     * render does not). */
     es_audio_info si;
     float **x = NULL;
-    long n = ai.frames < bi.frames ? (long)ai.frames : (long)bi.frames;
+    long limit = -1, n = 0;
     if (es_audiofile_load(sig, &x, &si, err, sizeof err) == 0) {
-        n = n < si.frames ? n : (long)si.frames;
+        limit = (long)si.frames;
         for (int c = 0; c < si.channels; c++)
             free(x[c]);
         free(x);
     }
-    double peak = 0, diff = 0;
-    long differ = 0;
-    for (int c = 0; c < 2; c++)
-        for (long t = 0; t < n; t++) {
-            peak = fmax(peak, fabs(b[c][t]));
-            double d = fabs((double)a[c][t] - b[c][t]);
-            diff = fmax(diff, d);
-            differ += d != 0;
-        }
-    double db = diff > 0 ? 20 * log10(diff / peak) : -INFINITY;
-    int ok = n > 48000 && db <= limit_db;
-    printf("%s %s, %s in: %ld frames compared, %ld samples differ, largest difference "
-           "%.1f dB (limit %s)\n", ok ? "ok  " : "FAIL", engine, input, n, differ, db,
-           limit_db == -INFINITY ? "bit-exact" : "-130 dB");
+    double db = 0;
+    long differ = rc1 || rc2 ? -1 : compare(live, out, limit, &db, &n);
+    int ok = differ >= 0 && n > 48000 && db <= limit_db;
+    printf("%s %s, %s in: play exit %d, render exit %d, %ld frames compared, %ld samples "
+           "differ, largest difference %.1f dB (limit %s)\n", ok ? "ok  " : "FAIL", engine,
+           input, rc1, rc2, n, differ, db, limit_db == -INFINITY ? "bit-exact" : "-130 dB");
     failures += !ok;
-    for (int c = 0; c < 2; c++) {
-        free(a[c]);
-        free(b[c]);
-    }
-    free(a);
-    free(b);
 }
 
 static void recorded_input_renders_to_output(void)
 {
-    char room[512], in[512], out[512], again[512], cmd[8192], err[256];
+    char room[512], in[512], out[512], again[512], cmd[8192];
     path(room, sizeof room, "room.wav");
     path(in, sizeof in, "dry.wav");
     path(out, sizeof out, "wet.wav");
@@ -130,29 +144,12 @@ static void recorded_input_renders_to_output(void)
              "--headless --seconds 1 --record %s --record-input %s > /dev/null && "
              "%s render --ir %s --engine cpu-direct --block 128 %s %s > /dev/null", earshot,
              room, out, in, earshot, room, in, again);
-    float **a = NULL, **b = NULL;
-    es_audio_info ai, bi;
-    if (run(cmd) != 0 || es_audiofile_load(out, &a, &ai, err, sizeof err) ||
-        es_audiofile_load(again, &b, &bi, err, sizeof err)) {
-        printf("FAIL --record-input: %s\n", err);
-        failures++;
-        return;
-    }
-    long differ = 0;
-    for (int c = 0; c < 2; c++)
-        for (long t = 0; t < ai.frames; t++)
-            differ += a[c][t] != b[c][t];
-    int ok = ai.frames > 24000 && differ == 0;
+    double db = 0;
+    long frames = 0, differ = run(cmd) != 0 ? -1 : compare(out, again, -1, &db, &frames);
+    int ok = frames > 24000 && differ == 0;
     printf("%s --record-input: the dry recording rendered equals the wet recording "
-           "(%lld frames, %ld samples differ)\n", ok ? "ok  " : "FAIL", (long long)ai.frames,
-           differ);
+           "(%ld frames, %ld samples differ)\n", ok ? "ok  " : "FAIL", frames, differ);
     failures += !ok;
-    for (int c = 0; c < 2; c++) {
-        free(a[c]);
-        free(b[c]);
-    }
-    free(a);
-    free(b);
 }
 
 static void interrupted_recording(void)
