@@ -1,0 +1,239 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acoustics.h"
+
+const double es_octave_centres[ES_OCTAVE_BANDS] = {125, 250, 500, 1000, 2000, 4000};
+
+#define LN10 2.302585092994046
+
+/* Least-squares slope (dB per sample) of db[from..to). */
+static double slope(const double *db, int from, int to)
+{
+    double n = to - from, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = from; i < to; i++) {
+        sx += i;
+        sy += db[i];
+        sxx += (double)i * i;
+        sxy += i * db[i];
+    }
+    double d = n * sxx - sx * sx;
+    return d != 0 ? (n * sxy - sx * sy) / d : 0;
+}
+
+/* Reverberation time from the decay curve between `top` and `bottom` dB
+ * (e.g. -5 and -35 for T30): -60 / slope. 0 if the curve stops short. */
+static double decay_time(const double *edc, int n, double rate, double top, double bottom)
+{
+    int from = -1, to = -1;
+    for (int i = 0; i < n; i++) {
+        if (from < 0 && edc[i] <= top)
+            from = i;
+        if (edc[i] <= bottom) {
+            to = i;
+            break;
+        }
+    }
+    if (from < 0 || to < 0 || to - from < 4)
+        return 0;
+    double s = slope(edc, from, to + 1);
+    return s < 0 ? -60.0 / (s * rate) : 0;
+}
+
+/* The analysis core. e: squared IR from the onset, n samples. Fills the
+ * decay curve in dB into edc (n values; only the first `*usable` mean
+ * anything) and the parameters. */
+static void analyse(const double *e, int n, double rate, double *edc, int *usable,
+                    es_acoustics *out)
+{
+    double peak = 0;
+    for (int i = 0; i < n; i++)
+        peak = e[i] > peak ? e[i] : peak;
+    /* Noise: the mean energy of the last tenth. */
+    int tail0 = n - n / 10;
+    double noise = 0;
+    for (int i = tail0; i < n; i++)
+        noise += e[i];
+    noise /= n - tail0 > 0 ? n - tail0 : 1;
+    out->noise_db = 10 * log10((noise + 1e-300) / peak);
+
+    /* Where the decay meets the noise: fit the level smoothed over 10 ms
+     * windows from the start to 10 dB above the noise, and find where the
+     * fitted line reaches the noise (a one-pass Lundeby). */
+    const int win = (int)(0.010 * rate) > 1 ? (int)(0.010 * rate) : 1;
+    const int windows = n / win;
+    int cut = n, fit_end = 0;
+    double k = 0; /* energy decay rate per sample (natural log) */
+    if (windows >= 4) {
+        double *level = malloc(sizeof(double) * windows);
+        for (int w = 0; w < windows; w++) {
+            double s = 0;
+            for (int i = 0; i < win; i++)
+                s += e[w * win + i];
+            level[w] = 10 * log10(s / win + 1e-300);
+        }
+        const double floor_db = 10 * log10(noise + 1e-300);
+        for (fit_end = 1; fit_end < windows && level[fit_end] > floor_db + 10; fit_end++)
+            ;
+        double s = slope(level, 0, fit_end > 2 ? fit_end : 2); /* dB per window */
+        if (s < 0) {
+            k = -s * LN10 / 10 / win;
+            /* level(w) = level0 + s w reaches floor at w = (floor - level0)/s */
+            double level0 = level[0];
+            for (int w = 1; w < fit_end && w < 3; w++)
+                level0 = level0 > level[w] ? level0 : level[w];
+            double w_cross = (floor_db - level0) / s;
+            int c = (int)((w_cross + 0.5) * win);
+            if (c > 0 && c < n && noise > peak * 1e-12)
+                cut = c;
+        }
+        free(level);
+    }
+    if (noise < peak * 1e-9)
+        noise = 0; /* no measurable floor: nothing to take out */
+
+    /* Schroeder: backward sum of (energy - noise) up to the cut, plus the
+     * tail the fitted decay would have had beyond it. */
+    double tail = 0;
+    if (cut < n && k > 0) {
+        double at_cut = 0;
+        for (int i = cut - win > 0 ? cut - win : 0; i < cut; i++)
+            at_cut += e[i] - noise;
+        at_cut = at_cut > 0 ? at_cut / win : 0;
+        tail = at_cut / (1 - exp(-k));
+    }
+    double sum = tail;
+    for (int i = cut - 1; i >= 0; i--) {
+        sum += e[i] - noise;
+        edc[i] = sum > 0 ? sum : 0;
+    }
+    const double total = edc[0] > 0 ? edc[0] : 1;
+    for (int i = 0; i < cut; i++)
+        edc[i] = 10 * log10(edc[i] / total + 1e-300);
+    *usable = cut;
+    out->usable_s = cut / rate;
+    out->edt = decay_time(edc, cut, rate, 0.0, -10.0);
+    out->t20 = decay_time(edc, cut, rate, -5.0, -25.0);
+    out->t30 = decay_time(edc, cut, rate, -5.0, -35.0);
+
+    /* Clarity and definition from the energy before and after 50/80 ms. */
+    double e50 = 0, e80 = 0, all = tail;
+    const int n50 = (int)(0.050 * rate), n80 = (int)(0.080 * rate);
+    for (int i = 0; i < cut; i++) {
+        const double v = e[i] - noise > 0 ? e[i] - noise : 0;
+        e50 += i < n50 ? v : 0;
+        e80 += i < n80 ? v : 0;
+        all += v;
+    }
+    out->c50 = 10 * log10(e50 / (all - e50 + 1e-300) + 1e-300);
+    out->c80 = 10 * log10(e80 / (all - e80 + 1e-300) + 1e-300);
+    out->d50 = all > 0 ? e50 / all : 0;
+}
+
+/* The squared IR from its onset: the first sample within 20 dB of the
+ * peak (ISO 3382-1 A.3.4). Returns the length, 0 if silent. */
+static int squared_from_onset(const float *ir, int length, double **e)
+{
+    double peak = 0;
+    for (int i = 0; i < length; i++)
+        peak = (double)ir[i] * ir[i] > peak ? (double)ir[i] * ir[i] : peak;
+    if (peak <= 0)
+        return 0;
+    int onset = 0;
+    while (onset < length && (double)ir[onset] * ir[onset] < peak * 0.01)
+        onset++;
+    const int n = length - onset;
+    *e = malloc(sizeof(double) * (size_t)n);
+    if (!*e)
+        return 0;
+    for (int i = 0; i < n; i++)
+        (*e)[i] = (double)ir[onset + i] * ir[onset + i];
+    return n;
+}
+
+int es_acoustics_measure(const float *ir, int length, double rate, es_acoustics *out)
+{
+    memset(out, 0, sizeof *out);
+    double *e = NULL;
+    const int n = squared_from_onset(ir, length, &e);
+    double *edc = n ? malloc(sizeof(double) * (size_t)n) : NULL;
+    if (!n || !edc) {
+        free(e);
+        return -1;
+    }
+    int usable;
+    analyse(e, n, rate, edc, &usable, out);
+    free(e);
+    free(edc);
+    return 0;
+}
+
+/* One octave band: two cascaded band-pass biquads (RBJ, one octave wide)
+ * run over the time-reversed IR and reversed back, so the filter's own
+ * ringing does not lengthen the decay (ISO 3382-1 suggests reverse
+ * filtering for short reverberation times). */
+static void octave(const float *ir, int length, double rate, double centre, float *out)
+{
+    const double w0 = 2 * 3.14159265358979 * centre / rate;
+    const double alpha = sin(w0) * sinh(log(2.0) / 2 * 1.0 * w0 / sin(w0));
+    const double a0 = 1 + alpha;
+    const double b0 = alpha / a0, b2 = -alpha / a0, a1 = -2 * cos(w0) / a0, a2 = (1 - alpha) / a0;
+    for (int i = 0; i < length; i++)
+        out[i] = ir[length - 1 - i];
+    for (int pass = 0; pass < 2; pass++) {
+        double x1 = 0, x2 = 0, y1 = 0, y2 = 0;
+        for (int i = 0; i < length; i++) {
+            const double x = out[i];
+            const double y = b0 * x + b2 * x2 - a1 * y1 - a2 * y2;
+            x2 = x1;
+            x1 = x;
+            y2 = y1;
+            y1 = y;
+            out[i] = (float)y;
+        }
+    }
+    for (int i = 0; i < length / 2; i++) {
+        float t = out[i];
+        out[i] = out[length - 1 - i];
+        out[length - 1 - i] = t;
+    }
+}
+
+int es_acoustics_room(const float *ir, int length, double rate, es_room_acoustics *out)
+{
+    memset(out, 0, sizeof *out);
+    if (es_acoustics_measure(ir, length, rate, &out->broadband) != 0)
+        return -1;
+    float *band = malloc(sizeof(float) * (size_t)length);
+    if (!band)
+        return -1;
+    for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
+        if (es_octave_centres[b] * 1.5 >= rate / 2)
+            continue; /* the band is above Nyquist at this rate */
+        octave(ir, length, rate, es_octave_centres[b], band);
+        es_acoustics_measure(band, length, rate, &out->band[b]);
+    }
+    free(band);
+    return 0;
+}
+
+int es_acoustics_decay_curve(const float *ir, int length, double rate, double *db, int points)
+{
+    double *e = NULL;
+    const int n = squared_from_onset(ir, length, &e);
+    double *edc = n ? malloc(sizeof(double) * (size_t)n) : NULL;
+    if (!n || !edc || points < 2) {
+        free(e);
+        free(edc);
+        return -1;
+    }
+    es_acoustics a;
+    int usable;
+    analyse(e, n, rate, edc, &usable, &a);
+    for (int p = 0; p < points; p++)
+        db[p] = edc[(int)((double)p * (usable - 1) / (points - 1))];
+    free(e);
+    free(edc);
+    return 0;
+}
