@@ -127,8 +127,9 @@ const char *es_arg_value(int argc, char **argv, int *i)
 
 int es_arg_engine(const char *opt, const char *text, const es_engine_class **out)
 {
+    char names[256];
     if (!(*out = es_engine_find(text))) {
-        es_error("%s '%s': unknown engine (choose from %s)", opt, text, es_engine_names());
+        es_error("%s '%s': unknown engine (choose from %s)", opt, text, es_engine_names(names, sizeof names));
         return -1;
     }
     return 0;

@@ -47,11 +47,6 @@ void es_device_latency(const es_device *d, int *input, int *output)
     *output = d->output_latency;
 }
 
-uint64_t es_device_callbacks(const es_device *d)
-{
-    return atomic_load(&((es_device *)d)->callbacks);
-}
-
 const char *es_device_name(const es_device *d)
 {
     return d->name;

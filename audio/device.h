@@ -36,8 +36,6 @@ void es_device_close(es_device *d);
 /* Frames of delay the device adds before and after the callback (what a
  * person at the microphone hears on top of the engine). */
 void es_device_latency(const es_device *d, int *input, int *output);
-/* Callbacks so far, and when the first one started (monotonic, ns). */
-uint64_t es_device_callbacks(const es_device *d);
 const char *es_device_name(const es_device *d);
 
 #endif

@@ -3,8 +3,6 @@
 #ifndef ES_DEVICE_CLASS_H
 #define ES_DEVICE_CLASS_H
 
-#include <stdatomic.h>
-
 #include "device.h"
 
 typedef struct es_device_class es_device_class;
@@ -14,7 +12,6 @@ struct es_device {
     const es_device_class *klass;
     char name[128];             /* what the user sees: "null", "JACK: system" */
     int input_latency, output_latency; /* frames, known after open */
-    atomic_ullong callbacks;
 };
 
 struct es_device_class {

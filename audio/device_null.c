@@ -55,7 +55,6 @@ static void *clock_thread(void *arg)
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0)
             ;
         d->cb(d->ctx, (const float *const *)d->in, d->out, d->cfg.block, flags);
-        atomic_fetch_add(&d->base.callbacks, 1);
         clock_gettime(CLOCK_MONOTONIC, &now);
         flags = 0;
         if (ns_of(&now) > next + period) {

@@ -95,7 +95,6 @@ static int pa_callback(const void *input, void *output, unsigned long frames,
     const float *const *in = input ? (const float *const *)input
                                    : (const float *const *)d->silence;
     d->cb(d->ctx, in, (float *const *)output, (int)frames, flags);
-    atomic_fetch_add_explicit(&d->base.callbacks, 1, memory_order_relaxed);
     return paContinue;
 }
 

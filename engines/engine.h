@@ -109,8 +109,8 @@ struct es_engine_class {
 extern const es_engine_class *const es_engines[];
 
 const es_engine_class *es_engine_find(const char *name);
-/* "cpu-direct, cpu-partitioned, ..." for error messages. */
-const char *es_engine_names(void);
+/* "cpu-direct, cpu-partitioned, ..." into buf, for error messages; returns buf. */
+const char *es_engine_names(char *buf, size_t n);
 
 /* ---- convenience wrappers ---- */
 

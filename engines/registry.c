@@ -22,16 +22,13 @@ const es_engine_class *es_engine_find(const char *name)
     return NULL;
 }
 
-const char *es_engine_names(void)
+const char *es_engine_names(char *buf, size_t n)
 {
-    static char names[256];
-    if (!names[0]) {
-        size_t at = 0;
-        for (int k = 0; es_engines[k] && at < sizeof names; k++)
-            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s",
-                                   k ? ", " : "", es_engines[k]->name);
-    }
-    return names;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int k = 0; es_engines[k] && at < n; k++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%s", k ? ", " : "", es_engines[k]->name);
+    return buf;
 }
 
 /* Largest block any engine is asked to take. 64 Ki frames is over a second

@@ -77,9 +77,10 @@ static void check(const es_engine_class *k, int length, int block, int random_ca
 
 int main(int argc, char **argv)
 {
+    char names[256];
     const es_engine_class *k = argc > 1 ? es_engine_find(argv[1]) : NULL;
     if (!k) {
-        fprintf(stderr, "usage: test_dirac ENGINE (engines: %s)\n", es_engine_names());
+        fprintf(stderr, "usage: test_dirac ENGINE (engines: %s)\n", es_engine_names(names, sizeof names));
         return 2;
     }
     pipelined = argc > 2 && !strcmp(argv[2], "--pipelined");

@@ -71,9 +71,10 @@ static void check(const char *layout, int length, int block, int random_calls,
 
 int main(int argc, char **argv)
 {
+    char names[256];
     if (argc < 2 || !(engine = es_engine_find(argv[1]))) {
         fprintf(stderr, "usage: test_reference ENGINE [--quick] (engines: %s)\n",
-                es_engine_names());
+                es_engine_names(names, sizeof names));
         return 2;
     }
     int quick = 0, few = 0;
