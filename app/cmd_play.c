@@ -62,6 +62,7 @@ static const char usage[] =
     "                    partition N   same engine and room, new partition size\n"
     "                    pipelined on|off   GPU engines' pipelined mode\n"
     "                    mix WET DRY GAIN   linear gains, ramped over a block\n"
+    "                    reset         reset the meters (misses, load, counts)\n"
     "                    quit          stop (as Ctrl-C does)\n";
 
 typedef struct {
@@ -313,6 +314,12 @@ static int run_command(stream *s, char *line)
                 es_player_latency(s->pl), 1e3 * es_player_latency(s->pl) / s->a->rate);
         return 0;
     }
+    if (!strcmp(word, "reset")) {
+        if (es_processor_reset_stats(proc) != 0)
+            fprintf(stderr, "earshot: reset: too many changes queued; try again\n");
+        clock_gettime(CLOCK_MONOTONIC, &s->since);
+        return 0;
+    }
     if (!strcmp(word, "mix")) {
         es_mix m;
         if (sscanf(arg, "%f %f %f", &m.wet, &m.dry, &m.gain) != 3) {
@@ -325,7 +332,7 @@ static int run_command(stream *s, char *line)
         return 0;
     }
     fprintf(stderr, "earshot: unknown command '%s' (room, engine, block, partition, "
-            "pipelined, mix, quit)\n", word);
+            "pipelined, mix, reset, quit)\n", word);
     return 0;
 }
 

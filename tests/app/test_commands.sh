@@ -48,6 +48,14 @@ check "the new stream keeps the clock ($blocks of $expected blocks)" \
 check "the recording went on across the change ($recorded frames in $seconds s)" \
     "awk -v r=$recorded -v s=$seconds 'BEGIN { exit !(r >= 0.97 * s * 48000 && r <= 1.03 * s * 48000) }'"
 
+# reset: the meters start again, and count against the clock from then.
+json=$( (sleep 0.8; echo reset; sleep 0.5; echo quit) |
+        "$earshot" play --device null --ir "$dir/room.wav" --headless --seconds 20 --json \
+            --commands 2>/dev/null)
+blocks=$(num blocks "$json"); expected=$(num blocks_expected "$json"); seconds=$(num seconds "$json")
+check "reset: $blocks blocks counted since it ($expected expected), of $seconds s played" \
+    "awk -v b=$blocks -v e=$expected -v s=$seconds 'BEGIN { exit !(b >= 0.95 * e - 2 && b <= 1.05 * e + 2 && b < 0.7 * s * 48000 / 256) }'"
+
 # The input file disappears while it plays: the stream goes on (the open
 # file is still read), and earshot ends normally.
 (sleep 0.4; rm -f "$dir/in.wav"; sleep 0.5; echo quit) |
