@@ -1,3 +1,4 @@
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -5,6 +6,7 @@
 #include "args.h"
 #include "bench.h"
 #include "bench_run.h"
+#include "rt_thread.h"
 
 #define MAX_LIST 16
 
@@ -13,7 +15,7 @@ static const char usage[] =
     "                     [--channels C[,C...]] [--true-stereo] [--fan-out N]\n"
     "                     [--block N[,N...]] [--seconds T] [--rate HZ]\n"
     "                     [--partition P] [--measure|--estimate] [--pipelined]\n"
-    "                     [--max-wall S] [--find-max] [--json]\n"
+    "                     [--max-wall S] [--find-max] [--paced] [--realtime] [--json]\n"
     "\n"
     "Runs a synthetic room (decaying noise, T60 = IR length) through each engine,\n"
     "block after block with no pause, and times every block. Prints per-block time\n"
@@ -38,6 +40,12 @@ static const char usage[] =
     "  --gpu N             GPU engines: CUDA device ordinal (default 0)\n"
     "  --max-wall S        stop a measurement after S seconds of wall time (default 30)\n"
     "  --find-max          search the longest IR each engine runs with zero misses\n"
+    "  --paced             start each block one period after the previous one on an\n"
+    "                      absolute clock, as an audio callback runs (a pipelined\n"
+    "                      GPU engine then has a period to finish); default: back\n"
+    "                      to back, which measures throughput\n"
+    "  --realtime          run the measuring thread at SCHED_FIFO, as an audio\n"
+    "                      thread would be (needs RLIMIT_RTPRIO or CAP_SYS_NICE)\n"
     "\n"
     "A GPU engine waits for its result at most 80%% of the block's budget and\n"
     "plays silence when it is late; such blocks count as misses too.\n"
@@ -52,7 +60,7 @@ typedef struct {
     int block_count;
     int channels[MAX_LIST];
     int channel_count;
-    int find_max, json, ir_taps_given;
+    int find_max, json, ir_taps_given, realtime;
     es_bench_config base;
 } bench_args;
 
@@ -123,6 +131,10 @@ static int parse(int argc, char **argv, bench_args *a)
             a->base.options.fft_measure = 1;
         } else if (!strcmp(o, "--pipelined")) {
             a->base.options.gpu_pipelined = 1;
+        } else if (!strcmp(o, "--paced")) {
+            a->base.paced = 1;
+        } else if (!strcmp(o, "--realtime")) {
+            a->realtime = 1;
         } else if (!strcmp(o, "--find-max")) {
             a->find_max = 1;
         } else if (!strcmp(o, "--json")) {
@@ -164,13 +176,13 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                "\"block\":%d,\"rate\":%g,\"budget_us\":%.3f,\"p50_us\":%.3f,"
                "\"p99_us\":%.3f,\"max_us\":%.3f,\"mean_us\":%.3f,\"blocks\":%ld,"
                "\"misses\":%ld,\"late_results\":%llu,\"device_max_us\":%.3f,"
-               "\"realtime_factor\":%.3f,"
+               "\"helpers_realtime\":%d,\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
                "\"cut_short\":%s}\n",
                c->engine->name, c->ir_seconds, r->taps, r->paths, c->block, c->rate,
                r->budget_us, r->p50_us, r->p99_us, r->max_us, r->mean_us, r->blocks,
                r->misses, (unsigned long long)r->late_results, r->device_max_us,
-               r->realtime_factor,
+               r->helpers_realtime, r->realtime_factor,
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
                r->cut_short ? "true" : "false");
     } else {
@@ -179,6 +191,11 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->p50_us, r->p99_us, r->max_us, r->misses, r->realtime_factor, r->gmacs,
                r->create_ms, r->cut_short ? "  (cut short)" : "");
     }
+    /* Once per run: whether the engine's helper threads got real-time
+     * priority changes what its misses mean. */
+    static int told;
+    if (r->helpers_realtime >= 0 && !told++)
+        fprintf(stderr, "bench: %s helper thread: %s\n", c->engine->name, r->helpers);
     fflush(stdout);
 }
 
@@ -244,6 +261,11 @@ int es_bench_main(int argc, char **argv)
     if (a.engine_count == 0) {
         es_error("bench: no engine is usable on this machine (see earshot engines)");
         return 1;
+    }
+    if (a.realtime) {
+        char why[128];
+        es_rt_thread_promote(sched_get_priority_max(SCHED_FIFO) / 2, why, sizeof why);
+        fprintf(stderr, "bench: measuring thread: %s\n", why);
     }
     int failures = 0;
     if (!a.json && !a.find_max)

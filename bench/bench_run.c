@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,7 +153,22 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     long measured = 0;
     es_engine_status st;
     uint64_t late = 0;
+    /* Paced: block b starts at start + b * period on an absolute clock, as an
+     * audio callback would; a pipelined GPU engine then has the period to
+     * finish, which back-to-back calls never give it. */
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    const long period_ns = (long)(1e9 * cfg->block / cfg->rate);
     for (long b = 0; b < warmup + blocks; b++) {
+        if (cfg->paced) {
+            next.tv_nsec += period_ns;
+            while (next.tv_nsec >= 1000000000L) {
+                next.tv_nsec -= 1000000000L;
+                next.tv_sec++;
+            }
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+                ;
+        }
         for (int c = 0; c < ins; c++)
             for (int t = 0; t < cfg->block; t++)
                 in[c][t] = 0.1f * noise(&seed);
@@ -185,6 +201,8 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     es_engine_get_status(e, &st);
     r->late_results = st.late_results;
     r->device_max_us = st.device_max_us;
+    r->helpers_realtime = st.helpers_realtime;
+    snprintf(r->helpers, sizeof r->helpers, "%s", st.helpers);
     if (st.failed)
         snprintf(r->error, sizeof r->error, "%s", st.message);
     else

@@ -19,6 +19,8 @@ typedef struct {
     double seconds;       /* audio to run, after warm-up */
     double max_wall;      /* stop early after this much wall time (s) */
     int stop_on_miss;     /* stop at the first block over budget */
+    int paced;            /* start each block one period after the last, as an
+                           * audio callback does, instead of back to back */
     es_options options;
 } es_bench_config;
 
@@ -33,6 +35,8 @@ typedef struct {
                            * reported late (silence) */
     uint64_t late_results;/* engine's own count (GPU results not ready) */
     double device_max_us; /* GPU engines: longest block on the worker */
+    int helpers_realtime; /* engine's helper threads: 1 real-time, 0 not, -1 none */
+    char helpers[128];    /* their scheduling in words */
     double realtime_factor;  /* audio time / processing time */
     double gmacs;         /* time-domain-equivalent G multiply-adds / s */
     double create_ms;     /* building the instance a second time in this

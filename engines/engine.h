@@ -77,6 +77,9 @@ typedef struct {
     double device_max_us;  /* the largest of those so far */
     int failed;            /* 1: instance is dead and outputs silence */
     char message[256];     /* why it failed, empty otherwise */
+    int helpers_realtime;  /* engines with helper threads: 1 when they got
+                            * real-time priority, 0 when not, -1 no helpers */
+    char helpers[128];     /* the helpers' scheduling in words */
 } es_engine_status;
 
 typedef struct es_engine_class es_engine_class;

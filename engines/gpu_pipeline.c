@@ -14,6 +14,7 @@
 #endif
 
 #include "gpu_pipeline.h"
+#include "rt_thread.h"
 
 /* While audio runs the worker spins on the job counter instead of sleeping,
  * because waking a sleeping thread costs tens of microseconds, a large part
@@ -36,6 +37,8 @@ struct es_gpu_pipeline {
     atomic_int failed;
     char message[256];         /* written before `failed` is released */
     _Atomic long long job_ns, job_max_ns; /* worker-side time of run() */
+    atomic_int realtime;       /* -1 until the worker has asked, then 0/1 */
+    char realtime_why[128];    /* written before `realtime` is released */
 
     /* Audio-thread state. */
     long awaiting;             /* pipelined: seq whose result is still owed, 0 none */
@@ -87,6 +90,14 @@ static void *worker(void *arg)
     es_gpu_pipeline *p = arg;
     char err[256] = "";
     long done = 0;
+    /* The worker's job is on the audio deadline: below the audio thread,
+     * above everything else. */
+    int granted = p->offline ? 0
+                             : es_rt_thread_promote(es_rt_helper_priority(), p->realtime_why,
+                                                    sizeof p->realtime_why);
+    if (p->offline)
+        snprintf(p->realtime_why, sizeof p->realtime_why, "offline: normal priority");
+    atomic_store_explicit(&p->realtime, granted, memory_order_release);
     if (p->b.thread_init && p->b.thread_init(p->b.ctx, err, sizeof err) != 0)
         fail(p, err);
     for (;;) {
@@ -124,6 +135,7 @@ es_gpu_pipeline *es_gpu_pipeline_create(const es_gpu_backend *backend, int input
     p->rate = rate;
     p->pipelined = opt->gpu_pipelined != 0;
     p->offline = opt->offline != 0;
+    atomic_init(&p->realtime, -1);
     if (p->pipelined) {
         p->ring_size = 1;
         while (p->ring_size < 2 * (size_t)max_block)
@@ -292,6 +304,9 @@ ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st
     st->late_results = atomic_load_explicit(&p->late, memory_order_relaxed);
     st->device_us = 1e-3 * (double)atomic_load_explicit(&p->job_ns, memory_order_relaxed);
     st->device_max_us = 1e-3 * (double)atomic_load_explicit(&p->job_max_ns, memory_order_relaxed);
+    st->helpers_realtime = atomic_load_explicit(&p->realtime, memory_order_acquire);
+    if (st->helpers_realtime >= 0)
+        memcpy(st->helpers, p->realtime_why, sizeof st->helpers);
     st->failed = atomic_load_explicit(&p->failed, memory_order_acquire);
     if (st->failed)
         memcpy(st->message, p->message, sizeof st->message);

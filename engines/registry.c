@@ -73,6 +73,7 @@ es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
 void es_engine_get_status(const es_engine *e, es_engine_status *st)
 {
     memset(st, 0, sizeof *st);
+    st->helpers_realtime = -1;
     if (e && e->klass->status)
         e->klass->status(e, st);
 }

@@ -1,0 +1,37 @@
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_thread.h"
+
+int es_rt_helper_priority(void)
+{
+    int p = sched_get_priority_max(SCHED_FIFO) / 2 - ES_RT_HELPER_PRIORITY_DROP;
+    return p < 1 ? 1 : p;
+}
+
+int es_rt_thread_promote(int priority, char *why, size_t n)
+{
+    const char *off = getenv("EARSHOT_NO_RT");
+    if (off && *off && strcmp(off, "0") != 0) {
+        snprintf(why, n, "real-time priority off (EARSHOT_NO_RT)");
+        return 0;
+    }
+    const int lo = sched_get_priority_min(SCHED_FIFO), hi = sched_get_priority_max(SCHED_FIFO);
+    if (priority < lo)
+        priority = lo;
+    if (priority > hi)
+        priority = hi;
+    struct sched_param sp = {.sched_priority = priority};
+    int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    if (rc == 0) {
+        snprintf(why, n, "SCHED_FIFO priority %d", priority);
+        return 1;
+    }
+    snprintf(why, n, "no real-time priority (%s); raise RLIMIT_RTPRIO or run with CAP_SYS_NICE",
+             strerror(rc));
+    return 0;
+}

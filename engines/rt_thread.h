@@ -1,0 +1,29 @@
+/* Real-time scheduling for the threads earshot starts itself (the GPU
+ * worker, the tail workers of a non-uniform engine). The audio thread is the
+ * host's; its priority is set by the audio server or the null device.
+ *
+ * A helper thread that has to finish within the audio period must not be
+ * preempted by ordinary work, so it asks for SCHED_FIFO just below the audio
+ * thread. Whether the system grants it depends on RLIMIT_RTPRIO or
+ * CAP_SYS_NICE; when it does not, the thread runs at normal priority and the
+ * caller gets the reason, to show once rather than fail. */
+#ifndef ES_RT_THREAD_H
+#define ES_RT_THREAD_H
+
+#include <stddef.h>
+
+/* Priority of the helper threads relative to SCHED_FIFO's maximum: the null
+ * device's audio thread runs at max/2, JACK's at about 70-80 of 99. */
+#define ES_RT_HELPER_PRIORITY_DROP 2
+
+/* Raises the calling thread to SCHED_FIFO at `priority` (1..99, clamped).
+ * Returns 1 when granted; 0 with a one-line reason in `why` when not.
+ * EARSHOT_NO_RT=1 in the environment keeps normal priority (for
+ * comparisons). */
+int es_rt_thread_promote(int priority, char *why, size_t n);
+
+/* The priority a helper thread should ask for: just below the null
+ * device's audio thread. */
+int es_rt_helper_priority(void);
+
+#endif
