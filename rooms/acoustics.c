@@ -1,3 +1,5 @@
+#define _DEFAULT_SOURCE /* M_PI, M_SQRT2 */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,35 +171,72 @@ int es_acoustics_measure(const float *ir, int length, double rate, es_acoustics 
     return 0;
 }
 
-/* One octave band: two cascaded band-pass biquads (RBJ, one octave wide)
- * run over the time-reversed IR and reversed back, so the filter's own
- * ringing does not lengthen the decay (ISO 3382-1 suggests reverse
- * filtering for short reverberation times). */
+/* One octave band: a 6th-order Butterworth band-pass (three biquads, the
+ * order IEC 61260 class 1 octave filters use), band edges fc/sqrt2 and
+ * fc*sqrt2, designed by the bilinear transform with prewarped edges. It
+ * runs over the time-reversed IR and the result is reversed back, so the
+ * filter's own ringing does not lengthen the decay (ISO 3382-1 suggests
+ * reverse filtering for short reverberation times). */
+typedef struct {
+    double b0, a1, a2; /* b = b0 * (1, 0, -1) */
+} bandpass_section;
+
+static void design_octave(double centre, double rate, bandpass_section sec[3])
+{
+    const double fs2 = 2 * rate;
+    const double lo = fs2 * tan(M_PI * centre / M_SQRT2 / rate);
+    const double hi = fs2 * tan(M_PI * centre * M_SQRT2 / rate);
+    const double w0sq = lo * hi, bw = hi - lo;
+    /* Butterworth order-3 prototype poles in the upper half plane and on
+     * the axis: each gives a band-pass pole whose conjugate comes from the
+     * mirrored prototype pole. */
+    const double complex proto[3] = {-1.0, -0.5 + 0.8660254037844386 * I,
+                                     -0.5 + 0.8660254037844386 * I};
+    const double wc = 2 * M_PI * centre / rate;
+    const double complex zc = cexp(I * wc);
+    for (int k = 0; k < 3; k++) {
+        const double complex pb = proto[k] * bw;
+        const double complex root = csqrt(pb * pb - 4 * w0sq);
+        /* k = 1 and 2 take the two roots of the same prototype pole. */
+        double complex s = (pb + (k == 2 ? -root : root)) / 2;
+        if (cimag(s) < 0)
+            s = conj(s);
+        const double complex z = (1 + s / fs2) / (1 - s / fs2);
+        sec[k].a1 = -2 * creal(z);
+        sec[k].a2 = creal(z) * creal(z) + cimag(z) * cimag(z);
+        /* Unity gain at the centre frequency. */
+        const double complex zi = 1.0 / zc;
+        const double complex h = (1 - zi * zi) / (1 + sec[k].a1 * zi + sec[k].a2 * zi * zi);
+        sec[k].b0 = 1.0 / cabs(h);
+    }
+}
+
 static void octave(const float *ir, int length, double rate, double centre, float *out)
 {
-    const double w0 = 2 * 3.14159265358979 * centre / rate;
-    const double alpha = sin(w0) * sinh(log(2.0) / 2 * 1.0 * w0 / sin(w0));
-    const double a0 = 1 + alpha;
-    const double b0 = alpha / a0, b2 = -alpha / a0, a1 = -2 * cos(w0) / a0, a2 = (1 - alpha) / a0;
+    bandpass_section sec[3];
+    design_octave(centre, rate, sec);
+    double *x = malloc(sizeof(double) * (size_t)length);
+    if (!x) {
+        memset(out, 0, sizeof(float) * (size_t)length);
+        return;
+    }
     for (int i = 0; i < length; i++)
-        out[i] = ir[length - 1 - i];
-    for (int pass = 0; pass < 2; pass++) {
+        x[i] = ir[length - 1 - i];
+    for (int k = 0; k < 3; k++) {
         double x1 = 0, x2 = 0, y1 = 0, y2 = 0;
         for (int i = 0; i < length; i++) {
-            const double x = out[i];
-            const double y = b0 * x + b2 * x2 - a1 * y1 - a2 * y2;
+            const double in = x[i];
+            const double y = sec[k].b0 * (in - x2) - sec[k].a1 * y1 - sec[k].a2 * y2;
             x2 = x1;
-            x1 = x;
+            x1 = in;
             y2 = y1;
             y1 = y;
-            out[i] = (float)y;
+            x[i] = y;
         }
     }
-    for (int i = 0; i < length / 2; i++) {
-        float t = out[i];
-        out[i] = out[length - 1 - i];
-        out[length - 1 - i] = t;
-    }
+    for (int i = 0; i < length; i++)
+        out[i] = (float)x[length - 1 - i];
+    free(x);
 }
 
 int es_acoustics_room(const float *ir, int length, double rate, es_room_acoustics *out)
