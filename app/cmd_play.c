@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "room_loader.h"
 #include "commands.h"
 #include "engine.h"
 #include "irfile.h"
@@ -27,17 +28,22 @@ static void on_signal(int sig)
 }
 
 static const char usage[] =
-    "usage: earshot play --ir FILE [--engine NAME] [--block N] [--rate HZ]\n"
+    "usage: earshot play [--room NAME|FILE] [--rooms DIR] [--engine NAME] [--block N]\n"
+    "                    [--rate HZ]\n"
     "                    [--device auto|null|NAME] [--input signal|mic|FILE]\n"
     "                    [--crossfade-ms MS]\n"
     "                    [--record OUT.wav] [--record-input IN.wav] --headless [--seconds T] [--json]\n"
     "                    [--commands]\n"
     "\n"
-    "Plays an input through the room FILE on a device, for T seconds (default 10),\n"
-    "then prints the stream's\n"
+    "Plays an input through a room on a device, for T seconds (default 10), then\n"
+    "prints the stream's\n"
     "stats: blocks, deadline misses, xruns, DSP load p50/p99/max, latency in frames\n"
     "and ms (engine + device), throughput. With --json, one JSON object.\n"
     "\n"
+    "  --room ROOM     a room of the library (earshot rooms lists them; prepared:\n"
+    "                  resampled, trimmed, energy-normalised) or an IR file, used\n"
+    "                  as it is (--ir FILE is the same); default: concert-hall\n"
+    "  --rooms DIR     another library folder with a rooms.txt\n"
     "  --device NAME   a sound device through PortAudio: 'default', a host API\n"
     "                  ('jack', 'alsa') or part of a device name (see earshot\n"
     "                  devices); 'null' for the null device, a real-time clock\n"
@@ -55,7 +61,7 @@ static const char usage[] =
     "  --record-input OUT  record the dry input too, sample-aligned with --record\n"
     "  --headless      no terminal UI (the only mode in this build)\n"
     "  --commands      read commands from standard input while playing, one a line:\n"
-    "                    room FILE     crossfade to another room (a room that fails\n"
+    "                    room ROOM     crossfade to another room (name or file; one that fails\n"
     "                                  to load is reported; the old one plays on)\n"
     "                    engine NAME   crossfade to another engine, same room\n"
     "                    block N       reopen the stream at N frames (latency)\n"
@@ -66,7 +72,7 @@ static const char usage[] =
     "                    quit          stop (as Ctrl-C does)\n";
 
 typedef struct {
-    const char *ir, *device, *input, *record, *record_input, *input_device;
+    const char *ir, *rooms, *device, *input, *record, *record_input, *input_device;
     const es_engine_class *engine;
     int block, headless, json, commands;
     es_options options;       /* engine knobs: partition, GPU pipelining */
@@ -84,8 +90,11 @@ static int parse(int argc, char **argv, play_args *a)
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             fputs(usage, stdout);
             exit(0);
-        } else if (!strcmp(o, "--ir")) {
+        } else if (!strcmp(o, "--ir") || !strcmp(o, "--room")) {
             if (!(a->ir = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--rooms")) {
+            if (!(a->rooms = es_arg_value(argc, argv, &i)))
                 return -1;
         } else if (!strcmp(o, "--record")) {
             if (!(a->record = es_arg_value(argc, argv, &i)))
@@ -136,10 +145,6 @@ static int parse(int argc, char **argv, play_args *a)
             es_error("play: unknown option '%s' (see earshot play --help)", o);
             return -1;
         }
-    }
-    if (!a->ir) {
-        es_error("play: --ir FILE is required");
-        return -1;
     }
     if (!a->headless) {
         es_error("play: the terminal UI is not built yet; use --headless");
@@ -198,6 +203,7 @@ typedef struct {
     play_args *a;
     es_player *pl;
     es_ir **ir;               /* the room, kept for engine swaps and fallback */
+    es_room_loader *rooms;
     int inputs;
     es_processor_config pc;
     struct timespec since;    /* when the current processor started counting */
@@ -231,8 +237,9 @@ static int run_command(stream *s, char *line)
         const int is_room = word[0] == 'r';
         if (!is_room && es_arg_engine("engine", arg, &s->a->engine))
             return 0;
-        es_ir_load_info info;
-        es_ir *ir = is_room ? es_ir_load(arg, s->a->rate, s->inputs, &info, err, sizeof err)
+        char note[300];
+        es_ir *ir = is_room ? es_room_loader_get(s->rooms, arg, s->a->rate, s->inputs, note,
+                                                 sizeof note, err, sizeof err)
                             : *s->ir;
         if (!ir) {
             fprintf(stderr, "earshot: %s; still playing the previous room\n", err);
@@ -378,16 +385,27 @@ int es_cmd_play(int argc, char **argv)
         es_error("%s", err);
         return 1;
     }
-    es_ir_load_info info;
-    es_ir *ir = es_ir_load(a.ir, a.rate, inputs, &info, err, sizeof err);
-    if (!ir) {
-        es_error("%s", err);
+    es_room_loader rooms;
+    es_room_loader_open(&rooms, a.rooms);
+    for (int m = 0; m < rooms.lib.message_count; m++)
+        fprintf(stderr, "earshot: %s\n", rooms.lib.messages[m]);
+    if (!a.ir && !(a.ir = es_room_loader_default(&rooms))) {
+        es_error("play: no room given and the shipped rooms are not found; use --room FILE");
+        es_room_loader_close(&rooms);
         es_file_source_close(file);
         return 1;
     }
-    if (info.resampled)
-        fprintf(stderr, "earshot: note: %s is %g Hz, resampled to %g Hz\n", a.ir,
-                info.file_rate, a.rate);
+    char note[300];
+    es_ir *ir = es_room_loader_get(&rooms, a.ir, a.rate, inputs, note, sizeof note, err,
+                                   sizeof err);
+    if (!ir) {
+        es_error("%s", err);
+        es_room_loader_close(&rooms);
+        es_file_source_close(file);
+        return 1;
+    }
+    if (note[0])
+        fprintf(stderr, "earshot: %s\n", note);
     es_format fmt = {.sample_rate = a.rate, .max_block = a.block, .inputs = ir->inputs,
                      .outputs = ir->outputs};
     es_engine *e = es_engine_create(a.engine, &fmt, ir, &a.options, why, sizeof why);
@@ -395,6 +413,7 @@ int es_cmd_play(int argc, char **argv)
         es_error("%s: %s", a.ir, why);
         es_ir_destroy(ir);
         es_file_source_close(file);
+        es_room_loader_close(&rooms);
         return 1;
     }
     es_processor_config pc = {.mix = {.wet = 1, .dry = 0, .gain = 1},
@@ -411,6 +430,7 @@ int es_cmd_play(int argc, char **argv)
         es_processor_destroy(proc);
         es_ir_destroy(ir);
         es_file_source_close(file);
+        es_room_loader_close(&rooms);
         return 1;
     }
     es_player_config plc = {.device = automatic ? "default" : a.device, .block = a.block,
@@ -438,6 +458,7 @@ int es_cmd_play(int argc, char **argv)
         es_recorder_free(rec_in);
         es_ir_destroy(ir);
         es_file_source_close(file);
+        es_room_loader_close(&rooms);
         return 1;
     }
     struct sigaction sa = {.sa_handler = on_signal};
@@ -447,7 +468,7 @@ int es_cmd_play(int argc, char **argv)
      * the engine fails, watch the clock and Ctrl-C. */
     struct timespec t0, t1, tick = {0, 20000000};
     int fallback_stuck = 0, source_said = 0;
-    stream st = {.a = &a, .pl = pl, .ir = &ir, .inputs = inputs, .pc = pc};
+    stream st = {.a = &a, .pl = pl, .ir = &ir, .rooms = &rooms, .inputs = inputs, .pc = pc};
     char line[8192];
     size_t used = 0, stdin_open = a.commands;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -496,5 +517,6 @@ int es_cmd_play(int argc, char **argv)
     es_player_close(pl);
     es_file_source_close(file);
     es_ir_destroy(ir);
+    es_room_loader_close(&rooms);
     return status;
 }

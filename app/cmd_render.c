@@ -11,10 +11,12 @@
 #include "engine.h"
 #include "irfile.h"
 #include "processor.h"
+#include "room_loader.h"
 
 static const char usage[] =
-    "usage: earshot render --ir FILE [--engine NAME] [--block N] [--partition P]\n"
-    "                      [--wet X] [--format float|pcm16|pcm24] IN OUT\n"
+    "usage: earshot render --ir FILE|--room NAME [--rooms DIR] [--engine NAME]\n"
+    "                      [--block N] [--partition P] [--wet X]\n"
+    "                      [--format float|pcm16|pcm24] IN OUT\n"
     "\n"
     "Convolves IN with the impulse response FILE and writes OUT (WAV), through the\n"
     "same block-by-block processor as live playback. OUT holds the whole result:\n"
@@ -24,6 +26,9 @@ static const char usage[] =
     "  --ir FILE          impulse response: 1 channel (every input through it),\n"
     "                     as many channels as IN (one each), 4 for true stereo,\n"
     "                     or inputs x outputs channels for a full matrix\n"
+    "  --room NAME        a room of the library instead (earshot rooms lists them):\n"
+    "                     prepared as for playing (trimmed, energy-normalised)\n"
+    "  --rooms DIR        another library folder with a rooms.txt\n"
     "  --engine NAME      convolution engine (default cpu-partitioned; see earshot engines)\n"
     "  --block N          frames per block, 1..65536 (default 256)\n"
     "  --partition P      partition size for partitioned engines (default: the block)\n"
@@ -31,7 +36,7 @@ static const char usage[] =
     "  --format F         float (default, exact), pcm16 or pcm24\n";
 
 typedef struct {
-    const char *ir_path, *in_path, *out_path;
+    const char *ir_path, *room, *rooms, *in_path, *out_path;
     const es_engine_class *engine;
     int block, format;
     double wet;
@@ -55,6 +60,12 @@ static int parse(int argc, char **argv, render_args *a)
             exit(0);
         } else if (!strcmp(o, "--ir")) {
             if (!(a->ir_path = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--room")) {
+            if (!(a->room = es_arg_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(o, "--rooms")) {
+            if (!(a->rooms = es_arg_value(argc, argv, &i)))
                 return -1;
         } else if (!strcmp(o, "--engine")) {
             if (!(v = es_arg_value(argc, argv, &i)) || es_arg_engine(o, v, &a->engine))
@@ -86,8 +97,8 @@ static int parse(int argc, char **argv, render_args *a)
             return -1;
         }
     }
-    if (!a->ir_path) {
-        es_error("render: --ir FILE is required");
+    if (!a->ir_path == !a->room) {
+        es_error("render: give --ir FILE or --room NAME (one of them)");
         return -1;
     }
     if (npos < 2) {
@@ -96,6 +107,8 @@ static int parse(int argc, char **argv, render_args *a)
     }
     a->in_path = positional[0];
     a->out_path = positional[1];
+    if (!a->ir_path)
+        a->ir_path = a->room;
     if (!strcmp(a->in_path, a->out_path) || !strcmp(a->ir_path, a->out_path)) {
         es_error("%s: the output would overwrite an input", a->out_path);
         return -1;
@@ -123,9 +136,22 @@ int es_cmd_render(int argc, char **argv)
         snprintf(err, sizeof err, "%s: no audio in the file (0 frames)", a.in_path);
         goto fail;
     }
-    es_ir_load_info irinfo;
-    if (!(ir = es_ir_load(a.ir_path, info.sample_rate, info.channels, &irinfo, err, sizeof err)))
+    es_ir_load_info irinfo = {0};
+    if (a.room) {
+        es_room_loader rooms;
+        char note[300];
+        es_room_loader_open(&rooms, a.rooms);
+        ir = es_room_loader_get(&rooms, a.room, info.sample_rate, info.channels, note,
+                                sizeof note, err, sizeof err);
+        es_room_loader_close(&rooms);
+        if (!ir)
+            goto fail;
+        if (note[0])
+            fprintf(stderr, "earshot: %s\n", note);
+    } else if (!(ir = es_ir_load(a.ir_path, info.sample_rate, info.channels, &irinfo, err,
+                                 sizeof err))) {
         goto fail;
+    }
     if (irinfo.resampled)
         fprintf(stderr, "earshot: note: %s is %g Hz, resampled to %g Hz to match %s "
                 "(%d -> %d frames)\n", a.ir_path, irinfo.file_rate, info.sample_rate,

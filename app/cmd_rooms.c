@@ -1,19 +1,51 @@
-/* earshot rooms --show FILE: what a room is before you hear it. Acoustic
- * parameters (ISO 3382-1), broadband and per octave band, and the energy
- * decay curve as a small plot. Named rooms come with the room library. */
+/* earshot rooms: the room library. With no subcommand it lists every room
+ * with its acoustic parameters; --show prints one room (or any IR file) in
+ * full with its energy decay plotted. new, add, import-jconvolver and
+ * build-shipped are in cmd_rooms_edit.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "acoustics.h"
 #include "args.h"
 #include "audiofile.h"
 #include "commands.h"
+#include "library.h"
+#include "prepare.h"
+#include "rooms_cli.h"
 
 #define PLOT_W 60
 #define PLOT_H 12
 #define PLOT_DB 60.0 /* the plot's range: 0 to -60 dB */
+
+static const char usage[] =
+    "usage: earshot rooms [--rooms DIR] [--json]             list the room library\n"
+    "       earshot rooms --show NAME|FILE [--rooms DIR] [--json]\n"
+    "       earshot rooms new NAME --size LxWxH --absorption A --source X,Y,Z\n"
+    "                     --listener X,Y,Z [--wall W=A] [--spacing M] [--rate HZ]\n"
+    "                     [--seconds S] [--seed N] [--description TEXT] [--to DIR]\n"
+    "       earshot rooms add FILE [--name N] [--description TEXT] [--source TEXT]\n"
+    "                     [--licence TEXT] [--layout L] [--gain DB] [--predelay MS] [--to DIR]\n"
+    "       earshot rooms import-jconvolver FILE.conf [--name N] [--description TEXT]\n"
+    "                     [--to DIR]\n"
+    "\n"
+    "Rooms come from the rooms built with earshot, the user's folder\n"
+    "($XDG_DATA_HOME/earshot/rooms, else ~/.local/share/earshot/rooms) and\n"
+    "--rooms DIR, each folder with a rooms.txt manifest (see docs/ROOMS.md).\n"
+    "The list gives each room's length, channels, rate, the gain that\n"
+    "normalises its energy, and its acoustic parameters (ISO 3382-1, first\n"
+    "channel): T30 and EDT in s, C80 in dB, D50. --show adds T20 and C50 per\n"
+    "octave band (125 Hz - 4 kHz), the noise floor and the energy decay curve.\n"
+    "\n"
+    "new synthesises a shoebox room (image sources and an Eyring-decay tail per\n"
+    "octave band, a stereo microphone pair 0.17 m apart) into the user folder:\n"
+    "  --absorption A or A125,A250,A500,A1k,A2k,A4k for every wall, then\n"
+    "  --wall NAME=A... for one of left right front back floor ceiling.\n"
+    "add validates an IR file and copies it into the user folder;\n"
+    "import-jconvolver builds a room from a jconvolver configuration\n"
+    "(/cd, /convolver/new, /impulse/read). --to DIR writes to DIR instead.\n";
 
 static void plot(const float *ir, int length, double rate, double usable)
 {
@@ -38,7 +70,7 @@ static void plot(const float *ir, int length, double rate, double usable)
     printf("\n           0 s%*s%.2f s\n", PLOT_W - 8, "", usable);
 }
 
-static void row(const char *label, const es_acoustics *a, int json, int last)
+static void band_row(const char *label, const es_acoustics *a, int json, int last)
 {
     if (json) {
         printf("\"%s\":{\"t20\":%.4f,\"t30\":%.4f,\"edt\":%.4f,\"c50\":%.3f,\"c80\":%.3f,"
@@ -50,32 +82,82 @@ static void row(const char *label, const es_acoustics *a, int json, int last)
            a->c50, a->c80, a->d50);
 }
 
-int es_cmd_rooms(int argc, char **argv)
+/* JSON string contents: quotes and backslashes escaped, controls dropped. */
+static void json_text(const char *s)
 {
-    const char *file = NULL;
-    int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--show")) {
-            if (!(file = es_arg_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: earshot rooms --show FILE [--json]\n"
-                   "Prints an impulse response's acoustic parameters (ISO 3382-1): T20,\n"
-                   "T30 and EDT in seconds, C50 and C80 in dB, D50, broadband and per\n"
-                   "octave band (first channel), and its energy decay curve. (The room\n"
-                   "library with named rooms is not built yet.)\n");
-            return 0;
-        } else {
-            es_error("rooms: unknown option '%s' (see earshot rooms --help)", argv[i]);
-            return 2;
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s >= 0x20)
+            putchar(*s);
+}
+
+static void show(const char *title, const es_room *room, float *const *ch, int channels,
+                 int frames, double rate, double gain_db, int json)
+{
+    es_room_acoustics a;
+    if (es_acoustics_room(ch[0], frames, rate, &a) != 0) {
+        es_error("%s: the impulse response is silent", title);
+        return;
+    }
+    if (json) {
+        printf("{\"name\":\"");
+        json_text(title);
+        printf("\",\"seconds\":%.4f,\"channels\":%d,\"rate\":%g,\"gain_db\":%.2f,"
+               "\"noise_db\":%.1f,", frames / rate, channels, rate, gain_db,
+               a.broadband.noise_db);
+        if (room) {
+            printf("\"description\":\"");
+            json_text(room->description);
+            printf("\",\"file\":\"");
+            json_text(room->path);
+            printf("\",");
         }
+        band_row("broadband", &a.broadband, 1, 0);
+        for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
+            char label[16];
+            snprintf(label, sizeof label, "%.0f", es_octave_centres[b]);
+            band_row(label, &a.band[b], 1, b == ES_OCTAVE_BANDS - 1);
+        }
+        printf("}\n");
+        return;
     }
-    if (!file) {
-        es_error("rooms: the room library is not built yet; use --show FILE");
-        return 2;
+    printf("%s: %.2f s, %d channel%s, %g Hz, noise floor %.0f dB\n", title, frames / rate,
+           channels, channels == 1 ? "" : "s", rate, a.broadband.noise_db);
+    if (room) {
+        printf("  %s\n  file %s\n  source: %s; licence: %s; layout: %s; gain %+.1f dB "
+               "(energy normalised)\n",
+               room->description[0] ? room->description : "(no description)", room->path,
+               room->source[0] ? room->source : "not given",
+               room->licence[0] ? room->licence : "not given",
+               room->layout[0] ? room->layout : es_layout_for_channels(channels), gain_db);
     }
+    printf("\n  %-9s %6s %6s %6s %7s %7s %6s\n", "band", "T20 s", "T30 s", "EDT s", "C50 dB",
+           "C80 dB", "D50");
+    band_row("broadband", &a.broadband, 0, 0);
+    for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
+        char label[16];
+        snprintf(label, sizeof label, "%.0f Hz", es_octave_centres[b]);
+        band_row(label, &a.band[b], 0, 0);
+    }
+    plot(ch[0], frames, rate, a.broadband.usable_s);
+}
+
+int es_rooms_prepare_native(const es_room *room, es_prepared_room *out, char *err, size_t n)
+{
+    es_audio_info info;
+    char why[512];
+    es_audiofile *f = es_audiofile_open_read(room->path, &info, why, sizeof why);
+    if (!f) {
+        snprintf(err, n, "room '%s': %s", room->name, why);
+        return -1;
+    }
+    es_audiofile_close(f);
+    return es_room_prepare(room, info.sample_rate, out, err, n);
+}
+
+static int show_file(const char *file, int json)
+{
     float **ch = NULL;
     es_audio_info info;
     char err[512];
@@ -83,38 +165,109 @@ int es_cmd_rooms(int argc, char **argv)
         es_error("%s", err);
         return 1;
     }
-    es_room_acoustics a;
-    int rc = info.frames > 0 ? es_acoustics_room(ch[0], (int)info.frames, info.sample_rate, &a)
-                             : -1;
-    if (rc != 0) {
-        es_error("%s: the impulse response is empty or silent", file);
-    } else if (json) {
-        printf("{\"file\":\"%s\",\"seconds\":%.4f,\"channels\":%d,\"rate\":%g,"
-               "\"noise_db\":%.1f,", file, (double)info.frames / info.sample_rate,
-               info.channels, info.sample_rate, a.broadband.noise_db);
-        row("broadband", &a.broadband, 1, 0);
-        for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
-            char label[16];
-            snprintf(label, sizeof label, "%.0f", es_octave_centres[b]);
-            row(label, &a.band[b], 1, b == ES_OCTAVE_BANDS - 1);
-        }
-        printf("}\n");
-    } else {
-        printf("%s: %.2f s, %d channel%s, %g Hz, noise floor %.0f dB\n\n", file,
-               (double)info.frames / info.sample_rate, info.channels,
-               info.channels == 1 ? "" : "s", info.sample_rate, a.broadband.noise_db);
-        printf("  %-9s %6s %6s %6s %7s %7s %6s\n", "band", "T20 s", "T30 s", "EDT s",
-               "C50 dB", "C80 dB", "D50");
-        row("broadband", &a.broadband, 0, 0);
-        for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
-            char label[16];
-            snprintf(label, sizeof label, "%.0f Hz", es_octave_centres[b]);
-            row(label, &a.band[b], 0, 0);
-        }
-        plot(ch[0], (int)info.frames, info.sample_rate, a.broadband.usable_s);
+    int rc = 1;
+    if (info.frames < 1)
+        es_error("%s: the impulse response is empty (0 samples)", file);
+    else {
+        show(file, NULL, ch, info.channels, (int)info.frames, info.sample_rate, 0, json);
+        rc = 0;
     }
     for (int c = 0; c < info.channels; c++)
         free(ch[c]);
     free(ch);
-    return rc == 0 ? 0 : 1;
+    return rc;
+}
+
+static int list(const es_library *lib, int json)
+{
+    int problems = 0;
+    if (!json)
+        printf("%-16s %6s %6s %6s %5s %6s %2s %6s %6s  %s\n", "room", "T30 s", "EDT s",
+               "C80 dB", "D50", "len s", "ch", "kHz", "gain", "description");
+    for (int i = 0; i < lib->count; i++) {
+        const es_room *r = &lib->rooms[i];
+        es_prepared_room p;
+        char err[1024];
+        es_room_acoustics a;
+        if (es_rooms_prepare_native(r, &p, err, sizeof err) != 0) {
+            es_error("%s (left out)", err);
+            problems++;
+            continue;
+        }
+        es_acoustics_room(p.ch[0], p.frames, p.rate, &a);
+        if (json) {
+            printf("{\"name\":\"%s\",\"origin\":\"%s\",\"seconds\":%.4f,\"channels\":%d,"
+                   "\"rate\":%g,\"gain_db\":%.2f,\"t30\":%.4f,\"edt\":%.4f,\"c80\":%.3f,"
+                   "\"d50\":%.4f,\"description\":\"", r->name,
+                   r->origin == ES_ROOMS_SHIPPED ? "shipped"
+                   : r->origin == ES_ROOMS_USER  ? "user" : "rooms-dir",
+                   p.frames / p.rate, p.channels, p.rate, p.gain_db, a.broadband.t30,
+                   a.broadband.edt, a.broadband.c80, a.broadband.d50);
+            json_text(r->description);
+            printf("\"}\n");
+        } else {
+            printf("%-16s %6.2f %6.2f %6.1f %5.2f %6.2f %2d %6.1f %+6.1f  %.40s\n", r->name,
+                   a.broadband.t30, a.broadband.edt, a.broadband.c80, a.broadband.d50,
+                   p.frames / p.rate, p.channels, p.rate / 1000, p.gain_db, r->description);
+        }
+        es_prepared_room_free(&p);
+    }
+    if (!json && lib->count == 0)
+        printf("(no rooms: see earshot rooms --help)\n");
+    return problems;
+}
+
+int es_cmd_rooms(int argc, char **argv)
+{
+    if (argc > 1 && argv[1][0] != '-')
+        return es_cmd_rooms_edit(argc, argv);
+    const char *target = NULL, *extra = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--show")) {
+            if (!(target = es_arg_value(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(argv[i], "--rooms")) {
+            if (!(extra = es_arg_value(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        } else {
+            es_error("rooms: unknown option '%s' (see earshot rooms --help)", argv[i]);
+            return 2;
+        }
+    }
+    es_library lib;
+    es_library_open(&lib, extra);
+    for (int m = 0; m < lib.message_count; m++)
+        es_error("%s", lib.messages[m]);
+    int rc = lib.message_count ? 1 : 0;
+    if (!target) {
+        rc |= list(&lib, json) ? 1 : 0;
+    } else {
+        const es_room *room = es_library_find(&lib, target);
+        struct stat st;
+        if (!room && stat(target, &st) == 0) {
+            rc = show_file(target, json);
+        } else if (!room) {
+            es_error("rooms --show: no room or file named '%s' (earshot rooms lists them)",
+                     target);
+            rc = 1;
+        } else {
+            es_prepared_room p;
+            char err[1024];
+            if (es_rooms_prepare_native(room, &p, err, sizeof err) != 0) {
+                es_error("%s", err);
+                rc = 1;
+            } else {
+                show(room->name, room, p.ch, p.channels, p.frames, p.rate, p.gain_db, json);
+                es_prepared_room_free(&p);
+            }
+        }
+    }
+    es_library_close(&lib);
+    return rc;
 }

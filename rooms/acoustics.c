@@ -76,7 +76,10 @@ static void analyse(const double *e, int n, double rate, double *edc, int *usabl
             level[w] = 10 * log10(s / win + 1e-300);
         }
         const double floor_db = 10 * log10(noise + 1e-300);
-        for (fit_end = 1; fit_end < windows && level[fit_end] > floor_db + 10; fit_end++)
+        /* Up to the last window 10 dB above the floor: a quiet stretch
+         * early on (the gap between the direct sound and the first
+         * reflections in a large hall) is not the end of the decay. */
+        for (fit_end = windows; fit_end > 1 && level[fit_end - 1] <= floor_db + 10; fit_end--)
             ;
         double s = slope(level, 0, fit_end > 2 ? fit_end : 2); /* dB per window */
         if (s < 0) {

@@ -62,14 +62,13 @@ static int check_samples(const char *path, float **ch, int channels, long frames
     return 0;
 }
 
-es_ir *es_ir_load(const char *path, double target_rate, int inputs,
-                  es_ir_load_info *info, char *err, size_t n)
+int es_ir_read_channels(const char *path, double target_rate, float ***channels,
+                        es_ir_load_info *info, char *err, size_t n)
 {
     es_audio_info ai;
     float **ch = NULL;
-    es_ir *ir = NULL;
     if (es_audiofile_load(path, &ch, &ai, err, n) != 0)
-        return NULL;
+        return -1;
     long frames = (long)ai.frames;
     memset(info, 0, sizeof *info);
     info->file_rate = ai.sample_rate;
@@ -77,24 +76,37 @@ es_ir *es_ir_load(const char *path, double target_rate, int inputs,
     info->file_frames = (int)frames;
     if (frames < 1) {
         snprintf(err, n, "%s: the impulse response is empty (0 samples)", path);
-        goto done;
+        goto fail;
     }
     if (check_samples(path, ch, ai.channels, frames, err, n) != 0)
-        goto done;
+        goto fail;
     if (ai.sample_rate != target_rate) {
         frames = resample(path, ch, ai.channels, frames, ai.sample_rate, target_rate, err, n);
         if (frames == 0)
             snprintf(err, n, "%s: nothing left after resampling to %g Hz", path, target_rate);
         if (frames < 1)
-            goto done;
+            goto fail;
         info->resampled = 1;
     }
+    info->frames = (int)frames;
+    *channels = ch;
+    return 0;
+fail:
+    free_channels(ch, ai.channels);
+    return -1;
+}
+
+es_ir *es_ir_load(const char *path, double target_rate, int inputs,
+                  es_ir_load_info *info, char *err, size_t n)
+{
+    float **ch = NULL;
+    if (es_ir_read_channels(path, target_rate, &ch, info, err, n) != 0)
+        return NULL;
     char why[256];
-    ir = es_ir_from_channels((const float *const *)ch, ai.channels, (int)frames,
-                             target_rate, inputs, why, sizeof why);
+    es_ir *ir = es_ir_from_channels((const float *const *)ch, info->file_channels, info->frames,
+                                    target_rate, inputs, why, sizeof why);
     if (!ir)
         snprintf(err, n, "%s: %s", path, why);
-done:
-    free_channels(ch, ai.channels);
+    free_channels(ch, info->file_channels);
     return ir;
 }

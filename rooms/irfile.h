@@ -12,7 +12,15 @@ typedef struct {
     int file_channels;
     int file_frames;
     int resampled;      /* 1 when file_rate differed from the target rate */
+    int frames;         /* frames at the target rate */
 } es_ir_load_info;
+
+/* Reads `path` into planar channels (free each and the array), refuses an
+ * empty file or one with NaN/Inf samples, and converts to `target_rate`
+ * with libsamplerate's best sinc converter when the rates differ. 0, or -1
+ * with a one-line message naming the file. */
+int es_ir_read_channels(const char *path, double target_rate, float ***channels,
+                        es_ir_load_info *info, char *err, size_t n);
 
 /* Reads `path`, refuses an empty file or one with NaN/Inf samples, converts
  * to `target_rate` with libsamplerate's best sinc converter when the rates

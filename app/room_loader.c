@@ -1,0 +1,50 @@
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "irfile.h"
+#include "room_loader.h"
+
+#define DEFAULT_ROOM "concert-hall"
+
+void es_room_loader_open(es_room_loader *l, const char *extra)
+{
+    es_library_open(&l->lib, extra);
+    l->cache = (es_room_cache){0};
+}
+
+void es_room_loader_close(es_room_loader *l)
+{
+    es_room_cache_free(&l->cache);
+    es_library_close(&l->lib);
+}
+
+const char *es_room_loader_default(const es_room_loader *l)
+{
+    return es_library_find(&l->lib, DEFAULT_ROOM) ? DEFAULT_ROOM : NULL;
+}
+
+es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
+                          char *note, size_t note_n, char *err, size_t n)
+{
+    note[0] = 0;
+    const es_room *room = es_library_find(&l->lib, what);
+    if (room) {
+        const es_prepared_room *p = es_room_cache_get(&l->cache, room, rate, err, n);
+        if (!p)
+            return NULL;
+        snprintf(note, note_n, "room %s: %.2f s, gain %+.1f dB%s", room->name,
+                 p->frames / rate, p->gain_db, p->file_rate != rate ? " (resampled)" : "");
+        return es_prepared_room_ir(p, inputs, err, n);
+    }
+    struct stat st;
+    if (stat(what, &st) != 0) {
+        snprintf(err, n, "no room or file named '%s' (earshot rooms lists the rooms)", what);
+        return NULL;
+    }
+    es_ir_load_info info;
+    es_ir *ir = es_ir_load(what, rate, inputs, &info, err, n);
+    if (ir && info.resampled)
+        snprintf(note, note_n, "note: %s is %g Hz, resampled to %g Hz", what, info.file_rate,
+                 rate);
+    return ir;
+}

@@ -1,0 +1,32 @@
+/* Where play, render and the workstation get a room from: a name in the
+ * room library (prepared: resampled, trimmed, energy-normalised, cached
+ * per rate) or, when no room has that name, an IR file used as it is. */
+#ifndef ES_ROOM_LOADER_H
+#define ES_ROOM_LOADER_H
+
+#include <stddef.h>
+
+#include "engine.h"
+#include "library.h"
+#include "prepare.h"
+
+typedef struct {
+    es_library lib;
+    es_room_cache cache;
+} es_room_loader;
+
+/* Opens the library (shipped, user, and `extra`, which may be NULL). Its
+ * messages (rooms left out) are in loader->lib.messages. */
+void es_room_loader_open(es_room_loader *l, const char *extra);
+void es_room_loader_close(es_room_loader *l);
+
+/* The IR for `what` (room name or file) at `rate` for `inputs` input
+ * channels. `note` gets a line worth showing (the gain applied, a
+ * resampling), or "". NULL with a message naming the room or file. */
+es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
+                          char *note, size_t note_n, char *err, size_t n);
+
+/* The room played when none is named: the shipped concert hall, or NULL. */
+const char *es_room_loader_default(const es_room_loader *l);
+
+#endif

@@ -1,0 +1,339 @@
+#define _DEFAULT_SOURCE /* readlink */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "library.h"
+
+#define MANIFEST "rooms.txt"
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+void es_library_user_dir(char *out, size_t n)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg)
+        snprintf(out, n, "%s/earshot/rooms", xdg);
+    else if (home && *home)
+        snprintf(out, n, "%s/.local/share/earshot/rooms", home);
+    else
+        snprintf(out, n, ".earshot-rooms");
+}
+
+void es_library_shipped_dir(char *out, size_t n)
+{
+    const char *env = getenv("EARSHOT_SHIPPED_ROOMS");
+    out[0] = 0;
+    if (env) {
+        snprintf(out, n, "%s", env);
+        return;
+    }
+    char exe[1024];
+    const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return;
+    exe[len] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = 0;
+    char candidate[1200];
+    /* The build tree keeps them beside the executable; an install puts
+     * them under share/. */
+    snprintf(candidate, sizeof candidate, "%s/rooms/" MANIFEST, exe);
+    if (exists(candidate)) {
+        snprintf(out, n, "%s/rooms", exe);
+        return;
+    }
+    snprintf(candidate, sizeof candidate, "%s/../share/earshot/rooms/" MANIFEST, exe);
+    if (exists(candidate))
+        snprintf(out, n, "%s/../share/earshot/rooms", exe);
+}
+
+int es_room_name_valid(const char *name)
+{
+    const size_t len = strlen(name);
+    if (len == 0 || len >= ES_ROOM_NAME_MAX)
+        return 0;
+    for (const char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
+            return 0;
+    return 1;
+}
+
+const char *es_layout_for_channels(int channels)
+{
+    return channels == 1 ? "mono" : channels == 2 ? "stereo" : channels == 4 ? "true-stereo"
+                                                                          : "";
+}
+
+int es_layout_check(const char *layout, int channels, char *err, size_t n)
+{
+    int want = 0, ins, outs;
+    char extra;
+    if (!strcmp(layout, "mono"))
+        want = 1;
+    else if (!strcmp(layout, "stereo"))
+        want = 2;
+    else if (!strcmp(layout, "true-stereo"))
+        want = 4;
+    else if (sscanf(layout, "%dx%d%c", &ins, &outs, &extra) == 2 && ins >= 1 && outs >= 1 &&
+             ins <= 64 && outs <= 64)
+        want = ins * outs;
+    else {
+        snprintf(err, n, "layout '%s' is not mono, stereo, true-stereo or NxM", layout);
+        return -1;
+    }
+    if (channels > 0 && channels != want) {
+        snprintf(err, n, "layout %s needs %d channel%s but the file has %d", layout, want,
+                 want == 1 ? "" : "s", channels);
+        return -1;
+    }
+    return 0;
+}
+
+const es_room *es_library_find(const es_library *lib, const char *name)
+{
+    for (int i = 0; i < lib->count; i++)
+        if (!strcmp(lib->rooms[i].name, name))
+            return &lib->rooms[i];
+    return NULL;
+}
+
+static void say(es_library *lib, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(es_library *lib, const char *fmt, ...)
+{
+    char line[1400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    char **grown = realloc(lib->messages, sizeof *grown * (size_t)(lib->message_count + 1));
+    if (!grown)
+        return;
+    lib->messages = grown;
+    if ((lib->messages[lib->message_count] = strdup(line)))
+        lib->message_count++;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = 0;
+    return s;
+}
+
+static int number(const char *text, double lo, double hi, double *out)
+{
+    char *end;
+    const double v = strtod(text, &end);
+    if (end == text || *trim(end) || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Validates the room that `[name]` began at `line` and adds it. */
+static void finish(es_library *lib, es_room *r, const char *where, int line, int bad)
+{
+    if (!r->name[0])
+        return;
+    const char *why = NULL;
+    char buf[1200];
+    if (bad)
+        why = "it has a bad value (see above)";
+    else if (!r->path[0])
+        why = "it names no file (file = ...)";
+    else if (!exists(r->path)) {
+        snprintf(buf, sizeof buf, "file %s not found", r->path);
+        why = buf;
+    } else if (r->layout[0] && es_layout_check(r->layout, 0, buf, sizeof buf) != 0) {
+        why = buf;
+    } else {
+        const es_room *same = es_library_find(lib, r->name);
+        if (same) {
+            snprintf(buf, sizeof buf, "the name is taken by the room from %s", same->path);
+            why = buf;
+        }
+    }
+    if (why) {
+        say(lib, "%s:%d: room '%s' left out: %s", where, line, r->name, why);
+        return;
+    }
+    if (lib->count == lib->capacity) {
+        const int cap = lib->capacity ? 2 * lib->capacity : 16;
+        es_room *grown = realloc(lib->rooms, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return;
+        lib->rooms = grown;
+        lib->capacity = cap;
+    }
+    lib->rooms[lib->count++] = *r;
+}
+
+static void read_manifest(es_library *lib, const char *dir, es_room_origin origin)
+{
+    char where[1200];
+    snprintf(where, sizeof where, "%s/" MANIFEST, dir);
+    FILE *f = fopen(where, "r");
+    if (!f) {
+        if (errno != ENOENT)
+            say(lib, "%s: cannot read: %s", where, strerror(errno));
+        return;
+    }
+    char text[2048];
+    es_room r;
+    int line = 0, began = 0, bad = 0;
+    memset(&r, 0, sizeof r);
+    while (fgets(text, sizeof text, f)) {
+        line++;
+        char *s = trim(text);
+        if (!*s || *s == '#')
+            continue;
+        if (*s == '[') {
+            finish(lib, &r, where, began, bad);
+            memset(&r, 0, sizeof r);
+            r.origin = origin;
+            began = line;
+            bad = 0;
+            char *close = strchr(s, ']');
+            if (close)
+                *close = 0;
+            char *name = trim(s + 1);
+            if (!close || !es_room_name_valid(name)) {
+                say(lib, "%s:%d: '%s' is not a room name (letters, digits, - _ .)", where,
+                    line, s);
+                r.name[0] = 0;
+                continue;
+            }
+            snprintf(r.name, sizeof r.name, "%s", name);
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq || !began) {
+            say(lib, "%s:%d: expected [name] or key = value", where, line);
+            continue;
+        }
+        *eq = 0;
+        char *key = trim(s), *value = trim(eq + 1);
+        if (!strcmp(key, "file"))
+            snprintf(r.path, sizeof r.path, "%s%s%s", value[0] == '/' ? "" : dir,
+                     value[0] == '/' ? "" : "/", value);
+        else if (!strcmp(key, "description"))
+            snprintf(r.description, sizeof r.description, "%s", value);
+        else if (!strcmp(key, "source"))
+            snprintf(r.source, sizeof r.source, "%s", value);
+        else if (!strcmp(key, "licence") || !strcmp(key, "license"))
+            snprintf(r.licence, sizeof r.licence, "%s", value);
+        else if (!strcmp(key, "layout"))
+            snprintf(r.layout, sizeof r.layout, "%s", value);
+        else if (!strcmp(key, "gain") && number(value, -60, 60, &r.gain_db) != 0)
+            bad = 1, say(lib, "%s:%d: room '%s': gain '%s' is not -60 to 60 dB", where, line,
+                         r.name, value);
+        else if (!strcmp(key, "predelay") && number(value, 0, 1000, &r.predelay_ms) != 0)
+            bad = 1, say(lib, "%s:%d: room '%s': predelay '%s' is not 0 to 1000 ms", where,
+                         line, r.name, value);
+        else if (!strcmp(key, "rate") && number(value, 1000, 768000, &r.rate) != 0)
+            bad = 1, say(lib, "%s:%d: room '%s': rate '%s' is not a sample rate", where, line,
+                         r.name, value);
+        else if (strcmp(key, "file") && strcmp(key, "description") && strcmp(key, "source") &&
+                 strcmp(key, "licence") && strcmp(key, "license") && strcmp(key, "layout") &&
+                 strcmp(key, "gain") && strcmp(key, "predelay") && strcmp(key, "rate"))
+            say(lib, "%s:%d: room '%s': unknown key '%s' (ignored)", where, line, r.name, key);
+    }
+    finish(lib, &r, where, began, bad);
+    fclose(f);
+}
+
+int es_library_open(es_library *lib, const char *extra)
+{
+    memset(lib, 0, sizeof *lib);
+    es_library_shipped_dir(lib->dirs[0], sizeof lib->dirs[0]);
+    lib->dir_origin[0] = ES_ROOMS_SHIPPED;
+    es_library_user_dir(lib->dirs[1], sizeof lib->dirs[1]);
+    lib->dir_origin[1] = ES_ROOMS_USER;
+    lib->dir_count = 2;
+    if (extra && *extra) {
+        snprintf(lib->dirs[2], sizeof lib->dirs[2], "%s", extra);
+        lib->dir_origin[2] = ES_ROOMS_EXTRA;
+        lib->dir_count = 3;
+        if (!exists(extra))
+            say(lib, "--rooms %s: no such folder", extra);
+    }
+    for (int d = 0; d < lib->dir_count; d++)
+        if (lib->dirs[d][0])
+            read_manifest(lib, lib->dirs[d], lib->dir_origin[d]);
+    return 0;
+}
+
+void es_library_close(es_library *lib)
+{
+    for (int i = 0; i < lib->message_count; i++)
+        free(lib->messages[i]);
+    free(lib->messages);
+    free(lib->rooms);
+    memset(lib, 0, sizeof *lib);
+}
+
+int es_library_make_dir(const char *dir, char *err, size_t n)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(path, 0755) != 0 && errno != EEXIST)
+                break;
+            *p = '/';
+        }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, n, "%s: cannot create the folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int es_library_append(const char *dir, const es_room *r, const char *file_name, char *err,
+                      size_t n)
+{
+    if (es_library_make_dir(dir, err, n) != 0)
+        return -1;
+    char where[1200];
+    snprintf(where, sizeof where, "%s/" MANIFEST, dir);
+    FILE *f = fopen(where, "a");
+    if (!f) {
+        snprintf(err, n, "%s: cannot write: %s", where, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "\n[%s]\nfile = %s\n", r->name, file_name);
+    if (r->description[0])
+        fprintf(f, "description = %s\n", r->description);
+    if (r->source[0])
+        fprintf(f, "source = %s\n", r->source);
+    if (r->licence[0])
+        fprintf(f, "licence = %s\n", r->licence);
+    if (r->layout[0])
+        fprintf(f, "layout = %s\n", r->layout);
+    if (r->gain_db != 0)
+        fprintf(f, "gain = %g\n", r->gain_db);
+    if (r->predelay_ms != 0)
+        fprintf(f, "predelay = %g\n", r->predelay_ms);
+    if (fclose(f) != 0) {
+        snprintf(err, n, "%s: write failed: %s", where, strerror(errno));
+        return -1;
+    }
+    return 0;
+}

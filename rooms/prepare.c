@@ -1,0 +1,158 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "irfile.h"
+#include "prepare.h"
+
+static void free_channels(float **ch, int count)
+{
+    for (int c = 0; ch && c < count; c++)
+        free(ch[c]);
+    free(ch);
+}
+
+/* Outputs the layout produces, for normalising energy per output. */
+static int layout_outputs(const char *layout, int channels)
+{
+    int ins, outs;
+    if (!strcmp(layout, "true-stereo"))
+        return 2;
+    if (sscanf(layout, "%dx%d", &ins, &outs) == 2 && outs > 0)
+        return outs;
+    return channels;
+}
+
+/* Frames up to the last sample within ES_TRIM_DB of the peak. */
+static int audible_frames(float **ch, int channels, int frames)
+{
+    float peak = 0;
+    for (int c = 0; c < channels; c++)
+        for (int t = 0; t < frames; t++)
+            peak = fabsf(ch[c][t]) > peak ? fabsf(ch[c][t]) : peak;
+    const float floor = peak * (float)pow(10.0, -ES_TRIM_DB / 20);
+    int last = 0;
+    for (int c = 0; c < channels; c++)
+        for (int t = frames - 1; t > last; t--)
+            if (fabsf(ch[c][t]) > floor) {
+                last = t;
+                break;
+            }
+    return last + 1;
+}
+
+int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, char *err,
+                    size_t n)
+{
+    memset(out, 0, sizeof *out);
+    es_ir_load_info info;
+    float **ch = NULL;
+    char why[512];
+    if (es_ir_read_channels(room->path, rate, &ch, &info, why, sizeof why) != 0) {
+        snprintf(err, n, "room '%s': %s", room->name, why);
+        return -1;
+    }
+    const int channels = info.file_channels;
+    if (room->rate > 0 && info.file_rate != room->rate) {
+        snprintf(err, n, "room '%s': %s is %g Hz but the manifest says %g Hz", room->name,
+                 room->path, info.file_rate, room->rate);
+        goto fail;
+    }
+    const char *layout = room->layout[0] ? room->layout : es_layout_for_channels(channels);
+    if (layout[0] && es_layout_check(layout, channels, why, sizeof why) != 0) {
+        snprintf(err, n, "room '%s': %s", room->name, why);
+        goto fail;
+    }
+    const int audible = audible_frames(ch, channels, info.frames);
+    const int delay = (int)lround(room->predelay_ms * 1e-3 * rate);
+    const int frames = delay + audible;
+    double energy = 0;
+    for (int c = 0; c < channels; c++)
+        for (int t = 0; t < audible; t++)
+            energy += (double)ch[c][t] * ch[c][t];
+    energy /= layout_outputs(layout, channels);
+    if (!(energy > 0)) {
+        snprintf(err, n, "room '%s': %s is silent (every sample is 0)", room->name, room->path);
+        goto fail;
+    }
+    const double gain = pow(10.0, room->gain_db / 20) / sqrt(energy);
+    for (int c = 0; c < channels; c++) {
+        float *p = calloc((size_t)frames, sizeof(float));
+        if (!p) {
+            snprintf(err, n, "room '%s': out of memory", room->name);
+            goto fail;
+        }
+        for (int t = 0; t < audible; t++)
+            p[delay + t] = (float)(gain * ch[c][t]);
+        free(ch[c]);
+        ch[c] = p;
+    }
+    snprintf(out->name, sizeof out->name, "%s", room->name);
+    out->rate = rate;
+    out->ch = ch;
+    out->channels = channels;
+    out->frames = frames;
+    out->gain_db = 20 * log10(gain);
+    out->trimmed_s = (info.frames - audible) / rate;
+    out->file_rate = info.file_rate;
+    return 0;
+fail:
+    free_channels(ch, channels);
+    return -1;
+}
+
+void es_prepared_room_free(es_prepared_room *p)
+{
+    if (p)
+        free_channels(p->ch, p->channels);
+}
+
+es_ir *es_prepared_room_ir(const es_prepared_room *p, int inputs, char *err, size_t n)
+{
+    char why[256];
+    es_ir *ir = es_ir_from_channels((const float *const *)p->ch, p->channels, p->frames,
+                                    p->rate, inputs, why, sizeof why);
+    if (!ir)
+        snprintf(err, n, "room '%s': %s", p->name, why);
+    return ir;
+}
+
+const es_prepared_room *es_room_cache_get(es_room_cache *c, const es_room *room, double rate,
+                                          char *err, size_t n)
+{
+    for (int i = 0; i < c->count; i++)
+        if (!strcmp(c->items[i]->name, room->name) && c->items[i]->rate == rate)
+            return c->items[i];
+    if (c->count == c->capacity) {
+        const int cap = c->capacity ? 2 * c->capacity : 8;
+        es_prepared_room **grown = realloc(c->items, sizeof *grown * (size_t)cap);
+        if (!grown) {
+            snprintf(err, n, "out of memory for the room cache");
+            return NULL;
+        }
+        c->items = grown;
+        c->capacity = cap;
+    }
+    es_prepared_room *p = malloc(sizeof *p);
+    if (!p) {
+        snprintf(err, n, "out of memory for the room cache");
+        return NULL;
+    }
+    if (es_room_prepare(room, rate, p, err, n) != 0) {
+        free(p);
+        return NULL;
+    }
+    c->items[c->count++] = p;
+    return p;
+}
+
+void es_room_cache_free(es_room_cache *c)
+{
+    for (int i = 0; i < c->count; i++) {
+        es_prepared_room_free(c->items[i]);
+        free(c->items[i]);
+    }
+    free(c->items);
+    memset(c, 0, sizeof *c);
+}

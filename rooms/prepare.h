@@ -1,0 +1,48 @@
+/* Turning a library room into what an engine plays, off the audio thread:
+ * read (libsndfile), check, resample to the stream rate (libsamplerate,
+ * best sinc), check the layout, trim the silent tail, add the pre-delay,
+ * and normalise by energy so that rooms change character, not loudness,
+ * when swapped. Prepared rooms are cached per sample rate: a swap back to
+ * a room already heard costs no file reading. */
+#ifndef ES_PREPARE_H
+#define ES_PREPARE_H
+
+#include <stddef.h>
+
+#include "engine.h"
+#include "library.h"
+
+/* Samples below the peak by more than this are the silent tail. */
+#define ES_TRIM_DB 90.0
+
+typedef struct {
+    char name[ES_ROOM_NAME_MAX];
+    double rate;
+    float **ch;          /* prepared channels */
+    int channels, frames;
+    double gain_db;      /* applied: energy normalisation plus the manifest's gain */
+    double trimmed_s;    /* silent tail removed */
+    double file_rate;    /* the file's own rate (resampled when != rate) */
+} es_prepared_room;
+
+/* 0, or -1 with one line naming the room and the problem. */
+int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, char *err,
+                    size_t n);
+void es_prepared_room_free(es_prepared_room *p);
+
+/* The engine's IR matrix for `inputs` input channels (see
+ * es_ir_from_channels). NULL with a message naming the room. */
+es_ir *es_prepared_room_ir(const es_prepared_room *p, int inputs, char *err, size_t n);
+
+typedef struct {
+    es_prepared_room **items; /* each allocated once: pointers handed out stay valid */
+    int count, capacity;
+} es_room_cache;
+
+/* The room prepared at `rate`, from the cache or prepared now and kept.
+ * NULL with a message. The pointer stays valid until the cache is freed. */
+const es_prepared_room *es_room_cache_get(es_room_cache *c, const es_room *room, double rate,
+                                          char *err, size_t n);
+void es_room_cache_free(es_room_cache *c);
+
+#endif
