@@ -116,24 +116,24 @@ static int cmd_new(int argc, char **argv)
         return 2;
     }
     snprintf(d.meta.name, sizeof d.meta.name, "%s", argv[2]);
+    /* The room's words first: here --source is where the sound starts. */
     for (int i = 3; i < argc; i++) {
-        int used = common_option(&d, argc, argv, &i);
-        if (used == 0) {
-            const char *v = es_arg_value(argc, argv, &i);
-            if (!v)
-                return 2;
-            used = es_room_recipe_option(&spec, argv[i - 1], v, err, sizeof err);
-            if (used == 0) {
-                es_error("rooms new: unknown option '%s'", argv[i - 1]);
-                return 2;
-            }
-            if (used < 0) {
-                es_error("rooms new: %s", err);
-                return 2;
-            }
-        } else if (used < 0) {
+        int used = i + 1 < argc ? es_room_recipe_option(&spec, argv[i], argv[i + 1], err,
+                                                        sizeof err)
+                                : 0;
+        if (used < 0) {
+            es_error("rooms new: %s", err);
             return 2;
         }
+        if (used == 1) {
+            i++;
+            continue;
+        }
+        used = common_option(&d, argc, argv, &i);
+        if (used == 0)
+            es_error("rooms new: unknown option '%s' (see earshot rooms --help)", argv[i]);
+        if (used <= 0)
+            return 2;
     }
     if (!es_room_recipe_complete(&spec, err, sizeof err) ||
         es_room_spec_check(&spec, err, sizeof err) != 0) {

@@ -58,7 +58,8 @@ expect "absurd block"         "--block 10000000: out of range" -- render --block
 expect "block not a number"   "--block 'lots': not a whole number" -- render --block lots --ir room.wav in.wav out.wav
 expect "wet out of range"     "--wet 2: out of range" -- render --wet 2 --ir room.wav in.wav out.wav
 expect "bad format"           "--format 'mp3'" -- render --format mp3 --ir room.wav in.wav out.wav
-expect "no --ir"              "--ir FILE is required" -- render in.wav out.wav
+expect "no --ir"              "give --ir FILE or --room NAME" -- render in.wav out.wav
+expect "unknown room"         "no room or file named 'nowhere'" -- render --room nowhere in.wav out.wav
 expect "no output named"      "needs IN and OUT" -- render --ir room.wav in.wav
 expect "unknown option"       "unknown option '--reverb'" -- render --reverb --ir room.wav in.wav out.wav
 expect "unwritable output"    "no-such-dir/out.wav: cannot write" -- render --ir room.wav in.wav no-such-dir/out.wav

@@ -18,7 +18,7 @@ t30=$(sed -n 's/.*"broadband":{[^}]*"t30":\([0-9.]*\).*/\1/p' <<<"$json")
 awk -v t="$t30" 'BEGIN { exit !(t >= 0.95 && t <= 1.05) }' ||
     { echo "FAIL: broadband T30 $t30, want 1.00 +- 5 %"; fail=1; }
 [ $fail -eq 0 ] && echo "ok   T30 $t30 s for a 1 s decay"
-for args in "--show $dir/missing.wav" "--show $dir/empty.wav" ""; do
+for args in "--show $dir/missing.wav" "--show $dir/empty.wav" "--bogus"; do
     "$earshot" rooms $args >/dev/null 2>"$dir/err"
     rc=$?
     if [ $rc -ne 0 ] && [ "$(wc -l <"$dir/err")" -eq 1 ]; then

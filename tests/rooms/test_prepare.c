@@ -1,0 +1,110 @@
+/* Room preparation: the silent tail is trimmed at ES_TRIM_DB below the
+ * peak, the pre-delay is exact, energy is normalised per output (1 for
+ * every layout, plus the manifest's gain), resampling happens when the
+ * rates differ, and the cache hands back the same prepared room for the
+ * same rate without reading the file again. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audiofile.h"
+#include "prepare.h"
+
+static int failures;
+
+static void check(int ok, const char *what)
+{
+    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+    failures += !ok;
+}
+
+static void write_ir(const char *path, int channels, int frames, int audible, double rate)
+{
+    float **ch = calloc((size_t)channels, sizeof *ch);
+    for (int c = 0; c < channels; c++) {
+        ch[c] = calloc((size_t)frames, sizeof(float));
+        for (int t = 0; t < audible; t++)
+            ch[c][t] = (float)((c + 1) * 0.5 * exp(-t / 400.0) * ((t * 7919 % 13) - 6) / 6.0);
+    }
+    char err[256];
+    es_audiofile *f = es_audiofile_create(path, rate, channels, ES_SAMPLE_FLOAT, err, sizeof err);
+    es_audiofile_write(f, (const float *const *)ch, frames, err, sizeof err);
+    es_audiofile_commit(f, err, sizeof err);
+    es_audiofile_close(f);
+    for (int c = 0; c < channels; c++)
+        free(ch[c]);
+    free(ch);
+}
+
+static double energy(const es_prepared_room *p, int outputs)
+{
+    double e = 0;
+    for (int c = 0; c < p->channels; c++)
+        for (int t = 0; t < p->frames; t++)
+            e += (double)p->ch[c][t] * p->ch[c][t];
+    return e / outputs;
+}
+
+int main(void)
+{
+    char path[] = "/tmp/earshot-prepare-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    unlink(path);
+    char wav[64];
+    snprintf(wav, sizeof wav, "%s.wav", path);
+    /* 4800 audible frames (an exponential decay, 104 dB down at the end), then
+     * 43200 zeros: the trim keeps what is within ES_TRIM_DB (90 dB) of the peak. */
+    write_ir(wav, 2, 48000, 4800, 48000);
+    es_room room = {.name = "test"};
+    snprintf(room.path, sizeof room.path, "%s", wav);
+    es_prepared_room p;
+    char err[512], what[200];
+    check(es_room_prepare(&room, 48000, &p, err, sizeof err) == 0, "stereo room prepared");
+    snprintf(what, sizeof what, "silent tail trimmed: %d frames kept of 48000 (audible 4800), "
+             "%.3f s cut", p.frames, p.trimmed_s);
+    check(p.frames <= 4800 && p.frames > 4000, what);
+    snprintf(what, sizeof what, "energy per output %.6f (want 1)", energy(&p, 2));
+    check(fabs(energy(&p, 2) - 1) < 1e-4, what);
+    es_prepared_room_free(&p);
+
+    room.predelay_ms = 10;
+    room.gain_db = -6;
+    check(es_room_prepare(&room, 48000, &p, err, sizeof err) == 0, "with pre-delay and gain");
+    int zeros = 0;
+    while (zeros < p.frames && p.ch[0][zeros] == 0 && p.ch[1][zeros] == 0)
+        zeros++;
+    snprintf(what, sizeof what, "10 ms pre-delay: %d leading zero frames (want 480)", zeros);
+    check(zeros == 480, what);
+    snprintf(what, sizeof what, "gain -6 dB: energy %.4f (want %.4f)", energy(&p, 2),
+             pow(10, -0.6));
+    check(fabs(energy(&p, 2) - pow(10, -0.6)) < 1e-4, what);
+    es_prepared_room_free(&p);
+
+    snprintf(room.layout, sizeof room.layout, "true-stereo");
+    check(es_room_prepare(&room, 48000, &p, err, sizeof err) != 0 &&
+              strstr(err, "room 'test'") && strstr(err, "needs 4 channels"),
+          "a 2-channel file with layout true-stereo is refused, naming the room");
+    printf("     %s\n", err);
+    room.layout[0] = 0;
+    room.gain_db = 0;
+    room.predelay_ms = 0;
+
+    check(es_room_prepare(&room, 44100, &p, err, sizeof err) == 0 && p.rate == 44100 &&
+              p.file_rate == 48000,
+          "prepared at 44.1 kHz from a 48 kHz file (resampled)");
+    es_prepared_room_free(&p);
+
+    es_room_cache cache = {0};
+    const es_prepared_room *a = es_room_cache_get(&cache, &room, 48000, err, sizeof err);
+    const es_prepared_room *b = es_room_cache_get(&cache, &room, 44100, err, sizeof err);
+    unlink(wav); /* a cached room must not need its file again */
+    const es_prepared_room *c = es_room_cache_get(&cache, &room, 48000, err, sizeof err);
+    check(a && b && a != b && c == a, "cache: one entry per rate, the same one back without "
+                                      "the file");
+    es_room_cache_free(&cache);
+    printf("%s\n", failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
+}
