@@ -16,7 +16,7 @@ static const es_command commands[] = {
     {"render", es_cmd_render, "convolve a file offline through the live processing path"},
     {"bench", es_cmd_bench, "measure engine speed on this machine"},
     {"devices", es_cmd_devices, "list the sound devices earshot can play on"},
-    {"rooms", es_cmd_rooms, "a room's acoustic parameters and decay (--show FILE)"},
+    {"rooms", es_cmd_rooms, "the room library: list, --show, new, add, import-jconvolver"},
     {"engines", es_cmd_engines, "list the convolution engines and whether they run here"},
     {NULL, NULL, NULL},
 };
