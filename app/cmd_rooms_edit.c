@@ -177,25 +177,35 @@ static void name_from_file(const char *path, char *name, size_t n)
             *p = '-';
 }
 
+/* `earshot rooms SUB INPUT [options]`: the input, then only the common
+ * options; the room's name defaults to the input's file name. 0, or 2
+ * after saying what is wrong. */
+static int input_and_options(destination *d, int argc, char **argv, const char *what)
+{
+    if (argc < 3 || argv[2][0] == '-') {
+        es_error("rooms %s: give the %s first (see earshot rooms --help)", argv[1], what);
+        return 2;
+    }
+    for (int i = 3; i < argc; i++) {
+        const int used = common_option(d, argc, argv, &i);
+        if (used == 0)
+            es_error("rooms %s: unknown option '%s'", argv[1], argv[i]);
+        if (used <= 0)
+            return 2;
+    }
+    if (!d->meta.name[0])
+        name_from_file(argv[2], d->meta.name, sizeof d->meta.name);
+    return 0;
+}
+
 /* earshot rooms add FILE: checked by preparing it exactly as playing would,
  * then copied (as float WAV, so any format libsndfile reads comes along). */
 static int cmd_add(int argc, char **argv)
 {
     destination d = {0};
-    if (argc < 3 || argv[2][0] == '-') {
-        es_error("rooms add: give the IR FILE first (see earshot rooms --help)");
+    if (input_and_options(&d, argc, argv, "IR FILE") != 0)
         return 2;
-    }
     const char *file = argv[2];
-    for (int i = 3; i < argc; i++) {
-        const int used = common_option(&d, argc, argv, &i);
-        if (used == 0)
-            es_error("rooms add: unknown option '%s'", argv[i]);
-        if (used <= 0)
-            return 2;
-    }
-    if (!d.meta.name[0])
-        name_from_file(file, d.meta.name, sizeof d.meta.name);
     snprintf(d.meta.path, sizeof d.meta.path, "%s", file);
     char err[1400], dir[1024];
     es_prepared_room check;
@@ -223,20 +233,9 @@ static int cmd_add(int argc, char **argv)
 static int cmd_import(int argc, char **argv)
 {
     destination d = {0};
-    if (argc < 3 || argv[2][0] == '-') {
-        es_error("rooms import-jconvolver: give the FILE.conf first");
+    if (input_and_options(&d, argc, argv, "FILE.conf") != 0)
         return 2;
-    }
     const char *conf = argv[2];
-    for (int i = 3; i < argc; i++) {
-        const int used = common_option(&d, argc, argv, &i);
-        if (used == 0)
-            es_error("rooms import-jconvolver: unknown option '%s'", argv[i]);
-        if (used <= 0)
-            return 2;
-    }
-    if (!d.meta.name[0])
-        name_from_file(conf, d.meta.name, sizeof d.meta.name);
     char err[1400], dir[1024];
     float **ch;
     int ins, outs, frames;
