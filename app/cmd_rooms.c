@@ -172,9 +172,7 @@ static int show_file(const char *file, int json)
         show(file, NULL, ch, info.channels, (int)info.frames, info.sample_rate, 0, json);
         rc = 0;
     }
-    for (int c = 0; c < info.channels; c++)
-        free(ch[c]);
-    free(ch);
+    es_audiofile_free_channels(ch, info.channels);
     return rc;
 }
 

@@ -20,13 +20,6 @@ typedef struct {
     const char *to;        /* destination folder; NULL: the user's */
 } destination;
 
-static void free_channels(float **ch, int count)
-{
-    for (int c = 0; ch && c < count; c++)
-        free(ch[c]);
-    free(ch);
-}
-
 /* Options every subcommand takes; 1 consumed, 0 not ours, -1 bad. */
 static int common_option(destination *d, int argc, char **argv, int *i)
 {
@@ -160,7 +153,7 @@ static int cmd_new(int argc, char **argv)
                  "synthesised by earshot rooms new (image sources, Eyring tail)");
     snprintf(d.meta.layout, sizeof d.meta.layout, "stereo");
     const int rc = save(&d, dir, ch, 2, frames, spec.rate);
-    free_channels(ch, 2);
+    es_audiofile_free_channels(ch, 2);
     return rc ? 1 : 0;
 }
 
@@ -225,7 +218,7 @@ static int cmd_add(int argc, char **argv)
     if (!d.meta.source[0])
         snprintf(d.meta.source, sizeof d.meta.source, "added from %s", file);
     const int rc = save(&d, dir, ch, info.channels, (int)info.frames, info.sample_rate);
-    free_channels(ch, info.channels);
+    es_audiofile_free_channels(ch, info.channels);
     return rc ? 1 : 0;
 }
 
@@ -254,7 +247,7 @@ static int cmd_import(int argc, char **argv)
             snprintf(d.meta.source, sizeof d.meta.source, "imported from jconvolver %s", conf);
         rc = save(&d, dir, ch, ins * outs, frames, rate) ? 1 : 0;
     }
-    free_channels(ch, ins * outs);
+    es_audiofile_free_channels(ch, ins * outs);
     return rc;
 }
 
@@ -307,7 +300,7 @@ static int cmd_build_shipped(int argc, char **argv)
         snprintf(d.meta.licence, sizeof d.meta.licence, "generated, no recorded audio");
         snprintf(d.meta.layout, sizeof d.meta.layout, "stereo");
         rc = save(&d, argv[3], ch, 2, frames, spec.rate) ? 1 : 0;
-        free_channels(ch, 2);
+        es_audiofile_free_channels(ch, 2);
     }
     fclose(f);
     return rc;

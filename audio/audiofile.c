@@ -269,3 +269,10 @@ int es_audiofile_load(const char *path, float ***channels, es_audio_info *info,
     *channels = ch;
     return 0;
 }
+
+void es_audiofile_free_channels(float **channels, int count)
+{
+    for (int c = 0; channels && c < count; c++)
+        free(channels[c]);
+    free(channels);
+}

@@ -54,4 +54,8 @@ void es_audiofile_close(es_audiofile *f);
 int es_audiofile_load(const char *path, float ***channels, es_audio_info *info,
                       char *err, size_t n);
 
+/* Frees channels as es_audiofile_load (and the room code) allocate them:
+ * each with free(), then the array. NULL-safe. */
+void es_audiofile_free_channels(float **channels, int count);
+
 #endif

@@ -8,13 +8,6 @@
 #include "audiofile.h"
 #include "irfile.h"
 
-static void free_channels(float **ch, int count)
-{
-    for (int c = 0; ch && c < count; c++)
-        free(ch[c]);
-    free(ch);
-}
-
 /* Converts every channel from `from` to `to` Hz; replaces ch[] in place and
  * returns the new length, or -1 with a message. */
 static long resample(const char *path, float **ch, int channels, long frames,
@@ -92,7 +85,7 @@ int es_ir_read_channels(const char *path, double target_rate, float ***channels,
     *channels = ch;
     return 0;
 fail:
-    free_channels(ch, ai.channels);
+    es_audiofile_free_channels(ch, ai.channels);
     return -1;
 }
 
@@ -107,6 +100,6 @@ es_ir *es_ir_load(const char *path, double target_rate, int inputs,
                                     target_rate, inputs, why, sizeof why);
     if (!ir)
         snprintf(err, n, "%s: %s", path, why);
-    free_channels(ch, info->file_channels);
+    es_audiofile_free_channels(ch, info->file_channels);
     return ir;
 }

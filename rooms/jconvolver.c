@@ -16,13 +16,6 @@ typedef struct {
     int line;
 } impulse;
 
-static void free_channels(float **ch, int count)
-{
-    for (int c = 0; ch && c < count; c++)
-        free(ch[c]);
-    free(ch);
-}
-
 /* Puts one /impulse/read into its matrix channel. */
 static int place(const impulse *im, float **matrix, int outputs, int frames, double *rate,
                  const char *conf, char *err, size_t n)
@@ -52,7 +45,7 @@ static int place(const impulse *im, float **matrix, int outputs, int frames, dou
             dst[im->delay + t] += im->gain * src[im->offset + t];
         rc = 0;
     }
-    free_channels(ch, info.channels);
+    es_audiofile_free_channels(ch, info.channels);
     return rc;
 }
 
@@ -156,7 +149,7 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
     float **matrix = calloc((size_t)(ins * outs), sizeof *matrix);
     for (int c = 0; matrix && c < ins * outs; c++)
         if (!(matrix[c] = calloc((size_t)longest, sizeof(float)))) {
-            free_channels(matrix, ins * outs);
+            es_audiofile_free_channels(matrix, ins * outs);
             matrix = NULL;
         }
     if (!matrix) {
@@ -166,7 +159,7 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
     *rate = 0;
     for (int i = 0; i < count; i++)
         if (place(&list[i], matrix, outs, (int)longest, rate, conf, err, n) != 0) {
-            free_channels(matrix, ins * outs);
+            es_audiofile_free_channels(matrix, ins * outs);
             goto done;
         }
     *channels = matrix;

@@ -3,15 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audiofile.h"
 #include "irfile.h"
 #include "prepare.h"
-
-static void free_channels(float **ch, int count)
-{
-    for (int c = 0; ch && c < count; c++)
-        free(ch[c]);
-    free(ch);
-}
 
 /* Outputs the layout produces, for normalising energy per output. */
 static int layout_outputs(const char *layout, int channels)
@@ -98,14 +92,14 @@ int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, cha
     out->file_rate = info.file_rate;
     return 0;
 fail:
-    free_channels(ch, channels);
+    es_audiofile_free_channels(ch, channels);
     return -1;
 }
 
 void es_prepared_room_free(es_prepared_room *p)
 {
     if (p)
-        free_channels(p->ch, p->channels);
+        es_audiofile_free_channels(p->ch, p->channels);
 }
 
 es_ir *es_prepared_room_ir(const es_prepared_room *p, int inputs, char *err, size_t n)
