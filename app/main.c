@@ -12,7 +12,7 @@ typedef struct {
 } es_command;
 
 static const es_command commands[] = {
-    {"play", es_cmd_play, "play a room live on a sound card or the null device (headless)"},
+    {"play", es_cmd_play, "play a room live: the workstation, or --headless"},
     {"render", es_cmd_render, "convolve a file offline through the live processing path"},
     {"bench", es_cmd_bench, "measure engine speed on this machine"},
     {"devices", es_cmd_devices, "list the sound devices earshot can play on"},
@@ -26,15 +26,19 @@ static void usage(FILE *to)
     fprintf(to, "usage: earshot <command> [options]   (earshot <command> --help for more)\n\n");
     for (const es_command *c = commands; c->name; c++)
         fprintf(to, "  %-9s %s\n", c->name, c->summary);
-    fprintf(to, "\nThe terminal workstation (earshot with no command) is not built yet;\n"
-                "earshot play --headless runs the live path without it.\n");
+    fprintf(to, "\nWith no command (or only play's options) earshot opens the workstation:\n"
+                "the room library, the engines, meters and a live spectrum in the terminal,\n"
+                "every action one key away. earshot play --help lists its options.\n");
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stdout);
-        return 0;
+    /* No command, or options only: the workstation, as `earshot play`. */
+    if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "-h") != 0 &&
+                     strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "--version") != 0)) {
+        char play[] = "play";
+        argv[0] = play;
+        return es_cmd_play(argc, argv);
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);

@@ -10,13 +10,8 @@ struct es_player {
     es_processor *proc;
     es_signal signal;
     float **source;          /* [inputs] block: the test signal */
-    int inputs;
+    int inputs, outputs;
     atomic_ullong xruns;
-    void (*tap)(void *ctx, const float *const *out, int frames);
-    void *tap_ctx;
-    int live_input;
-    es_source_fill fill;
-    void *fill_ctx;
 };
 
 /* The audio callback: the source's block through the processor. */
@@ -27,18 +22,18 @@ static ES_RT void callback(void *ctx, const float *const *in, float *const *out,
     if (flags)
         atomic_fetch_add_explicit(&pl->xruns, 1, memory_order_relaxed);
     const float *const *input = in;
-    if (!pl->live_input) {
-        if (pl->fill)
-            pl->fill(pl->fill_ctx, pl->source, pl->inputs, frames);
+    if (!pl->cfg.live_input) {
+        if (pl->cfg.source)
+            pl->cfg.source(pl->cfg.source_ctx, pl->source, pl->inputs, frames);
         else
             es_signal_fill(&pl->signal, pl->source, pl->inputs, frames);
         input = (const float *const *)pl->source;
     }
     if (pl->cfg.input_tap)
-        pl->cfg.input_tap(pl->cfg.input_tap_ctx, input, frames);
+        pl->cfg.input_tap(pl->cfg.input_tap_ctx, input, pl->inputs, frames);
     es_processor_process(pl->proc, input, out, frames);
-    if (pl->tap)
-        pl->tap(pl->tap_ctx, (const float *const *)out, frames);
+    if (pl->cfg.tap)
+        pl->cfg.tap(pl->cfg.tap_ctx, (const float *const *)out, pl->outputs, frames);
 }
 
 static es_device *open_device(es_player *pl, const es_format *fmt, int block, char *err,
@@ -64,11 +59,7 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
     pl->proc = take;
     pl->cfg = *cfg;
     pl->inputs = fmt->inputs;
-    pl->tap = cfg->tap;
-    pl->tap_ctx = cfg->tap_ctx;
-    pl->live_input = cfg->live_input;
-    pl->fill = cfg->source;
-    pl->fill_ctx = cfg->source_ctx;
+    pl->outputs = fmt->outputs;
     es_signal_init(&pl->signal, fmt->sample_rate);
     pl->source = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
     if (!pl->source) {
@@ -83,21 +74,23 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
     return pl;
 }
 
-int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, size_t n)
+int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_processor *take,
+                          char *err, size_t n)
 {
     const es_format *fmt = es_processor_format(take);
     float **source = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
-    if (!source || fmt->inputs != pl->inputs) {
-        snprintf(err, n, source ? "the new processor has %d inputs, the stream %d"
-                                : "out of memory", fmt->inputs, pl->inputs);
-        es_free_channels(source, fmt->inputs);
+    if (!source) {
+        snprintf(err, n, "out of memory");
         es_processor_destroy(take);
         return -1;
     }
     es_device_stop(pl->device);
-    es_device *next = open_device(pl, fmt, block, err, n);
+    const es_player_config old = pl->cfg;
+    pl->cfg = *cfg; /* what open_device reads */
+    es_device *next = open_device(pl, fmt, cfg->block, err, n);
     if (!next) {
         /* The old stream goes on as it was. */
+        pl->cfg = old;
         es_free_channels(source, fmt->inputs);
         es_processor_destroy(take);
         char ignore[256];
@@ -110,8 +103,23 @@ int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, si
     pl->device = next;
     pl->proc = take;
     pl->source = source;
-    pl->cfg.block = block;
+    pl->inputs = fmt->inputs;
+    pl->outputs = fmt->outputs;
     return es_device_start(pl->device, err, n);
+}
+
+int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, size_t n)
+{
+    const es_format *fmt = es_processor_format(take);
+    if (fmt->inputs != pl->inputs) {
+        snprintf(err, n, "the new processor has %d inputs, the stream %d", fmt->inputs,
+                 pl->inputs);
+        es_processor_destroy(take);
+        return -1;
+    }
+    es_player_config cfg = pl->cfg;
+    cfg.block = block;
+    return es_player_reconfigure(pl, &cfg, take, err, n);
 }
 
 int es_player_start(es_player *pl, char *err, size_t n)
@@ -149,6 +157,11 @@ int es_player_latency(const es_player *pl)
     int in, out;
     es_device_latency(pl->device, &in, &out);
     return in + out + es_processor_latency(pl->proc);
+}
+
+const es_player_config *es_player_config_now(const es_player *pl)
+{
+    return &pl->cfg;
 }
 
 const char *es_player_device(const es_player *pl)

@@ -24,11 +24,11 @@ typedef struct {
     void *source_ctx;
     /* Optional: called on the audio thread with every output block after
      * the processor (the recorder's es_recorder_tap). Must be real-time safe. */
-    void (*tap)(void *ctx, const float *const *out, int frames);
+    void (*tap)(void *ctx, const float *const *out, int channels, int frames);
     void *tap_ctx;
     /* Optional: the same for every input block, before the processor (to
      * record the dry input). */
-    void (*input_tap)(void *ctx, const float *const *in, int frames);
+    void (*input_tap)(void *ctx, const float *const *in, int channels, int frames);
     void *input_tap_ctx;
 } es_player_config;
 
@@ -46,6 +46,17 @@ void es_player_close(es_player *pl);
  * recording go on. Control side only. 0; or -1 with a message, and the old
  * stream plays on (take is destroyed either way). */
 int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, size_t n);
+
+/* Changes what the stream is, while playing: its block, its source (live
+ * input, a source callback, the test signal; the input channels may
+ * change with it), its taps. `take` is a processor built for the new
+ * block and inputs. Stops the device, opens it with `cfg`, starts again.
+ * 0; or -1 with a message, and the old stream plays on as it was (take is
+ * destroyed either way). Control side only. */
+int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_processor *take,
+                          char *err, size_t n);
+/* The configuration the stream runs with now (strings are the caller's). */
+const es_player_config *es_player_config_now(const es_player *pl);
 
 es_processor *es_player_processor(es_player *pl);
 /* Host-reported over/underruns so far. */

@@ -255,7 +255,9 @@ static ES_RT void apply_commands(es_processor *p)
         } else if (c.kind == CMD_MIX) {
             p->mix_to = c.mix;
         } else {
+            const char *engine = p->acc.engine;
             memset(&p->acc.blocks, 0, sizeof(es_stats) - offsetof(es_stats, blocks));
+            p->acc.engine = engine;
             p->acc.latency = p->latency;
             p->acc.inputs = p->fmt.inputs;
             p->acc.outputs = p->fmt.outputs;
@@ -318,8 +320,13 @@ static ES_RT void finish_fade(es_processor *p)
     atomic_fetch_sub(&p->pending_swaps, 1);
 }
 
-static ES_RT void levels(const float *const *x, int channels, int frames, float *peak,
-                         float *rms)
+/* Per channel: the block's peak; the RMS integrated over about
+ * ES_METER_RMS_MS (exponentially, so a meter read 30 times a second shows
+ * the level, not whichever block it caught); and the peak held with a fall
+ * of ES_METER_FALL_DB per second, so no peak between reads is missed.
+ * keep: the RMS integrator's weight for this block; fall: the hold's. */
+static ES_RT void levels(const float *const *x, int channels, int frames, float keep,
+                         float fall, float *peak, float *rms, float *hold)
 {
     for (int c = 0; c < channels && c < ES_METER_CHANNELS; c++) {
         float pk = 0;
@@ -330,7 +337,9 @@ static ES_RT void levels(const float *const *x, int channels, int frames, float 
             sq += (double)x[c][t] * x[c][t];
         }
         peak[c] = pk;
-        rms[c] = (float)sqrt(sq / frames);
+        const float ms = keep * rms[c] * rms[c] + (1.0f - keep) * (float)(sq / frames);
+        rms[c] = sqrtf(ms);
+        hold[c] = pk > hold[c] * fall ? pk : hold[c] * fall;
     }
 }
 
@@ -426,7 +435,12 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     s->blocks++;
     s->frames += (uint64_t)frames;
     s->crossfading = p->fading;
-    levels(in, p->fmt.inputs, frames, s->in_peak, s->in_rms);
-    levels((const float *const *)out, p->fmt.outputs, frames, s->out_peak, s->out_rms);
+    /* dB per second to a gain per block: 10^(-fall * frames / rate / 20). */
+    const float fall = expf((float)(-ES_METER_FALL_DB * 0.11512925464970229 * frames /
+                                    p->fmt.sample_rate));
+    const float keep = expf((float)(-1e3 * frames / (ES_METER_RMS_MS * p->fmt.sample_rate)));
+    levels(in, p->fmt.inputs, frames, keep, fall, s->in_peak, s->in_rms, s->in_hold);
+    levels((const float *const *)out, p->fmt.outputs, frames, keep, fall, s->out_peak,
+           s->out_rms, s->out_hold);
     publish(p);
 }

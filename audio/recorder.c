@@ -24,10 +24,11 @@ struct es_recorder {
     float **planar;         /* channel pointers for es_audiofile_write */
 };
 
-void es_recorder_tap(void *recorder, const float *const *out, int frames)
+void es_recorder_tap(void *recorder, const float *const *out, int channels, int frames)
 {
     es_recorder *r = recorder;
-    if (es_frame_ring_space(&r->ring) < (size_t)frames) {
+    /* Another channel count than the file's: lost, and counted as such. */
+    if (channels != r->channels || es_frame_ring_space(&r->ring) < (size_t)frames) {
         atomic_fetch_add_explicit(&r->dropped, (unsigned long long)frames,
                                   memory_order_relaxed);
         return;

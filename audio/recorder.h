@@ -16,8 +16,9 @@ typedef struct es_recorder es_recorder;
 /* ring_seconds of audio can wait for the writer (2 s if 0). */
 es_recorder *es_recorder_open(const char *path, double sample_rate, int channels,
                               double ring_seconds, char *err, size_t n);
-/* Real-time safe: copies frames of channels into the ring. */
-void es_recorder_tap(void *recorder, const float *const *out, int frames);
+/* Real-time safe: copies frames of channels into the ring (a block with
+ * another channel count than the file's is dropped and counted). */
+void es_recorder_tap(void *recorder, const float *const *out, int channels, int frames);
 /* Frames lost to a full ring so far. */
 uint64_t es_recorder_dropped(const es_recorder *r);
 /* Frames written to the file so far. */

@@ -9,7 +9,9 @@
 
 #define ES_METER_CHANNELS 8  /* channels with level meters */
 #define ES_LOAD_BINS 201     /* DSP load histogram: 1 % bins, last = 200 % and over */
-#define ES_RECENT_MISSES 16  /* block numbers of the latest misses kept */
+#define ES_RECENT_MISSES 16
+#define ES_METER_FALL_DB 20.0 /* the held peak falls this many dB a second */
+#define ES_METER_RMS_MS 300.0 /* the RMS meters' integration time */  /* block numbers of the latest misses kept */
 
 typedef struct {
     uint64_t blocks, frames;      /* processed since the last reset */
@@ -31,8 +33,11 @@ typedef struct {
                                                * misses, oldest overwritten */
     int engine_failed;            /* the active engine failed (GPU error) */
     char engine_error[256];       /* and why, in the engine's words */
-    float in_peak[ES_METER_CHANNELS], in_rms[ES_METER_CHANNELS];   /* last block */
+    /* The last block's peak; RMS integrated over about ES_METER_RMS_MS. */
+    float in_peak[ES_METER_CHANNELS], in_rms[ES_METER_CHANNELS];
     float out_peak[ES_METER_CHANNELS], out_rms[ES_METER_CHANNELS];
+    /* Peaks held and falling at ES_METER_FALL_DB per second (meters). */
+    float in_hold[ES_METER_CHANNELS], out_hold[ES_METER_CHANNELS];
 } es_stats;
 
 /* The load that q (0..1) of the blocks stayed under, from the histogram. */

@@ -36,11 +36,11 @@ expect() {
 }
 expect "device 'hw:9': no such sound device" \
     play --device hw:9 --ir "$dir/room.wav" --headless --seconds 1
-expect "--input mic: the null device has no microphone" \
+expect "the null device has no microphone" \
     play --device null --input mic --ir "$dir/room.wav" --headless
 expect "nothere.wav: No such file" \
     play --device null --input "$dir/nothere.wav" --ir "$dir/room.wav" --headless
-expect "the terminal UI is not built yet" play --ir "$dir/room.wav"
+expect "the workstation needs a terminal" play --ir "$dir/room.wav"
 expect "missing.wav" play --ir "$dir/missing.wav" --headless
 expect "--block 4: out of range" play --block 4 --ir "$dir/room.wav" --headless
 

@@ -26,7 +26,7 @@ int main(void)
     for (int b = 0; b < 750; b++) { /* 48000 frames, no pause */
         for (int t = 0; t < 64; t++)
             block[t] = (float)(pushed + t); /* each frame says which it was */
-        es_recorder_tap(r, ch, 64);
+        es_recorder_tap(r, ch, 1, 64);
         pushed += 64;
     }
     if (es_recorder_finish(r, err, sizeof err) != 0)

@@ -18,9 +18,10 @@
 static float block_peak[BLOCKS_KEPT];
 static int blocks_seen;
 
-static void tap(void *ctx, const float *const *out, int frames)
+static void tap(void *ctx, const float *const *out, int channels, int frames)
 {
     (void)ctx;
+    (void)channels;
     float peak = 0;
     for (int c = 0; c < 2; c++)
         for (int t = 0; t < frames; t++)

@@ -1,0 +1,96 @@
+/* A live session: one stream playing a source through a room and an engine
+ * on a device, and every change a person makes while it plays: another
+ * room, another engine, a block size, a partition size, GPU pipelining,
+ * the mix, the source, recording, a meter reset. `earshot play` drives it
+ * from command lines, the workstation from keys; neither touches the audio
+ * path any other way.
+ *
+ * Control side only, from one thread. Every change either happens or
+ * leaves the stream playing as before, and either way the session says so
+ * in one line through the `say` callback. */
+#ifndef ES_SESSION_H
+#define ES_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine.h"
+#include "player.h"
+#include "room_loader.h"
+#include "scope.h"
+
+typedef enum { ES_SOURCE_SIGNAL, ES_SOURCE_FILE, ES_SOURCE_MIC } es_source_kind;
+
+typedef struct {
+    const char *device;        /* "auto" (default device, else null), "null", a name */
+    const char *input_device;  /* with the microphone: the input's own device */
+    const char *rooms_dir;     /* an extra library folder, or NULL */
+    const char *room;          /* a library name or an IR file; NULL: the default */
+    const char *file;          /* the sound file the file source plays, or NULL */
+    es_source_kind source;
+    const es_engine_class *engine;
+    es_options options;
+    double rate;
+    double crossfade_ms;
+    int block;
+    const char *record, *record_input; /* record from the start, or NULL */
+} es_session_config;
+
+/* One line for the person: what happened; `problem` when it went wrong. */
+typedef void (*es_session_say)(void *ctx, int problem, const char *line);
+
+typedef struct es_session es_session;
+
+/* Loads the room, builds the engine and starts the stream (on "auto": the
+ * default device, else the null device with a notice). NULL and a message
+ * when it cannot play at all. */
+es_session *es_session_open(const es_session_config *cfg, es_session_say say, void *ctx,
+                            char *err, size_t n);
+/* Stops the stream and finishes the recordings (their errors are said). 0,
+ * or -1 if a recording failed. */
+int es_session_stop(es_session *s);
+void es_session_close(es_session *s);
+
+/* Call often (every 20-30 ms): frees retired engines, falls back when a
+ * GPU engine fails, reports a stopped input file, a stalled device and a
+ * recording that loses frames. */
+void es_session_poll(es_session *s);
+
+/* ---- changes; each returns 0 when it happened, -1 when not (said why) ---- */
+int es_session_set_room(es_session *s, const char *room);
+int es_session_set_engine(es_session *s, const es_engine_class *engine);
+/* The engine before the current one (A/B), or NULL. */
+const es_engine_class *es_session_previous_engine(const es_session *s);
+int es_session_set_block(es_session *s, int block);
+/* Partition size and GPU pipelining: a crossfade when the latency allows,
+ * else the stream reopens with room for the new latency. */
+int es_session_set_options(es_session *s, const es_options *options);
+int es_session_set_mix(es_session *s, const es_mix *mix);
+int es_session_set_source(es_session *s, es_source_kind source);
+/* Starts recording the output (and the dry input when input_path is not
+ * NULL); while recording, stops and finishes the files. */
+int es_session_record(es_session *s, const char *path, const char *input_path);
+int es_session_reset_meters(es_session *s);
+
+/* ---- what is playing ---- */
+const es_session_config *es_session_now(const es_session *s); /* engine, block, ... */
+const char *es_session_room(const es_session *s);
+const es_mix *es_session_mix(const es_session *s);
+es_player *es_session_player(es_session *s);
+es_room_loader *es_session_rooms(es_session *s);
+const es_scope *es_session_scope(const es_session *s);
+const char *es_session_source_name(const es_session *s);
+/* The output recording's path, or NULL when not recording. */
+const char *es_session_recording(const es_session *s);
+uint64_t es_session_recorded_frames(const es_session *s);
+uint64_t es_session_record_dropped(const es_session *s);
+/* Seconds since the stream started, and since the meters last started
+ * counting (a reset, or a stream reopened). */
+double es_session_elapsed(const es_session *s);
+double es_session_counted(const es_session *s);
+
+/* The stream's stats as a report: the headless table, or one JSON object. */
+void es_session_report(es_session *s, FILE *to, int json);
+
+#endif

@@ -1,0 +1,62 @@
+/* The session's insides, shared by session.c (the stream and its changes),
+ * session_record.c (the taps: recording and the scope) and
+ * session_report.c. Nothing else includes this. */
+#ifndef ES_SESSION_PRIVATE_H
+#define ES_SESSION_PRIVATE_H
+
+#include <stdatomic.h>
+#include <time.h>
+
+#include "file_source.h"
+#include "recorder.h"
+#include "session.h"
+
+enum { REC_OUTPUT = 0, REC_INPUT = 1 };
+
+struct es_session {
+    es_session_config cfg;     /* as now: engine, block, options, source follow changes */
+    char device_name[256];     /* cfg.device points here once opened */
+    char room[1024];           /* the room playing: a library name or a file */
+    es_session_say say;
+    void *say_ctx;
+    es_room_loader rooms;
+    es_ir *ir;                 /* the room's matrix for the source's channels */
+    int inputs;                /* the source's channels */
+    es_file_source *file;
+    es_processor_config pc;
+    es_player *player;
+    const es_engine_class *previous;
+
+    /* The taps (session_record.c). The audio thread reads `tap[]`; the
+     * control side owns `recorder[]` and waits for `in_tap[]` to clear
+     * before finishing one it took away. */
+    es_scope scope;
+    _Atomic(es_recorder *) tap[2];
+    atomic_int in_tap[2];
+    es_recorder *recorder[2];
+    char record_path[2][1024];
+    uint64_t dropped_said;
+    struct timespec dropped_when;
+
+    /* Watching the stream (es_session_poll). */
+    struct timespec started, since, stopped, progress_at;
+    uint64_t progress_blocks;
+    int stalled, fallback_stuck, source_said, stopped_yet;
+};
+
+void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* session_record.c */
+void es_session_taps_init(es_session *s);
+/* The player's taps: the scope, and the recorders when there are. */
+void es_session_output_tap(void *ctx, const float *const *out, int channels, int frames);
+void es_session_input_tap(void *ctx, const float *const *in, int channels, int frames);
+/* Takes recorder `which` off the audio path and finishes it; 0 or -1 (said). */
+int es_session_finish_recording(es_session *s, int which);
+/* Says so when a recording lost frames since it last said. */
+void es_session_watch_recording(es_session *s);
+
+double es_seconds_between(const struct timespec *a, const struct timespec *b);
+
+#endif

@@ -1,0 +1,51 @@
+/* The stream's stats as a person reads them after playing (the headless
+ * table) or as a script reads them (one JSON object). */
+#include "session_private.h"
+
+void es_session_report(es_session *s, FILE *to, int json)
+{
+    es_player *pl = s->player;
+    es_stats st;
+    es_processor_stats(es_player_processor(pl), &st);
+    const double rate = s->cfg.rate, ms = 1e3 / rate;
+    const double elapsed = es_session_elapsed(s);
+    const double expected = es_session_counted(s) * rate / s->cfg.block;
+    const int latency = es_player_latency(pl);
+    const double p50 = es_stats_load_quantile(&st, 0.5), p99 = es_stats_load_quantile(&st, 0.99);
+    const unsigned long long recorded = es_session_recorded_frames(s);
+    const unsigned long long lost = es_session_record_dropped(s);
+    const unsigned long long xruns = es_player_xruns(pl);
+    const char *engine = st.engine ? st.engine : s->cfg.engine->name;
+    if (json) {
+        fprintf(to, "{\"device\":\"%s\",\"engine\":\"%s\",\"rate\":%g,\"block\":%d,"
+                "\"seconds\":%.3f,\"blocks\":%llu,\"blocks_expected\":%.1f,\"misses\":%llu,"
+                "\"late_results\":%llu,\"xruns\":%llu,\"load_p50\":%.4f,\"load_p99\":%.4f,"
+                "\"load_max\":%.4f,\"latency_frames\":%d,\"latency_ms\":%.3f,"
+                "\"engine_latency_frames\":%d,\"throughput\":%.0f,\"realtime_factor\":%.2f,"
+                "\"clipped\":%llu,\"swaps\":%llu,\"recorded_frames\":%llu,"
+                "\"record_dropped_frames\":%llu}\n",
+                es_player_device(pl), engine, rate, s->cfg.block, elapsed,
+                (unsigned long long)st.blocks, expected, (unsigned long long)st.misses,
+                (unsigned long long)st.late_results, xruns, p50, p99, st.load_max, latency,
+                latency * ms, st.latency, es_stats_throughput(&st),
+                es_stats_realtime_factor(&st, rate), (unsigned long long)st.clipped,
+                (unsigned long long)st.swaps, recorded, lost);
+        return;
+    }
+    fprintf(to, "device %s, engine %s, %g Hz, block %d, %.2f s\n", es_player_device(pl),
+            engine, rate, s->cfg.block, elapsed);
+    fprintf(to, "  blocks      %llu (%.0f expected from the clock)\n",
+            (unsigned long long)st.blocks, expected);
+    fprintf(to, "  misses      %llu (GPU late: %llu)   xruns %llu   clipped samples %llu\n",
+            (unsigned long long)st.misses, (unsigned long long)st.late_results, xruns,
+            (unsigned long long)st.clipped);
+    fprintf(to, "  DSP load    p50 %.1f %%   p99 %.1f %%   max %.1f %%\n", 100 * p50,
+            100 * p99, 100 * st.load_max);
+    fprintf(to, "  latency     %d frames, %.2f ms (engine %d + device in/out)\n", latency,
+            latency * ms, st.latency);
+    fprintf(to, "  throughput  %.0f samples/s, %.1f x real time\n", es_stats_throughput(&st),
+            es_stats_realtime_factor(&st, rate));
+    if (s->recorder[REC_OUTPUT])
+        fprintf(to, "  recorded    %llu frames to %s, %llu lost to a full ring\n", recorded,
+                s->record_path[REC_OUTPUT], lost);
+}

@@ -1,0 +1,273 @@
+/* The panels that show state rather than measure it: the header, the room
+ * list with the selected room's parameters and decay, the engines, the
+ * messages, the status line and the help screen. */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+void ui_colors_init(void)
+{
+    if (!has_colors())
+        return;
+    start_color();
+    use_default_colors();
+    init_pair(UI_GOOD, COLOR_GREEN, -1);
+    init_pair(UI_WARN, COLOR_YELLOW, -1);
+    init_pair(UI_BAD, COLOR_RED, -1);
+    init_pair(UI_TITLE, COLOR_CYAN, -1);
+    init_pair(UI_DRY, COLOR_YELLOW, -1);
+    init_pair(UI_WET, COLOR_CYAN, -1);
+    init_pair(UI_DIM, COLOR_BLUE, -1);
+}
+
+/* Text clipped to the rectangle's width from column x. */
+static void put(const ui_rect *r, int row, int x, const char *text)
+{
+    if (row < 0 || row >= r->h || x >= r->w)
+        return;
+    mvaddnstr(r->y + row, r->x + x, text, r->w - x);
+}
+
+static void title(const ui_rect *r, const char *text)
+{
+    attron(COLOR_PAIR(UI_TITLE) | A_BOLD);
+    put(r, 0, 0, text);
+    attroff(COLOR_PAIR(UI_TITLE) | A_BOLD);
+}
+
+void ui_draw_header(const ui_model *m, const ui_rect *r)
+{
+    es_session *s = m->session;
+    es_player *pl = es_session_player(s);
+    const es_session_config *c = es_session_now(s);
+    const int latency = es_player_latency(pl);
+    char line[512];
+    attron(A_REVERSE | A_BOLD);
+    mvhline(r->y, r->x, ' ', r->w);
+    snprintf(line, sizeof line, " earshot  %s > %s  %g kHz  block %d  latency %.2f ms (%d fr)",
+             es_session_source_name(s), es_player_device(pl), c->rate / 1e3, c->block,
+             1e3 * latency / c->rate, latency);
+    put(r, 0, 0, line);
+    attroff(A_REVERSE | A_BOLD);
+    snprintf(line, sizeof line, " room %s | engine %s | mix %3.0f%% wet | gain %+.1f dB",
+             es_session_room(s), m->stats.engine ? m->stats.engine : c->engine->name,
+             100 * m->balance, m->gain_db);
+    put(r, 1, 0, line);
+    const char *rec = es_session_recording(s);
+    if (rec) {
+        snprintf(line, sizeof line, "  REC %.1f s",
+                 (double)es_session_recorded_frames(s) / c->rate);
+        attron(COLOR_PAIR(UI_BAD) | A_BOLD);
+        addnstr(line, r->w - getcurx(stdscr));
+        attroff(COLOR_PAIR(UI_BAD) | A_BOLD);
+    }
+}
+
+void ui_room_measure(ui_model *m, int i)
+{
+    ui_room_info *info = &m->rooms[i];
+    if (info->measured)
+        return;
+    es_room_loader *l = es_session_rooms(m->session);
+    const es_room *room = &l->lib.rooms[i];
+    char err[512];
+    const es_prepared_room *p = es_room_cache_get(&l->cache, room,
+                                                  es_session_now(m->session)->rate, err,
+                                                  sizeof err);
+    if (!p) {
+        snprintf(info->error, sizeof info->error, "%s", err);
+        info->measured = -1;
+        return;
+    }
+    info->seconds = p->frames / p->rate;
+    info->channels = p->channels;
+    info->gain_db = p->gain_db;
+    if (es_acoustics_measure(p->ch[0], p->frames, p->rate, &info->a) != 0 ||
+        es_acoustics_decay_curve(p->ch[0], p->frames, p->rate, info->decay,
+                                 UI_DECAY_POINTS) != 0) {
+        snprintf(info->error, sizeof info->error, "%s: silent", room->name);
+        info->measured = -1;
+        return;
+    }
+    info->measured = 1;
+}
+
+/* The decay curve, 0 to -60 dB down the rows, 0 to usable_s across. */
+static void decay_plot(const ui_room_info *info, const ui_rect *r, int top)
+{
+    const int rows = r->h - top, cols = r->w - 7;
+    if (rows < 2 || cols < 8)
+        return;
+    for (int row = 0; row < rows; row++) {
+        char label[8];
+        snprintf(label, sizeof label, "%4.0f |", -60.0 * row / (rows - 1) + 0.0);
+        put(r, top + row, 0, label);
+    }
+    attron(COLOR_PAIR(UI_WET));
+    for (int c = 0; c < cols; c++) {
+        const int k = (int)((double)c * (UI_DECAY_POINTS - 1) / (cols - 1) + 0.5);
+        double db = info->decay[k] < -60 ? -60 : info->decay[k];
+        const int row = (int)lround(-db / 60.0 * (rows - 1));
+        if (info->decay[k] >= -60)
+            mvaddch(r->y + top + row, r->x + 6 + c, '*');
+    }
+    attroff(COLOR_PAIR(UI_WET));
+}
+
+void ui_draw_rooms(ui_model *m, const ui_rect *r)
+{
+    const es_library *lib = &es_session_rooms(m->session)->lib;
+    title(r, "Rooms  (up/down, Enter: play)");
+    /* The list takes about half the panel; the rest is parameters and plot. */
+    int list_h = (r->h - 1) / 2;
+    if (list_h > m->room_count)
+        list_h = m->room_count > 0 ? m->room_count : 1;
+    if (m->cursor < m->top)
+        m->top = m->cursor;
+    if (m->cursor >= m->top + list_h)
+        m->top = m->cursor - list_h + 1;
+    if (m->room_count == 0)
+        put(r, 1, 1, "(no rooms: see earshot rooms --help)");
+    const char *playing = es_session_room(m->session);
+    for (int k = 0; k < list_h && m->top + k < m->room_count; k++) {
+        const int i = m->top + k;
+        char line[160];
+        const int here = !strcmp(lib->rooms[i].name, playing);
+        snprintf(line, sizeof line, "%c %-16s %s", i == m->cursor ? '>' : ' ',
+                 lib->rooms[i].name, here ? "playing" : "");
+        if (i == m->cursor)
+            attron(A_REVERSE);
+        put(r, 1 + k, 0, line);
+        if (i == m->cursor)
+            attroff(A_REVERSE);
+    }
+    if (m->room_count == 0)
+        return;
+    ui_room_measure(m, m->cursor);
+    const ui_room_info *info = &m->rooms[m->cursor];
+    const int at = 1 + list_h;
+    char line[256];
+    if (info->measured < 0) {
+        attron(COLOR_PAIR(UI_BAD));
+        put(r, at, 0, info->error);
+        attroff(COLOR_PAIR(UI_BAD));
+        return;
+    }
+    snprintf(line, sizeof line, "T30 %.2f s  EDT %.2f s  C80 %+.1f dB", info->a.t30,
+             info->a.edt, info->a.c80);
+    put(r, at, 0, line);
+    snprintf(line, sizeof line, "D50 %.2f  %.2f s  %d ch  gain %+.1f dB", info->a.d50,
+             info->seconds, info->channels, info->gain_db);
+    put(r, at + 1, 0, line);
+    snprintf(line, sizeof line, "energy decay over %.2f s:", info->a.usable_s);
+    attron(COLOR_PAIR(UI_DIM));
+    put(r, at + 2, 0, line);
+    attroff(COLOR_PAIR(UI_DIM));
+    decay_plot(info, r, at + 3);
+}
+
+void ui_draw_engines(const ui_model *m, const ui_rect *r)
+{
+    const es_session_config *c = es_session_now(m->session);
+    const es_engine_class *prev = es_session_previous_engine(m->session);
+    title(r, "Engines  (1-4, Tab: A/B)");
+    for (int i = 0; i < m->engine_count && 1 + i < r->h - 1; i++) {
+        const es_engine_class *k = es_engines[i];
+        const int playing = m->stats.engine && !strcmp(m->stats.engine, k->name);
+        char line[256];
+        const char *mark = k == c->engine ? "A" : k == prev ? "B" : " ";
+        if (m->engine_ok[i])
+            snprintf(line, sizeof line, "%d %s %-17s %s", i + 1, mark, k->name,
+                     playing ? (m->stats.crossfading ? "crossfading" : "playing") : "");
+        else
+            snprintf(line, sizeof line, "%d   %-17s off: %s", i + 1, k->name,
+                     m->engine_why[i]);
+        const int attr = playing ? (COLOR_PAIR(UI_GOOD) | A_BOLD)
+                         : m->engine_ok[i] ? 0 : COLOR_PAIR(UI_DIM);
+        attron(attr);
+        put(r, 1 + i, 0, line);
+        attroff(attr);
+    }
+    char line[160];
+    const int partitioned = strstr(c->engine->name, "partitioned") != NULL;
+    const int gpu = !strncmp(c->engine->name, "cuda", 4);
+    if (partitioned && c->options.partition)
+        snprintf(line, sizeof line, "partition %d", c->options.partition);
+    else
+        snprintf(line, sizeof line, "partition %s", partitioned ? "default" : "-");
+    snprintf(line + strlen(line), sizeof line - strlen(line), "   pipelined %s",
+             gpu ? (c->options.gpu_pipelined ? "on" : "off") : "-");
+    put(r, r->h - 1, 0, line);
+}
+
+void ui_draw_messages(const ui_model *m, const ui_rect *r)
+{
+    const int shown = m->message_count < r->h ? m->message_count : r->h;
+    for (int k = 0; k < shown; k++) {
+        const ui_message *msg =
+            &m->messages[(m->message_count - shown + k) % UI_MESSAGES];
+        char line[400];
+        snprintf(line, sizeof line, "%s %s", msg->when, msg->text);
+        const int attr = msg->problem ? COLOR_PAIR(UI_BAD) | A_BOLD : 0;
+        attron(attr);
+        put(r, r->h - shown + k, 0, line);
+        attroff(attr);
+    }
+}
+
+void ui_draw_status(const ui_model *m, const ui_rect *r)
+{
+    (void)m;
+    attron(A_REVERSE);
+    mvhline(r->y, r->x, ' ', r->w);
+    put(r, 0, 0, " ?:help q:quit Enter:room 1-4:engine Tab:A/B [ ]:block s:source "
+                 "r:record v:view");
+    attroff(A_REVERSE);
+}
+
+static const char *const help_lines[] = {
+    "earshot workstation: keys",
+    "",
+    "up/down, k/j   choose a room in the list",
+    "Enter          play it (crossfade; the old room plays until it is ready)",
+    "1 2 3 4        play through that engine (crossfade, same room)",
+    "Tab            A/B: back to the engine before",
+    "[ ]            block size down/up (the stream reopens; latency follows)",
+    "{ }            partition size down/up (partitioned engines)",
+    "p              GPU pipelined mode on/off (CUDA engines; +1 block latency)",
+    ", .            wet/dry mix: drier/wetter (10 % steps, equal power)",
+    "- +            output gain down/up 1 dB",
+    "s              source: test signal, file (--input FILE), microphone",
+    "r              start/stop recording: earshot-TIME.wav (+ -dry.wav)",
+    "c              clear the meters (misses, load, counts)",
+    "v              spectrum or scrolling spectrogram",
+    "?              this help; any key closes it",
+    "q, Ctrl-C      quit (recordings are finished first)",
+    "",
+    "Meters: DSP load is the callback's processing time over its budget;",
+    "a miss is a block over budget or a GPU result not ready in time.",
+};
+
+void ui_draw_help(const ui_model *m, int lines, int cols)
+{
+    (void)m;
+    const int n = (int)(sizeof help_lines / sizeof *help_lines);
+    const int w = 76 < cols - 2 ? 76 : cols - 2, h = n + 2 < lines ? n + 2 : lines;
+    const int y = (lines - h) / 2, x = (cols - w) / 2;
+    for (int row = 0; row < h; row++)
+        mvhline(y + row, x, ' ', w);
+    attron(COLOR_PAIR(UI_TITLE));
+    mvhline(y, x, '-', w);
+    mvhline(y + h - 1, x, '-', w);
+    attroff(COLOR_PAIR(UI_TITLE));
+    for (int i = 0; i < n && 1 + i < h - 1; i++) {
+        if (i == 0)
+            attron(A_BOLD);
+        mvaddnstr(y + 1 + i, x + 2, help_lines[i], w - 4);
+        if (i == 0)
+            attroff(A_BOLD);
+    }
+}

@@ -1,0 +1,394 @@
+/* The workstation's loop: open the session, take the terminal, then about
+ * `fps` times a second poll the session, read the stats, analyse the
+ * spectrum, redraw, and turn keys into changes. The terminal is given back
+ * sane on q, on Ctrl-C and SIGTERM (a flag the loop sees), and on a crash
+ * (the saved terminal modes are restored from the signal handler). */
+#define _DEFAULT_SOURCE /* SA_RESETHAND naming, localtime_r */
+#include <curses.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "partition.h"
+#include "ui.h"
+
+static volatile sig_atomic_t quit_requested;
+static struct termios saved_modes;
+static int have_saved_modes;
+static volatile sig_atomic_t screen_up;
+
+static void on_quit_signal(int sig)
+{
+    (void)sig;
+    quit_requested = 1;
+}
+
+/* A crash with the screen up: give the terminal back (only async-signal-safe
+ * calls), then die of the same signal. */
+static void on_crash(int sig)
+{
+    if (screen_up) {
+        static const char reset[] = "\033[0m\033[?25h\033[?1049l\r\n";
+        if (have_saved_modes)
+            tcsetattr(STDIN_FILENO, TCSANOW, &saved_modes);
+        (void)!write(STDOUT_FILENO, reset, sizeof reset - 1);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void leave_screen(void)
+{
+    if (screen_up) {
+        endwin();
+        screen_up = 0;
+    }
+}
+
+static void install_signals(void)
+{
+    struct sigaction quit = {.sa_handler = on_quit_signal};
+    sigaction(SIGINT, &quit, NULL);
+    sigaction(SIGTERM, &quit, NULL);
+    sigaction(SIGHUP, &quit, NULL);
+    struct sigaction crash = {.sa_handler = on_crash};
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
+        sigaction(fatal[i], &crash, NULL);
+    if (tcgetattr(STDIN_FILENO, &saved_modes) == 0)
+        have_saved_modes = 1;
+    atexit(leave_screen);
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The session's lines (and the workstation's own), stamped with the time. */
+static void say(void *ctx, int problem, const char *line)
+{
+    ui_model *m = ctx;
+    if (m->screen_done) { /* after quitting: on the terminal, as play says it */
+        fprintf(stderr, "earshot: %s\n", line);
+        return;
+    }
+    ui_message *msg = &m->messages[m->message_count % UI_MESSAGES];
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(msg->when, sizeof msg->when, "%H:%M:%S", &tm);
+    snprintf(msg->text, sizeof msg->text, "%s", line);
+    msg->problem = problem;
+    m->message_count++;
+}
+
+static void note(ui_model *m, int problem, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void note(ui_model *m, int problem, const char *fmt, ...)
+{
+    char line[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    say(m, problem, line);
+}
+
+static void apply_mix(ui_model *m)
+{
+    const double quarter = 1.5707963267948966;
+    const es_mix mix = {.wet = (float)sin(m->balance * quarter),
+                        .dry = (float)cos(m->balance * quarter),
+                        .gain = (float)pow(10.0, m->gain_db / 20.0)};
+    es_session_set_mix(m->session, &mix);
+}
+
+static void pick_engine(ui_model *m, int i)
+{
+    if (i >= m->engine_count)
+        return;
+    if (!m->engine_ok[i]) {
+        note(m, 1, "%s is unavailable here: %s", es_engines[i]->name, m->engine_why[i]);
+        return;
+    }
+    if (es_engines[i] == es_session_now(m->session)->engine) {
+        note(m, 0, "%s is playing already", es_engines[i]->name);
+        return;
+    }
+    es_session_set_engine(m->session, es_engines[i]);
+}
+
+static void change_block(ui_model *m, int up)
+{
+    const int block = es_session_now(m->session)->block;
+    const int next = up ? block * 2 : block / 2;
+    if (next < 16 || next > 8192) {
+        note(m, 1, "block %d is the %s there is (16-8192)", block, up ? "largest" : "smallest");
+        return;
+    }
+    es_session_set_block(m->session, next);
+}
+
+static void change_partition(ui_model *m, int up)
+{
+    const es_session_config *c = es_session_now(m->session);
+    if (!strstr(c->engine->name, "partitioned")) {
+        note(m, 1, "%s has no partition size (1-4 picks a partitioned engine)",
+             c->engine->name);
+        return;
+    }
+    es_options next = c->options;
+    const int now = next.partition ? next.partition : es_default_partition(c->block);
+    next.partition = up ? now * 2 : now / 2;
+    if (next.partition < 16 || next.partition > 65536) {
+        note(m, 1, "partition %d is the %s there is (16-65536)", now,
+             up ? "largest" : "smallest");
+        return;
+    }
+    es_session_set_options(m->session, &next);
+}
+
+static void toggle_pipelined(ui_model *m)
+{
+    const es_session_config *c = es_session_now(m->session);
+    if (strncmp(c->engine->name, "cuda", 4) != 0) {
+        note(m, 1, "%s has no pipelined mode (it is for the CUDA engines)", c->engine->name);
+        return;
+    }
+    es_options next = c->options;
+    next.gpu_pipelined = !next.gpu_pipelined;
+    es_session_set_options(m->session, &next);
+}
+
+/* The next source that can play here: signal, file (when one was given),
+ * microphone (when the device is not the null device). */
+static void next_source(ui_model *m)
+{
+    const es_session_config *c = es_session_now(m->session);
+    for (int step = 1; step < 3; step++) {
+        const es_source_kind k = (es_source_kind)((c->source + step) % 3);
+        if ((k == ES_SOURCE_FILE && !c->file) ||
+            (k == ES_SOURCE_MIC && !strcmp(es_player_device(es_session_player(m->session)),
+                                           "null")))
+            continue;
+        es_session_set_source(m->session, k);
+        return;
+    }
+    note(m, 1, "no other source: start with --input FILE for a file, or play on a sound "
+         "device for the microphone");
+}
+
+static void toggle_recording(ui_model *m)
+{
+    if (es_session_recording(m->session)) {
+        es_session_record(m->session, NULL, NULL);
+        return;
+    }
+    char out[64], dry[64], stamp[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(out, sizeof out, "earshot-%s.wav", stamp);
+    snprintf(dry, sizeof dry, "earshot-%s-dry.wav", stamp);
+    es_session_record(m->session, out, dry);
+}
+
+/* One key. Returns 1 to quit. */
+static int handle_key(ui_model *m, int key)
+{
+    if (m->help) { /* any key closes the help */
+        m->help = 0;
+        return key == 'q' || key == 'Q';
+    }
+    switch (key) {
+    case 'q': case 'Q':
+        return 1;
+    case '?': case 'h': case KEY_F(1):
+        m->help = 1;
+        break;
+    case KEY_UP: case 'k':
+        m->cursor -= m->cursor > 0;
+        break;
+    case KEY_DOWN: case 'j':
+        m->cursor += m->cursor < m->room_count - 1;
+        break;
+    case '\n': case '\r': case KEY_ENTER:
+        if (m->room_count)
+            es_session_set_room(m->session,
+                                es_session_rooms(m->session)->lib.rooms[m->cursor].name);
+        break;
+    case '1': case '2': case '3': case '4':
+        pick_engine(m, key - '1');
+        break;
+    case '\t': {
+        const es_engine_class *b = es_session_previous_engine(m->session);
+        if (b)
+            es_session_set_engine(m->session, b);
+        else
+            note(m, 0, "A/B: pick a second engine with 1-4 first");
+        break;
+    }
+    case '[': case ']':
+        change_block(m, key == ']');
+        break;
+    case '{': case '}':
+        change_partition(m, key == '}');
+        break;
+    case 'p':
+        toggle_pipelined(m);
+        break;
+    case ',': case '.':
+        m->balance += key == '.' ? 0.1 : -0.1;
+        m->balance = m->balance < 0.001 ? 0 : m->balance > 0.999 ? 1 : m->balance;
+        apply_mix(m);
+        break;
+    case '-': case '+': case '=':
+        m->gain_db += key == '-' ? -1 : 1;
+        m->gain_db = m->gain_db < -40 ? -40 : m->gain_db > 12 ? 12 : m->gain_db;
+        apply_mix(m);
+        break;
+    case 's':
+        next_source(m);
+        break;
+    case 'r':
+        toggle_recording(m);
+        break;
+    case 'c':
+        if (es_session_reset_meters(m->session) == 0)
+            note(m, 0, "meters cleared");
+        break;
+    case 'v':
+        m->spectrogram = !m->spectrogram;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static void draw(ui_model *m)
+{
+    erase();
+    ui_layout l;
+    ui_layout_compute(LINES, COLS, &l);
+    if (l.too_small) {
+        mvprintw(0, 0, "earshot needs at least 80x24 (this is %dx%d); q quits", COLS, LINES);
+    } else {
+        ui_draw_header(m, &l.header);
+        ui_draw_rooms(m, &l.rooms);
+        ui_draw_engines(m, &l.engines);
+        ui_draw_meters(m, &l.meters);
+        ui_draw_spectrum(m->spectrum, m->spectrogram, &l.spectrum);
+        ui_draw_messages(m, &l.messages);
+        ui_draw_status(m, &l.status);
+        if (m->help)
+            ui_draw_help(m, LINES, COLS);
+    }
+    refresh();
+}
+
+static void model_init(ui_model *m, es_session *s, const es_ui_options *opt)
+{
+    m->session = s;
+    m->opt = opt;
+    m->balance = 1;
+    const es_library *lib = &es_session_rooms(s)->lib;
+    m->room_count = lib->count;
+    m->rooms = calloc((size_t)(lib->count ? lib->count : 1), sizeof *m->rooms);
+    for (int i = 0; i < lib->count; i++)
+        if (!strcmp(lib->rooms[i].name, es_session_room(s)))
+            m->cursor = i;
+    for (int i = 0; es_engines[i] && i < UI_MAX_ENGINES; i++) {
+        m->engine_ok[i] = es_engines[i]->probe(m->engine_why[i], sizeof m->engine_why[i]);
+        m->engine_count++;
+    }
+    m->spectrum = ui_spectrum_create(es_session_now(s)->rate);
+    if (!m->spectrum)
+        note(m, 1, "the spectrum view is off: FFTW could not plan its transform");
+}
+
+static void write_report(es_session *s, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        es_error("--report %s: cannot write it", path);
+        return;
+    }
+    es_session_report(s, f, 1);
+    if (fclose(f) != 0)
+        es_error("--report %s: write failed", path);
+}
+
+int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
+{
+    static ui_model model; /* large (histories, spectrogram), and one per process */
+    ui_model *m = &model;
+    char err[1024];
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        es_error("the workstation needs a terminal; use earshot play --headless");
+        return 1;
+    }
+    es_session *s = es_session_open(cfg, say, m, err, sizeof err);
+    if (!s) {
+        es_error("%s", err);
+        return 1;
+    }
+    model_init(m, s, opt);
+    install_signals();
+    initscr();
+    screen_up = 1;
+    cbreak(); /* not raw: Ctrl-C stays a signal */
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    ui_colors_init();
+
+    const double start = seconds_now(), period = 1.0 / opt->fps;
+    double next_frame = start;
+    int quit = 0;
+    while (!quit && !quit_requested) {
+        m->now = seconds_now() - start;
+        if (opt->seconds > 0 && m->now >= opt->seconds)
+            break;
+        es_session_poll(s);
+        ui_meters_update(m);
+        if (m->spectrum)
+            ui_spectrum_update(m->spectrum, es_session_scope(s), m->now);
+        draw(m);
+        /* Keys until the next frame is due. */
+        next_frame += period;
+        const double left = next_frame - seconds_now();
+        if (left < -period)
+            next_frame = seconds_now(); /* fell behind: do not race to catch up */
+        timeout(left > 0 ? (int)(left * 1000) : 0);
+        int key = getch();
+        while (key != ERR && !quit) {
+            quit = handle_key(m, key);
+            timeout(0);
+            key = getch();
+        }
+    }
+    leave_screen();
+    m->screen_done = 1;
+    const int status = es_session_stop(s) == 0 ? 0 : 1;
+    /* What happened since the screen went away, then the run's summary. */
+    es_session_report(s, stdout, 0);
+    if (opt->report)
+        write_report(s, opt->report);
+    ui_spectrum_destroy(m->spectrum);
+    free(m->rooms);
+    es_session_close(s);
+    return status;
+}

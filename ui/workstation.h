@@ -1,0 +1,21 @@
+/* The workstation: earshot's terminal screen (ncurses). It shows the room
+ * library, the engines, the meters and a live spectrum of one session, and
+ * turns keys into the session's changes. It adds nothing to the audio path:
+ * it reads the processor's stats snapshot and the scope, and calls the
+ * session from its own thread. */
+#ifndef ES_WORKSTATION_H
+#define ES_WORKSTATION_H
+
+#include "session.h"
+
+typedef struct {
+    double fps;          /* redraws a second */
+    double seconds;      /* quit by itself after this long; 0: until q */
+    const char *report;  /* on quit, the stats as JSON to this file, or NULL */
+} es_ui_options;
+
+/* Runs until q, Ctrl-C or `seconds`. Returns the exit status: 0, or 1 when
+ * the session could not start (said on stderr) or a recording failed. */
+int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt);
+
+#endif
