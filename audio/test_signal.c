@@ -5,7 +5,10 @@
 /* One cycle, in seconds: clicks at 0, 0.5, 1.0; a noise burst at 2 s
  * (100 ms); a 2 s sweep 50 Hz -> 10 kHz from 4 s; silence to 8 s. */
 #define CYCLE 8.0
-#define LEVEL 0.5f /* -6 dBFS: leaves room for a reverberant sum */
+/* -18 dBFS, the usual alignment level: a sweep through an energy-normalised
+ * room rises by up to about 12 dB at the room's strongest resonances, and
+ * the default sound should not clip. */
+#define LEVEL 0.125f
 
 void es_signal_init(es_signal *s, double sample_rate)
 {

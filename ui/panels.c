@@ -47,9 +47,10 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
     char line[512];
     attron(A_REVERSE | A_BOLD);
     mvhline(r->y, r->x, ' ', r->w);
-    snprintf(line, sizeof line, " earshot  %s > %s  %g kHz  block %d  latency %.2f ms (%d fr)",
-             es_session_source_name(s), es_player_device(pl), c->rate / 1e3, c->block,
-             1e3 * latency / c->rate, latency);
+    /* The latency first: a long device name may run off the edge. */
+    snprintf(line, sizeof line, " earshot  block %d  latency %.2f ms (%d fr)  %g kHz  %s > %s",
+             c->block, 1e3 * latency / c->rate, latency, c->rate / 1e3,
+             es_session_source_name(s), es_player_device(pl));
     put(r, 0, 0, line);
     attroff(A_REVERSE | A_BOLD);
     snprintf(line, sizeof line, " room %s | engine %s | mix %3.0f%% wet | gain %+.1f dB",

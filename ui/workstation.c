@@ -358,6 +358,7 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
     const double start = seconds_now(), period = 1.0 / opt->fps;
     double next_frame = start;
     int quit = 0;
+    unsigned long redraws = 0;
     while (!quit && !quit_requested) {
         m->now = seconds_now() - start;
         if (opt->seconds > 0 && m->now >= opt->seconds)
@@ -367,6 +368,7 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
         if (m->spectrum)
             ui_spectrum_update(m->spectrum, es_session_scope(s), m->now);
         draw(m);
+        redraws++;
         /* Keys until the next frame is due. */
         next_frame += period;
         const double left = next_frame - seconds_now();
@@ -385,6 +387,8 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
     const int status = es_session_stop(s) == 0 ? 0 : 1;
     /* What happened since the screen went away, then the run's summary. */
     es_session_report(s, stdout, 0);
+    printf("  screen      %lu redraws in %.1f s (%.0f a second)\n", redraws, m->now,
+           m->now > 0 ? redraws / m->now : 0.0);
     if (opt->report)
         write_report(s, opt->report);
     ui_spectrum_destroy(m->spectrum);

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The workstation in a real terminal (tmux) on the null device, or on JACK's
+# dummy backend with "jack" as the second argument: it starts and shows the
+# header, rooms, engines and meters; keys swap the room, switch engines (A/B
+# with Tab) and change the block size, and the screen and the stream's
+# stats follow; it redraws for larger and smaller panes; q and Ctrl-C quit
+# with status 0 and leave the terminal sane.
+set -u
+earshot=$(realpath "$1")
+backend=${2:-null}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/tmux_lib.sh"
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
+
+device=null
+if [ "$backend" = jack ]; then
+    command -v jackd >/dev/null || { echo "FAIL: jackd is not installed"; exit 1; }
+    export JACK_DEFAULT_SERVER="earshot-ui-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
+    jackd --no-realtime -d dummy -r 48000 -p 256 >"$tmux_dir/jackd.log" 2>&1 &
+    jack=$!
+    trap 'kill $jack 2>/dev/null; wait $jack 2>/dev/null; tmux_cleanup' EXIT
+    for _ in $(seq 50); do "$earshot" devices 2>/dev/null | grep -q JACK && break; sleep 0.1; done
+    device=jack
+else
+    trap tmux_cleanup EXIT
+fi
+
+report="$tmux_dir/report.json"
+ui_start 80 24 "$earshot" --device "$device" --room concert-hall --report "$report"
+check "starts: header with source, device, rate, block, latency" \
+    "wait_for 'block 256  latency' 10 && screen | head -1 | grep -q '48 kHz  test signal > '"
+[ "$device" = jack ] && check "plays on JACK" "screen | head -1 | grep -q 'JACK'"
+s=$(screen)
+check "room list with the playing room and its parameters" \
+    "grep -q '> concert-hall *playing' <<<\"\$s\" && grep -q 'T30 1\\.[0-9][0-9] s' <<<\"\$s\""
+check "the energy decay plot" "grep -q ' -60 |' <<<\"\$s\""
+check "all four engines, cpu-partitioned playing, the GPU ones said" \
+    "grep -q '2 A cpu-partitioned *playing' <<<\"\$s\" && grep -q 'cuda-circular' <<<\"\$s\" &&
+     grep -q 'cuda-partitioned' <<<\"\$s\" && grep -q '1   cpu-direct' <<<\"\$s\""
+check "meters: DSP load, misses, xruns, levels" \
+    "grep -q 'DSP \\[' <<<\"\$s\" && grep -q 'misses 0' <<<\"\$s\" && grep -q 'xruns' <<<\"\$s\" &&
+     grep -q 'out L \\[' <<<\"\$s\""
+check "the spectrum with its axis" "grep -q 'Spectrum' <<<\"\$s\" && grep -q '1k' <<<\"\$s\""
+
+# A room: four up from concert-hall is the vocal booth.
+keys k k k k Enter
+check "Enter swaps the room (header and message)" \
+    "wait_for 'room vocal-booth |' 5 && screen | grep -Eq '^[0-9:]{8} room vocal-booth' &&
+     screen | grep -q '> vocal-booth *playing'"
+keys 1
+check "1: cpu-direct plays, marked A, cpu-partitioned is B" \
+    "wait_for '1 A cpu-direct' 5 && wait_for 'engine cpu-direct |' 5 &&
+     screen | grep -q '2 B cpu-partitioned'"
+keys Tab
+check "Tab: back to cpu-partitioned" \
+    "wait_for '2 A cpu-partitioned   playing' 5 && screen | grep -q '1 B cpu-direct'"
+keys 3
+check "3: the unavailable GPU engine is refused in words (no GPU here)" \
+    "wait_for 'cuda-circular is unavailable here' 5 || screen | grep -q '3 A cuda-circular'"
+keys ']'
+check "]: block 512, the header shows the new latency" \
+    "wait_for 'block 512  latency' 8"
+keys c
+check "c: the meters are cleared" "wait_for 'meters cleared' 5"
+
+t resize-window -t ui -x 120 -y 40
+sleep 0.5
+check "120x40: redrawn larger (wider header, taller spectrum)" \
+    "[ \$(screen | wc -l) -eq 40 ] && screen | grep -q 'Meters' && screen | sed -n '30,40p' | grep -q 'Hz'"
+t resize-window -t ui -x 60 -y 20
+check "60x20: says it needs 80x24" "wait_for 'needs at least 80x24' 5"
+t resize-window -t ui -x 80 -y 24
+check "80x24 again: the full screen is back" "wait_for 'Engines' 5"
+keys '?'
+check "?: the help lists the keys" "wait_for 'earshot workstation: keys' 5 && screen | grep -q 'Tab '"
+keys x
+sleep 1.2
+keys q
+quit_check "q" || fail=1
+json=$(cat "$report" 2>/dev/null)
+echo "    report: $json"
+num() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" <<<"$json"; }
+check "the stats follow: block 512, blocks counted against the clock since the reopen" \
+    "[ '$(num block)' = 512 ] && awk -v b='$(num blocks)' -v e='$(num blocks_expected)' \
+     'BEGIN { exit !(b > 0 && b >= 0.9 * e - 2 && b <= 1.02 * e + 2) }'"
+
+ui_start 80 24 "$earshot" --device "$device"
+wait_for 'Meters' 10
+sleep 0.5
+keys C-c
+quit_check "Ctrl-C" || fail=1
+exit $fail
