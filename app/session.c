@@ -169,9 +169,15 @@ int es_session_stop(es_session *s)
     if (s->stopped_yet)
         return 0;
     s->stopped_yet = 1;
+    int rc = 0;
+    if (s->stalled) {
+        es_player_abandon_device(s->player);
+        es_session_sayf(s, 1, "device %s stopped answering; left as it is",
+                        es_player_device(s->player));
+        rc = -1;
+    }
     es_player_stop(s->player);
     clock_gettime(CLOCK_MONOTONIC, &s->stopped);
-    int rc = 0;
     for (int w = 0; w < 2; w++)
         rc |= es_session_finish_recording(s, w);
     if (s->file && es_file_source_starved(s->file))
@@ -243,6 +249,8 @@ void es_session_poll(es_session *s)
 static int reopen(es_session *s, const es_player_config *plc, es_processor *proc, char *err,
                   size_t n)
 {
+    if (s->stalled) /* a dead stream cannot be stopped safely, only left */
+        es_player_abandon_device(s->player);
     if (es_player_reconfigure(s->player, plc, proc, err, n) != 0)
         return -1;
     clock_gettime(CLOCK_MONOTONIC, &s->since);

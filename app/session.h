@@ -48,7 +48,7 @@ typedef struct es_session es_session;
 es_session *es_session_open(const es_session_config *cfg, es_session_say say, void *ctx,
                             char *err, size_t n);
 /* Stops the stream and finishes the recordings (their errors are said). 0,
- * or -1 if a recording failed. */
+ * or -1 if a recording failed or the device had stopped answering. */
 int es_session_stop(es_session *s);
 void es_session_close(es_session *s);
 

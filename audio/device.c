@@ -26,19 +26,28 @@ es_device *es_device_open(const es_device_config *cfg, es_audio_callback cb, voi
 
 int es_device_start(es_device *d, char *err, size_t n)
 {
+    if (d->abandoned) {
+        snprintf(err, n, "device '%s' stopped answering", d->name);
+        return -1;
+    }
     return d->klass->start(d, err, n);
 }
 
 void es_device_stop(es_device *d)
 {
-    if (d)
+    if (d && !d->abandoned)
         d->klass->stop(d);
 }
 
 void es_device_close(es_device *d)
 {
-    if (d)
+    if (d && !d->abandoned)
         d->klass->close(d);
+}
+
+void es_device_abandon(es_device *d)
+{
+    d->abandoned = 1;
 }
 
 void es_device_latency(const es_device *d, int *input, int *output)

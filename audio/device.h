@@ -33,6 +33,12 @@ int es_device_start(es_device *d, char *err, size_t n);
 void es_device_stop(es_device *d);
 void es_device_close(es_device *d);
 
+/* For a device whose stream stopped calling back (a sound server that
+ * died): stop and close leave it alone from now on, because asking a dead
+ * server to stop can hang or abort inside the host API. Its memory is left
+ * behind; that is the price of exiting cleanly. */
+void es_device_abandon(es_device *d);
+
 /* Frames of delay the device adds before and after the callback (what a
  * person at the microphone hears on top of the engine). */
 void es_device_latency(const es_device *d, int *input, int *output);

@@ -12,6 +12,7 @@ struct es_device {
     const es_device_class *klass;
     char name[128];             /* what the user sees: "null", "JACK: system" */
     int input_latency, output_latency; /* frames, known after open */
+    int abandoned;              /* it stopped answering: never touched again */
 };
 
 struct es_device_class {

@@ -142,6 +142,11 @@ void es_player_close(es_player *pl)
     free(pl);
 }
 
+void es_player_abandon_device(es_player *pl)
+{
+    es_device_abandon(pl->device);
+}
+
 es_processor *es_player_processor(es_player *pl)
 {
     return pl->proc;

@@ -58,6 +58,10 @@ int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_process
 /* The configuration the stream runs with now (strings are the caller's). */
 const es_player_config *es_player_config_now(const es_player *pl);
 
+/* The device stopped answering: leave it alone (es_device_abandon). The
+ * processor stays readable; a reconfigure may open a new device. */
+void es_player_abandon_device(es_player *pl);
+
 es_processor *es_player_processor(es_player *pl);
 /* Host-reported over/underruns so far. */
 uint64_t es_player_xruns(const es_player *pl);

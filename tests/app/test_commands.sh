@@ -56,6 +56,19 @@ blocks=$(num blocks "$json"); expected=$(num blocks_expected "$json"); seconds=$
 check "reset: $blocks blocks counted since it ($expected expected), of $seconds s played" \
     "awk -v b=$blocks -v e=$expected -v s=$seconds 'BEGIN { exit !(b >= 0.95 * e - 2 && b <= 1.05 * e + 2 && b < 0.7 * s * 48000 / 256) }'"
 
+# The source changes while playing: the stereo file, the mono test signal
+# (the room is laid out again for one input), back to the file, and the
+# microphone the null device does not have (refused; the file plays on).
+json=$( (sleep 0.4; echo "source signal"; sleep 0.4; echo "source file"; sleep 0.4
+         echo "source mic"; sleep 0.3; echo quit) |
+        "$earshot" play --device null --input "$dir/in.wav" --ir "$dir/room.wav" --headless \
+            --seconds 20 --json --commands 2>"$dir/err")
+rc=$?
+sed 's/^/    stderr: /' "$dir/err"
+check "source signal, file, mic: switched twice, the microphone refused in words, exit 0" \
+    "[ $rc -eq 0 ] && grep -q 'source: test signal' '$dir/err' && grep -q 'source: in.wav' '$dir/err' &&
+     grep -q 'no microphone.*still playing the file' '$dir/err' && [ '$(num misses "$json")' = 0 ]"
+
 # The input file disappears while it plays: the stream goes on (the open
 # file is still read), and earshot ends normally.
 (sleep 0.4; rm -f "$dir/in.wav"; sleep 0.5; echo quit) |

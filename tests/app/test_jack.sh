@@ -56,4 +56,24 @@ else
     echo "FAIL refused rate: exit $rc: $(cat "$dir/err")"
     fail=1
 fi
+# The server dies while earshot plays: the lost device is said in words,
+# earshot does not hang or abort on the dead stream, and exits 1.
+# A server of its own, so the one above is not the one killed.
+export JACK_DEFAULT_SERVER="earshot-lost-$$"
+jackd --no-realtime -d dummy -r 48000 -p 256 >"$dir/jackd2.log" 2>&1 &
+jack2=$!
+sleep 1
+(sleep 1.5; kill $jack2) &
+timeout 20 "$earshot" play --device jack --ir "$dir/room.wav" --headless --seconds 4 \
+    >/dev/null 2>"$dir/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "no audio for 1 s (device lost or stalled)" "$dir/err" &&
+   grep -q "stopped answering" "$dir/err"; then
+    echo "ok   server killed mid-play: said, exit 1"
+else
+    echo "FAIL server killed mid-play: exit $rc: $(cat "$dir/err")"
+    fail=1
+fi
+wait $jack2 2>/dev/null
+
 exit $fail

@@ -63,6 +63,24 @@ check "]: block 512, the header shows the new latency" \
     "wait_for 'block 512  latency' 8"
 keys c
 check "c: the meters are cleared" "wait_for 'meters cleared' 5"
+keys , -
+check ", and -: wetter/drier mix and output gain in the header" \
+    "wait_for 'mix  90% wet | gain -1.0 dB' 5"
+keys r
+check "r: recording, shown in the header" "wait_for 'REC ' 5"
+sleep 1
+keys r
+check "r again: the take is finished and said, the files are there" \
+    "wait_for 'frames to earshot-' 5 && ls '$tmux_dir'/earshot-*-dry.wav >/dev/null &&
+     [ \$(ls '$tmux_dir'/earshot-*.wav | wc -l) -eq 2 ]"
+keys s
+if [ "$device" = jack ]; then
+    check "s: the source is now JACK's capture (the microphone)" \
+        "wait_for 'source: microphone' 8 && screen | head -1 | grep -q 'microphone > JACK'"
+else
+    check "s: with no file and no microphone, says there is no other source" \
+        "wait_for 'no other source' 5"
+fi
 
 t resize-window -t ui -x 120 -y 40
 sleep 0.5
