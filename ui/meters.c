@@ -32,10 +32,15 @@ void ui_meters_update(ui_model *m)
     es_processor_stats(es_player_processor(es_session_player(m->session)), &m->stats);
     const es_stats *s = &m->stats, *l = &m->last;
     const int restarted = s->blocks < l->blocks; /* reset, or the stream reopened */
-    m->load_history[m->history_at] = (float)interval_worst(s, l, restarted);
-    m->history_at = (m->history_at + 1) % UI_HISTORY;
-    if (m->history_len < UI_HISTORY)
-        m->history_len++;
+    m->load_now = interval_worst(s, l, restarted);
+    m->load_pending = m->load_now > m->load_pending ? m->load_now : m->load_pending;
+    if (m->now - m->history_pushed_at >= UI_HISTORY_PERIOD) {
+        m->load_history[m->history_at] = (float)m->load_pending;
+        m->history_at = (m->history_at + 1) % UI_HISTORY;
+        m->history_len += m->history_len < UI_HISTORY;
+        m->load_pending = 0;
+        m->history_pushed_at = m->now;
+    }
 
     /* Misses lately: the count now minus the count UI_MISS_WINDOW ago. */
     if (restarted)
@@ -103,8 +108,9 @@ static void level(const ui_rect *r, int row, const char *label, float rms, float
     }
 }
 
-/* The load of the last redraws, newest on the right: one row of shades,
- * or columns of '#' when the panel has rows to spare. */
+/* The load over the last seconds (each column the worst block of
+ * UI_HISTORY_PERIOD), newest on the right: one row of shades, or columns
+ * of '#' when the panel has rows to spare. */
 static void history(const ui_model *m, const ui_rect *r, int row, int rows)
 {
     const int w = r->w - 5;
@@ -121,7 +127,7 @@ static void history(const ui_model *m, const ui_rect *r, int row, int rows)
             k = k < 0 ? 0 : k > (int)sizeof spark - 2 ? (int)sizeof spark - 2 : k;
             mvaddch(r->y + row, r->x + 5 + c, spark[k]);
         } else {
-            const int filled = (int)ceil((v > 1 ? 1 : v) * rows);
+            const int filled = (int)lround((v > 1 ? 1 : v) * rows);
             for (int k = 0; k < rows; k++)
                 mvaddch(r->y + row + rows - 1 - k, r->x + 5 + c, k < filled ? '#' : ' ');
         }
@@ -138,8 +144,7 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
     mvaddnstr(r->y, r->x, "Meters  (c: clear)", r->w);
     attroff(COLOR_PAIR(UI_TITLE) | A_BOLD);
 
-    const double load = m->history_len ? m->load_history[(m->history_at + UI_HISTORY - 1) %
-                                                         UI_HISTORY] : 0;
+    const double load = m->load_now;
     mvaddstr(r->y + 1, r->x, "DSP");
     bar(r->y + 1, r->x + 4, r->w - 17, load, load_colour(load));
     snprintf(line, sizeof line, " now %5.1f%%", 100 * load);

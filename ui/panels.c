@@ -259,7 +259,7 @@ void ui_draw_help(const ui_model *m, int lines, int cols)
     const int w = 76 < cols - 2 ? 76 : cols - 2, h = n + 2 < lines ? n + 2 : lines;
     const int y = (lines - h) / 2, x = (cols - w) / 2;
     for (int row = 0; row < h; row++)
-        mvhline(y + row, x, ' ', w);
+        mvhline(y + row, 0, ' ', cols);
     attron(COLOR_PAIR(UI_TITLE));
     mvhline(y, x, '-', w);
     mvhline(y + h - 1, x, '-', w);

@@ -13,7 +13,8 @@
 #include "workstation.h"
 
 #define UI_MESSAGES 64        /* kept; the newest are shown */
-#define UI_HISTORY 512        /* DSP load history, one value per redraw */
+#define UI_HISTORY 512        /* DSP load history columns kept */
+#define UI_HISTORY_PERIOD 0.25 /* seconds per history column (its worst block) */
 #define UI_MISS_WINDOW 10.0   /* seconds of "misses lately" */
 #define UI_DECAY_POINTS 256   /* energy decay curve samples per room */
 #define UI_MAX_ENGINES 8
@@ -62,7 +63,10 @@ typedef struct {
 
     /* meters */
     es_stats stats, last;     /* this redraw's snapshot and the one before */
-    float load_history[UI_HISTORY]; /* worst block per redraw, 0..2 */
+    double load_now;          /* the worst block since the last redraw */
+    double load_pending;      /* the worst block of the column being filled */
+    double history_pushed_at;
+    float load_history[UI_HISTORY]; /* worst block per UI_HISTORY_PERIOD */
     int history_len, history_at;
     double miss_times[UI_HISTORY]; /* (time, misses) samples for the window */
     uint64_t miss_counts[UI_HISTORY];

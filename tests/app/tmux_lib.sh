@@ -13,7 +13,7 @@ tmux_cleanup() { t kill-server 2>/dev/null; rm -rf "$tmux_dir"; }
 ui_start() {
     local cols=$1 lines=$2
     shift 2
-    t kill-server 2>/dev/null
+    t kill-server 2>/dev/null || true
     printf '%q ' "$@" >"$tmux_dir/cmd"
     # TERM inside tmux is tmux's; LANG keeps the screen ASCII and stable.
     t -f /dev/null new-session -d -s ui -x "$cols" -y "$lines" \
