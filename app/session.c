@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
 #include "fallback.h"
 #include "session_private.h"
 

@@ -1,0 +1,171 @@
+/* The session's taps are on the audio path: the scope and, while
+ * recording, the recorders. A thread plays the callback's part, calling
+ * the taps block after block, while the control side starts and stops 40
+ * recordings. Checks:
+ *   - the tapping thread allocates, frees, locks, sleeps and writes
+ *     nothing (counted; not in sanitizer builds, whose allocator is their
+ *     own; there ASan checks instead that no tap touches a finished take);
+ *   - every take holds whole blocks, in order: each frame carries its
+ *     number, so a take is one unbroken run;
+ *   - the scope gives back the latest samples, mono-summed. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "audiofile.h"
+#include "session.h"
+#include "session_private.h"
+#ifdef ES_COUNT_RT
+#include "rt_counters.h"
+#endif
+
+#define BLOCK 64
+#define TAKES 40
+
+static atomic_int stop;
+static atomic_long frames_tapped;
+
+static void quiet(void *ctx, int problem, const char *line)
+{
+    (void)ctx;
+    if (problem)
+        printf("     session: %s\n", line);
+}
+
+static void *callback_thread(void *arg)
+{
+    es_session *s = arg;
+    float l[BLOCK], r[BLOCK], m[BLOCK];
+    const float *out[2] = {l, r}, *in[1] = {m};
+    long frame = 0;
+#ifdef ES_COUNT_RT
+    es_rt_count_begin();
+#endif
+    while (!atomic_load(&stop)) {
+        for (int t = 0; t < BLOCK; t++) {
+            l[t] = (float)(frame + t); /* each frame says which it was */
+            r[t] = -(float)(frame + t);
+            m[t] = 0.5f;
+        }
+        es_session_input_tap(s, in, 1, BLOCK);
+        es_session_output_tap(s, out, 2, BLOCK);
+        frame += BLOCK;
+        atomic_store(&frames_tapped, frame);
+        for (volatile int spin = 0; spin < 20000; spin++)
+            ; /* about a block's worth of work; no sleeping on this thread */
+    }
+#ifdef ES_COUNT_RT
+    const es_rt_counts seen = es_rt_count_end();
+    es_rt_counts *c = malloc(sizeof *c); /* counting has stopped */
+    *c = seen;
+    return c;
+#else
+    return NULL;
+#endif
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/es-taps-XXXXXX", err[1024];
+    if (!mkdtemp(dir))
+        return 1;
+    char room[64];
+    snprintf(room, sizeof room, "%s/room.wav", dir);
+    float *ir[2], a[64] = {1.0f}, b[64] = {0.5f};
+    ir[0] = a;
+    ir[1] = b;
+    es_audiofile *f = es_audiofile_create(room, 48000, 2, ES_SAMPLE_FLOAT, err, sizeof err);
+    if (!f || es_audiofile_write(f, (const float *const *)ir, 64, err, sizeof err) != 0 ||
+        es_audiofile_commit(f, err, sizeof err) != 0) {
+        printf("FAIL %s\n", err);
+        return 1;
+    }
+    es_audiofile_close(f);
+    es_session_config cfg = {.device = "null", .room = room,
+                             .engine = es_engine_find("cpu-partitioned"), .rate = 48000,
+                             .block = BLOCK};
+    es_session *s = es_session_open(&cfg, quiet, NULL, err, sizeof err);
+    if (!s) {
+        printf("FAIL open: %s\n", err);
+        return 1;
+    }
+    /* The test thread plays the callback's part from here on. */
+    es_player_stop(es_session_player(s));
+    pthread_t th;
+    pthread_create(&th, NULL, callback_thread, s);
+    int fail = 0;
+    const struct timespec nap = {0, 7000000};
+    for (int k = 0; k < TAKES; k++) {
+        char out[128], dry[128];
+        snprintf(out, sizeof out, "%s/take%02d.wav", dir, k);
+        snprintf(dry, sizeof dry, "%s/take%02d-dry.wav", dir, k);
+        if (es_session_record(s, out, dry) != 0)
+            fail = 1;
+        nanosleep(&nap, NULL);
+        if (es_session_record(s, NULL, NULL) != 0) /* stops */
+            fail = 1;
+    }
+    atomic_store(&stop, 1);
+    void *counts;
+    pthread_join(th, &counts);
+#ifdef ES_COUNT_RT
+    es_rt_counts *c = counts;
+    printf("%s tapping thread: %ld allocs, %ld frees, %ld locks, %ld waits over %ld frames\n",
+           c->allocs || c->frees || c->locks || c->waits ? "FAIL" : "ok  ", c->allocs,
+           c->frees, c->locks, c->waits, atomic_load(&frames_tapped));
+    fail |= c->allocs || c->frees || c->locks || c->waits;
+    free(c);
+#else
+    (void)counts;
+    printf("ok   (sanitizer build: allocation counting off) %ld frames tapped\n",
+           atomic_load(&frames_tapped));
+#endif
+
+    /* Each take: whole blocks, one unbroken run of frame numbers. */
+    int broken = 0, empty = 0;
+    long total = 0;
+    for (int k = 0; k < TAKES; k++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/take%02d.wav", dir, k);
+        float **ch = NULL;
+        es_audio_info info;
+        if (es_audiofile_load(path, &ch, &info, err, sizeof err) != 0) {
+            printf("FAIL %s\n", err);
+            fail = 1;
+            continue;
+        }
+        empty += info.frames == 0;
+        total += (long)info.frames;
+        for (long t = 1; t < (long)info.frames; t++)
+            if (ch[0][t] != ch[0][t - 1] + 1 || ch[1][t] != -ch[0][t])
+                broken++;
+        if (info.frames % BLOCK)
+            broken++;
+        es_audiofile_free_channels(ch, info.channels);
+    }
+    printf("%s %d takes, %ld frames in all, %d with a break, %d empty\n",
+           broken ? "FAIL" : "ok  ", TAKES, total, broken, empty);
+    fail |= broken > 0;
+
+    /* The scope: the output's mono sum of frame f is (f - f) / 2 = 0, the
+     * input's is 0.5. */
+    float latest[256];
+    const int have = es_scope_read(es_session_scope(s), ES_SCOPE_DRY, latest, 256);
+    int off = have != 256;
+    for (int i = 0; i < 256; i++)
+        off |= latest[i] != 0.5f;
+    es_scope_read(es_session_scope(s), ES_SCOPE_WET, latest, 256);
+    for (int i = 0; i < 256; i++)
+        off |= latest[i] != 0.0f;
+    printf("%s the scope holds the latest dry and wet samples\n", off ? "FAIL" : "ok  ");
+    fail |= off;
+    es_session_close(s);
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    if (system(rm) != 0)
+        printf("note: could not remove %s\n", dir);
+    return fail;
+}
