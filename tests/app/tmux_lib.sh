@@ -17,7 +17,7 @@ ui_start() {
     printf '%q ' "$@" >"$tmux_dir/cmd"
     # TERM inside tmux is tmux's; LANG keeps the screen ASCII and stable.
     t -f /dev/null new-session -d -s ui -x "$cols" -y "$lines" \
-        "cd '$tmux_dir' && LANG=C $(cat "$tmux_dir/cmd") 2>'$tmux_dir/stderr'; echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; sleep 600"
+        "cd '$tmux_dir' && LANG=C $(cat "$tmux_dir/cmd") 2>'$tmux_dir/stderr'; echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; echo MODES-SHOWN; sleep 600"
 }
 
 screen() { t capture-pane -p -t ui 2>/dev/null; }
@@ -37,7 +37,7 @@ keys() { t send-keys -t ui "$@"; }
 # quit_check HOW: after q or Ctrl-C, the pane must show exit 0 and a
 # terminal back in canonical mode with echo.
 quit_check() {
-    if ! wait_for "EXIT=" 15; then
+    if ! wait_for "MODES-SHOWN" 15; then
         echo "FAIL $1: earshot did not exit"; screen; return 1
     fi
     local s; s=$(screen)
