@@ -26,8 +26,8 @@ void ui_layout_compute(int lines, int cols, ui_layout *l)
     const int left_w = cols / 2;
     l->header = (ui_rect){0, 0, 2, cols};
     l->rooms = (ui_rect){2, 0, body_h, left_w};
-    l->engines = (ui_rect){2, left_w + 1, 6, cols - left_w - 1};
-    l->meters = (ui_rect){8, left_w + 1, body_h - 6, cols - left_w - 1};
+    l->engines = (ui_rect){2, left_w + 1, 7, cols - left_w - 1};
+    l->meters = (ui_rect){9, left_w + 1, body_h - 7, cols - left_w - 1};
     l->spectrum = (ui_rect){2 + body_h, 0, spectrum_h, cols};
     l->messages = (ui_rect){2 + body_h + spectrum_h, 0, messages_h, cols};
     l->status = (ui_rect){lines - 1, 0, 1, cols};

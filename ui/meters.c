@@ -111,10 +111,10 @@ static void level(const ui_rect *r, int row, const char *label, float rms, float
 /* The load over the last seconds (each column the worst block of
  * UI_HISTORY_PERIOD), newest on the right: one row of shades, or columns
  * of '#' when the panel has rows to spare. */
-static void history(const ui_model *m, const ui_rect *r, int row, int rows)
+static void history(const ui_model *m, const ui_rect *r, int row, int rows, int x0)
 {
-    const int w = r->w - 5;
-    mvaddstr(r->y + row + rows - 1, r->x, "hist");
+    const int w = r->w - 5 - x0;
+    mvaddstr(r->y + row + rows - 1, r->x + x0, "hist");
     for (int c = 0; c < w; c++) {
         const int back = w - 1 - c;
         double v = 0;
@@ -125,11 +125,11 @@ static void history(const ui_model *m, const ui_rect *r, int row, int rows)
         if (rows == 1) {
             int k = (int)ceil(v * (sizeof spark - 2));
             k = k < 0 ? 0 : k > (int)sizeof spark - 2 ? (int)sizeof spark - 2 : k;
-            mvaddch(r->y + row, r->x + 5 + c, spark[k]);
+            mvaddch(r->y + row, r->x + x0 + 5 + c, spark[k]);
         } else {
             const int filled = (int)lround((v > 1 ? 1 : v) * rows);
             for (int k = 0; k < rows; k++)
-                mvaddch(r->y + row + rows - 1 - k, r->x + 5 + c, k < filled ? '#' : ' ');
+                mvaddch(r->y + row + rows - 1 - k, r->x + x0 + 5 + c, k < filled ? '#' : ' ');
         }
         attroff(COLOR_PAIR(colour));
     }
@@ -151,9 +151,13 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
     mvaddnstr(r->y + 1, r->x + r->w - 12, line, 12);
 
     const int levels = s->outputs < 2 ? 1 + s->outputs : 3; /* rows for levels */
-    const int hist_rows = r->h - 4 - levels > 1 ? r->h - 4 - levels : 1;
-    history(m, r, 2, hist_rows);
-    int row = 2 + hist_rows;
+    /* The history gets the rows to spare, or shares the title's row. */
+    const int hist_rows = r->h - 4 - levels;
+    if (hist_rows >= 1)
+        history(m, r, 2, hist_rows, 0);
+    else
+        history(m, r, 0, 1, 19);
+    int row = 2 + (hist_rows > 0 ? hist_rows : 0);
 
     const int rising = m->misses_lately > 0;
     snprintf(line, sizeof line, "p99 %.1f%% max %.1f%%  ", 100 * es_stats_load_quantile(s, 0.99),

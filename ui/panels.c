@@ -174,7 +174,9 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
 {
     const es_session_config *c = es_session_now(m->session);
     const es_engine_class *prev = es_session_previous_engine(m->session);
-    title(r, "Engines  (1-4, Tab: A/B)");
+    char heading[64];
+    snprintf(heading, sizeof heading, "Engines  (1-%d, Tab: A/B)", m->engine_count);
+    title(r, heading);
     for (int i = 0; i < m->engine_count && 1 + i < r->h - 1; i++) {
         const es_engine_class *k = es_engines[i];
         const int playing = m->stats.engine && !strcmp(m->stats.engine, k->name);
@@ -224,7 +226,7 @@ void ui_draw_status(const ui_model *m, const ui_rect *r)
     (void)m;
     attron(A_REVERSE);
     mvhline(r->y, r->x, ' ', r->w);
-    put(r, 0, 0, " ?:help q:quit Enter:room 1-4:engine Tab:A/B [ ]:block s:source "
+    put(r, 0, 0, " ?:help q:quit Enter:room 1-5:engine Tab:A/B [ ]:block s:source "
                  "r:record v:view");
     attroff(A_REVERSE);
 }
@@ -234,7 +236,7 @@ static const char *const help_lines[] = {
     "",
     "up/down, k/j   choose a room in the list",
     "Enter          play it (crossfade; the old room plays until it is ready)",
-    "1 2 3 4        play through that engine (crossfade, same room)",
+    "1 2 3 4 5      play through that engine (crossfade, same room)",
     "Tab            A/B: back to the engine before",
     "[ ]            block size down/up (the stream reopens; latency follows)",
     "{ }            partition size down/up (partitioned engines)",

@@ -144,7 +144,7 @@ static void change_partition(ui_model *m, int up)
 {
     const es_session_config *c = es_session_now(m->session);
     if (!strstr(c->engine->name, "partitioned")) {
-        note(m, 1, "%s has no partition size (1-4 picks a partitioned engine)",
+        note(m, 1, "%s has no partition size (pick a partitioned engine)",
              c->engine->name);
         return;
     }
@@ -229,7 +229,7 @@ static int handle_key(ui_model *m, int key)
             es_session_set_room(m->session,
                                 es_session_rooms(m->session)->lib.rooms[m->cursor].name);
         break;
-    case '1': case '2': case '3': case '4':
+    case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8':
         pick_engine(m, key - '1');
         break;
     case '\t': {

@@ -37,6 +37,7 @@ check "room list with the playing room and its parameters" \
 check "the energy decay plot" "grep -q ' -60 |' <<<\"\$s\""
 check "all four engines, cpu-partitioned playing, the GPU ones said" \
     "grep -q '2 A cpu-partitioned *playing' <<<\"\$s\" && grep -q 'cuda-circular' <<<\"\$s\" &&
+     grep -q 'cpu-nonuniform' <<<\"\$s\" &&
      grep -q 'cuda-partitioned' <<<\"\$s\" && grep -q '1   cpu-direct' <<<\"\$s\""
 check "meters: DSP load, misses, xruns, levels" \
     "grep -q 'DSP \\[' <<<\"\$s\" && grep -q 'misses 0' <<<\"\$s\" && grep -q 'xruns' <<<\"\$s\" &&
@@ -56,8 +57,11 @@ keys Tab
 check "Tab: back to cpu-partitioned" \
     "wait_for '2 A cpu-partitioned   playing' 5 && screen | grep -q '1 B cpu-direct'"
 keys 3
-check "3: the unavailable GPU engine is refused in words (no GPU here)" \
-    "wait_for 'cuda-circular is unavailable here' 5 || screen | grep -q '3 A cuda-circular'"
+check "3: cpu-nonuniform plays" "wait_for '3 A cpu-nonuniform' 5 && wait_for 'engine cpu-nonuniform |' 5"
+keys 2
+keys 4
+check "4: the unavailable GPU engine is refused in words (no GPU here)" \
+    "wait_for 'cuda-circular is unavailable here' 5 || screen | grep -q '4 A cuda-circular'"
 keys ']'
 check "]: block 512, the header shows the new latency" \
     "wait_for 'block 512  latency' 8"

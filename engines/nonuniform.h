@@ -1,0 +1,40 @@
+/* The non-uniform engine's plan and its test hooks (internal to engines/
+ * and its tests). */
+#ifndef ES_NONUNIFORM_H
+#define ES_NONUNIFORM_H
+
+#include <stddef.h>
+
+#include "engine.h"
+
+#define ES_NU_MAX_LEVELS 8
+#define ES_NU_MAX_PART 32768
+
+typedef struct {
+    int part;     /* partition size, frames */
+    int offset;   /* first IR frame of the level */
+    int count;    /* partitions in the level */
+} es_nu_level;
+
+typedef struct {
+    int levels;   /* level 0 is the head, run in the callback */
+    es_nu_level level[ES_NU_MAX_LEVELS];
+    int ratio;    /* growth from level to level: 2 or 4 */
+    double cost;  /* the model's estimate, ns of CPU per frame */
+} es_nu_plan;
+
+/* The cheapest plan by the cost model for this format and IR. head_part:
+ * the head's partition, 0 for the default (the block, or the next fast
+ * size). */
+void es_nu_plan_choose(const es_format *fmt, const es_ir *ir, int head_part, es_nu_plan *plan);
+/* The plan for a given growth ratio and largest partition. */
+void es_nu_plan_make(const es_format *fmt, const es_ir *ir, int head_part, int ratio,
+                     int max_part, es_nu_plan *plan);
+
+/* Tests: the next `jobs` jobs of tail level `level_index` (1 = the first
+ * tail level) each take `us` microseconds longer. */
+void es_nonuniform_slow_tail(es_engine *e, int level_index, int jobs, double us);
+/* "count x part @ offset" per tail level into out; returns the tail levels. */
+int es_nonuniform_describe(const es_engine *e, char *out, size_t n);
+
+#endif

@@ -1,0 +1,73 @@
+/* Choosing the non-uniform partition plan. A level with partition P and n
+ * partitions costs, per frame:
+ *   FFT:  (inputs + outputs) transforms of 2P points per P frames,
+ *         about C_FFT * 2P log2(2P) each;
+ *   MAC:  paths * n * (P + 1) complex multiply-adds per P frames, C_MAC each
+ *         (memory-bound for long filters: the spectra stream from memory);
+ *   jobs: a tail level's worker wakes once per P frames, C_JOB each.
+ * Small partitions cost MACs, large ones FFTs and a longer head (a level of
+ * partition P may start only at 2P + max_block, so its work has P -
+ * max_block frames of time). Every growth ratio (2, 4) and largest
+ * partition up to ES_NU_MAX_PART is built and costed, and the cheapest is
+ * kept: the same trade zita-convolver makes with its level sizes, and
+ * Wefers' cost models in general. The constants are ns on a 2020s x86 core
+ * with FFTW and the AVX2 kernel; only their ratios matter. */
+#include <math.h>
+#include <string.h>
+
+#include "nonuniform.h"
+#include "partition.h"
+
+#define C_FFT 0.15 /* ns per point-log2(point) of a real FFT */
+#define C_MAC 0.5  /* ns per complex multiply-add */
+#define C_JOB 3000.0 /* ns per worker wakeup */
+
+static double level_cost(int ffts, int paths, const es_nu_level *l, int tail)
+{
+    const double P = l->part;
+    return ffts * C_FFT * 2.0 * log2(2.0 * P) + paths * l->count * C_MAC * (P + 1) / P +
+           (tail ? C_JOB / P : 0);
+}
+
+void es_nu_plan_make(const es_format *fmt, const es_ir *ir, int head_part, int ratio,
+                     int max_part, es_nu_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->ratio = ratio;
+    const int B = fmt->max_block, L = ir->length > 0 ? ir->length : 1;
+    int P = head_part > 0 ? head_part : es_default_partition(B), start = 0;
+    for (int k = 0; k < ES_NU_MAX_LEVELS; k++) {
+        es_nu_level *l = &plan->level[k];
+        l->part = P;
+        l->offset = start;
+        plan->levels = k + 1;
+        const int next = P * ratio;
+        const int next_start = 2 * next + B; /* the next level's earliest offset */
+        if (next > max_part || k == ES_NU_MAX_LEVELS - 1 || next_start >= L) {
+            l->count = (L - start + P - 1) / P; /* the rest of the IR */
+            break;
+        }
+        l->count = (next_start - start + P - 1) / P;
+        if (l->count < 1)
+            l->count = 1;
+        start += l->count * P;
+        P = next;
+    }
+    const int paths = es_ir_path_count(ir), ffts = ir->inputs + ir->outputs;
+    plan->cost = 0;
+    for (int k = 0; k < plan->levels; k++)
+        plan->cost += level_cost(ffts, paths, &plan->level[k], k > 0);
+}
+
+void es_nu_plan_choose(const es_format *fmt, const es_ir *ir, int head_part, es_nu_plan *plan)
+{
+    es_nu_plan best = {0}, candidate;
+    const int P0 = head_part > 0 ? head_part : es_default_partition(fmt->max_block);
+    for (int ratio = 2; ratio <= 4; ratio += 2)
+        for (int max_part = P0; max_part <= ES_NU_MAX_PART; max_part *= ratio) {
+            es_nu_plan_make(fmt, ir, head_part, ratio, max_part, &candidate);
+            if (best.levels == 0 || candidate.cost < best.cost)
+                best = candidate;
+        }
+    *plan = best;
+}

@@ -1,0 +1,135 @@
+/* cpu-nonuniform beyond the shared reference tests:
+ *   - the plans the cost model picks for 2 s and 10 s stereo rooms at
+ *     blocks 32-256 are sound: levels follow each other without gaps, each
+ *     tail level starts at least 2P + block in (its deadline is then P -
+ *     block frames after its input is complete), and they cover the IR;
+ *   - a tail worker slowed on purpose, in real time: its late results are
+ *     counted (they are what the processor counts as misses), the output
+ *     while it is late is wrong (so the check below can fail), and once it
+ *     has caught up the output is back within -120 dB of float64. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "nonuniform.h"
+#include "reference.h"
+
+#define RATE 48000
+#define BLOCK 64
+
+static int check_plans(void)
+{
+    int fail = 0;
+    const int blocks[] = {32, 64, 128, 256};
+    const double seconds[] = {2, 10};
+    for (int s = 0; s < 2; s++)
+        for (int b = 0; b < 4; b++) {
+            es_ir *ir = es_ir_create(2, 2, (int)(seconds[s] * RATE), RATE);
+            es_ir_path(ir, 0, 0);
+            es_ir_path(ir, 1, 1);
+            es_format fmt = {.sample_rate = RATE, .max_block = blocks[b], .inputs = 2,
+                             .outputs = 2};
+            es_nu_plan p;
+            es_nu_plan_choose(&fmt, ir, 0, &p);
+            char text[512];
+            int used = 0, bad = 0;
+            for (int k = 0; k < p.levels; k++) {
+                const es_nu_level *l = &p.level[k];
+                used += snprintf(text + used, sizeof text - (size_t)used, " %dx%d", l->count,
+                                 l->part);
+                if (k > 0 && (l->offset != p.level[k - 1].offset +
+                                            p.level[k - 1].count * p.level[k - 1].part ||
+                              l->offset < 2 * l->part + blocks[b]))
+                    bad = 1;
+            }
+            const es_nu_level *last = &p.level[p.levels - 1];
+            bad |= last->offset + last->count * last->part < ir->length;
+            printf("%s %4.0f s stereo, block %3d: x%d,%s (model %.0f ns/frame)\n",
+                   bad ? "FAIL" : "ok  ", seconds[s], blocks[b], p.ratio, text, p.cost);
+            fail |= bad;
+            es_ir_destroy(ir);
+        }
+    return fail;
+}
+
+static void sleep_until(const struct timespec *t0, double seconds)
+{
+    struct timespec at = *t0;
+    const long long ns = (long long)(seconds * 1e9) + at.tv_nsec;
+    at.tv_sec += ns / 1000000000LL;
+    at.tv_nsec = ns % 1000000000LL;
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+}
+
+static int slowed_tail(void)
+{
+    uint64_t seed = es_test_seed();
+    const int length = RATE / 2, frames = 3 * RATE, blocks = frames / BLOCK;
+    es_ir *ir = es_test_ir("mono", length, &seed);
+    es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 1};
+    es_options opt = {0}; /* real time: never waits for a worker */
+    char err[256], plan[256];
+    es_engine *e = es_engine_create(es_engine_find("cpu-nonuniform"), &fmt, ir, &opt, err,
+                                    sizeof err);
+    if (!e) {
+        printf("FAIL create: %s\n", err);
+        return 1;
+    }
+    es_nonuniform_describe(e, plan, sizeof plan);
+    float **in = es_test_planar(1, frames), **out = es_test_planar(1, frames);
+    for (int t = 0; t < frames; t++)
+        in[0][t] = (float)es_test_uniform(&seed);
+    /* Level 1's deadline is (P - block) frames, a few ms; 8 ms per job for
+     * 10 jobs from block 300 makes it late for about 80 ms. */
+    const int slow_from = 300;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int b = 0; b < blocks; b++) {
+        if (b == slow_from)
+            es_nonuniform_slow_tail(e, 1, 10, 8000);
+        const float *x[1] = {in[0] + (size_t)b * BLOCK};
+        float *y[1] = {out[0] + (size_t)b * BLOCK};
+        es_engine_process(e, x, y, BLOCK);
+        sleep_until(&t0, (double)(b + 1) * BLOCK / RATE);
+    }
+    es_engine_status st;
+    es_engine_get_status(e, &st);
+    double **ref = es_ref_convolve(ir, in, frames, frames);
+    /* While late: from the slowed jobs to well after them. Caught up: the
+     * last IR length of the run, long after the slow jobs. */
+    const int late_from = slow_from * BLOCK, late_to = late_from + RATE / 4;
+    const int ok_from = frames - length;
+    float *ys[1];
+    double *rs[1];
+    ys[0] = out[0] + late_from;
+    rs[0] = ref[0] + late_from;
+    const double late_db = es_test_error_db(ir, ys, rs, late_to - late_from);
+    ys[0] = out[0] + ok_from;
+    rs[0] = ref[0] + ok_from;
+    const double after_db = es_test_error_db(ir, ys, rs, frames - ok_from);
+    int fail = 0;
+    printf("%s slowed tail (%s): %llu late results counted (%s)\n",
+           st.late_results > 0 ? "ok  " : "FAIL", plan, (unsigned long long)st.late_results,
+           st.helpers);
+    fail |= st.late_results == 0;
+    printf("%s while late the output is off: %.1f dB\n", late_db > -60 ? "ok  " : "FAIL",
+           late_db);
+    fail |= late_db <= -60;
+    printf("%s caught up: the last %.2f s within %.1f dB of float64 (limit -120)\n",
+           after_db <= -120 ? "ok  " : "FAIL", (double)length / RATE, after_db);
+    fail |= after_db > -120;
+    es_test_free_planar(ref, 1);
+    es_test_free_planar(in, 1);
+    es_test_free_planar(out, 1);
+    es_engine_destroy(e);
+    es_ir_destroy(ir);
+    return fail;
+}
+
+int main(void)
+{
+    int fail = check_plans();
+    fail |= slowed_tail();
+    return fail;
+}
