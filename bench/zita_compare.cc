@@ -1,0 +1,288 @@
+// earshot's CPU engines side by side with zita-convolver, through each
+// one's own API, on the same IRs, channel layout (stereo: L->L, R->R),
+// blocks and input (5 s of fresh noise per case, 48 kHz):
+//
+//   CPU ms/s   process CPU time (every thread of the process, workers too,
+//              CLOCK_PROCESS_CPUTIME_ID) per second of audio, median of
+//              three runs
+//   ratio      that over zita-convolver's
+//   null dB    peak |y - ref| over peak |ref|, ref a float64 FFT convolution
+//
+// zita-convolver runs as jconvolver configures it for zero latency
+// (quantum = minpart = block, maxpart 8192, FFTW_MEASURE, vector mode), its
+// process(sync) waiting for its levels, threads at SCHED_FIFO when allowed.
+// earshot's engines run with offline = 1 (process waits for its workers),
+// FFTW_MEASURE. C++ only because zita-convolver's API is C++.
+//
+//   earshot-zita-compare [--seconds S] [--blocks 64,128,256] [--irs 2,10]
+//                        [--engines cpu-nonuniform,cpu-partitioned]
+#include <fftw3.h>
+#include <zita-convolver.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "engine.h"
+}
+
+namespace {
+
+constexpr double kRate = 48000;
+
+double cpu_seconds()
+{
+    timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+struct Lcg {
+    uint64_t s;
+    float next()
+    {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (float)((double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+    }
+};
+
+// A room-like IR: noise under an exponential decay reaching -60 dB at the
+// end, and a direct sound at 0.
+std::vector<float> make_ir(int length, uint64_t seed)
+{
+    Lcg g{seed};
+    std::vector<float> h(length);
+    const double tau = length / 6.9;
+    for (int t = 0; t < length; t++)
+        h[t] = (float)(0.1 * g.next() * std::exp(-t / tau));
+    h[0] = 1.0f;
+    return h;
+}
+
+// float64 y = x * h over the first `frames` outputs, by one large FFT.
+std::vector<double> reference(const std::vector<float> &x, const std::vector<float> &h,
+                              int frames)
+{
+    size_t n = 1;
+    while (n < x.size() + h.size())
+        n <<= 1;
+    std::vector<double> a(n), b(n);
+    std::copy(x.begin(), x.end(), a.begin());
+    std::copy(h.begin(), h.end(), b.begin());
+    const size_t bins = n / 2 + 1;
+    fftw_complex *fa = fftw_alloc_complex(bins), *fb = fftw_alloc_complex(bins);
+    fftw_plan pa = fftw_plan_dft_r2c_1d((int)n, a.data(), fa, FFTW_ESTIMATE);
+    fftw_plan pb = fftw_plan_dft_r2c_1d((int)n, b.data(), fb, FFTW_ESTIMATE);
+    fftw_execute(pa);
+    fftw_execute(pb);
+    for (size_t k = 0; k < bins; k++) {
+        const double re = fa[k][0] * fb[k][0] - fa[k][1] * fb[k][1];
+        const double im = fa[k][0] * fb[k][1] + fa[k][1] * fb[k][0];
+        fa[k][0] = re / n;
+        fa[k][1] = im / n;
+    }
+    fftw_plan pi = fftw_plan_dft_c2r_1d((int)n, fa, a.data(), FFTW_ESTIMATE);
+    fftw_execute(pi);
+    fftw_destroy_plan(pa);
+    fftw_destroy_plan(pb);
+    fftw_destroy_plan(pi);
+    fftw_free(fa);
+    fftw_free(fb);
+    a.resize(frames);
+    return a;
+}
+
+double null_db(const std::vector<float> &y, const std::vector<double> &ref)
+{
+    double err = 0, peak = 0;
+    for (size_t t = 0; t < ref.size(); t++) {
+        err = std::max(err, std::fabs(y[t] - ref[t]));
+        peak = std::max(peak, std::fabs(ref[t]));
+    }
+    return err > 0 ? 20 * std::log10(err / peak) : -999;
+}
+
+struct Case {
+    int block;
+    std::vector<float> h[2];
+    std::vector<float> x[2];
+    std::vector<double> ref[2];
+    int frames;
+};
+
+struct Result {
+    double ms_per_s = 0;
+    double null_db = 0;
+    bool ok = false;
+    std::string note;
+};
+
+double median3(double a, double b, double c)
+{
+    return std::max(std::min(a, b), std::min(std::max(a, b), c));
+}
+
+Result run_zita(const Case &c)
+{
+    Result r;
+    double times[3];
+    std::vector<float> y[2];
+    for (int run = 0; run < 3; run++) {
+        Convproc zita;
+        zita.set_options(Convproc::OPT_FFTW_MEASURE | Convproc::OPT_VECTOR_MODE);
+        const int len = (int)c.h[0].size();
+        if (zita.configure(2, 2, len, c.block, c.block, 8192, 0.5f) != 0) {
+            r.note = "configure refused";
+            return r;
+        }
+        for (int ch = 0; ch < 2; ch++)
+            zita.impdata_create(ch, ch, 1, const_cast<float *>(c.h[ch].data()), 0, len);
+        if (zita.start_process(sched_get_priority_max(SCHED_FIFO) / 2, SCHED_FIFO) != 0 &&
+            zita.start_process(0, SCHED_OTHER) != 0) {
+            r.note = "start_process failed";
+            return r;
+        }
+        for (int ch = 0; ch < 2; ch++)
+            y[ch].assign(c.frames, 0.0f);
+        const double t0 = cpu_seconds();
+        for (int at = 0; at + c.block <= c.frames; at += c.block) {
+            for (int ch = 0; ch < 2; ch++)
+                std::memcpy(zita.inpdata(ch), c.x[ch].data() + at, c.block * sizeof(float));
+            zita.process(true);
+            for (int ch = 0; ch < 2; ch++)
+                std::memcpy(y[ch].data() + at, zita.outdata(ch), c.block * sizeof(float));
+        }
+        times[run] = cpu_seconds() - t0;
+        zita.stop_process();
+        zita.cleanup();
+    }
+    r.ms_per_s = 1e3 * median3(times[0], times[1], times[2]) / (c.frames / kRate);
+    r.null_db = std::max(null_db(y[0], c.ref[0]), null_db(y[1], c.ref[1]));
+    r.ok = true;
+    return r;
+}
+
+Result run_earshot(const Case &c, const es_engine_class *k)
+{
+    Result r;
+    es_ir *ir = es_ir_create(2, 2, (int)c.h[0].size(), kRate);
+    for (int ch = 0; ch < 2; ch++)
+        std::memcpy(es_ir_path(ir, ch, ch), c.h[ch].data(), c.h[ch].size() * sizeof(float));
+    es_format fmt = {kRate, c.block, 2, 2};
+    es_options opt = {};
+    opt.fft_measure = 1;
+    opt.offline = 1;
+    double times[3];
+    std::vector<float> y[2];
+    for (int run = 0; run < 3; run++) {
+        char err[256];
+        es_engine *e = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
+        if (!e) {
+            r.note = err;
+            es_ir_destroy(ir);
+            return r;
+        }
+        for (int ch = 0; ch < 2; ch++)
+            y[ch].assign(c.frames, 0.0f);
+        const double t0 = cpu_seconds();
+        for (int at = 0; at + c.block <= c.frames; at += c.block) {
+            const float *in[2] = {c.x[0].data() + at, c.x[1].data() + at};
+            float *out[2] = {y[0].data() + at, y[1].data() + at};
+            es_engine_process(e, in, out, c.block);
+        }
+        times[run] = cpu_seconds() - t0;
+        es_engine_destroy(e);
+    }
+    es_ir_destroy(ir);
+    r.ms_per_s = 1e3 * median3(times[0], times[1], times[2]) / (c.frames / kRate);
+    r.null_db = std::max(null_db(y[0], c.ref[0]), null_db(y[1], c.ref[1]));
+    r.ok = true;
+    return r;
+}
+
+std::vector<std::string> split(const char *s)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    for (; *s; s++) {
+        if (*s == ',') {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += *s;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    double seconds = 5;
+    std::vector<std::string> blocks = {"64", "128", "256"}, irs = {"2", "10"},
+                             engines = {"cpu-nonuniform", "cpu-partitioned"};
+    for (int i = 1; i < argc; i++) {
+        const std::string o = argv[i];
+        if (i + 1 < argc && o == "--seconds")
+            seconds = std::atof(argv[++i]);
+        else if (i + 1 < argc && o == "--blocks")
+            blocks = split(argv[++i]);
+        else if (i + 1 < argc && o == "--irs")
+            irs = split(argv[++i]);
+        else if (i + 1 < argc && o == "--engines")
+            engines = split(argv[++i]);
+        else {
+            std::fprintf(stderr, "earshot-zita-compare: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    std::printf("%-6s %5s  %-16s %9s %7s %9s\n", "IR s", "block", "engine", "CPU ms/s", "ratio",
+                "null dB");
+    int failed = 0;
+    for (const std::string &irs_s : irs) {
+        const int len = (int)(std::atof(irs_s.c_str()) * kRate);
+        for (const std::string &bs : blocks) {
+            Case c;
+            c.block = std::atoi(bs.c_str());
+            c.frames = (int)(seconds * kRate) / c.block * c.block;
+            Lcg g{0x5eed + (uint64_t)c.block};
+            for (int ch = 0; ch < 2; ch++) {
+                c.h[ch] = make_ir(len, 1000 + ch);
+                c.x[ch].resize(c.frames);
+                for (float &v : c.x[ch])
+                    v = 0.5f * g.next();
+                c.ref[ch] = reference(c.x[ch], c.h[ch], c.frames);
+            }
+            const Result z = run_zita(c);
+            std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", irs_s.c_str(), c.block,
+                        "zita-convolver", z.ms_per_s, "1.00", z.null_db, z.ok ? "" : "  ",
+                        z.note.c_str());
+            for (const std::string &name : engines) {
+                const es_engine_class *k = es_engine_find(name.c_str());
+                if (!k) {
+                    std::fprintf(stderr, "earshot-zita-compare: no engine '%s'\n",
+                                 name.c_str());
+                    return 2;
+                }
+                const Result r = run_earshot(c, k);
+                char ratio[32] = "-";
+                if (z.ok && z.ms_per_s > 0)
+                    std::snprintf(ratio, sizeof ratio, "%.2f", r.ms_per_s / z.ms_per_s);
+                std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", irs_s.c_str(), c.block,
+                            name.c_str(), r.ms_per_s, ratio, r.null_db, r.ok ? "" : "  ",
+                            r.note.c_str());
+                failed |= !r.ok;
+            }
+            std::fflush(stdout);
+        }
+    }
+    return failed;
+}
