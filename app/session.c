@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fallback.h"
 #include "session_private.h"
@@ -107,6 +108,15 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->pc = (es_processor_config){.mix = {.wet = 1, .dry = 0, .gain = 1},
                                   .crossfade_ms = cfg->crossfade_ms};
     es_session_taps_init(s);
+    /* Every page mapped now and later is resident before anyone touches
+     * it: the audio thread never takes a page fault, which would wait on
+     * the address-space lock while another thread maps or unmaps memory
+     * (the screen starting up, a room being prepared). */
+#ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory cannot be locked */
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+        es_session_sayf(s, 0, "note: memory not locked (RLIMIT_MEMLOCK too low); the "
+                        "audio thread may take page faults");
+#endif
     es_room_loader_open(&s->rooms, cfg->rooms_dir);
     for (int m = 0; m < s->rooms.lib.message_count; m++)
         es_session_sayf(s, 1, "%s", s->rooms.lib.messages[m]);
