@@ -135,8 +135,7 @@ static void axis(const ui_spectrum *s, const ui_rect *r, int y, int x0, int cols
     attroff(COLOR_PAIR(UI_DIM));
 }
 
-static void draw_lines(const ui_spectrum *s, const ui_rect *r, int y0, int rows, int x0,
-                       int cols)
+static void draw_lines(const ui_spectrum *s, int y0, int rows, int x0, int cols)
 {
     for (int c = 0; c < cols; c++) {
         const float wet = column_db(s, ES_SCOPE_WET, c, cols);
@@ -154,7 +153,6 @@ static void draw_lines(const ui_spectrum *s, const ui_rect *r, int y0, int rows,
             attroff(COLOR_PAIR(UI_DRY) | A_BOLD);
         }
     }
-    (void)r;
 }
 
 static void draw_gram(ui_spectrum *s, int y0, int rows, int x0, int cols)
@@ -212,7 +210,7 @@ void ui_draw_spectrum(ui_spectrum *s, int spectrogram, const ui_rect *r)
     if (spectrogram) {
         draw_gram(s, r->y + 1, rows, x0, cols);
     } else {
-        draw_lines(s, r, r->y + 1, rows, x0, cols);
+        draw_lines(s, r->y + 1, rows, x0, cols);
         attron(COLOR_PAIR(UI_DIM));
         mvaddstr(r->y + 1, r->x, "  0");
         mvaddstr(r->y + rows, r->x, "-90");

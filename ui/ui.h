@@ -48,7 +48,6 @@ typedef struct ui_spectrum ui_spectrum;
 
 typedef struct {
     es_session *session;
-    const es_ui_options *opt;
     double now;               /* seconds since the workstation started */
 
     /* rooms */
@@ -78,7 +77,6 @@ typedef struct {
     /* controls the session has no word for */
     double balance;           /* 0 dry .. 1 wet, equal power */
     double gain_db;
-    int source_next;          /* the source key tries this one next */
 
     ui_spectrum *spectrum;
     int spectrogram;          /* 0: spectrum, 1: scrolling spectrogram */

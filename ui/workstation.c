@@ -299,10 +299,9 @@ static void draw(ui_model *m)
     refresh();
 }
 
-static void model_init(ui_model *m, es_session *s, const es_ui_options *opt)
+static void model_init(ui_model *m, es_session *s)
 {
     m->session = s;
-    m->opt = opt;
     m->balance = 1;
     const es_library *lib = &es_session_rooms(s)->lib;
     m->room_count = lib->count;
@@ -345,7 +344,7 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
         es_error("%s", err);
         return 1;
     }
-    model_init(m, s, opt);
+    model_init(m, s);
     install_signals();
     initscr();
     screen_up = 1;
