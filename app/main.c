@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "fftw_planner.h"
 
 typedef struct {
     const char *name;
@@ -31,6 +32,16 @@ static void usage(FILE *to)
                 "every action one key away. earshot play --help lists its options.\n");
 }
 
+/* Every command may plan FFTs (FFTW_MEASURE): the wisdom file makes that
+ * instant for sizes any earlier run measured. */
+static int run_command(int (*run)(int, char **), int argc, char **argv)
+{
+    es_fftw_wisdom_open(stderr);
+    const int status = run(argc, argv);
+    es_fftw_wisdom_close(stderr);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     /* No command, or options only: the workstation, as `earshot play`. */
@@ -38,7 +49,7 @@ int main(int argc, char **argv)
                      strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "--version") != 0)) {
         char play[] = "play";
         argv[0] = play;
-        return es_cmd_play(argc, argv);
+        return run_command(es_cmd_play, argc, argv);
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
@@ -50,7 +61,7 @@ int main(int argc, char **argv)
     }
     for (const es_command *c = commands; c->name; c++)
         if (!strcmp(argv[1], c->name))
-            return c->run(argc - 1, argv + 1);
+            return run_command(c->run, argc - 1, argv + 1);
     es_error("unknown command '%s' (try earshot --help)", argv[1]);
     return 2;
 }

@@ -23,13 +23,21 @@ void es_session_report(es_session *s, FILE *to, int json)
                 "\"load_max\":%.4f,\"latency_frames\":%d,\"latency_ms\":%.3f,"
                 "\"engine_latency_frames\":%d,\"throughput\":%.0f,\"realtime_factor\":%.2f,"
                 "\"clipped\":%llu,\"swaps\":%llu,\"recorded_frames\":%llu,"
-                "\"record_dropped_frames\":%llu}\n",
+                "\"record_dropped_frames\":%llu,\"miss_at_s\":[",
                 es_player_device(pl), engine, rate, s->cfg.block, elapsed,
                 (unsigned long long)st.blocks, expected, (unsigned long long)st.misses,
                 (unsigned long long)st.late_results, xruns, p50, p99, st.load_max, latency,
                 latency * ms, st.latency, es_stats_throughput(&st),
                 es_stats_realtime_factor(&st, rate), (unsigned long long)st.clipped,
                 (unsigned long long)st.swaps, recorded, lost);
+        /* When the latest misses happened (seconds of audio from the start),
+         * so a glitch can be lined up with what else the machine did. */
+        const uint64_t kept = st.misses < ES_RECENT_MISSES ? st.misses : ES_RECENT_MISSES;
+        for (uint64_t k = 0; k < kept; k++) {
+            const uint64_t block = st.recent_misses[(st.misses - kept + k) % ES_RECENT_MISSES];
+            fprintf(to, "%s%.3f", k ? "," : "", (double)block * s->cfg.block / rate);
+        }
+        fprintf(to, "]}\n");
         return;
     }
     fprintf(to, "device %s, engine %s, %g Hz, block %d, %.2f s\n", es_player_device(pl),

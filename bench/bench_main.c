@@ -2,8 +2,12 @@
  * machines (such as the GPU machine) that have only a compiler, FFTW3 and
  * CUDA. */
 #include "bench.h"
+#include "fftw_planner.h"
 
 int main(int argc, char **argv)
 {
-    return es_bench_main(argc, argv);
+    es_fftw_wisdom_open(stderr);
+    const int status = es_bench_main(argc, argv);
+    es_fftw_wisdom_close(stderr);
+    return status;
 }

@@ -5,7 +5,30 @@
 #ifndef ES_FFTW_PLANNER_H
 #define ES_FFTW_PLANNER_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 void es_fftw_planner_lock(void);
 void es_fftw_planner_unlock(void);
+
+/* FFTW wisdom kept in a file between runs (fftw_wisdom.c), so that
+ * FFTW_MEASURE planning, slow the first time for a transform size, is
+ * instant afterwards. */
+
+/* $EARSHOT_WISDOM if set (NULL when it is empty or "off"), else
+ * $XDG_CACHE_HOME/earshot/fftwf.wisdom, else ~/.cache/earshot/fftwf.wisdom. */
+const char *es_fftw_wisdom_default_path(char *buf, size_t n);
+/* 1: read; 0: no such file; -1: unreadable or damaged (err says which; the
+ * run goes on planning from scratch). */
+int es_fftw_wisdom_load(const char *path, char *err, size_t n);
+/* Writes FFTW's wisdom to path (creating its folder; a temporary file
+ * renamed over it) if it changed since it was loaded or saved. 1: written;
+ * 0: nothing new; -1: could not (err says why). */
+int es_fftw_wisdom_save(const char *path, char *err, size_t n);
+/* For programs: load the default file at start, save it at exit; a
+ * problem with it is a one-line note on `notice` (NULL: silent), never an
+ * error. */
+void es_fftw_wisdom_open(FILE *notice);
+void es_fftw_wisdom_close(FILE *notice);
 
 #endif

@@ -1,0 +1,131 @@
+/* FFTW wisdom kept between runs. FFTW_MEASURE plans time several
+ * algorithms for each transform size; wisdom is FFTW's record of the
+ * winners, so a size measured once is planned instantly afterwards. The
+ * file is read when a program starts and written back, whole and by
+ * rename, only when planning learned something new. Planner calls only,
+ * under the planner lock: never on the audio thread. */
+#include <errno.h>
+#include <fftw3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fftw_planner.h"
+
+/* What the file held when read (or last written): saving is skipped when
+ * FFTW's wisdom is still exactly this. */
+static char *known;
+
+static void remember(char *wisdom)
+{
+    free(known);
+    known = wisdom;
+}
+
+const char *es_fftw_wisdom_default_path(char *buf, size_t n)
+{
+    const char *set = getenv("EARSHOT_WISDOM");
+    if (set)
+        return (*set && strcmp(set, "off") != 0) ? set : NULL;
+    const char *cache = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int w;
+    if (cache && *cache)
+        w = snprintf(buf, n, "%s/earshot/fftwf.wisdom", cache);
+    else if (home && *home)
+        w = snprintf(buf, n, "%s/.cache/earshot/fftwf.wisdom", home);
+    else
+        return NULL;
+    return w > 0 && (size_t)w < n ? buf : NULL;
+}
+
+int es_fftw_wisdom_load(const char *path, char *err, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, n, "FFTW wisdom '%s': %s; planning from scratch", path, strerror(errno));
+        return -1;
+    }
+    es_fftw_planner_lock();
+    const int ok = fftwf_import_wisdom_from_file(f);
+    if (ok)
+        remember(fftwf_export_wisdom_to_string());
+    es_fftw_planner_unlock();
+    fclose(f);
+    if (!ok) {
+        snprintf(err, n, "FFTW wisdom '%s' is damaged or from another FFTW; ignored (it is "
+                 "rewritten after this run)", path);
+        return -1;
+    }
+    return 1;
+}
+
+/* mkdir -p of the file's folder. */
+static int make_folder(const char *path)
+{
+    char dir[4096];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return -1;
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(dir, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int es_fftw_wisdom_save(const char *path, char *err, size_t n)
+{
+    es_fftw_planner_lock();
+    char *wisdom = fftwf_export_wisdom_to_string();
+    es_fftw_planner_unlock();
+    if (!wisdom || (known && strcmp(wisdom, known) == 0)) {
+        free(wisdom);
+        return 0; /* nothing new */
+    }
+    char tmp[4096];
+    FILE *f = NULL;
+    if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) < (int)sizeof tmp &&
+        make_folder(path) == 0)
+        f = fopen(tmp, "w");
+    const int wrote = f && fputs(wisdom, f) >= 0;
+    if (!f || fclose(f) != 0 || !wrote || rename(tmp, path) != 0) {
+        snprintf(err, n, "FFTW wisdom '%s' not saved: %s", path, strerror(errno));
+        if (f)
+            unlink(tmp);
+        free(wisdom);
+        return -1;
+    }
+    remember(wisdom);
+    return 1;
+}
+
+static char program_path[4096];
+static const char *program_wisdom;
+
+void es_fftw_wisdom_open(FILE *notice)
+{
+    char err[4400];
+    program_wisdom = es_fftw_wisdom_default_path(program_path, sizeof program_path);
+    if (program_wisdom && es_fftw_wisdom_load(program_wisdom, err, sizeof err) < 0 && notice)
+        fprintf(notice, "earshot: note: %s\n", err);
+}
+
+void es_fftw_wisdom_close(FILE *notice)
+{
+    char err[4400];
+    if (program_wisdom && es_fftw_wisdom_save(program_wisdom, err, sizeof err) < 0 && notice)
+        fprintf(notice, "earshot: note: %s\n", err);
+    program_wisdom = NULL;
+}
