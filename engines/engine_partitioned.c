@@ -16,8 +16,15 @@
  * Calls of other sizes pay one extra FFT/IFFT pair per call, not latency.
  *
  * Spectra are planar (split re/im, FFTW's guru split interface) so the MAC
- * loop needs no shuffles. */
+ * loop needs no shuffles.
+ *
+ * Silent input costs (almost) nothing: a segment that is all zeros has an
+ * all-zero spectrum, so its FFT is skipped and its FDL slot is only marked
+ * silent; the MAC passes step over silent slots, and an output with nothing
+ * to add skips its inverse FFT. A gated microphone or the gaps in a file
+ * then cost the scan for zeros only. */
 #include <fftw3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +46,18 @@ typedef struct {
     float **filter;    /* [in * out] parts spectra of 2*stride, scaled 1/(2P); NULL = no path */
     float **fdl;       /* [inputs] parts + pad slots of 2*stride, see fdl_slot() */
     float **segment;   /* [inputs] 2P frames: previous block | current block */
+    unsigned char **silent; /* [inputs][parts]: 1 = that FDL slot's spectrum is zero */
+    unsigned char *prev_silent, *cur_sound; /* [inputs]: the last complete block was
+                                             * all zeros; the current one is not (yet) */
+    unsigned char *tail_silent; /* [outputs]: tail[] is zero (nothing added) */
     float **tail;      /* [outputs] 2*stride: sum over j >= 1 for this block */
     float *acc;        /* 2*stride scratch spectrum */
     float *time;       /* 2P scratch time signal */
     fftwf_plan forward, inverse;
     es_cmac_fn cmac;
 } upols;
+
+static void upols_reset(es_engine *e);
 
 static int upols_probe(char *why, size_t n)
 {
@@ -84,12 +97,18 @@ static void upols_destroy(es_engine *e)
             es_free(u->fdl[i]);
         if (u->segment)
             es_free(u->segment[i]);
+        if (u->silent)
+            free(u->silent[i]);
     }
     for (int o = 0; u->tail && o < u->outputs; o++)
         es_free(u->tail[o]);
     free(u->filter);
     free(u->fdl);
     free(u->segment);
+    free(u->silent);
+    free(u->prev_silent);
+    free(u->cur_sound);
+    free(u->tail_silent);
     free(u->tail);
     es_free(u->acc);
     es_free(u->time);
@@ -150,14 +169,20 @@ static es_engine *upols_create(const es_format *fmt, const es_ir *ir,
     u->fdl = calloc((size_t)u->inputs, sizeof *u->fdl);
     u->segment = calloc((size_t)u->inputs, sizeof *u->segment);
     u->tail = calloc((size_t)u->outputs, sizeof *u->tail);
+    u->silent = calloc((size_t)u->inputs, sizeof *u->silent);
+    u->prev_silent = calloc((size_t)u->inputs, 1);
+    u->cur_sound = calloc((size_t)u->inputs, 1);
+    u->tail_silent = calloc((size_t)u->outputs, 1);
     u->acc = es_alloc(spectrum * sizeof(float));
     u->time = es_alloc((size_t)2 * u->part * sizeof(float));
-    if (!u->filter || !u->fdl || !u->segment || !u->tail || !u->acc || !u->time)
+    if (!u->filter || !u->fdl || !u->segment || !u->tail || !u->silent || !u->prev_silent ||
+        !u->cur_sound || !u->tail_silent || !u->acc || !u->time)
         goto nomem;
     for (int i = 0; i < u->inputs; i++) {
         u->fdl[i] = es_alloc((size_t)u->parts * spectrum * sizeof(float));
         u->segment[i] = es_alloc((size_t)2 * u->part * sizeof(float));
-        if (!u->fdl[i] || !u->segment[i])
+        u->silent[i] = malloc((size_t)u->parts);
+        if (!u->fdl[i] || !u->segment[i] || !u->silent[i])
             goto nomem;
     }
     for (int o = 0; o < u->outputs; o++)
@@ -172,6 +197,7 @@ static es_engine *upols_create(const es_format *fmt, const es_ir *ir,
             goto nomem;
         transform_filter(u, ir->taps[r], ir->length, u->filter[r]);
     }
+    upols_reset(&u->base);
     u->base.klass = &es_engine_cpu_partitioned;
     return &u->base;
 nomem:
@@ -182,29 +208,61 @@ fail:
     return NULL;
 }
 
+/* acc += X_{k-age} H_age for ages [from, to) of input i's FDL, in runs of
+ * consecutive slots that are not silent. Returns whether it added any. */
+static ES_RT int mac_ages(const upols *u, float *acc, int i, const float *h, int from, int to)
+{
+    const size_t spectrum = (size_t)2 * u->stride;
+    const unsigned char *silent = u->silent[i];
+    int added = 0, age = from;
+    while (age < to) {
+        int slot = (u->newest + age) % u->parts;
+        if (silent[slot]) {
+            age++;
+            continue;
+        }
+        /* The run goes on while slots are sound, up to the wrap or `to`. */
+        int run = 1;
+        while (age + run < to && slot + run < u->parts && !silent[slot + run])
+            run++;
+        u->cmac(acc, u->fdl[i] + (size_t)slot * spectrum, h + (size_t)age * spectrum, run,
+                u->stride);
+        added = 1;
+        age += run;
+    }
+    return added;
+}
+
 /* tail[o] = sum over paths (i, o) and j = 1..parts-1 of X_{k-j} H_j. */
 static ES_RT void compute_tail(upols *u)
 {
     const size_t spectrum = (size_t)2 * u->stride;
     for (int o = 0; o < u->outputs; o++) {
         float *tail = u->tail[o];
-        memset(tail, 0, spectrum * sizeof(float));
+        if (!u->tail_silent[o])
+            memset(tail, 0, spectrum * sizeof(float));
+        int added = 0;
         for (int i = 0; i < u->inputs; i++) {
             const float *h = u->filter[i * u->outputs + o];
-            if (!h || u->parts < 2)
-                continue;
-            /* Ages 1..parts-1 sit at slots newest+1.. and wrap once. */
-            int first = u->newest + 1 < u->parts ? u->newest + 1 : 0;
-            int run = u->parts - first;   /* slots before the wrap */
-            if (run > u->parts - 1)
-                run = u->parts - 1;
-            u->cmac(tail, u->fdl[i] + (size_t)first * spectrum, h + spectrum, run,
-                    u->stride);
-            u->cmac(tail, u->fdl[i], h + (size_t)(1 + run) * spectrum,
-                    u->parts - 1 - run, u->stride);
+            if (h && u->parts > 1)
+                added |= mac_ages(u, tail, i, h, 1, u->parts);
         }
+        u->tail_silent[o] = !added;
     }
     u->tail_ready = 1;
+}
+
+/* Whether x holds only zeros (of either sign): an OR of the bits, which
+ * the compiler vectorises, rather than a compare per sample. */
+static ES_RT int all_zero(const float *x, int n)
+{
+    uint32_t bits = 0;
+    for (int t = 0; t < n; t++) {
+        uint32_t b;
+        memcpy(&b, x + t, sizeof b);
+        bits |= b << 1; /* the sign bit does not count */
+    }
+    return bits == 0;
 }
 
 /* Runs frames <= P - fill through the partly filled block. */
@@ -217,20 +275,26 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
     for (int i = 0; i < u->inputs; i++) {
         float *seg = u->segment[i];
         memcpy(seg + u->part + u->fill, in[i] + offset, (size_t)frames * sizeof(float));
-        float *x = fdl_slot(u, i, 0);
-        fftwf_execute_split_dft_r2c(u->forward, seg, x, x + u->stride);
+        u->cur_sound[i] |= !all_zero(in[i] + offset, frames);
+        const int silent = u->prev_silent[i] && !u->cur_sound[i];
+        u->silent[i][u->newest] = (unsigned char)silent;
+        if (!silent) {
+            float *x = fdl_slot(u, i, 0);
+            fftwf_execute_split_dft_r2c(u->forward, seg, x, x + u->stride);
+        }
     }
     for (int o = 0; o < u->outputs; o++) {
-        memcpy(u->acc, u->tail[o], spectrum * sizeof(float));
-        int paths = 0;
+        int added = !u->tail_silent[o];
+        if (added)
+            memcpy(u->acc, u->tail[o], spectrum * sizeof(float));
+        else
+            memset(u->acc, 0, spectrum * sizeof(float));
         for (int i = 0; i < u->inputs; i++) {
             const float *h = u->filter[i * u->outputs + o];
-            if (!h)
-                continue;
-            u->cmac(u->acc, fdl_slot(u, i, 0), h, 1, u->stride);
-            paths++;
+            if (h)
+                added |= mac_ages(u, u->acc, i, h, 0, 1);
         }
-        if (!paths) {
+        if (!added) { /* no path, or all of its input silent */
             memset(out[o] + offset, 0, (size_t)frames * sizeof(float));
             continue;
         }
@@ -246,6 +310,8 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
             float *seg = u->segment[i];
             memcpy(seg, seg + u->part, (size_t)u->part * sizeof(float));
             memset(seg + u->part, 0, (size_t)u->part * sizeof(float));
+            u->prev_silent[i] = !u->cur_sound[i];
+            u->cur_sound[i] = 0;
         }
         u->fill = 0;
         u->tail_ready = 0;
@@ -279,6 +345,13 @@ static void upols_reset(es_engine *e)
     for (int i = 0; i < u->inputs; i++) {
         memset(u->fdl[i], 0, (size_t)u->parts * spectrum * sizeof(float));
         memset(u->segment[i], 0, (size_t)2 * u->part * sizeof(float));
+        memset(u->silent[i], 1, (size_t)u->parts);
+        u->prev_silent[i] = 1;
+        u->cur_sound[i] = 0;
+    }
+    for (int o = 0; o < u->outputs; o++) {
+        memset(u->tail[o], 0, spectrum * sizeof(float));
+        u->tail_silent[o] = 1;
     }
     u->fill = 0;
     u->newest = 0;

@@ -1,7 +1,9 @@
 /* Every engine against a float64 direct convolution on fresh random input:
  * block sizes 1..4096 and random call sizes, IR lengths around partition
  * boundaries and a 2 s room, mono, stereo, mono->stereo and true-stereo
- * matrices. Prints the worst error; fails above -120 dB (peak-relative).
+ * matrices; and input with silent gaps (digital zero, one channel or all,
+ * shorter and longer than the IR), which engines may skip. Prints the
+ * worst error; fails above -120 dB (peak-relative).
  *
  *   test_reference ENGINE [--quick|--few] [--pipelined]
  *     --quick      no blocks over 128, no 2 s rooms (the portable kernels)
@@ -26,8 +28,27 @@ static double worst = -INFINITY;
 static char worst_case[160];
 static int failures, cases, pipelined;
 
-static void check(const char *layout, int length, int block, int random_calls,
-                  int partition, int in_frames)
+/* Zeroes stretches of each channel: runs of 1 to 4 blocks and, now and
+ * then, runs longer than the IR, sound and silence by turns, channels
+ * independently (so one can be silent while another plays). */
+static void cut_gaps(float **in, int channels, int frames, int block, int length)
+{
+    for (int i = 0; i < channels; i++) {
+        int t = es_test_int(&rng, 0, 2 * block), silent = (int)(rng & 1);
+        while (t < frames) {
+            int run = es_test_int(&rng, 1, 4 * block);
+            if (silent && es_test_int(&rng, 0, 3) == 0)
+                run += length + block;
+            for (int k = t; k < t + run && k < frames && silent; k++)
+                in[i][k] = 0.0f;
+            t += run;
+            silent = !silent;
+        }
+    }
+}
+
+static void check_input(const char *layout, int length, int block, int random_calls,
+                        int partition, int in_frames, int gaps)
 {
     es_ir *ir = es_test_ir(layout, length, &rng);
     es_format fmt = {.sample_rate = 48000, .max_block = block,
@@ -36,8 +57,8 @@ static void check(const char *layout, int length, int block, int random_calls,
     char err[256];
     es_engine *e = es_engine_create(engine, &fmt, ir, &opt, err, sizeof err);
     char name[160];
-    snprintf(name, sizeof name, "%s ir=%d block=%d%s partition=%d", layout, length, block,
-             random_calls ? " (random calls)" : "", partition);
+    snprintf(name, sizeof name, "%s ir=%d block=%d%s partition=%d%s", layout, length, block,
+             random_calls ? " (random calls)" : "", partition, gaps ? " with silent gaps" : "");
     cases++;
     if (!e) {
         printf("FAIL %s: create: %s\n", name, err);
@@ -49,6 +70,8 @@ static void check(const char *layout, int length, int block, int random_calls,
     for (int i = 0; i < ir->inputs; i++)
         for (int t = 0; t < in_frames; t++)
             in[i][t] = (float)es_test_uniform(&rng);
+    if (gaps)
+        cut_gaps(in, ir->inputs, in_frames, block, length);
     const int out_frames = in_frames + length - 1;
     double **ref = es_ref_convolve(ir, in, in_frames, out_frames);
     es_call_pattern calls = {.max_block = block, .random = random_calls, .state = &rng};
@@ -67,6 +90,12 @@ static void check(const char *layout, int length, int block, int random_calls,
     es_test_free_planar(y, ir->outputs);
     es_test_free_planar(ref, ir->outputs);
     es_ir_destroy(ir);
+}
+
+static void check(const char *layout, int length, int block, int random_calls,
+                  int partition, int in_frames)
+{
+    check_input(layout, length, block, random_calls, partition, in_frames, 0);
 }
 
 int main(int argc, char **argv)
@@ -108,6 +137,8 @@ int main(int argc, char **argv)
             }
             check(layouts[l], lengths[n], 1024, 1, P, 6000);
             check(layouts[l], lengths[n], 300, 1, 0, 6000);
+            check_input(layouts[l], lengths[n], 64, 0, P, 8000, 1);
+            check_input(layouts[l], lengths[n], 100, 1, 0, 8000, 1);
         }
     if (!quick) {
         /* A 2 s room at 48 kHz: 96000 taps, so every partition of the
@@ -117,6 +148,7 @@ int main(int argc, char **argv)
         check("mono", room, 32, 0, 0, 2048); /* 3000 partitions of 32 */
         check("stereo", room, 256, 1, 0, 2048);
         check("true-stereo", room, 1000, 0, P, 2048);
+        check_input("stereo", room, 128, 0, 0, 240000, 1);
     }
     printf("%s: %d cases, %d failed; worst error %.1f dB (%s); limit %.0f dB\n",
            engine->name, cases, failures, worst, worst_case, LIMIT_DB);
