@@ -4,7 +4,7 @@
 //
 //   CPU ms/s   process CPU time (every thread of the process, workers too,
 //              CLOCK_PROCESS_CPUTIME_ID) per second of audio, median of
-//              three runs
+//              --runs runs (5), taken by turns with the other contenders
 //   ratio      that over zita-convolver's
 //   null dB    peak |y - ref| over peak |ref|, ref a float64 FFT convolution
 //
@@ -14,7 +14,7 @@
 // earshot's engines run with offline = 1 (process waits for its workers),
 // FFTW_MEASURE. C++ only because zita-convolver's API is C++.
 //
-//   earshot-zita-compare [--seconds S] [--blocks 64,128,256] [--irs 2,10]
+//   earshot-zita-compare [--seconds S] [--runs N] [--blocks 64,128,256] [--irs 2,10]
 //                        [--engines cpu-nonuniform,cpu-partitioned]
 #include <fftw3.h>
 #include <zita-convolver.h>
@@ -117,68 +117,70 @@ struct Case {
     int frames;
 };
 
+// One contender's runs on one case: CPU seconds of each, the last output.
 struct Result {
-    double ms_per_s = 0;
-    double null_db = 0;
-    bool ok = false;
+    std::vector<double> seconds;
+    std::vector<float> y[2];
+    bool ok = true;
     std::string note;
+
+    double ms_per_s(const Case &c) const
+    {
+        std::vector<double> s = seconds;
+        std::sort(s.begin(), s.end());
+        return s.empty() ? 0 : 1e3 * s[s.size() / 2] / (c.frames / kRate);
+    }
+    double null(const Case &c) const
+    {
+        return std::max(null_db(y[0], c.ref[0]), null_db(y[1], c.ref[1]));
+    }
 };
 
-double median3(double a, double b, double c)
+// One timed run of zita-convolver: configure, load, start, process, stop.
+// Only the processing loop is timed.
+void run_zita(const Case &c, Result &r)
 {
-    return std::max(std::min(a, b), std::min(std::max(a, b), c));
-}
-
-Result run_zita(const Case &c)
-{
-    Result r;
-    double times[3];
-    std::vector<float> y[2];
-    for (int run = 0; run < 3; run++) {
-        Convproc zita;
-        zita.set_options(Convproc::OPT_FFTW_MEASURE | Convproc::OPT_VECTOR_MODE);
-        const int len = (int)c.h[0].size();
-        if (zita.configure(2, 2, len, c.block, c.block, 8192, 0.5f) != 0) {
-            r.note = "configure refused";
-            return r;
-        }
-        for (int ch = 0; ch < 2; ch++)
-            zita.impdata_create(ch, ch, 1, const_cast<float *>(c.h[ch].data()), 0, len);
-        if (zita.start_process(sched_get_priority_max(SCHED_FIFO) / 2, SCHED_FIFO) != 0 &&
-            zita.start_process(0, SCHED_OTHER) != 0) {
-            r.note = "start_process failed";
-            return r;
-        }
-        // A level thread marks itself running when it first gets the CPU;
-        // until then process() computes that level inline, one period
-        // earlier than the thread would. Blocks fed in that window come out
-        // misplaced (seen as nulls of -7 to -12 dB), so give the threads
-        // time to start, as a JACK client has before its first callback.
-        const struct timespec settle = {0, 100 * 1000 * 1000};
-        nanosleep(&settle, nullptr);
-        for (int ch = 0; ch < 2; ch++)
-            y[ch].assign(c.frames, 0.0f);
-        const double t0 = cpu_seconds();
-        for (int at = 0; at + c.block <= c.frames; at += c.block) {
-            for (int ch = 0; ch < 2; ch++)
-                std::memcpy(zita.inpdata(ch), c.x[ch].data() + at, c.block * sizeof(float));
-            zita.process(true);
-            for (int ch = 0; ch < 2; ch++)
-                std::memcpy(y[ch].data() + at, zita.outdata(ch), c.block * sizeof(float));
-        }
-        times[run] = cpu_seconds() - t0;
-        zita.stop_process();
-        zita.cleanup();
+    Convproc zita;
+    zita.set_options(Convproc::OPT_FFTW_MEASURE | Convproc::OPT_VECTOR_MODE);
+    const int len = (int)c.h[0].size();
+    if (zita.configure(2, 2, len, c.block, c.block, 8192, 0.5f) != 0) {
+        r.ok = false;
+        r.note = "configure refused";
+        return;
     }
-    r.ms_per_s = 1e3 * median3(times[0], times[1], times[2]) / (c.frames / kRate);
-    r.null_db = std::max(null_db(y[0], c.ref[0]), null_db(y[1], c.ref[1]));
-    r.ok = true;
-    return r;
+    for (int ch = 0; ch < 2; ch++)
+        zita.impdata_create(ch, ch, 1, const_cast<float *>(c.h[ch].data()), 0, len);
+    if (zita.start_process(sched_get_priority_max(SCHED_FIFO) / 2, SCHED_FIFO) != 0 &&
+        zita.start_process(0, SCHED_OTHER) != 0) {
+        r.ok = false;
+        r.note = "start_process failed";
+        return;
+    }
+    // A level thread marks itself running when it first gets the CPU;
+    // until then process() computes that level inline, one period
+    // earlier than the thread would. Blocks fed in that window come out
+    // misplaced (seen as nulls of -7 to -12 dB), so give the threads
+    // time to start, as a JACK client has before its first callback.
+    const struct timespec settle = {0, 100 * 1000 * 1000};
+    nanosleep(&settle, nullptr);
+    for (int ch = 0; ch < 2; ch++)
+        r.y[ch].assign(c.frames, 0.0f);
+    const double t0 = cpu_seconds();
+    for (int at = 0; at + c.block <= c.frames; at += c.block) {
+        for (int ch = 0; ch < 2; ch++)
+            std::memcpy(zita.inpdata(ch), c.x[ch].data() + at, c.block * sizeof(float));
+        zita.process(true);
+        for (int ch = 0; ch < 2; ch++)
+            std::memcpy(r.y[ch].data() + at, zita.outdata(ch), c.block * sizeof(float));
+    }
+    r.seconds.push_back(cpu_seconds() - t0);
+    zita.stop_process();
+    zita.cleanup();
 }
 
-Result run_earshot(const Case &c, const es_engine_class *k)
+// One timed run of an earshot engine, created and destroyed untimed.
+void run_earshot(const Case &c, const es_engine_class *k, Result &r)
 {
-    Result r;
     es_ir *ir = es_ir_create(2, 2, (int)c.h[0].size(), kRate);
     for (int ch = 0; ch < 2; ch++)
         std::memcpy(es_ir_path(ir, ch, ch), c.h[ch].data(), c.h[ch].size() * sizeof(float));
@@ -186,32 +188,24 @@ Result run_earshot(const Case &c, const es_engine_class *k)
     es_options opt = {};
     opt.fft_measure = 1;
     opt.offline = 1;
-    double times[3];
-    std::vector<float> y[2];
-    for (int run = 0; run < 3; run++) {
-        char err[256];
-        es_engine *e = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
-        if (!e) {
-            r.note = err;
-            es_ir_destroy(ir);
-            return r;
-        }
-        for (int ch = 0; ch < 2; ch++)
-            y[ch].assign(c.frames, 0.0f);
-        const double t0 = cpu_seconds();
-        for (int at = 0; at + c.block <= c.frames; at += c.block) {
-            const float *in[2] = {c.x[0].data() + at, c.x[1].data() + at};
-            float *out[2] = {y[0].data() + at, y[1].data() + at};
-            es_engine_process(e, in, out, c.block);
-        }
-        times[run] = cpu_seconds() - t0;
-        es_engine_destroy(e);
-    }
+    char err[256];
+    es_engine *e = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
     es_ir_destroy(ir);
-    r.ms_per_s = 1e3 * median3(times[0], times[1], times[2]) / (c.frames / kRate);
-    r.null_db = std::max(null_db(y[0], c.ref[0]), null_db(y[1], c.ref[1]));
-    r.ok = true;
-    return r;
+    if (!e) {
+        r.ok = false;
+        r.note = err;
+        return;
+    }
+    for (int ch = 0; ch < 2; ch++)
+        r.y[ch].assign(c.frames, 0.0f);
+    const double t0 = cpu_seconds();
+    for (int at = 0; at + c.block <= c.frames; at += c.block) {
+        const float *in[2] = {c.x[0].data() + at, c.x[1].data() + at};
+        float *out[2] = {r.y[0].data() + at, r.y[1].data() + at};
+        es_engine_process(e, in, out, c.block);
+    }
+    r.seconds.push_back(cpu_seconds() - t0);
+    es_engine_destroy(e);
 }
 
 std::vector<std::string> split(const char *s)
@@ -235,6 +229,7 @@ std::vector<std::string> split(const char *s)
 int main(int argc, char **argv)
 {
     double seconds = 5;
+    int runs = 5;
     std::vector<std::string> blocks = {"64", "128", "256"}, irs = {"2", "10"},
                              engines = {"cpu-nonuniform", "cpu-partitioned"};
     for (int i = 1; i < argc; i++) {
@@ -243,6 +238,8 @@ int main(int argc, char **argv)
             seconds = std::atof(argv[++i]);
         else if (i + 1 < argc && o == "--blocks")
             blocks = split(argv[++i]);
+        else if (i + 1 < argc && o == "--runs")
+            runs = std::max(1, std::atoi(argv[++i]));
         else if (i + 1 < argc && o == "--irs")
             irs = split(argv[++i]);
         else if (i + 1 < argc && o == "--engines")
@@ -270,24 +267,38 @@ int main(int argc, char **argv)
                     v = 0.5f * g.next();
                 c.ref[ch] = reference(c.x[ch], c.h[ch], c.frames);
             }
-            const Result z = run_zita(c);
-            std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", irs_s.c_str(), c.block,
-                        "zita-convolver", z.ms_per_s, "1.00", z.null_db, z.ok ? "" : "  ",
-                        z.note.c_str());
+            std::vector<const es_engine_class *> classes;
             for (const std::string &name : engines) {
-                const es_engine_class *k = es_engine_find(name.c_str());
-                if (!k) {
+                classes.push_back(es_engine_find(name.c_str()));
+                if (!classes.back()) {
                     std::fprintf(stderr, "earshot-zita-compare: no engine '%s'\n",
                                  name.c_str());
                     return 2;
                 }
-                const Result r = run_earshot(c, k);
+            }
+            // Rounds of one run each, by turns, so that a slow spell of the
+            // machine falls on every contender alike; medians are reported.
+            Result z;
+            std::vector<Result> ours(classes.size());
+            for (int round = 0; round < runs; round++) {
+                if (z.ok)
+                    run_zita(c, z);
+                for (size_t k = 0; k < classes.size(); k++)
+                    if (ours[k].ok)
+                        run_earshot(c, classes[k], ours[k]);
+            }
+            const double zita_ms = z.ok ? z.ms_per_s(c) : 0;
+            std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", irs_s.c_str(), c.block,
+                        "zita-convolver", zita_ms, "1.00", z.ok ? z.null(c) : 0.0,
+                        z.ok ? "" : "  ", z.note.c_str());
+            for (size_t k = 0; k < classes.size(); k++) {
+                const Result &r = ours[k];
                 char ratio[32] = "-";
-                if (z.ok && z.ms_per_s > 0)
-                    std::snprintf(ratio, sizeof ratio, "%.2f", r.ms_per_s / z.ms_per_s);
+                if (z.ok && r.ok && zita_ms > 0)
+                    std::snprintf(ratio, sizeof ratio, "%.2f", r.ms_per_s(c) / zita_ms);
                 std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", irs_s.c_str(), c.block,
-                            name.c_str(), r.ms_per_s, ratio, r.null_db, r.ok ? "" : "  ",
-                            r.note.c_str());
+                            classes[k]->name, r.ok ? r.ms_per_s(c) : 0.0, ratio,
+                            r.ok ? r.null(c) : 0.0, r.ok ? "" : "  ", r.note.c_str());
                 failed |= !r.ok;
             }
             std::fflush(stdout);

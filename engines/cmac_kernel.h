@@ -22,7 +22,31 @@ ES_RT void es_cmac_avx2(float *acc, const float *x, const float *h, int count,
                         int stride);
 #endif
 
-/* Fastest for this CPU; ES_FORCE_PORTABLE=1 picks the portable one. */
-es_cmac_fn es_cmac_select(const char **name);
+/* FFTW's fastest real transforms (SIMD codelets) write and read
+ * interleaved complex (re, im pairs); its split-array transforms run about
+ * half as fast at partition sizes. So the engine transforms interleaved and
+ * converts: split takes `bins` interleaved bins to the planar layout above,
+ * join does the reverse. Both are one streaming pass. */
+typedef ES_RT void (*es_split_fn)(float *planar, const float *interleaved, int bins,
+                                  int stride);
+typedef ES_RT void (*es_join_fn)(float *interleaved, const float *planar, int bins,
+                                 int stride);
+
+ES_RT void es_split_portable(float *planar, const float *interleaved, int bins, int stride);
+ES_RT void es_join_portable(float *interleaved, const float *planar, int bins, int stride);
+#ifdef ES_HAVE_AVX2
+ES_RT void es_split_avx2(float *planar, const float *interleaved, int bins, int stride);
+ES_RT void es_join_avx2(float *interleaved, const float *planar, int bins, int stride);
+#endif
+
+typedef struct {
+    es_cmac_fn cmac;
+    es_split_fn split;
+    es_join_fn join;
+    const char *name;
+} es_spectral_kernels;
+
+/* Fastest for this CPU; ES_FORCE_PORTABLE=1 picks the portable ones. */
+void es_spectral_select(es_spectral_kernels *k);
 
 #endif

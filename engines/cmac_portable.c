@@ -1,4 +1,5 @@
-/* Portable split-complex MAC, and the run-time choice of kernel. */
+/* Portable split-complex MAC and layout conversions, and the run-time
+ * choice of kernels. */
 #include "cmac_kernel.h"
 #include "cpu_features.h"
 
@@ -16,16 +17,30 @@ ES_RT void es_cmac_portable(float *acc, const float *x, const float *h, int coun
     }
 }
 
-es_cmac_fn es_cmac_select(const char **name)
+ES_RT void es_split_portable(float *planar, const float *interleaved, int bins, int stride)
+{
+    for (int b = 0; b < bins; b++) {
+        planar[b] = interleaved[2 * b];
+        planar[stride + b] = interleaved[2 * b + 1];
+    }
+}
+
+ES_RT void es_join_portable(float *interleaved, const float *planar, int bins, int stride)
+{
+    for (int b = 0; b < bins; b++) {
+        interleaved[2 * b] = planar[b];
+        interleaved[2 * b + 1] = planar[stride + b];
+    }
+}
+
+void es_spectral_select(es_spectral_kernels *k)
 {
 #ifdef ES_HAVE_AVX2
     if (es_cpu_use_avx2_fma()) {
-        if (name)
-            *name = "avx2+fma";
-        return es_cmac_avx2;
+        *k = (es_spectral_kernels){es_cmac_avx2, es_split_avx2, es_join_avx2, "avx2+fma"};
+        return;
     }
 #endif
-    if (name)
-        *name = "portable";
-    return es_cmac_portable;
+    *k = (es_spectral_kernels){es_cmac_portable, es_split_portable, es_join_portable,
+                               "portable"};
 }

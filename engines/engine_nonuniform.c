@@ -38,9 +38,11 @@ typedef struct {
     int part, offset, count; /* P, S, n */
     int slots;               /* results kept: jobs j .. j + slots - 1 */
     es_engine *conv;         /* uniform engine on taps [S, S + n P), block P */
-    float **in, **out;       /* the worker's block of input and of result */
+    float **in;              /* the worker's block of input */
+    float **out;             /* [outputs]: where the current job's result goes */
     float **results;         /* [outputs][slots * P]: result of job j at slot j % slots */
     sem_t go;
+    sem_t finished;          /* posted after every job: offline waiters sleep on it */
     atomic_llong posted;     /* jobs posted so far (job j once frames >= (j+1) P) */
     atomic_llong done;       /* jobs finished so far */
     long long late_job;      /* the last job process() found late (audio thread) */
@@ -92,15 +94,21 @@ static void *worker(void *arg)
         long long j = atomic_load_explicit(&l->done, memory_order_relaxed);
         while (j < atomic_load_explicit(&l->posted, memory_order_acquire)) {
             const long long from = j * P;
-            for (int i = 0; i < u->fmt.inputs; i++)
-                for (int t = 0; t < P; t++)
-                    l->in[i][t] = u->history[i][(from + t) & (u->hist - 1)];
+            /* P frames from the ring: at most two runs (P divides hist, so
+             * in fact one). */
+            const size_t at = (size_t)(from & (u->hist - 1));
+            const size_t first = (size_t)u->hist - at < (size_t)P ? (size_t)u->hist - at : (size_t)P;
+            for (int i = 0; i < u->fmt.inputs; i++) {
+                memcpy(l->in[i], u->history[i] + at, first * sizeof(float));
+                memcpy(l->in[i] + first, u->history[i], ((size_t)P - first) * sizeof(float));
+            }
             const long long newest = atomic_load_explicit(&u->published, memory_order_acquire);
             if (newest - from > u->hist - u->fmt.max_block) {
                 /* Overwritten while (or before) copying. */
                 es_engine_reset(l->conv);
                 j = atomic_load(&l->posted) - 1;
                 atomic_store_explicit(&l->done, j, memory_order_release);
+                sem_post(&l->finished);
                 continue;
             }
             if (atomic_load_explicit(&l->slow_jobs, memory_order_relaxed) > 0) {
@@ -109,11 +117,15 @@ static void *worker(void *arg)
                 while (now_ns() < until)
                     ;
             }
-            es_engine_process(l->conv, (const float *const *)l->in, l->out, P);
+            /* Straight into job j's result slot: process() reads a slot only
+             * once `done` says it is finished. */
             const size_t slot = (size_t)(j % l->slots) * (size_t)P;
             for (int o = 0; o < u->fmt.outputs; o++)
-                memcpy(l->results[o] + slot, l->out[o], (size_t)P * sizeof(float));
+                l->out[o] = l->results[o] + slot;
+            es_engine_process(l->conv, (const float *const *)l->in, l->out, P);
             atomic_store_explicit(&l->done, ++j, memory_order_release);
+            /* A plain atomic add unless process() sleeps on it (offline). */
+            sem_post(&l->finished);
         }
     }
     return NULL;
@@ -129,11 +141,11 @@ static ES_RT void add_level(nonuniform *u, level *l, float *const *out, long lon
         const long long j = (t - l->offset) / l->part;
         const long long job_end = l->offset + (j + 1) * l->part;
         const int run = (int)((job_end < end ? job_end : end) - t);
-        if (atomic_load_explicit(&l->done, memory_order_acquire) <= j && u->offline) {
-            const struct timespec nap = {0, 20000}; /* offline only: wait */
-            while (atomic_load_explicit(&l->done, memory_order_acquire) <= j)
-                nanosleep(&nap, NULL);
-        }
+        /* Offline only: sleep until the worker has finished job j (every
+         * job posts `finished`; counts left from jobs nobody waited for
+         * are used up by the loop). */
+        while (u->offline && atomic_load_explicit(&l->done, memory_order_acquire) <= j)
+            sem_wait(&l->finished);
         if (atomic_load_explicit(&l->done, memory_order_acquire) > j) {
             const size_t at = (size_t)(j % l->slots) * (size_t)l->part +
                               (size_t)(t - l->offset - j * l->part);
@@ -208,10 +220,11 @@ static void nu_destroy(es_engine *e)
             sem_post(&l->go);
             pthread_join(l->thread, NULL);
             sem_destroy(&l->go);
+            sem_destroy(&l->finished);
         }
         es_engine_destroy(l->conv);
         es_free_channels(l->in, u->fmt.inputs);
-        es_free_channels(l->out, u->fmt.outputs);
+        free(l->out);
         es_free_channels(l->results, u->fmt.outputs);
     }
     es_engine_destroy(u->head);
@@ -274,12 +287,13 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
                                   opt->fft_measure, err, n)))
             goto fail;
         l->in = es_alloc_channels(fmt->inputs, (size_t)l->part);
-        l->out = es_alloc_channels(fmt->outputs, (size_t)l->part);
+        l->out = calloc((size_t)fmt->outputs, sizeof *l->out);
         l->results = es_alloc_channels(fmt->outputs, (size_t)l->slots * l->part);
         if (!l->in || !l->out || !l->results)
             goto nomem;
         u->levels++;
-        if (sem_init(&l->go, 0, 0) != 0 || pthread_create(&l->thread, NULL, worker, l) != 0) {
+        if (sem_init(&l->go, 0, 0) != 0 || sem_init(&l->finished, 0, 0) != 0 ||
+            pthread_create(&l->thread, NULL, worker, l) != 0) {
             snprintf(err, n, "cpu-nonuniform: cannot start the worker for level %d", k);
             goto fail;
         }

@@ -15,8 +15,9 @@
  * MAC pass over all partitions and one inverse FFT per output per block.
  * Calls of other sizes pay one extra FFT/IFFT pair per call, not latency.
  *
- * Spectra are planar (split re/im, FFTW's guru split interface) so the MAC
- * loop needs no shuffles.
+ * Spectra are planar (split re/im) so the MAC loop needs no shuffles. FFTW
+ * transforms interleaved complex, its fast path, and one streaming pass
+ * converts (split after the forward FFT, join before the inverse).
  *
  * Silent input costs (almost) nothing: a segment that is all zeros has an
  * all-zero spectrum, so its FFT is skipped and its FDL slot is only marked
@@ -53,17 +54,18 @@ typedef struct {
     float **tail;      /* [outputs] 2*stride: sum over j >= 1 for this block */
     float *acc;        /* 2*stride scratch spectrum */
     float *time;       /* 2P scratch time signal */
+    float *cplx;       /* P + 1 interleaved bins: FFTW's side of the transforms */
     fftwf_plan forward, inverse;
-    es_cmac_fn cmac;
+    es_spectral_kernels k;
 } upols;
 
 static void upols_reset(es_engine *e);
 
 static int upols_probe(char *why, size_t n)
 {
-    const char *kernel = NULL;
-    es_cmac_select(&kernel);
-    snprintf(why, n, "FFTW %s, %s MAC kernel", fftwf_version, kernel);
+    es_spectral_kernels k;
+    es_spectral_select(&k);
+    snprintf(why, n, "FFTW %s, %s MAC kernel", fftwf_version, k.name);
     return 1;
 }
 
@@ -112,18 +114,18 @@ static void upols_destroy(es_engine *e)
     free(u->tail);
     es_free(u->acc);
     es_free(u->time);
+    es_free(u->cplx);
     free(u);
 }
 
 static int make_plans(upols *u, int measure, char *err, size_t n)
 {
     const int size = 2 * u->part;
-    fftw_iodim dim = {.n = size, .is = 1, .os = 1};
     unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
-    float *re = u->acc, *im = u->acc + u->stride;
+    fftwf_complex *c = (fftwf_complex *)u->cplx;
     es_fftw_planner_lock();
-    u->forward = fftwf_plan_guru_split_dft_r2c(1, &dim, 0, NULL, u->time, re, im, flags);
-    u->inverse = fftwf_plan_guru_split_dft_c2r(1, &dim, 0, NULL, re, im, u->time, flags);
+    u->forward = fftwf_plan_dft_r2c_1d(size, u->time, c, flags);
+    u->inverse = fftwf_plan_dft_c2r_1d(size, c, u->time, flags);
     es_fftw_planner_unlock();
     if (!u->forward || !u->inverse) {
         snprintf(err, n, "cpu-partitioned: FFTW could not plan a %d-point transform", size);
@@ -143,8 +145,8 @@ static void transform_filter(upols *u, const float *h, int length, float *spectr
         int count = length - from < u->part ? length - from : u->part;
         for (int t = 0; t < count; t++)
             u->time[t] = h[from + t] * scale;
-        float *s = spectra + (size_t)j * 2 * u->stride;
-        fftwf_execute_split_dft_r2c(u->forward, u->time, s, s + u->stride);
+        fftwf_execute_dft_r2c(u->forward, u->time, (fftwf_complex *)u->cplx);
+        u->k.split(spectra + (size_t)j * 2 * u->stride, u->cplx, u->part + 1, u->stride);
     }
 }
 
@@ -163,7 +165,7 @@ static es_engine *upols_create(const es_format *fmt, const es_ir *ir,
     }
     u->parts = (ir->length + u->part - 1) / u->part;
     u->stride = (u->part + 1 + 15) & ~15;
-    u->cmac = es_cmac_select(NULL);
+    es_spectral_select(&u->k);
     const size_t spectrum = (size_t)2 * u->stride;
     u->filter = calloc((size_t)u->inputs * u->outputs, sizeof *u->filter);
     u->fdl = calloc((size_t)u->inputs, sizeof *u->fdl);
@@ -175,7 +177,8 @@ static es_engine *upols_create(const es_format *fmt, const es_ir *ir,
     u->tail_silent = calloc((size_t)u->outputs, 1);
     u->acc = es_alloc(spectrum * sizeof(float));
     u->time = es_alloc((size_t)2 * u->part * sizeof(float));
-    if (!u->filter || !u->fdl || !u->segment || !u->tail || !u->silent || !u->prev_silent ||
+    u->cplx = es_alloc((size_t)2 * (u->part + 1) * sizeof(float));
+    if (!u->cplx ||!u->filter || !u->fdl || !u->segment || !u->tail || !u->silent || !u->prev_silent ||
         !u->cur_sound || !u->tail_silent || !u->acc || !u->time)
         goto nomem;
     for (int i = 0; i < u->inputs; i++) {
@@ -225,8 +228,8 @@ static ES_RT int mac_ages(const upols *u, float *acc, int i, const float *h, int
         int run = 1;
         while (age + run < to && slot + run < u->parts && !silent[slot + run])
             run++;
-        u->cmac(acc, u->fdl[i] + (size_t)slot * spectrum, h + (size_t)age * spectrum, run,
-                u->stride);
+        u->k.cmac(acc, u->fdl[i] + (size_t)slot * spectrum, h + (size_t)age * spectrum, run,
+                  u->stride);
         added = 1;
         age += run;
     }
@@ -270,7 +273,11 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
                             int offset, int frames)
 {
     const size_t spectrum = (size_t)2 * u->stride;
-    if (!u->tail_ready)
+    /* A whole block in one call (the usual case, and always so inside
+     * cpu-nonuniform): one MAC pass over every age straight into acc, no
+     * separate tail. A partial block keeps the tail for its later calls. */
+    const int whole = u->fill == 0 && frames == u->part;
+    if (!whole && !u->tail_ready)
         compute_tail(u);
     for (int i = 0; i < u->inputs; i++) {
         float *seg = u->segment[i];
@@ -279,12 +286,12 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
         const int silent = u->prev_silent[i] && !u->cur_sound[i];
         u->silent[i][u->newest] = (unsigned char)silent;
         if (!silent) {
-            float *x = fdl_slot(u, i, 0);
-            fftwf_execute_split_dft_r2c(u->forward, seg, x, x + u->stride);
+            fftwf_execute_dft_r2c(u->forward, seg, (fftwf_complex *)u->cplx);
+            u->k.split(fdl_slot(u, i, 0), u->cplx, u->part + 1, u->stride);
         }
     }
     for (int o = 0; o < u->outputs; o++) {
-        int added = !u->tail_silent[o];
+        int added = !whole && !u->tail_silent[o];
         if (added)
             memcpy(u->acc, u->tail[o], spectrum * sizeof(float));
         else
@@ -292,13 +299,14 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
         for (int i = 0; i < u->inputs; i++) {
             const float *h = u->filter[i * u->outputs + o];
             if (h)
-                added |= mac_ages(u, u->acc, i, h, 0, 1);
+                added |= mac_ages(u, u->acc, i, h, 0, whole ? u->parts : 1);
         }
         if (!added) { /* no path, or all of its input silent */
             memset(out[o] + offset, 0, (size_t)frames * sizeof(float));
             continue;
         }
-        fftwf_execute_split_dft_c2r(u->inverse, u->acc, u->acc + u->stride, u->time);
+        u->k.join(u->cplx, u->acc, u->part + 1, u->stride);
+        fftwf_execute_dft_c2r(u->inverse, (fftwf_complex *)u->cplx, u->time);
         memcpy(out[o] + offset, u->time + u->part + u->fill, (size_t)frames * sizeof(float));
     }
     u->fill += frames;
