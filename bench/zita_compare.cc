@@ -14,8 +14,14 @@
 // earshot's engines run with offline = 1 (process waits for its workers),
 // FFTW_MEASURE. C++ only because zita-convolver's API is C++.
 //
+// BruteFIR, when installed, runs too (brutefir_driver.cc): uniformly
+// partitioned with partitions of one block, on raw float files, its CPU
+// time that of its processes less a run on one block (start-up and
+// planning cancel out). It is not zero latency when it plays (its I/O
+// delay is at least a partition); in file mode its output is aligned.
+//
 //   earshot-zita-compare [--seconds S] [--runs N] [--blocks 64,128,256] [--irs 2,10]
-//                        [--engines cpu-nonuniform,cpu-partitioned]
+//                        [--engines cpu-nonuniform,cpu-partitioned] [--no-brutefir]
 #include <fftw3.h>
 #include <zita-convolver.h>
 
@@ -32,6 +38,8 @@ extern "C" {
 #include "engine.h"
 #include "fftw_planner.h"
 }
+
+#include "brutefir_driver.h"
 
 namespace {
 
@@ -178,6 +186,17 @@ void run_zita(const Case &c, Result &r)
     zita.cleanup();
 }
 
+// One run of BruteFIR, timed by the kernel's accounting of its processes.
+void run_brutefir(const Case &c, Result &r)
+{
+    double seconds = 0;
+    if (!brutefir_convolve(c.block, kRate, c.h, c.x, r.y, seconds, r.note)) {
+        r.ok = false;
+        return;
+    }
+    r.seconds.push_back(seconds);
+}
+
 // One timed run of an earshot engine, created and destroyed untimed.
 void run_earshot(const Case &c, const es_engine_class *k, Result &r)
 {
@@ -230,6 +249,7 @@ int main(int argc, char **argv)
 {
     double seconds = 5;
     int runs = 5;
+    bool brutefir = brutefir_available();
     std::vector<std::string> blocks = {"64", "128", "256"}, irs = {"2", "10"},
                              engines = {"cpu-nonuniform", "cpu-partitioned"};
     for (int i = 1; i < argc; i++) {
@@ -240,6 +260,8 @@ int main(int argc, char **argv)
             blocks = split(argv[++i]);
         else if (i + 1 < argc && o == "--runs")
             runs = std::max(1, std::atoi(argv[++i]));
+        else if (o == "--no-brutefir")
+            brutefir = false;
         else if (i + 1 < argc && o == "--irs")
             irs = split(argv[++i]);
         else if (i + 1 < argc && o == "--engines")
@@ -278,11 +300,13 @@ int main(int argc, char **argv)
             }
             // Rounds of one run each, by turns, so that a slow spell of the
             // machine falls on every contender alike; medians are reported.
-            Result z;
+            Result z, bf;
             std::vector<Result> ours(classes.size());
             for (int round = 0; round < runs; round++) {
                 if (z.ok)
                     run_zita(c, z);
+                if (brutefir && bf.ok)
+                    run_brutefir(c, bf);
                 for (size_t k = 0; k < classes.size(); k++)
                     if (ours[k].ok)
                         run_earshot(c, classes[k], ours[k]);
@@ -291,15 +315,19 @@ int main(int argc, char **argv)
             std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", irs_s.c_str(), c.block,
                         "zita-convolver", zita_ms, "1.00", z.ok ? z.null(c) : 0.0,
                         z.ok ? "" : "  ", z.note.c_str());
-            for (size_t k = 0; k < classes.size(); k++) {
-                const Result &r = ours[k];
+            auto row = [&](const char *name, const Result &r) {
                 char ratio[32] = "-";
                 if (z.ok && r.ok && zita_ms > 0)
                     std::snprintf(ratio, sizeof ratio, "%.2f", r.ms_per_s(c) / zita_ms);
                 std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", irs_s.c_str(), c.block,
-                            classes[k]->name, r.ok ? r.ms_per_s(c) : 0.0, ratio,
-                            r.ok ? r.null(c) : 0.0, r.ok ? "" : "  ", r.note.c_str());
-                failed |= !r.ok;
+                            name, r.ok ? r.ms_per_s(c) : 0.0, ratio, r.ok ? r.null(c) : 0.0,
+                            r.ok ? "" : "  ", r.note.c_str());
+            };
+            if (brutefir)
+                row("brutefir", bf);
+            for (size_t k = 0; k < classes.size(); k++) {
+                row(classes[k]->name, ours[k]);
+                failed |= !ours[k].ok;
             }
             std::fflush(stdout);
         }
