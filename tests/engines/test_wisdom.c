@@ -26,21 +26,21 @@ static void check(int ok, const char *what)
     fail |= !ok;
 }
 
-/* The plan cpu-partitioned makes for partition PART, asking FFTW only for
- * what its wisdom already knows. */
+/* The forward plan cpu-partitioned makes for partition PART (a real
+ * transform of 2P points, out of place, into interleaved bins), asking
+ * FFTW only for what its wisdom already knows. */
 static int wisdom_knows_engine_plan(void)
 {
-    const int size = 2 * PART, stride = (PART + 1 + 15) & ~15;
-    float *time = fftwf_alloc_real((size_t)size), *spec = fftwf_alloc_real(2 * (size_t)stride);
-    fftw_iodim dim = {.n = size, .is = 1, .os = 1};
+    const int size = 2 * PART;
+    float *time = fftwf_alloc_real((size_t)size);
+    fftwf_complex *bins = fftwf_alloc_complex((size_t)PART + 1);
     es_fftw_planner_lock();
-    fftwf_plan p = fftwf_plan_guru_split_dft_r2c(1, &dim, 0, NULL, time, spec, spec + stride,
-                                                 FFTW_MEASURE | FFTW_WISDOM_ONLY);
+    fftwf_plan p = fftwf_plan_dft_r2c_1d(size, time, bins, FFTW_MEASURE | FFTW_WISDOM_ONLY);
     if (p)
         fftwf_destroy_plan(p);
     es_fftw_planner_unlock();
     fftwf_free(time);
-    fftwf_free(spec);
+    fftwf_free(bins);
     return p != NULL;
 }
 
