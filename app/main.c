@@ -29,7 +29,9 @@ static void usage(FILE *to)
         fprintf(to, "  %-9s %s\n", c->name, c->summary);
     fprintf(to, "\nWith no command (or only play's options) earshot opens the workstation:\n"
                 "the room library, the engines, meters and a live spectrum in the terminal,\n"
-                "every action one key away. earshot play --help lists its options.\n");
+                "every action one key away. earshot play --help lists its options.\n"
+                "\nEnvironment: EARSHOT_WISDOM=FILE|off, where FFTW's measured plans are kept\n"
+                "between runs (default ~/.cache/earshot/fftwf.wisdom).\n");
 }
 
 /* Every command may plan FFTs (FFTW_MEASURE): the wisdom file makes that

@@ -3,6 +3,9 @@
  *     blocks 32-256 are sound: levels follow each other without gaps, each
  *     tail level starts at least 2P + block in (its deadline is then P -
  *     block frames after its input is complete), and they cover the IR;
+ *   - IR lengths one tap either side of every level boundary the plan
+ *     makes (where each tail level starts, up to the largest partition),
+ *     at blocks 32 and 64, against float64 with random call sizes;
  *   - a tail worker slowed on purpose, in real time: its late results are
  *     counted (they are what the processor counts as misses), the output
  *     while it is late is wrong (so the check below can fail), and once it
@@ -50,6 +53,74 @@ static int check_plans(void)
             fail |= bad;
             es_ir_destroy(ir);
         }
+    return fail;
+}
+
+/* One IR length through cpu-nonuniform offline, random calls up to
+ * `block`, against float64. Returns the error in dB. */
+static double run_length(int length, int block, uint64_t *seed)
+{
+    es_ir *ir = es_test_ir("stereo", length, seed);
+    const es_format fmt = {.sample_rate = RATE, .max_block = block, .inputs = 2, .outputs = 2};
+    const es_options opt = {.offline = 1};
+    char err[256];
+    es_engine *e = es_engine_create(es_engine_find("cpu-nonuniform"), &fmt, ir, &opt, err,
+                                    sizeof err);
+    if (!e) {
+        printf("FAIL create for %d taps: %s\n", length, err);
+        es_ir_destroy(ir);
+        return 0;
+    }
+    const int in_frames = length + 4 * block, out_frames = in_frames + length - 1;
+    float **in = es_test_planar(2, in_frames);
+    for (int i = 0; i < 2; i++)
+        for (int t = 0; t < in_frames; t++)
+            in[i][t] = (float)es_test_uniform(seed);
+    double **ref = es_ref_convolve(ir, in, in_frames, out_frames);
+    es_call_pattern calls = {.max_block = block, .random = 1, .state = seed};
+    float **y = es_test_run(e, ir, in, in_frames, out_frames, calls);
+    const double db = es_test_error_db(ir, y, ref, out_frames);
+    es_test_free_planar(in, 2);
+    es_test_free_planar(y, 2);
+    es_test_free_planar(ref, 2);
+    es_engine_destroy(e);
+    es_ir_destroy(ir);
+    return db;
+}
+
+/* The plan for a 2 s room puts levels at known offsets. IRs that end one
+ * tap before, at and one tap after each of them get plans whose last level
+ * is one tap short of full, exactly full, or a new level holding one tap:
+ * all must null. */
+static int check_boundaries(void)
+{
+    uint64_t seed = es_test_seed();
+    int fail = 0;
+    const int blocks[] = {32, 64};
+    for (int b = 0; b < 2; b++) {
+        es_ir *room = es_test_ir("stereo", 2 * RATE, &seed);
+        const es_format fmt = {.sample_rate = RATE, .max_block = blocks[b], .inputs = 2,
+                               .outputs = 2};
+        es_nu_plan p;
+        es_nu_plan_choose(&fmt, room, 0, &p);
+        es_ir_destroy(room);
+        double worst = -INFINITY;
+        int cases = 0;
+        for (int k = 1; k < p.levels; k++)
+            for (int d = -1; d <= 1; d++) {
+                const int length = p.level[k].offset + d;
+                const double db = run_length(length, blocks[b], &seed);
+                worst = db > worst ? db : worst;
+                cases++;
+                if (!(db <= -120)) {
+                    printf("FAIL %d taps at block %d: %.1f dB\n", length, blocks[b], db);
+                    fail = 1;
+                }
+            }
+        printf("%s level boundaries at block %d: %d lengths up to the %d-frame level, worst "
+               "%.1f dB (limit -120)\n",
+               fail ? "FAIL" : "ok  ", blocks[b], cases, p.level[p.levels - 1].part, worst);
+    }
     return fail;
 }
 
@@ -130,6 +201,7 @@ static int slowed_tail(void)
 int main(void)
 {
     int fail = check_plans();
+    fail |= check_boundaries();
     fail |= slowed_tail();
     return fail;
 }
