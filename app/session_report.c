@@ -30,8 +30,10 @@ void es_session_report(es_session *s, FILE *to, int json)
                 latency * ms, st.latency, es_stats_throughput(&st),
                 es_stats_realtime_factor(&st, rate), (unsigned long long)st.clipped,
                 (unsigned long long)st.swaps, recorded, lost);
-        /* When the latest misses happened (seconds of audio from the start),
-         * so a glitch can be lined up with what else the machine did. */
+        /* When the latest misses happened, in seconds of audio since the
+         * stats began (the stream's start, or its last block change or
+         * meter reset), so a glitch can be lined up with what else the
+         * machine did. */
         const uint64_t kept = st.misses < ES_RECENT_MISSES ? st.misses : ES_RECENT_MISSES;
         for (uint64_t k = 0; k < kept; k++) {
             const uint64_t block = st.recent_misses[(st.misses - kept + k) % ES_RECENT_MISSES];

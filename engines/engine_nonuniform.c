@@ -42,7 +42,7 @@ typedef struct {
     float **out;             /* [outputs]: where the current job's result goes */
     float **results;         /* [outputs][slots * P]: result of job j at slot j % slots */
     sem_t go;
-    sem_t finished;          /* posted after every job: offline waiters sleep on it */
+    sem_t finished;          /* offline: posted after every job, process() sleeps on it */
     atomic_llong posted;     /* jobs posted so far (job j once frames >= (j+1) P) */
     atomic_llong done;       /* jobs finished so far */
     long long late_job;      /* the last job process() found late (audio thread) */
@@ -94,8 +94,8 @@ static void *worker(void *arg)
         long long j = atomic_load_explicit(&l->done, memory_order_relaxed);
         while (j < atomic_load_explicit(&l->posted, memory_order_acquire)) {
             const long long from = j * P;
-            /* P frames from the ring: at most two runs (P divides hist, so
-             * in fact one). */
+            /* P frames from the ring: one run, or two where the block
+             * wraps (P need not divide the power-of-two ring). */
             const size_t at = (size_t)(from & (u->hist - 1));
             const size_t first = (size_t)u->hist - at < (size_t)P ? (size_t)u->hist - at : (size_t)P;
             for (int i = 0; i < u->fmt.inputs; i++) {
@@ -108,7 +108,8 @@ static void *worker(void *arg)
                 es_engine_reset(l->conv);
                 j = atomic_load(&l->posted) - 1;
                 atomic_store_explicit(&l->done, j, memory_order_release);
-                sem_post(&l->finished);
+                if (u->offline)
+                    sem_post(&l->finished);
                 continue;
             }
             if (atomic_load_explicit(&l->slow_jobs, memory_order_relaxed) > 0) {
@@ -124,8 +125,10 @@ static void *worker(void *arg)
                 l->out[o] = l->results[o] + slot;
             es_engine_process(l->conv, (const float *const *)l->in, l->out, P);
             atomic_store_explicit(&l->done, ++j, memory_order_release);
-            /* A plain atomic add unless process() sleeps on it (offline). */
-            sem_post(&l->finished);
+            /* Only offline does process() sleep on it; live, nobody would
+             * take the count, which would only grow. */
+            if (u->offline)
+                sem_post(&l->finished);
         }
     }
     return NULL;

@@ -181,8 +181,8 @@ static es_engine *upols_create(const es_format *fmt, const es_ir *ir,
     u->time = es_alloc((size_t)2 * u->part * sizeof(float));
     u->cplx = es_alloc((size_t)2 * (u->part + 1) * sizeof(float));
     u->chunk = es_alloc(spectrum * sizeof(float));
-    if (!u->cplx || !u->chunk ||!u->filter || !u->fdl || !u->segment || !u->tail || !u->silent || !u->prev_silent ||
-        !u->cur_sound || !u->tail_silent || !u->acc || !u->time)
+    if (!u->filter || !u->fdl || !u->segment || !u->tail || !u->silent || !u->prev_silent ||
+        !u->cur_sound || !u->tail_silent || !u->acc || !u->time || !u->cplx || !u->chunk)
         goto nomem;
     for (int i = 0; i < u->inputs; i++) {
         u->fdl[i] = es_alloc((size_t)u->parts * spectrum * sizeof(float));
