@@ -14,9 +14,18 @@
 # test fails only if the second pair shows them too. Both pairs are
 # printed, with when each miss happened (miss_at_s, seconds from the start)
 # and the xruns and worst block, to be read.
+#
+#   test_ui_load.sh EARSHOT [SECONDS] [release|sanitized]
+# A sanitized build skips (exit 77): it cannot lock its memory, so its
+# audio thread takes page faults the product's does not, and two CI runs
+# of it showed one added miss per 60 s in both pairs.
 set -u
 earshot=$(realpath "$1")
 seconds=${2:-60}
+if [ "${3:-release}" = sanitized ]; then
+    echo "SKIP the sanitizer build cannot lock memory; its timing is not the product's"
+    exit 77
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tmux_lib.sh"
 trap tmux_cleanup EXIT
