@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "args.h"
+#include "core/args.h"
 #include "commands.h"
 #ifdef ES_HAVE_PORTAUDIO
 #include "device_portaudio.h"

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "args.h"
+#include "core/args.h"
 #include "commands.h"
 #include "session.h"
 #include "workstation.h"

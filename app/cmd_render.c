@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "args.h"
+#include "core/args.h"
 #include "audiofile.h"
 #include "commands.h"
 #include "engine.h"

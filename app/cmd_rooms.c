@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "acoustics.h"
-#include "args.h"
+#include "core/args.h"
 #include "audiofile.h"
 #include "commands.h"
 #include "library.h"

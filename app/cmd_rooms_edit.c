@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
+#include "core/args.h"
 #include "audiofile.h"
 #include "jconvolver.h"
 #include "library.h"

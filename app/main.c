@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "args.h"
+#include "core/args.h"
 #include "commands.h"
 #include "fftw_planner.h"
 

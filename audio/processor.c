@@ -10,8 +10,9 @@
 #include <xmmintrin.h>
 #endif
 
+#include "core/clock.h"
 #include "processor.h"
-#include "spsc_ring.h"
+#include "core/spsc_ring.h"
 
 #define COMMANDS 64      /* queued commands; a UI sends a few per second */
 #define RETIRED 16       /* engines waiting to be destroyed */
@@ -62,13 +63,6 @@ struct es_processor {
     es_stats shared;
     atomic_int pending_swaps;
 };
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static size_t pow2_at_least(size_t n)
 {
@@ -355,7 +349,7 @@ static ES_RT void publish(es_processor *p)
 ES_RT void es_processor_process(es_processor *p, const float *const *in,
                                 float *const *out, int frames)
 {
-    const long long started = now_ns();
+    const long long started = es_now_ns();
 #if defined(__x86_64__) || defined(__i386__)
     /* Every callback: some hosts reset MXCSR between callbacks. */
     _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
@@ -412,14 +406,14 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     /* Tests only: a known delay inside the timed part of chosen blocks. */
     if (p->next_delay < p->cfg.delay_count &&
         p->cfg.delay_blocks[p->next_delay] == p->acc.blocks) {
-        const long long until = now_ns() + (long long)(p->cfg.delay_us * 1e3);
-        while (now_ns() < until)
+        const long long until = es_now_ns() + (long long)(p->cfg.delay_us * 1e3);
+        while (es_now_ns() < until)
             ;
         p->next_delay++;
     }
 
     es_stats *s = &p->acc;
-    const double took = 1e-3 * (double)(now_ns() - started);
+    const double took = 1e-3 * (double)(es_now_ns() - started);
     s->budget_us = 1e6 * frames / p->fmt.sample_rate;
     s->last_us = took;
     s->max_us = took > s->max_us ? took : s->max_us;

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
+#include "core/args.h"
 #include "bench.h"
 #include "bench_run.h"
-#include "rt_thread.h"
+#include "core/rt_thread.h"
 
 #define MAX_LIST 16
 

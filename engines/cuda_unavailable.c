@@ -25,6 +25,7 @@ static es_engine *no_create(const es_format *fmt, const es_ir *ir,
 const es_engine_class es_engine_cuda_circular = {
     .name = "cuda-circular",
     .summary = "time-domain convolution on the GPU, device-side circular buffer",
+    .caps = ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
     .probe = not_built,
     .create = no_create,
 };
@@ -32,6 +33,7 @@ const es_engine_class es_engine_cuda_circular = {
 const es_engine_class es_engine_cuda_partitioned = {
     .name = "cuda-partitioned",
     .summary = "uniformly partitioned overlap-save on the GPU with cuFFT",
+    .caps = ES_CAP_PARTITION | ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
     .probe = not_built,
     .create = no_create,
 };

@@ -316,6 +316,7 @@ fail:
 extern "C" const es_engine_class es_engine_cuda_circular = {
     "cuda-circular",
     "time-domain convolution on the GPU, device-side circular buffer, CUDA graph per block",
+    ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
     es_gpu_engine_probe,
     cucirc_create,
     es_gpu_engine_process,

@@ -510,6 +510,7 @@ fail:
 extern "C" const es_engine_class es_engine_cuda_partitioned = {
     "cuda-partitioned",
     "uniformly partitioned overlap-save on the GPU with cuFFT, CUDA graph per block",
+    ES_CAP_PARTITION | ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
     es_gpu_engine_probe,
     cupart_create,
     es_gpu_engine_process,

@@ -140,6 +140,7 @@ static void direct_reset(es_engine *e)
 const es_engine_class es_engine_cpu_direct = {
     .name = "cpu-direct",
     .summary = "time-domain FIR, AVX2/FMA or portable kernel, zero latency",
+    .caps = 0,
     .probe = direct_probe,
     .create = direct_create,
     .process = direct_process,

@@ -26,9 +26,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "classes.h"
 #include "nonuniform.h"
-#include "rt_thread.h"
+#include "core/rt_thread.h"
 
 typedef struct nonuniform nonuniform;
 
@@ -69,13 +70,6 @@ struct nonuniform {
     int helpers_realtime;
 };
 
-static long long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* The worker: every job posted, in order. Input that the audio thread has
  * already overwritten (the worker fell a whole history behind) cannot be
  * convolved: the level starts again from the newest job, silent. */
@@ -114,8 +108,8 @@ static void *worker(void *arg)
             }
             if (atomic_load_explicit(&l->slow_jobs, memory_order_relaxed) > 0) {
                 atomic_fetch_sub(&l->slow_jobs, 1);
-                const long long until = now_ns() + (long long)(l->slow_us * 1e3);
-                while (now_ns() < until)
+                const long long until = es_now_ns() + (long long)(l->slow_us * 1e3);
+                while (es_now_ns() < until)
                     ;
             }
             /* Straight into job j's result slot: process() reads a slot only
@@ -391,6 +385,7 @@ int es_nonuniform_describe(const es_engine *e, char *out, size_t n)
 const es_engine_class es_engine_cpu_nonuniform = {
     .name = "cpu-nonuniform",
     .summary = "non-uniformly partitioned, zero latency, tail levels on worker threads",
+    .caps = ES_CAP_PARTITION | ES_CAP_HELPERS,
     .probe = nu_probe,
     .create = nu_create,
     .process = nu_process,

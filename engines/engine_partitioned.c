@@ -396,6 +396,7 @@ static void upols_reset(es_engine *e)
 const es_engine_class es_engine_cpu_partitioned = {
     .name = "cpu-partitioned",
     .summary = "uniformly partitioned overlap-save, FFTW3f, zero latency",
+    .caps = ES_CAP_PARTITION,
     .probe = upols_probe,
     .create = upols_create,
     .process = upols_process,

@@ -13,8 +13,9 @@
 #define CPU_RELAX() ((void)0)
 #endif
 
+#include "core/clock.h"
 #include "gpu_pipeline.h"
-#include "rt_thread.h"
+#include "core/rt_thread.h"
 
 /* While audio runs the worker spins on the job counter instead of sleeping,
  * because waking a sleeping thread costs tens of microseconds, a large part
@@ -51,13 +52,6 @@ struct es_gpu_pipeline {
     long long time;            /* frames submitted so far (stream time) */
 };
 
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void fail(es_gpu_pipeline *p, const char *why)
 {
     snprintf(p->message, sizeof p->message, "%s", why);
@@ -69,10 +63,10 @@ static void fail(es_gpu_pipeline *p, const char *why)
  * lands between the last look and sem_wait. */
 static void wait_for_job(es_gpu_pipeline *p, long done)
 {
-    long long since = now_ns();
+    long long since = es_now_ns();
     while (atomic_load_explicit(&p->submitted, memory_order_acquire) == done &&
            !atomic_load(&p->stop)) {
-        if (now_ns() - since < SPIN_NS) {
+        if (es_now_ns() - since < SPIN_NS) {
             CPU_RELAX();
             continue;
         }
@@ -81,7 +75,7 @@ static void wait_for_job(es_gpu_pipeline *p, long done)
             while (sem_wait(&p->wake) != 0 && errno == EINTR)
                 ;
         atomic_store(&p->sleeping, 0);
-        since = now_ns();
+        since = es_now_ns();
     }
 }
 
@@ -105,11 +99,11 @@ static void *worker(void *arg)
         if (atomic_load(&p->stop))
             break;
         long seq = atomic_load_explicit(&p->submitted, memory_order_acquire);
-        const long long began = now_ns();
+        const long long began = es_now_ns();
         if (!atomic_load_explicit(&p->failed, memory_order_acquire) &&
             p->b.run(p->b.ctx, p->job_frames, err, sizeof err) != 0)
             fail(p, err);
-        const long long took = now_ns() - began;
+        const long long took = es_now_ns() - began;
         atomic_store_explicit(&p->job_ns, took, memory_order_relaxed);
         if (took > atomic_load_explicit(&p->job_max_ns, memory_order_relaxed))
             atomic_store_explicit(&p->job_max_ns, took, memory_order_relaxed);
@@ -190,7 +184,7 @@ static ES_RT int wait_done(es_gpu_pipeline *p, long seq, long long deadline)
     while (atomic_load_explicit(&p->completed, memory_order_acquire) < seq) {
         if (atomic_load_explicit(&p->failed, memory_order_acquire))
             return RESULT_FAILED;
-        if (!p->offline && now_ns() > deadline)
+        if (!p->offline && es_now_ns() > deadline)
             return RESULT_LATE;
         CPU_RELAX();
     }
@@ -234,7 +228,7 @@ ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
                                    float *const *out, int frames)
 {
     const long long deadline =
-        now_ns() + (long long)(1e9 * ES_GPU_WAIT_FRACTION * frames / p->rate);
+        es_now_ns() + (long long)(1e9 * ES_GPU_WAIT_FRACTION * frames / p->rate);
     if (atomic_load_explicit(&p->failed, memory_order_acquire)) {
         silence(out, p->outputs, frames);
         return;

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "classes.h"
+#include "partition.h"
+#include "core/args.h"
 
 /* The CUDA classes always exist: without the toolkit they come from
  * cuda_unavailable.c and their probe says why. */
@@ -77,4 +79,19 @@ void es_engine_get_status(const es_engine *e, es_engine_status *st)
     st->helpers_realtime = -1;
     if (e && e->klass->status)
         e->klass->status(e, st);
+}
+
+int es_arg_engine(const char *opt, const char *text, const es_engine_class **out)
+{
+    char names[256];
+    if (!(*out = es_engine_find(text))) {
+        es_error("%s '%s': unknown engine (choose from %s)", opt, text, es_engine_names(names, sizeof names));
+        return -1;
+    }
+    return 0;
+}
+
+int es_engine_default_partition(int max_block)
+{
+    return es_default_partition(max_block);
 }

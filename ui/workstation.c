@@ -15,8 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "partition.h"
+#include "core/args.h"
 #include "ui.h"
 
 static volatile sig_atomic_t quit_requested;
@@ -149,7 +148,7 @@ static void change_partition(ui_model *m, int up)
         return;
     }
     es_options next = c->options;
-    const int now = next.partition ? next.partition : es_default_partition(c->block);
+    const int now = next.partition ? next.partition : es_engine_default_partition(c->block);
     next.partition = up ? now * 2 : now / 2;
     if (next.partition < 16 || next.partition > 65536) {
         note(m, 1, "partition %d is the %s there is (16-65536)", now,

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
-#include "engine.h"
+#include "core/args.h"
 
 void es_error(const char *fmt, ...)
 {
@@ -123,14 +122,4 @@ const char *es_arg_value(int argc, char **argv, int *i)
         return NULL;
     }
     return argv[++*i];
-}
-
-int es_arg_engine(const char *opt, const char *text, const es_engine_class **out)
-{
-    char names[256];
-    if (!(*out = es_engine_find(text))) {
-        es_error("%s '%s': unknown engine (choose from %s)", opt, text, es_engine_names(names, sizeof names));
-        return -1;
-    }
-    return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "file_source.h"
 #include "recorder.h"
 #include "session.h"
@@ -57,6 +58,5 @@ int es_session_finish_recording(es_session *s, int which);
 /* Says so when a recording lost frames since it last said. */
 void es_session_watch_recording(es_session *s);
 
-double es_seconds_between(const struct timespec *a, const struct timespec *b);
 
 #endif

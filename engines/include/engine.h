@@ -2,8 +2,11 @@
  *
  * An engine convolves blocks of audio with an impulse-response matrix.
  * Every engine is one file that ends with a const es_engine_class and is
- * listed in registry.c. This header is the only thing other folders include
- * from engines/.
+ * listed in registry.c. engines/include/ holds what other folders may
+ * include from engines/: this contract and fftw_planner.h (FFTW's planner
+ * lock and wisdom, which every FFTW user in the program shares). The build
+ * enforces it: nothing else in engines/ is on another library's include
+ * path.
  *
  * Life cycle of an instance:
  *   create   may be slow, may allocate, plan FFTs, touch the GPU; may fail
@@ -25,19 +28,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Marks functions that run on the audio thread. ES_RT code calls only ES_RT
- * code: no malloc/free, locks, logging, I/O, sleeps, FFT planning. */
-#define ES_RT
+#include "core/errors.h"
+#include "core/memory.h"
+#include "core/rt.h"
 
+/* What a host may ask for: one set of limits for every interface (render,
+ * play, bench, the workstation's keys), exported through the command
+ * tables built on them. create() itself takes max_block 1..65536 (the
+ * tests run blocks of 1); a person picks from ES_BLOCK_MIN..ES_BLOCK_MAX. */
+#define ES_BLOCK_MIN 16
+#define ES_BLOCK_MAX 8192
+#define ES_BLOCK_DEFAULT 256
+#define ES_PARTITION_MIN 16
+#define ES_PARTITION_MAX 65536
+
+/* What an engine class can do. Interfaces decide by these bits, never by
+ * an engine's name. */
 enum {
-    ES_OK = 0,
-    ES_E_ARG = -1,   /* a bad argument: size, count, name */
-    ES_E_NOMEM = -2,
-    ES_E_IR = -3,    /* the impulse response is unusable (empty, NaN, ...) */
-    ES_E_FFT = -4,   /* FFTW refused a plan */
-    ES_E_GPU = -5,   /* CUDA runtime or cuFFT error */
-    ES_E_UNAVAILABLE = -6, /* engine not usable on this machine */
-    ES_E_STATE = -7,
+    ES_CAP_PARTITION = 1u << 0, /* takes es_options.partition */
+    ES_CAP_PIPELINED = 1u << 1, /* has a pipelined mode (es_options.gpu_pipelined) */
+    ES_CAP_GPU = 1u << 2,       /* runs on a GPU (es_options.gpu_device) */
+    ES_CAP_HELPERS = 1u << 3,   /* starts helper threads (status() says their priority) */
 };
 
 /* What the host promises. */
@@ -92,6 +103,7 @@ typedef struct es_engine {
 struct es_engine_class {
     const char *name;      /* the name users type: "cpu-partitioned" */
     const char *summary;   /* one line for `earshot engines` */
+    unsigned caps;         /* ES_CAP_* */
     /* 1 when usable here; else 0 and a reason in why. When usable, `why`
      * may still hold a note (e.g. the GPU's name). */
     int (*probe)(char *why, size_t n);
@@ -114,6 +126,12 @@ extern const es_engine_class *const es_engines[];
 const es_engine_class *es_engine_find(const char *name);
 /* "cpu-direct, cpu-partitioned, ..." into buf, for error messages; returns buf. */
 const char *es_engine_names(char *buf, size_t n);
+/* An engine by name for option `opt`; prints the names to choose from when
+ * there is none and returns -1. */
+int es_arg_engine(const char *opt, const char *text, const es_engine_class **out);
+/* The partition size an engine with ES_CAP_PARTITION uses at this block
+ * when es_options.partition is 0. */
+int es_engine_default_partition(int max_block);
 
 /* ---- convenience wrappers ---- */
 
@@ -168,15 +186,5 @@ es_ir *es_ir_from_channels(const float *const *chan, int file_channels,
 
 /* ES_OK, or ES_E_IR with a message: empty, no path, NaN/Inf at a place. */
 int es_ir_check(const es_ir *ir, char *err, size_t n);
-
-/* ---- aligned buffers shared by engines (memory.c) ---- */
-
-/* 64-byte aligned, zeroed; freed with es_free. NULL on failure. */
-void *es_alloc(size_t bytes);
-void es_free(void *p);
-/* channels buffers of `frames` floats each, aligned and zeroed; NULL when
- * any allocation fails (nothing is leaked). es_free_channels is NULL-safe. */
-float **es_alloc_channels(int channels, size_t frames);
-void es_free_channels(float **c, int channels);
 
 #endif

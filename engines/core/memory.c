@@ -1,9 +1,8 @@
-/* Aligned, zeroed buffers for engines. 64 bytes: one cache line, and the
- * widest SIMD load (AVX-512) never splits a line from an aligned base. */
+/* Aligned, zeroed buffers (core/memory.h says why 64 bytes). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "core/memory.h"
 
 void *es_alloc(size_t bytes)
 {

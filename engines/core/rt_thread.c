@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_thread.h"
+#include "core/rt_thread.h"
 
 int es_rt_helper_priority(void)
 {

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spsc_ring.h"
+#include "core/spsc_ring.h"
 
 int es_spsc_init(es_spsc_ring *r, size_t item_size, size_t capacity)
 {

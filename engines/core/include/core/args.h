@@ -13,10 +13,6 @@ int es_arg_int_list(const char *opt, const char *text, long min, long max,
 int es_arg_double_list(const char *opt, const char *text, double min, double max,
                        double *out, int capacity);
 
-/* An engine by name; prints the names to choose from when there is none. */
-struct es_engine_class;
-int es_arg_engine(const char *opt, const char *text, const struct es_engine_class **out);
-
 /* Returns argv[*i + 1] and advances *i, or prints "OPT needs a value". */
 const char *es_arg_value(int argc, char **argv, int *i);
 

@@ -25,11 +25,6 @@ void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
         s->say(s->say_ctx, problem, line);
 }
 
-double es_seconds_between(const struct timespec *a, const struct timespec *b)
-{
-    return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
-}
-
 static es_processor *build_processor(es_session *s, const es_engine_class *k,
                                      const es_options *opt, const es_ir *ir, int block,
                                      char *err, size_t n)

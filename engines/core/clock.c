@@ -1,0 +1,18 @@
+#include "core/clock.h"
+
+long long es_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+double es_now_seconds(void)
+{
+    return 1e-9 * (double)es_now_ns();
+}
+
+double es_seconds_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}

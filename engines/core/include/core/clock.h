@@ -1,0 +1,14 @@
+/* The monotonic clock, as every layer reads it: meters, deadlines, pacing. */
+#ifndef ES_CORE_CLOCK_H
+#define ES_CORE_CLOCK_H
+
+#include <time.h>
+
+/* Nanoseconds on CLOCK_MONOTONIC. Real-time safe (a vDSO read). */
+long long es_now_ns(void);
+/* Seconds on CLOCK_MONOTONIC, for control-side bookkeeping. */
+double es_now_seconds(void);
+/* b - a in seconds. */
+double es_seconds_between(const struct timespec *a, const struct timespec *b);
+
+#endif
