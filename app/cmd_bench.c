@@ -1,5 +1,5 @@
 #include "bench.h"
-#include "commands.h"
+#include "app.h"
 
 int es_cmd_bench(int argc, char **argv)
 {

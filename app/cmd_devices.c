@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/args.h"
-#include "commands.h"
+#include "app.h"
 #ifdef ES_HAVE_PORTAUDIO
 #include "device_portaudio.h"
 #endif

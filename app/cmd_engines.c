@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/args.h"
-#include "commands.h"
+#include "app.h"
 #include "engine.h"
 
 int es_cmd_engines(int argc, char **argv)

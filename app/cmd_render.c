@@ -1,5 +1,6 @@
 /* earshot render: a file through the same processor the live path runs,
  * block by block, tail included. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,33 +8,23 @@
 
 #include "core/args.h"
 #include "audiofile.h"
-#include "commands.h"
+#include "app.h"
 #include "engine.h"
 #include "irfile.h"
 #include "processor.h"
+#include "core/param.h"
+#include "engine_params.h"
 #include "room_loader.h"
 
 static const char usage[] =
-    "usage: earshot render --ir FILE|--room NAME [--rooms DIR] [--engine NAME]\n"
-    "                      [--block N] [--partition P] [--wet X]\n"
-    "                      [--format float|pcm16|pcm24] IN OUT\n"
+    "usage: earshot render --ir FILE|--room NAME [options] IN OUT\n"
     "\n"
-    "Convolves IN with the impulse response FILE and writes OUT (WAV), through the\n"
+    "Convolves IN with the impulse response and writes OUT (WAV), through the\n"
     "same block-by-block processor as live playback. OUT holds the whole result:\n"
     "IN's length + the IR's length - 1 frames. The IR is used as it is (no\n"
     "normalisation); if its sample rate differs from IN's it is resampled first.\n"
     "\n"
-    "  --ir FILE          impulse response: 1 channel (every input through it),\n"
-    "                     as many channels as IN (one each), 4 for true stereo,\n"
-    "                     or inputs x outputs channels for a full matrix\n"
-    "  --room NAME        a room of the library instead (earshot rooms lists them):\n"
-    "                     prepared as for playing (trimmed, energy-normalised)\n"
-    "  --rooms DIR        another library folder with a rooms.txt\n"
-    "  --engine NAME      convolution engine (default cpu-partitioned; see earshot engines)\n"
-    "  --block N          frames per block, 1..65536 (default 256)\n"
-    "  --partition P      partition size for partitioned engines (default: the block)\n"
-    "  --wet X            mix, 0..1: X of the convolved signal, 1-X of IN (default 1)\n"
-    "  --format F         float (default, exact), pcm16 or pcm24\n";
+    "Options:\n";
 
 typedef struct {
     const char *ir_path, *room, *rooms, *in_path, *out_path;
@@ -43,60 +34,53 @@ typedef struct {
     es_options options;
 } render_args;
 
+/* render's options: the engine knobs are the entries every command shares
+ * (engine_params.h). */
+static const es_param params[] = {
+    {"ir", ES_PARAM_STRING, 0, 1023, "FILE",
+     "impulse response: 1 channel (every input through it),\n"
+     "as many channels as IN (one each), 4 for true stereo,\n"
+     "or inputs x outputs channels for a full matrix", offsetof(render_args, ir_path), NULL,
+     NULL},
+    {"room", ES_PARAM_STRING, 0, 1023, "NAME",
+     "a room of the library instead (earshot rooms lists them):\n"
+     "prepared as for playing (trimmed, energy-normalised)", offsetof(render_args, room),
+     NULL, NULL},
+    {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
+     offsetof(render_args, rooms), NULL, NULL},
+    ES_PARAM_ENGINE(render_args, engine),
+    ES_PARAM_BLOCK(render_args, block),
+    ES_PARAM_PARTITION(render_args, options.partition),
+    ES_PARAM_GPU(render_args, options.gpu_device),
+    {"wet", ES_PARAM_DOUBLE, 0, 1, "X", "mix: X of the convolved signal, 1-X of IN (default 1)",
+     offsetof(render_args, wet), NULL, NULL},
+    {"format", ES_PARAM_CHOICE, 0, 0, "F", "float (default, exact), pcm16 or pcm24",
+     offsetof(render_args, format), "float|pcm16|pcm24", NULL},
+    {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 static int parse(int argc, char **argv, render_args *a)
 {
     const char *positional[2];
-    int npos = 0;
-    const char *v;
-    *a = (render_args){.block = 256, .wet = 1.0, .format = ES_SAMPLE_FLOAT,
+    int npos = 0, help;
+    char err[512];
+    *a = (render_args){.block = ES_BLOCK_DEFAULT, .wet = 1.0,
                        .engine = es_engine_find("cpu-partitioned"),
                        /* offline: a GPU engine waits for every result
                         * instead of dropping a late block to silence. */
                        .options = {.fft_measure = 1, .offline = 1}};
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-            fputs(usage, stdout);
-            exit(0);
-        } else if (!strcmp(o, "--ir")) {
-            if (!(a->ir_path = es_arg_value(argc, argv, &i)))
-                return -1;
-        } else if (!strcmp(o, "--room")) {
-            if (!(a->room = es_arg_value(argc, argv, &i)))
-                return -1;
-        } else if (!strcmp(o, "--rooms")) {
-            if (!(a->rooms = es_arg_value(argc, argv, &i)))
-                return -1;
-        } else if (!strcmp(o, "--engine")) {
-            if (!(v = es_arg_value(argc, argv, &i)) || es_arg_engine(o, v, &a->engine))
-                return -1;
-        } else if (!strcmp(o, "--block")) {
-            if (!(v = es_arg_value(argc, argv, &i)) || es_arg_int(o, v, 1, 65536, &a->block))
-                return -1;
-        } else if (!strcmp(o, "--partition")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                es_arg_int(o, v, 1, 65536, &a->options.partition))
-                return -1;
-        } else if (!strcmp(o, "--wet")) {
-            if (!(v = es_arg_value(argc, argv, &i)) || es_arg_double(o, v, 0, 1, &a->wet))
-                return -1;
-        } else if (!strcmp(o, "--format")) {
-            if (!(v = es_arg_value(argc, argv, &i)))
-                return -1;
-            if ((a->format = es_sample_format_parse(v)) < 0) {
-                es_error("--format '%s': unknown (float, pcm16 or pcm24)", v);
-                return -1;
-            }
-        } else if (o[0] == '-' && o[1]) {
-            es_error("render: unknown option '%s' (see earshot render --help)", o);
-            return -1;
-        } else if (npos < 2) {
-            positional[npos++] = o;
-        } else {
-            es_error("render: unexpected argument '%s' (IN and OUT are already given)", o);
-            return -1;
-        }
+    if (es_params_parse_argv(params, argc, argv, a, positional, 2, &npos, &help, err,
+                             sizeof err) != 0) {
+        es_error("render: %s (see earshot render --help)", err);
+        return -1;
     }
+    if (help) {
+        fputs(usage, stdout);
+        es_params_help(params, stdout);
+        exit(0);
+    }
+    static const char *const formats[] = {"float", "pcm16", "pcm24"};
+    a->format = es_sample_format_parse(formats[a->format]);
     if (!a->ir_path == !a->room) {
         es_error("render: give --ir FILE or --room NAME (one of them)");
         return -1;

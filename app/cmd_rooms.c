@@ -11,7 +11,7 @@
 #include "acoustics.h"
 #include "core/args.h"
 #include "audiofile.h"
-#include "commands.h"
+#include "app.h"
 #include "library.h"
 #include "prepare.h"
 #include "rooms_cli.h"

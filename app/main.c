@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/args.h"
-#include "commands.h"
+#include "app.h"
 #include "fftw_planner.h"
 
 typedef struct {

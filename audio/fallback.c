@@ -20,7 +20,7 @@ int es_fallback_poll(es_processor *p, const es_ir *ir, char *what, size_t n)
                  s.engine_error, FALLBACK_ENGINE, why);
         return -1;
     }
-    if (es_processor_swap(p, e, why, sizeof why) != 0) {
+    if (es_processor_swap(p, e, es_processor_format(p), why, sizeof why) != 0) {
         es_engine_destroy(e);
         snprintf(what, n, "%s failed (%s) and the switch to %s was refused: %s", s.engine,
                  s.engine_error, FALLBACK_ENGINE, why);

@@ -15,7 +15,7 @@
 #include "core/spsc_ring.h"
 
 #define COMMANDS 64      /* queued commands; a UI sends a few per second */
-#define RETIRED 16       /* engines waiting to be destroyed */
+#define RETIRED ES_PROCESSOR_SWAPS_MAX /* engines waiting to be destroyed */
 #define DEFAULT_CROSSFADE_MS 50.0
 #define ES_HALF_PI 1.57079632679489661923
 
@@ -43,7 +43,11 @@ struct es_processor {
     es_processor_config cfg;
     int latency;
     es_spsc_ring commands, retired;
-    es_engine *unretired;    /* waiting for room in the retired ring */
+    /* Swaps accepted and not yet collected: each is a queued engine, one
+     * crossfading in, or an old engine in (or on its way to) the retired
+     * ring. Kept at most RETIRED, so a retire always finds room. Written
+     * by the control side only. */
+    atomic_int uncollected;
 
     slot slots[2];
     int active;              /* index of the slot that plays */
@@ -57,7 +61,6 @@ struct es_processor {
     size_t dry_size, dry_write;
     float **scratch;         /* [outputs] max_block: raw engine output */
 
-    int next_delay;          /* index into cfg.delay_blocks */
     es_stats acc;            /* audio thread's own copy */
     atomic_uint seq;         /* seqlock around `shared`: odd while writing */
     es_stats shared;
@@ -72,8 +75,25 @@ static size_t pow2_at_least(size_t n)
     return p;
 }
 
-static int fits(const es_processor *p, const es_engine *e, char *err, size_t n)
+static int fits(const es_processor *p, const es_engine *e, const es_format *f, char *err,
+                size_t n)
 {
+    const es_format *want = &p->fmt;
+    if (f->inputs != want->inputs || f->outputs != want->outputs) {
+        snprintf(err, n, "%s was built for %d in, %d out; this stream has %d in, %d out",
+                 e->klass->name, f->inputs, f->outputs, want->inputs, want->outputs);
+        return 0;
+    }
+    if (f->sample_rate != want->sample_rate) {
+        snprintf(err, n, "%s was built for %g Hz; this stream runs at %g Hz", e->klass->name,
+                 f->sample_rate, want->sample_rate);
+        return 0;
+    }
+    if (f->max_block < want->max_block) {
+        snprintf(err, n, "%s was built for blocks of up to %d frames; this stream's are up "
+                 "to %d", e->klass->name, f->max_block, want->max_block);
+        return 0;
+    }
     const int latency = es_engine_latency(e);
     if (latency > p->latency) {
         snprintf(err, n, "%s has %d frames of latency, more than the %d this stream "
@@ -96,9 +116,31 @@ static ES_RT void load_slot(es_processor *p, slot *s, es_engine *e)
     s->late_seen = st.late_results;
 }
 
+int es_mix_check(const es_mix *mix, char *err, size_t n)
+{
+    static const struct {
+        const char *name;
+        float max;
+    } limit[3] = {{"wet", ES_MIX_WET_MAX}, {"dry", ES_MIX_DRY_MAX}, {"gain", ES_MIX_GAIN_MAX}};
+    const float v[3] = {mix->wet, mix->dry, mix->gain};
+    for (int k = 0; k < 3; k++)
+        /* Written so that NaN fails too. */
+        if (!(v[k] >= 0.0f && v[k] <= limit[k].max)) {
+            if (err)
+                snprintf(err, n, "mix: %s %g is outside 0..%g", limit[k].name, (double)v[k],
+                         (double)limit[k].max);
+            return 0;
+        }
+    return 1;
+}
+
 es_processor *es_processor_create(const es_format *fmt, es_engine *engine,
                                   const es_processor_config *cfg, char *err, size_t n)
 {
+    if (!es_mix_check(&cfg->mix, err, n)) {
+        es_engine_destroy(engine);
+        return NULL;
+    }
     es_processor *p = calloc(1, sizeof *p);
     if (!p) {
         es_engine_destroy(engine);
@@ -152,7 +194,6 @@ void es_processor_destroy(es_processor *p)
             es_engine_destroy(c.engine);
     if (p->retired.items)
         es_processor_collect(p);
-    es_engine_destroy(p->unretired);
     for (int s = 0; s < 2; s++) {
         es_engine_destroy(p->slots[s].engine);
         es_free_channels(p->slots[s].delay, p->fmt.outputs);
@@ -178,13 +219,27 @@ const es_format *es_processor_format(const es_processor *p)
 
 /* ---- control side ---- */
 
-int es_processor_swap(es_processor *p, es_engine *engine, char *err, size_t n)
+int es_processor_can_swap(const es_processor *p)
 {
-    if (!fits(p, engine, err, n))
+    return 1 || atomic_load(&((es_processor *)p)->uncollected) < RETIRED;
+}
+
+int es_processor_swap(es_processor *p, es_engine *engine, const es_format *fmt, char *err,
+                      size_t n)
+{
+    if (!fits(p, engine, fmt, err, n))
         return -1;
+    /* Accepting one more could leave the audio thread an engine the
+     * retired ring has no room for. */
+    if (!es_processor_can_swap(p)) {
+        snprintf(err, n, "too many changes under way; try again in a moment");
+        return -1;
+    }
     command c = {.kind = CMD_SWAP, .engine = engine};
     atomic_fetch_add(&p->pending_swaps, 1);
+    atomic_fetch_add(&p->uncollected, 1);
     if (!es_spsc_push(&p->commands, &c)) {
+        atomic_fetch_sub(&p->uncollected, 1);
         atomic_fetch_sub(&p->pending_swaps, 1);
         snprintf(err, n, "too many changes queued; try again in a moment");
         return -1;
@@ -194,6 +249,8 @@ int es_processor_swap(es_processor *p, es_engine *engine, char *err, size_t n)
 
 int es_processor_set_mix(es_processor *p, const es_mix *mix)
 {
+    if (!es_mix_check(mix, NULL, 0))
+        return -1;
     command c = {.kind = CMD_MIX, .mix = *mix};
     return es_spsc_push(&p->commands, &c) ? 0 : -1;
 }
@@ -210,6 +267,7 @@ int es_processor_collect(es_processor *p)
     int count = 0;
     while (es_spsc_pop(&p->retired, &e)) {
         es_engine_destroy(e);
+        atomic_fetch_sub(&p->uncollected, 1);
         count++;
     }
     return count;
@@ -299,11 +357,14 @@ static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
 static ES_RT void finish_fade(es_processor *p)
 {
     slot *old = &p->slots[p->active];
-    if (p->unretired || !es_spsc_push(&p->retired, &old->engine)) {
-        /* The control side is slow to collect: keep the engine until there
-         * is room. Never destroyed here. */
-        if (!p->unretired)
-            p->unretired = old->engine;
+    if (!es_spsc_push(&p->retired, &old->engine)) {
+        /* Unreachable: es_processor_swap keeps the uncollected swaps, and
+         * so the retired engines, within the ring. Were it full, the fade
+         * would stay at its end (the old engine running, silent in the
+         * mix) and the push be tried again next block: nothing is dropped
+         * or freed here. */
+        p->fade_pos = p->fade_len;
+        return;
     }
     old->engine = NULL;
     p->active = 1 - p->active;
@@ -355,8 +416,6 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
 #endif
-    if (p->unretired && es_spsc_push(&p->retired, &p->unretired))
-        p->unretired = NULL;
     apply_commands(p);
 
     const size_t mask = p->dry_size - 1;
@@ -402,15 +461,6 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     p->dry_write = (p->dry_write + (size_t)frames) & mask;
     if (p->fading && (p->fade_pos += frames) >= p->fade_len)
         finish_fade(p);
-
-    /* Tests only: a known delay inside the timed part of chosen blocks. */
-    if (p->next_delay < p->cfg.delay_count &&
-        p->cfg.delay_blocks[p->next_delay] == p->acc.blocks) {
-        const long long until = es_now_ns() + (long long)(p->cfg.delay_us * 1e3);
-        while (es_now_ns() < until)
-            ;
-        p->next_delay++;
-    }
 
     es_stats *s = &p->acc;
     const double took = 1e-3 * (double)(es_now_ns() - started);

@@ -1,14 +1,15 @@
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/args.h"
+#include "core/param.h"
+#include "engine_params.h"
 #include "bench.h"
 #include "bench_run.h"
 #include "core/rt_thread.h"
-
-#define MAX_LIST 16
 
 static const char usage[] =
     "usage: earshot bench [--engine NAME,...|all] [--ir-seconds S[,S...]] [--ir-taps N]\n"
@@ -25,138 +26,110 @@ static const char usage[] =
     "instance a second time in the process (what a room swap costs; the first\n"
     "build, with FFT planning and GPU module loading, is in the JSON).\n"
     "\n"
-    "  --engine NAME,...   engines to measure, or all (default: all usable here)\n"
-    "  --ir-seconds S,...  IR lengths in seconds (default 2)\n"
-    "  --ir-taps N         IR length in taps (instead of --ir-seconds)\n"
-    "  --channels C,...    C inputs -> C outputs, one filter each (default 2)\n"
-    "  --true-stereo       2 inputs -> 2 outputs through 4 filters\n"
-    "  --fan-out N         1 input -> N outputs, one filter each (N paths)\n"
-    "  --block N,...       frames per block (default 256)\n"
-    "  --seconds T         audio per measurement after 16 warm-up blocks (default 5)\n"
-    "  --rate HZ           sample rate (default 48000)\n"
-    "  --partition P       partition size for partitioned engines (default: block)\n"
-    "  --estimate          FFTW_ESTIMATE plans instead of FFTW_MEASURE\n"
-    "  --pipelined         GPU engines: result one block later\n"
-    "  --gpu N             GPU engines: CUDA device ordinal (default 0)\n"
-    "  --max-wall S        stop a measurement after S seconds of wall time (default 30)\n"
-    "  --find-max          search the longest IR each engine runs with zero misses\n"
-    "  --paced             start each block one period after the previous one on an\n"
-    "                      absolute clock, as an audio callback runs (a pipelined\n"
-    "                      GPU engine then has a period to finish); default: back\n"
-    "                      to back, which measures throughput\n"
-    "  --realtime          run the measuring thread at SCHED_FIFO, as an audio\n"
-    "                      thread would be (needs RLIMIT_RTPRIO or CAP_SYS_NICE)\n"
     "\n"
+    "Options:\n";
+
+static const char usage_tail[] =
     "A GPU engine waits for its result at most 80%% of the block's budget and\n"
-    "plays silence when it is late; such blocks count as misses too.\n"
-    "  --json              one JSON object per line instead of the table\n";
+    "plays silence when it is late; such blocks count as misses too.\n";
 
 typedef struct {
+    const char *engine;        /* NAME,... or all */
     const es_engine_class *engines[8];
     int engine_count;
-    double ir_seconds[MAX_LIST];
-    int ir_count;
-    int blocks[MAX_LIST];
-    int block_count;
-    int channels[MAX_LIST];
-    int channel_count;
-    int find_max, json, ir_taps_given, realtime;
+    es_double_list ir_seconds;
+    es_int_list blocks, channels;
+    int find_max, json, realtime, estimate;
     es_bench_config base;
 } bench_args;
 
+/* bench's options: the engine knobs are the entries every command shares
+ * (engine_params.h), so their limits and words are render's and play's. */
+static const es_param params[] = {
+    {"engine", ES_PARAM_STRING, 0, 256, "NAME,...",
+     "engines to measure, or all (default: all usable here)", offsetof(bench_args, engine),
+     NULL, NULL},
+    {"ir-seconds", ES_PARAM_DOUBLE_LIST, 1e-4, 600, "S,...", "IR lengths in seconds (default 2)",
+     offsetof(bench_args, ir_seconds), NULL, NULL},
+    {"ir-taps", ES_PARAM_INT, 1, 100000000, "N", "IR length in taps (instead of --ir-seconds)",
+     offsetof(bench_args, base.ir_taps), NULL, NULL},
+    {"channels", ES_PARAM_INT_LIST, 1, 64, "C,...",
+     "C inputs -> C outputs, one filter each (default 2)", offsetof(bench_args, channels),
+     NULL, NULL},
+    {"true-stereo", ES_PARAM_FLAG, 0, 1, NULL, "2 inputs -> 2 outputs through 4 filters",
+     offsetof(bench_args, base.true_stereo), NULL, NULL},
+    {"fan-out", ES_PARAM_INT, 1, 4096, "N", "1 input -> N outputs, one filter each (N paths)",
+     offsetof(bench_args, base.fan_out), NULL, NULL},
+    {"block", ES_PARAM_INT_LIST, ES_BLOCK_MIN, ES_BLOCK_MAX, "N,...",
+     "frames per block (default 256)", offsetof(bench_args, blocks), NULL, NULL},
+    {"seconds", ES_PARAM_DOUBLE, 0.01, 3600, "T",
+     "audio per measurement after 16 warm-up blocks (default 5)",
+     offsetof(bench_args, base.seconds), NULL, NULL},
+    {"rate", ES_PARAM_DOUBLE, 8000, 384000, "HZ", "sample rate (default 48000)",
+     offsetof(bench_args, base.rate), NULL, NULL},
+    ES_PARAM_PARTITION(bench_args, base.options.partition),
+    {"estimate", ES_PARAM_FLAG, 0, 1, NULL, "FFTW_ESTIMATE plans instead of FFTW_MEASURE",
+     offsetof(bench_args, estimate), NULL, NULL},
+    {"measure", ES_PARAM_FLAG, 0, 0, NULL, "FFTW_MEASURE plans (the default)",
+     offsetof(bench_args, estimate), NULL, NULL},
+    ES_PARAM_PIPELINED(bench_args, base.options.gpu_pipelined),
+    ES_PARAM_GPU(bench_args, base.options.gpu_device),
+    {"max-wall", ES_PARAM_DOUBLE, 0.1, 36000, "S",
+     "stop a measurement after S seconds of wall time (default 30)",
+     offsetof(bench_args, base.max_wall), NULL, NULL},
+    {"find-max", ES_PARAM_FLAG, 0, 1, NULL,
+     "search the longest IR each engine runs with zero misses", offsetof(bench_args, find_max),
+     NULL, NULL},
+    {"paced", ES_PARAM_FLAG, 0, 1, NULL,
+     "start each block one period after the previous one on an\n"
+     "absolute clock, as an audio callback runs (a pipelined\n"
+     "GPU engine then has a period to finish); default: back\n"
+     "to back, which measures throughput", offsetof(bench_args, base.paced), NULL, NULL},
+    {"realtime", ES_PARAM_FLAG, 0, 1, NULL,
+     "run the measuring thread at SCHED_FIFO, as an audio\n"
+     "thread would be (needs RLIMIT_RTPRIO or CAP_SYS_NICE)", offsetof(bench_args, realtime),
+     NULL, NULL},
+    {"json", ES_PARAM_FLAG, 0, 1, NULL, "one JSON object per line instead of the table",
+     offsetof(bench_args, json), NULL, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 static int parse(int argc, char **argv, bench_args *a)
 {
-    const char *engine = "all", *v;
-    a->base = (es_bench_config){.rate = 48000, .channels = 2, .seconds = 5,
-                                .max_wall = 30, .options = {.fft_measure = 1}};
-    a->ir_seconds[0] = 2;
-    a->ir_count = 1;
-    a->blocks[0] = 256;
-    a->block_count = 1;
-    a->channels[0] = 2;
-    a->channel_count = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-            fputs(usage, stdout);
-            exit(0);
-        } else if (!strcmp(o, "--engine")) {
-            if (!(engine = es_arg_value(argc, argv, &i)))
-                return -1;
-        } else if (!strcmp(o, "--ir-seconds")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                (a->ir_count = es_arg_double_list(o, v, 1e-4, 600, a->ir_seconds, MAX_LIST)) < 0)
-                return -1;
-        } else if (!strcmp(o, "--block")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                (a->block_count = es_arg_int_list(o, v, 1, 65536, a->blocks, MAX_LIST)) < 0)
-                return -1;
-        } else if (!strcmp(o, "--channels")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                (a->channel_count = es_arg_int_list(o, v, 1, 64, a->channels, MAX_LIST)) < 0)
-                return -1;
-        } else if (!strcmp(o, "--fan-out")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                es_arg_int(o, v, 1, 4096, &a->base.fan_out) < 0)
-                return -1;
-        } else if (!strcmp(o, "--ir-taps")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                es_arg_int(o, v, 1, 100000000, &a->base.ir_taps) < 0)
-                return -1;
-        } else if (!strcmp(o, "--gpu")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                es_arg_int(o, v, 0, 64, &a->base.options.gpu_device) < 0)
-                return -1;
-        } else if (!strcmp(o, "--seconds")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                es_arg_double(o, v, 0.01, 3600, &a->base.seconds) < 0)
-                return -1;
-        } else if (!strcmp(o, "--max-wall")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                es_arg_double(o, v, 0.1, 36000, &a->base.max_wall) < 0)
-                return -1;
-        } else if (!strcmp(o, "--rate")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                es_arg_double(o, v, 8000, 384000, &a->base.rate) < 0)
-                return -1;
-        } else if (!strcmp(o, "--partition")) {
-            if (!(v = es_arg_value(argc, argv, &i)) ||
-                es_arg_int(o, v, 1, 65536, &a->base.options.partition) < 0)
-                return -1;
-        } else if (!strcmp(o, "--true-stereo")) {
-            a->base.true_stereo = 1;
-        } else if (!strcmp(o, "--estimate")) {
-            a->base.options.fft_measure = 0;
-        } else if (!strcmp(o, "--measure")) {
-            a->base.options.fft_measure = 1;
-        } else if (!strcmp(o, "--pipelined")) {
-            a->base.options.gpu_pipelined = 1;
-        } else if (!strcmp(o, "--paced")) {
-            a->base.paced = 1;
-        } else if (!strcmp(o, "--realtime")) {
-            a->realtime = 1;
-        } else if (!strcmp(o, "--find-max")) {
-            a->find_max = 1;
-        } else if (!strcmp(o, "--json")) {
-            a->json = 1;
-        } else {
-            es_error("bench: unknown option '%s' (see earshot bench --help)", o);
-            return -1;
-        }
+    *a = (bench_args){.engine = "all", .ir_seconds = {1, {2}}, .blocks = {1, {256}},
+                      .channels = {1, {2}}};
+    a->base = (es_bench_config){.rate = 48000, .channels = 2, .seconds = 5, .max_wall = 30};
+    char err[512];
+    int help;
+    if (es_params_parse_argv(params, argc, argv, a, NULL, 0, NULL, &help, err, sizeof err) != 0) {
+        es_error("bench: %s (see earshot bench --help)", err);
+        return -1;
     }
-    a->ir_taps_given = a->base.ir_taps > 0;
-    if (strcmp(engine, "all") == 0) {
+    if (help) {
+        fputs(usage, stdout);
+        es_params_help(params, stdout);
+        fputs(usage_tail, stdout);
+        exit(0);
+    }
+    a->base.options.fft_measure = !a->estimate;
+    if (strcmp(a->engine, "all") == 0) {
         char why[256];
         for (int k = 0; es_engines[k] && a->engine_count < 8; k++)
             if (es_engines[k]->probe(why, sizeof why))
                 a->engines[a->engine_count++] = es_engines[k];
-    } else {
-        char list[256];
-        snprintf(list, sizeof list, "%s", engine);
-        for (char *name = strtok(list, ","); name && a->engine_count < 8;
-             name = strtok(NULL, ",")) {
-            if (es_arg_engine("--engine", name, &a->engines[a->engine_count++]))
-                return -1;
+        return 0;
+    }
+    char list[257];
+    snprintf(list, sizeof list, "%s", a->engine);
+    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+        char why[300];
+        if (a->engine_count == 8) {
+            es_error("bench: --engine: at most 8 engines");
+            return -1;
+        }
+        if (es_engine_param_parse(name, &a->engines[a->engine_count++], why, sizeof why)) {
+            es_error("bench: --engine '%s': %s", name, why);
+            return -1;
         }
     }
     return 0;
@@ -271,26 +244,27 @@ int es_bench_main(int argc, char **argv)
     if (!a.json && !a.find_max)
         print_header();
     for (int k = 0; k < a.engine_count; k++)
-        for (int ch = 0; ch < a.channel_count; ch++)
-            for (int b = 0; b < a.block_count; b++) {
+        for (int ch = 0; ch < a.channels.count; ch++)
+            for (int b = 0; b < a.blocks.count; b++) {
                 es_bench_config c = a.base;
                 c.engine = a.engines[k];
-                c.block = a.blocks[b];
-                c.channels = a.channels[ch];
+                c.block = a.blocks.v[b];
+                c.channels = a.channels.v[ch];
                 if (a.find_max) {
                     find_max(&c, a.json);
                     continue;
                 }
-                for (int s = 0; s < a.ir_count; s++) {
+                const int ir_taps_given = a.base.ir_taps > 0;
+                for (int s = 0; s < a.ir_seconds.count; s++) {
                     es_bench_result r;
-                    c.ir_seconds = a.ir_taps_given ? c.ir_taps / c.rate : a.ir_seconds[s];
+                    c.ir_seconds = ir_taps_given ? c.ir_taps / c.rate : a.ir_seconds.v[s];
                     if (es_bench_run(&c, &r) == 0) {
                         print_row(&c, &r, a.json);
                     } else {
                         print_failure(&c, r.error, a.json);
                         failures++;
                     }
-                    if (a.ir_taps_given)
+                    if (ir_taps_given)
                         break;
                 }
             }

@@ -46,7 +46,7 @@ typedef struct {
     const char *name;
 } es_spectral_kernels;
 
-/* Fastest for this CPU; ES_FORCE_PORTABLE=1 picks the portable ones. */
+/* Fastest for this CPU; EARSHOT_FORCE_PORTABLE=1 picks the portable ones. */
 void es_spectral_select(es_spectral_kernels *k);
 
 #endif

@@ -5,7 +5,7 @@
 
 int es_cpu_use_avx2_fma(void)
 {
-    const char *force = getenv("ES_FORCE_PORTABLE");
+    const char *force = getenv("EARSHOT_FORCE_PORTABLE");
     if (force && strcmp(force, "0") != 0)
         return 0;
 #ifdef ES_HAVE_AVX2

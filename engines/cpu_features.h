@@ -3,7 +3,7 @@
 #define ES_CPU_FEATURES_H
 
 /* 1 when the AVX2+FMA kernels were built and this CPU runs them, unless
- * ES_FORCE_PORTABLE is set to something other than 0 (tests use it to
+ * EARSHOT_FORCE_PORTABLE is set to something other than 0 (tests use it to
  * check the portable kernels on machines that have AVX2). */
 int es_cpu_use_avx2_fma(void);
 

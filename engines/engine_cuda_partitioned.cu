@@ -49,7 +49,9 @@ struct cupart {
                                    aligned and warps load whole sectors */
     int splits, tile, lanes, bin_tiles; /* MAC layout (bin pairs), see mac_kernel */
     int rtile, rlanes, rtiles;  /* reduce layout (single bins) */
+#ifdef ES_TESTING
     long fail_after, launches;  /* fault injection, see es_gpu_fail_after */
+#endif
     /* Worker-side state: only the worker thread touches these after create. */
     int fill, newest;
     cufftHandle forward, inverse;
@@ -266,11 +268,14 @@ static int cupart_run(void *ctx, int frames, char *err, size_t n)
     es_gpu_header *h = es_staging_header(&c->gpu.st);
     for (int done = 0; done < frames;) {
         const int chunk = frames - done < c->part - c->fill ? frames - done : c->part - c->fill;
+#ifdef ES_TESTING
         if (c->fail_after && ++c->launches > c->fail_after) {
-            snprintf(err, n, "%s: simulated device error after %ld launches (ES_GPU_FAIL_AFTER)",
+            snprintf(err, n,
+                     "%s: simulated device error after %ld launches (EARSHOT_GPU_FAIL_AFTER)",
                      ES_ENGINE_NAME, c->fail_after);
             return -1;
         }
+#endif
         h->frames = chunk;
         h->offset = done;
         h->position = c->fill;
@@ -428,7 +433,9 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     c->parts = (ir->length + c->part - 1) / c->part;
     c->bins = c->part + 1;
     c->stride = (c->bins + 3) & ~3;
+#ifdef ES_TESTING
     c->fail_after = es_gpu_fail_after();
+#endif
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
     ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->gpu.stream, cudaStreamNonBlocking));
     if (es_staging_alloc(&c->gpu.st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))

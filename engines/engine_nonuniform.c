@@ -49,8 +49,10 @@ typedef struct {
     long long late_job;      /* the last job process() found late (audio thread) */
     pthread_t thread;
     int started, realtime;
-    atomic_int slow_jobs;    /* tests: the next jobs each take slow_us longer */
+#ifdef ES_TESTING
+    atomic_int slow_jobs;    /* the next jobs each take slow_us longer */
     double slow_us;
+#endif
 } level;
 
 struct nonuniform {
@@ -106,12 +108,14 @@ static void *worker(void *arg)
                     sem_post(&l->finished);
                 continue;
             }
+#ifdef ES_TESTING
             if (atomic_load_explicit(&l->slow_jobs, memory_order_relaxed) > 0) {
                 atomic_fetch_sub(&l->slow_jobs, 1);
                 const long long until = es_now_ns() + (long long)(l->slow_us * 1e3);
                 while (es_now_ns() < until)
                     ;
             }
+#endif
             /* Straight into job j's result slot: process() reads a slot only
              * once `done` says it is finished. */
             const size_t slot = (size_t)(j % l->slots) * (size_t)P;
@@ -361,6 +365,7 @@ static int nu_probe(char *why, size_t n)
     return 1;
 }
 
+#ifdef ES_TESTING
 void es_nonuniform_slow_tail(es_engine *e, int level_index, int jobs, double us)
 {
     nonuniform *u = (nonuniform *)e;
@@ -370,6 +375,7 @@ void es_nonuniform_slow_tail(es_engine *e, int level_index, int jobs, double us)
             atomic_store(&u->level[k].slow_jobs, jobs);
         }
 }
+#endif
 
 int es_nonuniform_describe(const es_engine *e, char *out, size_t n)
 {

@@ -38,7 +38,7 @@ ES_RT void es_fir_avx2(const float *hr, int taps, const float *x, float *y,
 #endif
 
 /* The fastest kernel this CPU runs, and its name ("avx2+fma", "portable").
- * Setting ES_FORCE_PORTABLE=1 in the environment picks the portable one. */
+ * Setting EARSHOT_FORCE_PORTABLE=1 in the environment picks the portable one. */
 es_fir_fn es_fir_select(const char **name);
 
 #endif

@@ -136,8 +136,11 @@ cudaError_t es_gpu_wait(cudaStream_t stream);
 /* Multiprocessors on the current device (for grid sizing). */
 int es_gpu_multiprocessors(void);
 
-/* Parses ES_GPU_FAIL_AFTER: a GPU engine reports a device error after that
- * many launches, to exercise the fallback path without a broken GPU. 0 off. */
+#ifdef ES_TESTING
+/* Test builds only (earshot_engines_testing): parses EARSHOT_GPU_FAIL_AFTER,
+ * and a GPU engine reports a device error after that many launches, to
+ * exercise the fallback path without a broken GPU. 0 off. */
 long es_gpu_fail_after(void);
+#endif
 
 #endif

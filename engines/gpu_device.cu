@@ -194,11 +194,13 @@ int es_gpu_multiprocessors(void)
     return sms > 0 ? sms : 1;
 }
 
+#ifdef ES_TESTING
 long es_gpu_fail_after(void)
 {
-    const char *v = getenv("ES_GPU_FAIL_AFTER");
+    const char *v = getenv("EARSHOT_GPU_FAIL_AFTER");
     return v ? strtol(v, NULL, 10) : 0;
 }
+#endif
 
 int es_staging_alloc(es_gpu_staging *s, int inputs, int outputs, int max_block,
                      const char *engine, char *err, size_t n)

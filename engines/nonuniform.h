@@ -1,5 +1,5 @@
-/* The non-uniform engine's plan and its test hooks (internal to engines/
- * and its tests). */
+/* The non-uniform engine's plan and its test hook (internal to engines/
+ * and its tests; the hook exists in test builds only). */
 #ifndef ES_NONUNIFORM_H
 #define ES_NONUNIFORM_H
 
@@ -31,9 +31,12 @@ void es_nu_plan_choose(const es_format *fmt, const es_ir *ir, int head_part, es_
 void es_nu_plan_make(const es_format *fmt, const es_ir *ir, int head_part, int ratio,
                      int max_part, es_nu_plan *plan);
 
-/* Tests: the next `jobs` jobs of tail level `level_index` (1 = the first
- * tail level) each take `us` microseconds longer. */
+#ifdef ES_TESTING
+/* Test builds only (earshot_engines_testing): the next `jobs` jobs of tail
+ * level `level_index` (1 = the first tail level) each take `us`
+ * microseconds longer. */
 void es_nonuniform_slow_tail(es_engine *e, int level_index, int jobs, double us);
+#endif
 /* "count x part @ offset" per tail level into out; returns the tail levels. */
 int es_nonuniform_describe(const es_engine *e, char *out, size_t n);
 

@@ -4,7 +4,7 @@
 
 #include "classes.h"
 #include "partition.h"
-#include "core/args.h"
+#include "engine_params.h"
 
 /* The CUDA classes always exist: without the toolkit they come from
  * cuda_unavailable.c and their probe says why. */
@@ -81,13 +81,15 @@ void es_engine_get_status(const es_engine *e, es_engine_status *st)
         e->klass->status(e, st);
 }
 
-int es_arg_engine(const char *opt, const char *text, const es_engine_class **out)
+int es_engine_param_parse(const char *text, void *dst, char *why, size_t n)
 {
-    char names[256];
-    if (!(*out = es_engine_find(text))) {
-        es_error("%s '%s': unknown engine (choose from %s)", opt, text, es_engine_names(names, sizeof names));
+    const es_engine_class *k = es_engine_find(text);
+    if (!k) {
+        char names[256];
+        snprintf(why, n, "unknown engine (choose from %s)", es_engine_names(names, sizeof names));
         return -1;
     }
+    *(const es_engine_class **)dst = k;
     return 0;
 }
 

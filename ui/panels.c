@@ -67,37 +67,8 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
     }
 }
 
-void ui_room_measure(ui_model *m, int i)
-{
-    ui_room_info *info = &m->rooms[i];
-    if (info->measured)
-        return;
-    es_room_loader *l = es_session_rooms(m->session);
-    const es_room *room = &l->lib.rooms[i];
-    char err[512];
-    const es_prepared_room *p = es_room_cache_get(&l->cache, room,
-                                                  es_session_now(m->session)->rate, err,
-                                                  sizeof err);
-    if (!p) {
-        snprintf(info->error, sizeof info->error, "%s", err);
-        info->measured = -1;
-        return;
-    }
-    info->seconds = p->frames / p->rate;
-    info->channels = p->channels;
-    info->gain_db = p->gain_db;
-    if (es_acoustics_measure(p->ch[0], p->frames, p->rate, &info->a) != 0 ||
-        es_acoustics_decay_curve(p->ch[0], p->frames, p->rate, info->decay,
-                                 UI_DECAY_POINTS) != 0) {
-        snprintf(info->error, sizeof info->error, "%s: silent", room->name);
-        info->measured = -1;
-        return;
-    }
-    info->measured = 1;
-}
-
 /* The decay curve, 0 to -60 dB down the rows, 0 to usable_s across. */
-static void decay_plot(const ui_room_info *info, const ui_rect *r, int top)
+static void decay_plot(const es_room_info *info, const ui_rect *r, int top)
 {
     const int rows = r->h - top, cols = r->w - 7;
     if (rows < 2 || cols < 8)
@@ -109,7 +80,7 @@ static void decay_plot(const ui_room_info *info, const ui_rect *r, int top)
     }
     attron(COLOR_PAIR(UI_WET));
     for (int c = 0; c < cols; c++) {
-        const int k = (int)((double)c * (UI_DECAY_POINTS - 1) / (cols - 1) + 0.5);
+        const int k = (int)((double)c * (ES_DECAY_POINTS - 1) / (cols - 1) + 0.5);
         double db = info->decay[k] < -60 ? -60 : info->decay[k];
         const int row = (int)lround(-db / 60.0 * (rows - 1));
         if (info->decay[k] >= -60)
@@ -120,7 +91,7 @@ static void decay_plot(const ui_room_info *info, const ui_rect *r, int top)
 
 void ui_draw_rooms(ui_model *m, const ui_rect *r)
 {
-    const es_library *lib = &es_session_rooms(m->session)->lib;
+    const es_library *lib = es_session_library(m->session);
     title(r, "Rooms  (up/down, Enter: play)");
     /* The list takes about half the panel; the rest is parameters and plot. */
     int list_h = (r->h - 1) / 2;
@@ -133,12 +104,16 @@ void ui_draw_rooms(ui_model *m, const ui_rect *r)
     if (m->room_count == 0)
         put(r, 1, 1, "(no rooms: see earshot rooms --help)");
     const char *playing = es_session_room(m->session);
+    const char *wanted = es_session_want(m->session).room;
+    char preparing[256] = "";
+    es_session_preparing(m->session, preparing, sizeof preparing);
     for (int k = 0; k < list_h && m->top + k < m->room_count; k++) {
         const int i = m->top + k;
         char line[160];
         const int here = !strcmp(lib->rooms[i].name, playing);
+        const int coming = preparing[0] && !strcmp(lib->rooms[i].name, wanted) && !here;
         snprintf(line, sizeof line, "%c %-16s %s", i == m->cursor ? '>' : ' ',
-                 lib->rooms[i].name, here ? "playing" : "");
+                 lib->rooms[i].name, here ? "playing" : coming ? "preparing" : "");
         if (i == m->cursor)
             attron(A_REVERSE);
         put(r, 1 + k, 0, line);
@@ -147,10 +122,16 @@ void ui_draw_rooms(ui_model *m, const ui_rect *r)
     }
     if (m->room_count == 0)
         return;
-    ui_room_measure(m, m->cursor);
-    const ui_room_info *info = &m->rooms[m->cursor];
+    /* Measured on the session's preparer thread; asked for here. */
+    const es_room_info *info = es_session_room_info(m->session, m->cursor);
     const int at = 1 + list_h;
     char line[256];
+    if (info->measured == 0) {
+        attron(COLOR_PAIR(UI_DIM));
+        put(r, at, 0, "measuring...");
+        attroff(COLOR_PAIR(UI_DIM));
+        return;
+    }
     if (info->measured < 0) {
         attron(COLOR_PAIR(UI_BAD));
         put(r, at, 0, info->error);
@@ -174,17 +155,21 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
 {
     const es_session_config *c = es_session_now(m->session);
     const es_engine_class *prev = es_session_previous_engine(m->session);
-    char heading[64];
+    char heading[64], preparing[256] = "";
     snprintf(heading, sizeof heading, "Engines  (1-%d, Tab: A/B)", m->engine_count);
+    es_session_preparing(m->session, preparing, sizeof preparing);
+    const es_engine_class *wanted = es_session_want(m->session).engine;
     title(r, heading);
     for (int i = 0; i < m->engine_count && 1 + i < r->h - 1; i++) {
         const es_engine_class *k = es_engines[i];
         const int playing = m->stats.engine && !strcmp(m->stats.engine, k->name);
         char line[256];
         const char *mark = k == c->engine ? "A" : k == prev ? "B" : " ";
+        const int coming = preparing[0] && k == wanted && k != c->engine;
         if (m->engine_ok[i])
             snprintf(line, sizeof line, "%d %s %-17s %s", i + 1, mark, k->name,
-                     playing ? (m->stats.crossfading ? "crossfading" : "playing") : "");
+                     playing ? (m->stats.crossfading ? "crossfading" : "playing")
+                     : coming ? "preparing" : "");
         else
             snprintf(line, sizeof line, "%d   %-17s off: %s", i + 1, k->name,
                      m->engine_why[i]);
@@ -195,8 +180,8 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
         attroff(attr);
     }
     char line[160];
-    const int partitioned = strstr(c->engine->name, "partitioned") != NULL;
-    const int gpu = !strncmp(c->engine->name, "cuda", 4);
+    const int partitioned = (c->engine->caps & ES_CAP_PARTITION) != 0;
+    const int gpu = (c->engine->caps & ES_CAP_PIPELINED) != 0;
     if (partitioned && c->options.partition)
         snprintf(line, sizeof line, "partition %d", c->options.partition);
     else
@@ -223,41 +208,45 @@ void ui_draw_messages(const ui_model *m, const ui_rect *r)
 
 void ui_draw_status(const ui_model *m, const ui_rect *r)
 {
-    (void)m;
+    char line[160], preparing[256];
+    if (es_session_preparing(m->session, preparing, sizeof preparing))
+        snprintf(line, sizeof line, " preparing %.120s ...", preparing);
+    else
+        snprintf(line, sizeof line, " ?:help q:quit Enter:room 1-%d:engine Tab:A/B [ ]:block "
+                 "s:source r:record v:view", m->engine_count);
     attron(A_REVERSE);
     mvhline(r->y, r->x, ' ', r->w);
-    put(r, 0, 0, " ?:help q:quit Enter:room 1-5:engine Tab:A/B [ ]:block s:source "
-                 "r:record v:view");
+    put(r, 0, 0, line);
     attroff(A_REVERSE);
 }
 
-static const char *const help_lines[] = {
-    "earshot workstation: keys",
-    "",
-    "up/down, k/j   choose a room in the list",
-    "Enter          play it (crossfade; the old room plays until it is ready)",
-    "1 2 3 4 5      play through that engine (crossfade, same room)",
-    "Tab            A/B: back to the engine before",
-    "[ ]            block size down/up (the stream reopens; latency follows)",
-    "{ }            partition size down/up (partitioned engines)",
-    "p              GPU pipelined mode on/off (CUDA engines; +1 block latency)",
-    ", .            wet/dry mix: drier/wetter (10 % steps, equal power)",
-    "- +            output gain down/up 1 dB",
-    "s              source: test signal, file (--input FILE), microphone",
-    "r              start/stop recording: earshot-TIME.wav (+ -dry.wav)",
-    "c              clear the meters (misses, load, counts)",
-    "v              spectrum or scrolling spectrogram",
-    "?              this help; any key closes it",
-    "q, Ctrl-C      quit (recordings are finished first)",
-    "",
-    "Meters: DSP load is the callback's processing time over its budget;",
-    "a miss is a block over budget or a GPU result not ready in time.",
-};
+/* The help: the command table's keys and words (commands.h), then the
+ * keys only the screen has. */
+static int help_lines(char lines[][100], int cap)
+{
+    int n = 0;
+    snprintf(lines[n++], 100, "earshot workstation: keys (and play --commands lines)");
+    snprintf(lines[n++], 100, "%s", "");
+    for (const es_command *c = es_commands; c->name && n < cap; c++)
+        snprintf(lines[n++], 100, "%-14s %-10s %.70s", c->keys, c->name, c->help);
+    static const char *const screen_only[] = {
+        "v              spectrum or scrolling spectrogram",
+        "?              this help; any key closes it",
+        "Ctrl-C         quit, as q (recordings are finished first)",
+        "",
+        "Meters: DSP load is the callback's processing time over its budget;",
+        "a miss is a block over budget or a GPU result not ready in time.",
+    };
+    for (size_t k = 0; k < sizeof screen_only / sizeof *screen_only && n < cap; k++)
+        snprintf(lines[n++], 100, "%s", screen_only[k]);
+    return n;
+}
 
 void ui_draw_help(const ui_model *m, int lines, int cols)
 {
     (void)m;
-    const int n = (int)(sizeof help_lines / sizeof *help_lines);
+    char text[40][100];
+    const int n = help_lines(text, 40);
     const int w = 76 < cols - 2 ? 76 : cols - 2, h = n + 2 < lines ? n + 2 : lines;
     const int y = (lines - h) / 2, x = (cols - w) / 2;
     for (int row = 0; row < h; row++)
@@ -269,7 +258,7 @@ void ui_draw_help(const ui_model *m, int lines, int cols)
     for (int i = 0; i < n && 1 + i < h - 1; i++) {
         if (i == 0)
             attron(A_BOLD);
-        mvaddnstr(y + 1 + i, x + 2, help_lines[i], w - 4);
+        mvaddnstr(y + 1 + i, x + 2, text[i], w - 4);
         if (i == 0)
             attroff(A_BOLD);
     }

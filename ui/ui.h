@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "acoustics.h"
+#include "commands.h"
 #include "session.h"
 #include "stats.h"
 #include "workstation.h"
@@ -16,7 +16,6 @@
 #define UI_HISTORY 512        /* DSP load history columns kept */
 #define UI_HISTORY_PERIOD 0.25 /* seconds per history column (its worst block) */
 #define UI_MISS_WINDOW 10.0   /* seconds of "misses lately" */
-#define UI_DECAY_POINTS 256   /* energy decay curve samples per room */
 #define UI_MAX_ENGINES 8
 
 typedef struct {
@@ -24,16 +23,6 @@ typedef struct {
     char text[300];
     int problem;
 } ui_message;
-
-/* A library room as the room panel shows it, measured when first shown. */
-typedef struct {
-    int measured;             /* 0 not yet, 1 done, -1 failed (error says why) */
-    es_acoustics a;           /* broadband, first channel */
-    double seconds, gain_db;
-    int channels;
-    double decay[UI_DECAY_POINTS]; /* dB, evenly over a.usable_s */
-    char error[512];
-} ui_room_info;
 
 typedef struct {
     int y, x, h, w;
@@ -52,7 +41,6 @@ typedef struct {
 
     /* rooms */
     int cursor, top;
-    ui_room_info *rooms;      /* one per library room */
     int room_count;
 
     /* engines: probed once */
@@ -98,8 +86,6 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r);
 void ui_draw_messages(const ui_model *m, const ui_rect *r);
 void ui_draw_status(const ui_model *m, const ui_rect *r);
 void ui_draw_help(const ui_model *m, int lines, int cols);
-/* Measures room i if it has not been (prepares it at the stream rate). */
-void ui_room_measure(ui_model *m, int i);
 
 /* meters.c */
 void ui_meters_update(ui_model *m);

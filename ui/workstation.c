@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/args.h"
+#include "engine.h"
 #include "ui.h"
 
 static volatile sig_atomic_t quit_requested;
@@ -104,13 +105,27 @@ static void note(ui_model *m, int problem, const char *fmt, ...)
     say(m, problem, line);
 }
 
+/* Every key that changes the session becomes a command line, run through
+ * the same table (commands.h) as play's --commands: the same limits, the
+ * same refusals in the same words. */
+static void command(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void command(ui_model *m, const char *fmt, ...)
+{
+    char line[1200], err[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (es_command_run(m->session, line, err, sizeof err) < 0 && err[0])
+        note(m, 1, "%s", err);
+}
+
 static void apply_mix(ui_model *m)
 {
     const double quarter = 1.5707963267948966;
-    const es_mix mix = {.wet = (float)sin(m->balance * quarter),
-                        .dry = (float)cos(m->balance * quarter),
-                        .gain = (float)pow(10.0, m->gain_db / 20.0)};
-    es_session_set_mix(m->session, &mix);
+    command(m, "mix %.6f %.6f %.6f", sin(m->balance * quarter), cos(m->balance * quarter),
+            pow(10.0, m->gain_db / 20.0));
 }
 
 static void pick_engine(ui_model *m, int i)
@@ -121,67 +136,61 @@ static void pick_engine(ui_model *m, int i)
         note(m, 1, "%s is unavailable here: %s", es_engines[i]->name, m->engine_why[i]);
         return;
     }
-    if (es_engines[i] == es_session_now(m->session)->engine) {
+    if (es_engines[i] == es_session_want(m->session).engine) {
         note(m, 0, "%s is playing already", es_engines[i]->name);
         return;
     }
-    es_session_set_engine(m->session, es_engines[i]);
+    command(m, "engine %s", es_engines[i]->name);
 }
 
-static void change_block(ui_model *m, int up)
+/* Halves or doubles a setting; at its limit, says so rather than asking. */
+static void step(ui_model *m, const char *name, int now, int up, double min, double max)
 {
-    const int block = es_session_now(m->session)->block;
-    const int next = up ? block * 2 : block / 2;
-    if (next < 16 || next > 8192) {
-        note(m, 1, "block %d is the %s there is (16-8192)", block, up ? "largest" : "smallest");
+    const int next = up ? now * 2 : now / 2;
+    if (next < min || next > max) {
+        note(m, 1, "%s %d is the %s there is (%.0f..%.0f)", name, now,
+             up ? "largest" : "smallest", min, max);
         return;
     }
-    es_session_set_block(m->session, next);
+    command(m, "%s %d", name, next);
 }
 
 static void change_partition(ui_model *m, int up)
 {
-    const es_session_config *c = es_session_now(m->session);
-    if (!strstr(c->engine->name, "partitioned")) {
-        note(m, 1, "%s has no partition size (pick a partitioned engine)",
-             c->engine->name);
+    const es_session_wanted w = es_session_want(m->session);
+    if (!(w.engine->caps & ES_CAP_PARTITION)) {
+        note(m, 1, "%s takes no partition size (pick one that does)", w.engine->name);
         return;
     }
-    es_options next = c->options;
-    const int now = next.partition ? next.partition : es_engine_default_partition(c->block);
-    next.partition = up ? now * 2 : now / 2;
-    if (next.partition < 16 || next.partition > 65536) {
-        note(m, 1, "partition %d is the %s there is (16-65536)", now,
-             up ? "largest" : "smallest");
-        return;
-    }
-    es_session_set_options(m->session, &next);
+    const int now = w.options.partition ? w.options.partition
+                                        : es_engine_default_partition(w.block);
+    step(m, "partition", now, up, ES_PARTITION_MIN, ES_PARTITION_MAX);
 }
 
 static void toggle_pipelined(ui_model *m)
 {
-    const es_session_config *c = es_session_now(m->session);
-    if (strncmp(c->engine->name, "cuda", 4) != 0) {
-        note(m, 1, "%s has no pipelined mode (it is for the CUDA engines)", c->engine->name);
+    const es_session_wanted w = es_session_want(m->session);
+    if (!(w.engine->caps & ES_CAP_PIPELINED)) {
+        note(m, 1, "%s has no pipelined mode", w.engine->name);
         return;
     }
-    es_options next = c->options;
-    next.gpu_pipelined = !next.gpu_pipelined;
-    es_session_set_options(m->session, &next);
+    command(m, "pipelined %s", w.options.gpu_pipelined ? "off" : "on");
 }
 
 /* The next source that can play here: signal, file (when one was given),
  * microphone (when the device is not the null device). */
 static void next_source(ui_model *m)
 {
+    static const char *const words[] = {"signal", "file", "mic"};
     const es_session_config *c = es_session_now(m->session);
+    const es_session_wanted w = es_session_want(m->session);
     for (int step = 1; step < 3; step++) {
-        const es_source_kind k = (es_source_kind)((c->source + step) % 3);
+        const es_source_kind k = (es_source_kind)((w.source + step) % 3);
         if ((k == ES_SOURCE_FILE && !c->file) ||
             (k == ES_SOURCE_MIC && !strcmp(es_player_device(es_session_player(m->session)),
                                            "null")))
             continue;
-        es_session_set_source(m->session, k);
+        command(m, "source %s", words[k]);
         return;
     }
     note(m, 1, "no other source: start with --input FILE for a file, or play on a sound "
@@ -191,7 +200,7 @@ static void next_source(ui_model *m)
 static void toggle_recording(ui_model *m)
 {
     if (es_session_recording(m->session)) {
-        es_session_record(m->session, NULL, NULL);
+        command(m, "record");
         return;
     }
     char out[64], dry[64], stamp[32];
@@ -201,6 +210,8 @@ static void toggle_recording(ui_model *m)
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     snprintf(out, sizeof out, "earshot-%s.wav", stamp);
     snprintf(dry, sizeof dry, "earshot-%s-dry.wav", stamp);
+    /* The dry take too: more than a command line says, so straight to the
+     * session (the names are made here, never typed). */
     es_session_record(m->session, out, dry);
 }
 
@@ -225,22 +236,22 @@ static int handle_key(ui_model *m, int key)
         break;
     case '\n': case '\r': case KEY_ENTER:
         if (m->room_count)
-            es_session_set_room(m->session,
-                                es_session_rooms(m->session)->lib.rooms[m->cursor].name);
+            command(m, "room %s", es_session_library(m->session)->rooms[m->cursor].name);
         break;
-    case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8':
+    case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
         pick_engine(m, key - '1');
         break;
     case '\t': {
         const es_engine_class *b = es_session_previous_engine(m->session);
         if (b)
-            es_session_set_engine(m->session, b);
+            command(m, "engine %s", b->name);
         else
-            note(m, 0, "A/B: pick a second engine with 1-4 first");
+            note(m, 0, "A/B: pick a second engine with 1-%d first", m->engine_count);
         break;
     }
     case '[': case ']':
-        change_block(m, key == ']');
+        step(m, "block", es_session_want(m->session).block, key == ']', ES_BLOCK_MIN,
+             ES_BLOCK_MAX);
         break;
     case '{': case '}':
         change_partition(m, key == '}');
@@ -265,7 +276,8 @@ static int handle_key(ui_model *m, int key)
         toggle_recording(m);
         break;
     case 'c':
-        if (es_session_reset_meters(m->session) == 0)
+        command(m, "reset");
+        if (m->message_count == 0 || !m->messages[(m->message_count - 1) % UI_MESSAGES].problem)
             note(m, 0, "meters cleared");
         break;
     case 'v':
@@ -302,9 +314,8 @@ static void model_init(ui_model *m, es_session *s)
 {
     m->session = s;
     m->balance = 1;
-    const es_library *lib = &es_session_rooms(s)->lib;
+    const es_library *lib = es_session_library(s);
     m->room_count = lib->count;
-    m->rooms = calloc((size_t)(lib->count ? lib->count : 1), sizeof *m->rooms);
     for (int i = 0; i < lib->count; i++)
         if (!strcmp(lib->rooms[i].name, es_session_room(s)))
             m->cursor = i;
@@ -390,7 +401,6 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
     if (opt->report)
         write_report(s, opt->report);
     ui_spectrum_destroy(m->spectrum);
-    free(m->rooms);
     es_session_close(s);
     return status;
 }

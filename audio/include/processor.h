@@ -10,16 +10,32 @@
  * Threads: es_processor_process() runs on the audio thread; everything else
  * on the control side, one thread at a time. They talk through two SPSC
  * rings: commands in, retired engines out (to be destroyed off the audio
- * thread, by es_processor_collect()). */
+ * thread, by es_processor_collect()).
+ *
+ * Back-pressure: the processor counts the engines it holds for swaps that
+ * the control side has not collected yet (queued, crossfading in, or
+ * retired and waiting). A swap that could overflow the retired ring is
+ * refused, so the audio thread never has to keep, drop or free one. */
 #ifndef ES_PROCESSOR_H
 #define ES_PROCESSOR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine.h"
 #include "stats.h"
 
 typedef struct es_processor es_processor;
+
+/* Uncollected swaps a processor holds at most (the retired ring's size):
+ * one more is refused until es_processor_collect() makes room. */
+#define ES_PROCESSOR_SWAPS_MAX 16
+
+/* What a mix may hold: every value finite and in 0..its maximum. A mix
+ * outside these is refused (es_processor_set_mix, es_processor_create). */
+#define ES_MIX_WET_MAX 4.0f    /* +12 dB */
+#define ES_MIX_DRY_MAX 4.0f    /* +12 dB */
+#define ES_MIX_GAIN_MAX 16.0f  /* about +24 dB */
 
 typedef struct {
     float wet;   /* linear gain of the convolved signal */
@@ -35,15 +51,15 @@ typedef struct {
      * never moves the sound in time. Below the first engine's latency it
      * is raised to that. */
     int max_latency;
-    /* Tests: busy-wait this long inside the timed part of the listed
-     * blocks (0-based block numbers, ascending), to check miss counting. */
-    const uint64_t *delay_blocks;
-    int delay_count;
-    double delay_us;
 } es_processor_config;
 
+/* 1 when every value of `mix` is finite and within 0..ES_MIX_*_MAX; else 0,
+ * with what is wrong in err when err is not NULL. */
+int es_mix_check(const es_mix *mix, char *err, size_t n);
+
 /* Takes ownership of `engine` (destroyed with the processor, also when
- * create fails). fmt is the engine's format. */
+ * create fails). fmt is the engine's format. Fails when cfg's mix does not
+ * pass es_mix_check. */
 es_processor *es_processor_create(const es_format *fmt, es_engine *engine,
                                   const es_processor_config *cfg, char *err, size_t n);
 /* Destroys the engines it holds and any retired ones. Not while process()
@@ -60,11 +76,21 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
 
 /* ---- control side ---- */
 
-/* Queues a crossfade to `engine`. 0: queued, the processor owns it.
- * -1 with a message: it does not fit (channels, block size, latency above
- * max_latency) or the queue is full; the caller still owns it. */
-int es_processor_swap(es_processor *p, es_engine *engine, char *err, size_t n);
-/* Queues a mix change (ramped over one block). 0, or -1 if the queue is full. */
+/* Queues a crossfade to `engine`, which was created for `fmt`. 0: queued,
+ * the processor owns it. -1 with a message, and the caller still owns it:
+ *   - it does not fit: fmt's inputs, outputs or sample rate differ from
+ *     the processor's, fmt's max_block is below the processor's, or its
+ *     latency is above the processor's;
+ *   - too many changes are under way (es_processor_can_swap() says 0):
+ *     collect and try again in a moment. */
+int es_processor_swap(es_processor *p, es_engine *engine, const es_format *fmt, char *err,
+                      size_t n);
+/* 1 when a swap (of an engine that fits) would be accepted now; 0 while
+ * the processor holds as many uncollected swaps as it can: wait for the
+ * crossfade, es_processor_collect(), and ask again. */
+int es_processor_can_swap(const es_processor *p);
+/* Queues a mix change (ramped over one block). 0, or -1 when the mix does
+ * not pass es_mix_check (nothing is queued) or the queue is full. */
 int es_processor_set_mix(es_processor *p, const es_mix *mix);
 /* Queues a reset of the stats. 0, or -1 if the queue is full. */
 int es_processor_reset_stats(es_processor *p);

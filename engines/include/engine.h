@@ -126,9 +126,6 @@ extern const es_engine_class *const es_engines[];
 const es_engine_class *es_engine_find(const char *name);
 /* "cpu-direct, cpu-partitioned, ..." into buf, for error messages; returns buf. */
 const char *es_engine_names(char *buf, size_t n);
-/* An engine by name for option `opt`; prints the names to choose from when
- * there is none and returns -1. */
-int es_arg_engine(const char *opt, const char *text, const es_engine_class **out);
 /* The partition size an engine with ES_CAP_PARTITION uses at this block
  * when es_options.partition is 0. */
 int es_engine_default_partition(int max_block);

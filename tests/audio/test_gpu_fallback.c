@@ -1,4 +1,4 @@
-/* A GPU engine fails mid-stream (an error injected with ES_GPU_FAIL_AFTER,
+/* A GPU engine fails mid-stream (an error injected with EARSHOT_GPU_FAIL_AFTER,
  * which takes the path a CUDA error takes): the control side falls back to
  * cpu-partitioned with the same room through the normal crossfade, says
  * why, and the stream never stops. Skipped without a usable GPU engine. */
@@ -32,7 +32,7 @@ static void tap(void *ctx, const float *const *out, int channels, int frames)
 
 static int check(const es_engine_class *k)
 {
-    setenv("ES_GPU_FAIL_AFTER", "50", 1);
+    setenv("EARSHOT_GPU_FAIL_AFTER", "50", 1);
     uint64_t rng = 3;
     es_ir *ir = es_test_ir("mono-stereo", 4800, &rng);
     es_format fmt = {.sample_rate = 48000, .max_block = BLOCK, .inputs = 1, .outputs = 2};

@@ -36,6 +36,8 @@
 #define ROOMS 3
 
 static es_ir *rooms[ROOMS];
+static const es_format fmt_all = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1,
+                                  .outputs = 2};
 static es_processor *proc;
 static atomic_int done_swapping;
 
@@ -53,10 +55,9 @@ static es_ir *make_room(int taps, double decay, uint64_t *rng)
 static es_engine *build(int k)
 {
     const es_engine_class *cls = es_engine_find(k % 2 ? "cpu-direct" : "cpu-partitioned");
-    es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 2};
     es_options opt = {0};
     char err[256];
-    es_engine *e = es_engine_create(cls, &fmt, rooms[k % ROOMS], &opt, err, sizeof err);
+    es_engine *e = es_engine_create(cls, &fmt_all, rooms[k % ROOMS], &opt, err, sizeof err);
     if (!e) {
         printf("FAIL create: %s\n", err);
         exit(1);
@@ -70,7 +71,7 @@ static void *control(void *arg)
     char err[256];
     for (int k = 1; k <= swaps; k++) {
         es_engine *e = build(k);
-        while (es_processor_swap(proc, e, err, sizeof err) != 0)
+        while (es_processor_swap(proc, e, &fmt_all, err, sizeof err) != 0)
             es_processor_collect(proc);
         /* Wait for this swap's crossfade to end before the next. */
         while (es_processor_swap_pending(proc))

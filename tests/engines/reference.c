@@ -8,9 +8,9 @@
 
 uint64_t es_test_seed(void)
 {
-    const char *env = getenv("ES_TEST_SEED");
+    const char *env = getenv("EARSHOT_TEST_SEED");
     uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
-    printf("seed %llu (set ES_TEST_SEED to replay)\n", (unsigned long long)seed);
+    printf("seed %llu (set EARSHOT_TEST_SEED to replay)\n", (unsigned long long)seed);
     return seed ? seed : 1;
 }
 

@@ -8,8 +8,8 @@
 
 #include "engine.h"
 
-/* Seeded from the clock unless ES_TEST_SEED is set; the seed is printed so a
- * failure can be replayed. */
+/* Seeded from the clock unless EARSHOT_TEST_SEED is set; the seed is
+ * printed so a failure can be replayed. */
 uint64_t es_test_seed(void);
 double es_test_uniform(uint64_t *state);       /* [-1, 1) */
 int es_test_int(uint64_t *state, int lo, int hi); /* [lo, hi] */

@@ -1,6 +1,6 @@
 /* A GPU error in the middle of a stream: the engine marks itself failed
  * with the error's text, outputs silence from then on, and nothing crashes
- * or hangs. The error is injected with ES_GPU_FAIL_AFTER (a real one cannot
+ * or hangs. The error is injected with EARSHOT_GPU_FAIL_AFTER (a real one cannot
  * be had on demand); the path it takes is the one a CUDA error takes.
  *
  *   test_gpu_fault ENGINE */
@@ -23,7 +23,7 @@ int main(int argc, char **argv)
         printf("SKIP %s: %s\n", k->name, why);
         return 77;
     }
-    setenv("ES_GPU_FAIL_AFTER", "20", 1);
+    setenv("EARSHOT_GPU_FAIL_AFTER", "20", 1);
     uint64_t rng = es_test_seed();
     es_ir *ir = es_test_ir("stereo", 3000, &rng);
     es_format fmt = {.sample_rate = 48000, .max_block = 128, .inputs = 2, .outputs = 2};

@@ -1,18 +1,21 @@
 /* The live session: opening the stream, and every change made while it
- * plays. Changes that keep the stream's shape (a room, an engine, a
- * partition size with no more latency) crossfade in the processor; the
- * rest (block size, source, more latency) build a new processor and reopen
- * the device, and the old stream plays on if that fails. */
+ * plays. A change sets the session's target (room, engine, options, block,
+ * source) and hands it to the preparer thread; es_session_poll applies
+ * what comes back. Changes that keep the stream's shape (a room, an
+ * engine, a partition size with no more latency) crossfade in the
+ * processor; the rest (block size, source, more latency) come as a new
+ * processor, and the device reopens with it. The old stream plays on if
+ * anything fails. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "fallback.h"
 #include "session_private.h"
 
 #define STALL_SECONDS 1.0 /* no callback for this long: the device is in trouble */
+#define FALLBACK_ENGINE "cpu-partitioned"
 
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
 {
@@ -102,6 +105,7 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->say_ctx = ctx;
     s->pc = (es_processor_config){.mix = {.wet = 1, .dry = 0, .gain = 1},
                                   .crossfade_ms = cfg->crossfade_ms};
+    es_ir *ir = NULL; /* the first room, until its engine is built */
     es_session_taps_init(s);
     /* Every page mapped now and later is resident before anyone touches
      * it: the audio thread never takes a page fault, which would wait on
@@ -122,13 +126,13 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     }
     snprintf(s->room, sizeof s->room, "%s", room);
     if (open_source(s, cfg->source, &s->file, &s->inputs, err, n) != 0 ||
-        !(s->ir = load_room(s, room, s->inputs, err, n)))
+        !(ir = load_room(s, room, s->inputs, err, n)))
         goto fail;
     for (int w = 0; w < 2; w++) {
         const char *path = w == REC_OUTPUT ? cfg->record : cfg->record_input;
         if (!path)
             continue;
-        const int channels = w == REC_OUTPUT ? s->ir->outputs : s->inputs;
+        const int channels = w == REC_OUTPUT ? ir->outputs : s->inputs;
         if (!(s->recorder[w] = es_recorder_open(path, cfg->rate, channels, 0, err, n)))
             goto fail;
         snprintf(s->record_path[w], sizeof s->record_path[w], "%s", path);
@@ -138,7 +142,7 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->cfg.device = automatic ? "default" : cfg->device;
     for (int attempt = 0; attempt < 2 && !s->player; attempt++) {
         char why[512];
-        es_processor *proc = build_processor(s, cfg->engine, &cfg->options, s->ir, cfg->block,
+        es_processor *proc = build_processor(s, cfg->engine, &cfg->options, ir, cfg->block,
                                              why, sizeof why);
         if (!proc) {
             snprintf(err, n, "%s: %s", room, why);
@@ -160,12 +164,46 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->cfg.device = s->device_name;
     if (es_player_start(s->player, err, n) != 0)
         goto fail;
+    /* From here on every slow thing happens on the preparer thread, which
+     * owns the room loader's cache. */
+    if (!(s->preparer = es_preparer_create(&s->rooms, cfg->rate, err, n)))
+        goto fail;
+    s->room_info = calloc((size_t)(s->rooms.lib.count ? s->rooms.lib.count : 1),
+                          sizeof *s->room_info);
+    if (!s->room_info) {
+        snprintf(err, n, "out of memory");
+        goto fail;
+    }
+    es_ir_destroy(ir);
+    ir = NULL;
+    s->target = (es_prep_request){.engine = s->cfg.engine, .options = s->cfg.options,
+                                  .block = s->cfg.block, .source = s->cfg.source,
+                                  .file = s->cfg.file};
+    snprintf(s->target.room, sizeof s->target.room, "%s", s->room);
     clock_gettime(CLOCK_MONOTONIC, &s->started);
     s->since = s->progress_at = s->started;
     return s;
 fail:
+    es_ir_destroy(ir);
     es_session_close(s);
     return NULL;
+}
+
+/* The preparer finishes what it is building (dropped), then goes; what it
+ * had to destroy is destroyed. After this nothing is being prepared. */
+static void stop_preparing(es_session *s)
+{
+    if (!s->preparer)
+        return;
+    if (s->waiting) {
+        es_preparer_discard_result(s->preparer, s->waiting);
+        s->waiting = NULL;
+    }
+    es_prep_result *r = es_preparer_take(s->preparer);
+    if (r)
+        es_preparer_discard_result(s->preparer, r);
+    es_preparer_destroy(s->preparer);
+    s->preparer = NULL;
 }
 
 int es_session_stop(es_session *s)
@@ -182,6 +220,8 @@ int es_session_stop(es_session *s)
     }
     es_player_stop(s->player);
     clock_gettime(CLOCK_MONOTONIC, &s->stopped);
+    stop_preparing(s);
+    es_processor_collect(es_player_processor(s->player));
     for (int w = 0; w < 2; w++)
         rc |= es_session_finish_recording(s, w);
     if (s->file && es_file_source_starved(s->file))
@@ -196,12 +236,13 @@ void es_session_close(es_session *s)
         return;
     if (s->player)
         es_session_stop(s);
+    stop_preparing(s);
     es_player_close(s->player);
     for (int w = 0; w < 2; w++)
         es_recorder_free(s->recorder[w]);
     es_file_source_close(s->file);
-    es_ir_destroy(s->ir);
     es_room_loader_close(&s->rooms);
+    free(s->room_info);
     free(s);
 }
 
@@ -223,30 +264,32 @@ static void watch_device(es_session *s, const es_stats *st, const struct timespe
     }
 }
 
-void es_session_poll(es_session *s)
+static const char *source_word(es_source_kind k)
 {
-    es_processor *proc = es_player_processor(s->player);
-    es_processor_collect(proc);
-    if (s->file && !s->source_said && es_file_source_error(s->file)[0]) {
-        es_session_sayf(s, 1, "input stopped: %s", es_file_source_error(s->file));
-        s->source_said = 1;
+    return k == ES_SOURCE_MIC ? "microphone" : k == ES_SOURCE_FILE ? "file" : "test signal";
+}
+
+/* A source as a person names it: the file's name, or the kind. */
+static const char *source_name(const es_session *s, es_source_kind k)
+{
+    if (k == ES_SOURCE_FILE && s->cfg.file) {
+        const char *slash = strrchr(s->cfg.file, '/');
+        return slash ? slash + 1 : s->cfg.file;
     }
-    char what[768];
-    const int fell = s->fallback_stuck ? 0 : es_fallback_poll(proc, s->ir, what, sizeof what);
-    if (fell != 0)
-        es_session_sayf(s, 1, "%s", what);
-    s->fallback_stuck |= fell < 0; /* said once; the stream plays on, silent */
-    if (fell > 0) {
-        s->previous = s->cfg.engine;
-        s->cfg.engine = es_engine_find("cpu-partitioned");
-    }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    es_stats st;
-    es_processor_stats(proc, &st);
-    if (!s->stopped_yet)
-        watch_device(s, &st, &now);
-    es_session_watch_recording(s);
+    return source_word(k);
+}
+
+/* What the stream keeps playing when a change fails, in words. */
+static void still_playing(const es_session *s, const es_prep_request *q, char *out, size_t n)
+{
+    if (strcmp(q->room, s->room) != 0)
+        snprintf(out, n, "still playing the previous room");
+    else if (q->source != s->cfg.source)
+        snprintf(out, n, "still playing the %s", source_word(s->cfg.source));
+    else if (q->block != s->cfg.block)
+        snprintf(out, n, "still playing at %d", s->cfg.block);
+    else
+        snprintf(out, n, "still playing as before");
 }
 
 /* The stream reopened with a new processor: the meters count from now. */
@@ -261,71 +304,220 @@ static int reopen(es_session *s, const es_player_config *plc, es_processor *proc
     return 0;
 }
 
-/* Plays `ir` through engine `k` with `opt`: a crossfade when the new engine
- * fits the stream's latency, else the stream reopens with room for it.
- * Takes `ir` on success. `what` names the change in messages. */
-static int play_with(es_session *s, const es_engine_class *k, const es_options *opt,
-                     es_ir *ir, const char *what)
+/* A prepared change that needs a new stream. 0, or -1 with a message (the
+ * processor is consumed either way). */
+static int apply_reopen(es_session *s, es_prep_result *r, char *err, size_t n)
+{
+    const es_prep_request *q = &r->req;
+    es_file_source *file = q->source == s->cfg.source ? s->file : r->file;
+    if (s->recorder[REC_INPUT] && r->inputs != s->inputs)
+        es_session_finish_recording(s, REC_INPUT); /* its file has the old channels */
+    es_player_config plc;
+    player_config(s, q->source, file, q->block, &plc);
+    es_processor *proc = r->proc;
+    r->proc = NULL;
+    if (reopen(s, &plc, proc, err, n) != 0)
+        return -1;
+    if (file != s->file) { /* the stream no longer reads the old one */
+        es_file_source *old = s->file;
+        s->file = file;
+        r->file = old; /* closed with the rest of the result */
+        s->source_said = 0;
+    }
+    s->inputs = r->inputs;
+    return 0;
+}
+
+/* Says what a change did, once it plays. */
+static void say_done(es_session *s, const es_prep_result *r, int reopened)
+{
+    const es_prep_request *q = &r->req;
+    const int latency = es_player_latency(s->player);
+    if (q->source != s->cfg.source)
+        es_session_sayf(s, 0, "source: %s", source_name(s, q->source));
+    else if (q->block != s->cfg.block)
+        es_session_sayf(s, 0, "block %d: latency now %d frames (%.2f ms)", q->block, latency,
+                        1e3 * latency / s->cfg.rate);
+    else if (reopened)
+        es_session_sayf(s, 0, "%s: the stream reopened, latency now %d frames", q->what,
+                        latency);
+    else
+        es_session_sayf(s, 0, "%s", q->what);
+}
+
+/* A change that failed is no longer wanted: what later changes build on
+ * goes back to what plays, where nothing newer has been asked for since. */
+static void forget(es_session *s, const es_prep_request *q)
+{
+    es_prep_request *t = &s->target;
+    if (!strcmp(t->room, q->room))
+        snprintf(t->room, sizeof t->room, "%s", s->room);
+    if (t->engine == q->engine)
+        t->engine = s->cfg.engine;
+    if (!memcmp(&t->options, &q->options, sizeof t->options))
+        t->options = s->cfg.options;
+    if (t->block == q->block)
+        t->block = s->cfg.block;
+    if (t->source == q->source)
+        t->source = s->cfg.source;
+}
+
+/* Applies a prepared change. Returns 0 when done with it (played or
+ * refused, and said), 1 when the processor cannot take a swap yet: the
+ * caller keeps it and tries again on the next poll. */
+static int apply(es_session *s, es_prep_result *r)
+{
+    const es_prep_request *q = &r->req;
+    char why[768], tail[64];
+    still_playing(s, q, tail, sizeof tail);
+    if (r->err[0]) {
+        forget(s, q);
+        if (q->fallback)
+            es_session_sayf(s, 1, "%s could not take over: %s", FALLBACK_ENGINE, r->err);
+        else
+            es_session_sayf(s, 1, "%s; %s", r->err, tail);
+        return 0;
+    }
+    es_processor *proc = es_player_processor(s->player);
+    int reopened = 0;
+    if (r->engine) {
+        if (!es_processor_can_swap(proc))
+            return 1;
+        if (es_processor_swap(proc, r->engine, &r->fmt, why, sizeof why) != 0) {
+            es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
+            return 0;
+        }
+        r->engine = NULL; /* the processor's now */
+    } else {
+        if (apply_reopen(s, r, why, sizeof why) != 0) {
+            es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
+            return 0;
+        }
+        reopened = 1;
+    }
+    if (r->note[0] && strcmp(q->room, s->room) != 0)
+        es_session_sayf(s, 0, "%s", r->note);
+    say_done(s, r, reopened); /* against what played until now */
+    if (q->engine != s->cfg.engine) {
+        s->previous = s->cfg.engine;
+        s->cfg.engine = q->engine;
+    }
+    s->cfg.options = q->options;
+    snprintf(s->room, sizeof s->room, "%s", q->room);
+    s->cfg.source = q->source;
+    s->cfg.block = q->block;
+    return 0;
+}
+
+/* Takes what the preparer finished (or what waited for the processor) and
+ * plays it. */
+static void take_prepared(es_session *s)
+{
+    es_prep_result *r = es_preparer_take(s->preparer);
+    if (r && s->waiting) { /* a newer change supersedes the one waiting */
+        es_preparer_discard_result(s->preparer, s->waiting);
+        s->waiting = NULL;
+    }
+    if (!r) {
+        r = s->waiting;
+        s->waiting = NULL;
+    }
+    if (!r)
+        return;
+    if (apply(s, r) == 1) {
+        s->waiting = r;
+        return;
+    }
+    es_preparer_discard_result(s->preparer, r);
+}
+
+static void take_measurements(es_session *s)
+{
+    es_room_info info;
+    while (es_preparer_take_measurement(s->preparer, &info))
+        if (info.index >= 0 && info.index < s->rooms.lib.count)
+            s->room_info[info.index] = info;
+}
+
+/* Submits the target as it stands, against the stream as it plays. */
+static void submit(es_session *s, const char *what, int fallback)
+{
+    es_prep_request *q = &s->target;
+    snprintf(q->what, sizeof q->what, "%.250s", what);
+    q->fallback = fallback;
+    es_processor *proc = es_player_processor(s->player);
+    const es_format *fmt = es_processor_format(proc);
+    q->rate = s->cfg.rate;
+    q->inputs = s->inputs;
+    q->outputs = fmt->outputs;
+    q->latency = es_processor_latency(proc);
+    q->block_now = s->cfg.block;
+    q->source_now = s->cfg.source;
+    q->file = s->cfg.file;
+    q->pc = s->pc;
+    es_preparer_submit(s->preparer, q);
+}
+
+/* A failed engine (a GPU error): the preparer builds the fallback for the
+ * same room, and it crossfades in like any change. Asked once per failure. */
+static void watch_engine(es_session *s, const es_stats *st)
+{
+    if (!st->engine_failed) {
+        s->fallback_asked = 0;
+        return;
+    }
+    if (s->fallback_asked)
+        return;
+    s->fallback_asked = 1;
+    const es_engine_class *k = es_engine_find(FALLBACK_ENGINE);
+    es_session_sayf(s, 1, "%s failed (%s); switching to %s, same room", st->engine,
+                    st->engine_error, FALLBACK_ENGINE);
+    s->target.engine = k;
+    char what[128];
+    snprintf(what, sizeof what, "engine %s (fallback)", FALLBACK_ENGINE);
+    submit(s, what, 1);
+}
+
+void es_session_poll(es_session *s)
 {
     es_processor *proc = es_player_processor(s->player);
-    char why[512];
-    es_engine *e = es_engine_create(k, es_processor_format(proc), ir, opt, why, sizeof why);
-    if (!e) {
-        es_session_sayf(s, 1, "%s: %s; still playing as before", what, why);
-        return -1;
+    es_processor_collect(proc);
+    if (s->preparer) {
+        take_prepared(s);
+        take_measurements(s);
     }
-    if (es_engine_latency(e) <= es_processor_latency(proc)) {
-        if (es_processor_swap(proc, e, why, sizeof why) != 0) {
-            es_session_sayf(s, 1, "%s: %s; still playing as before", what, why);
-            es_engine_destroy(e);
-            return -1;
-        }
-        es_session_sayf(s, 0, "%s", what);
-    } else {
-        /* More latency than the stream has: a crossfade would move the
-         * sound in time, so the stream reopens with room for it. */
-        es_engine_destroy(e);
-        es_processor *next = build_processor(s, k, opt, ir, s->cfg.block, why, sizeof why);
-        if (!next || reopen(s, es_player_config_now(s->player), next, why, sizeof why) != 0) {
-            es_session_sayf(s, 1, "%s: %s; still playing as before", what, why);
-            return -1;
-        }
-        es_session_sayf(s, 0, "%s: the stream reopened, latency now %d frames", what,
-                        es_player_latency(s->player));
+    if (s->file && !s->source_said && es_file_source_error(s->file)[0]) {
+        es_session_sayf(s, 1, "input stopped: %s", es_file_source_error(s->file));
+        s->source_said = 1;
     }
-    if (ir != s->ir) {
-        es_ir_destroy(s->ir);
-        s->ir = ir;
-    }
-    if (k != s->cfg.engine) {
-        s->previous = s->cfg.engine;
-        s->cfg.engine = k;
-    }
-    s->cfg.options = *opt;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    es_stats st;
+    es_processor_stats(es_player_processor(s->player), &st);
+    if (s->preparer)
+        watch_engine(s, &st);
+    if (!s->stopped_yet)
+        watch_device(s, &st, &now);
+    es_session_watch_recording(s);
+}
+
+/* A change can be asked for while the stream plays. */
+static int can_change(es_session *s, const char *what)
+{
+    if (s->preparer)
+        return 1;
+    es_session_sayf(s, 1, "%s: the session has stopped", what);
     return 0;
 }
 
 int es_session_set_room(es_session *s, const char *room)
 {
-    char err[768], what[1100];
-    es_ir *ir = load_room(s, room, s->inputs, err, sizeof err);
-    if (!ir) {
-        es_session_sayf(s, 1, "%s; still playing the previous room", err);
-        return -1;
-    }
-    const int outputs = es_processor_format(es_player_processor(s->player))->outputs;
-    if (ir->outputs != outputs) {
-        es_session_sayf(s, 1, "%s: %d output channels, the stream has %d; still playing the "
-                        "previous room", room, ir->outputs, outputs);
-        es_ir_destroy(ir);
-        return -1;
-    }
+    char what[1100];
     snprintf(what, sizeof what, "room %s", room);
-    if (play_with(s, s->cfg.engine, &s->cfg.options, ir, what) != 0) {
-        es_ir_destroy(ir);
+    if (!can_change(s, what))
         return -1;
-    }
-    snprintf(s->room, sizeof s->room, "%s", room);
+    snprintf(s->target.room, sizeof s->target.room, "%s", room);
+    submit(s, what, 0);
     return 0;
 }
 
@@ -333,7 +525,11 @@ int es_session_set_engine(es_session *s, const es_engine_class *engine)
 {
     char what[128];
     snprintf(what, sizeof what, "engine %s", engine->name);
-    return play_with(s, engine, &s->cfg.options, s->ir, what);
+    if (!can_change(s, what))
+        return -1;
+    s->target.engine = engine;
+    submit(s, what, 0);
+    return 0;
 }
 
 const es_engine_class *es_session_previous_engine(const es_session *s)
@@ -344,35 +540,48 @@ const es_engine_class *es_session_previous_engine(const es_session *s)
 int es_session_set_options(es_session *s, const es_options *options)
 {
     char what[128];
-    if (options->partition != s->cfg.options.partition)
+    const es_engine_class *k = s->target.engine;
+    if (options->partition != s->target.options.partition) {
         snprintf(what, sizeof what, "partition %d", options->partition);
-    else
+        if (!(k->caps & ES_CAP_PARTITION)) {
+            es_session_sayf(s, 1, "%s: %s takes no partition size", what, k->name);
+            return -1;
+        }
+    } else {
         snprintf(what, sizeof what, "pipelined %s", options->gpu_pipelined ? "on" : "off");
-    return play_with(s, s->cfg.engine, options, s->ir, what);
+        if (!(k->caps & ES_CAP_PIPELINED)) {
+            es_session_sayf(s, 1, "%s: %s has no pipelined mode", what, k->name);
+            return -1;
+        }
+    }
+    if (!can_change(s, what))
+        return -1;
+    s->target.options = *options;
+    submit(s, what, 0);
+    return 0;
 }
 
 int es_session_set_block(es_session *s, int block)
 {
-    char err[768];
-    es_processor *next = build_processor(s, s->cfg.engine, &s->cfg.options, s->ir, block, err,
-                                         sizeof err);
-    es_player_config plc = *es_player_config_now(s->player);
-    plc.block = block;
-    if (!next || reopen(s, &plc, next, err, sizeof err) != 0) {
-        es_session_sayf(s, 1, "block %d: %s; still playing at %d", block, err, s->cfg.block);
+    char what[64];
+    snprintf(what, sizeof what, "block %d", block);
+    if (block < ES_BLOCK_MIN || block > ES_BLOCK_MAX) {
+        es_session_sayf(s, 1, "%s: out of range (%d..%d)", what, ES_BLOCK_MIN, ES_BLOCK_MAX);
         return -1;
     }
-    s->cfg.block = block;
-    const int latency = es_player_latency(s->player);
-    es_session_sayf(s, 0, "block %d: latency now %d frames (%.2f ms)", block, latency,
-                    1e3 * latency / s->cfg.rate);
+    if (!can_change(s, what))
+        return -1;
+    s->target.block = block;
+    submit(s, what, 0);
     return 0;
 }
 
 int es_session_set_mix(es_session *s, const es_mix *mix)
 {
     if (es_processor_set_mix(es_player_processor(s->player), mix) != 0) {
-        es_session_sayf(s, 1, "mix: too many changes queued; try again");
+        es_session_sayf(s, 1, "mix %g %g %g: refused (each finite, wet 0..%g, dry 0..%g, "
+                        "gain 0..%g) or too many changes queued", mix->wet, mix->dry,
+                        mix->gain, ES_MIX_WET_MAX, ES_MIX_DRY_MAX, ES_MIX_GAIN_MAX);
         return -1;
     }
     s->pc.mix = *mix; /* kept across reopens */
@@ -389,53 +598,63 @@ int es_session_reset_meters(es_session *s)
     return 0;
 }
 
-static const char *source_word(es_source_kind k)
-{
-    return k == ES_SOURCE_MIC ? "microphone" : k == ES_SOURCE_FILE ? "file" : "test signal";
-}
-
 int es_session_set_source(es_session *s, es_source_kind kind)
 {
-    char err[768];
-    es_file_source *file;
-    int inputs;
-    if (open_source(s, kind, &file, &inputs, err, sizeof err) != 0) {
-        es_session_sayf(s, 1, "%s; still playing the %s", err, source_word(s->cfg.source));
-        return -1;
-    }
-    es_ir *ir = inputs == s->inputs ? NULL : load_room(s, s->room, inputs, err, sizeof err);
-    es_processor *next = NULL;
-    if (inputs == s->inputs || ir)
-        next = build_processor(s, s->cfg.engine, &s->cfg.options, ir ? ir : s->ir,
-                               s->cfg.block, err, sizeof err);
-    if (next && ir && ir->outputs != s->ir->outputs) {
-        snprintf(err, sizeof err, "the room has %d outputs for %d inputs, the stream %d",
-                 ir->outputs, inputs, s->ir->outputs);
-        es_processor_destroy(next);
-        next = NULL;
-    }
-    if (next && s->recorder[REC_INPUT] && inputs != s->inputs)
-        es_session_finish_recording(s, REC_INPUT); /* its file has the old channels */
-    es_player_config plc;
-    player_config(s, kind, file, s->cfg.block, &plc);
-    if (!next || reopen(s, &plc, next, err, sizeof err) != 0) {
-        es_session_sayf(s, 1, "%s: %s; still playing the %s", source_word(kind), err,
+    char what[64];
+    snprintf(what, sizeof what, "source %s", source_word(kind));
+    if (kind == ES_SOURCE_MIC && !strcmp(s->cfg.device, "null")) {
+        es_session_sayf(s, 1, "microphone: the null device has no microphone; play a file "
+                        "or the test signal, or use a sound device; still playing the %s",
                         source_word(s->cfg.source));
-        es_file_source_close(file);
-        es_ir_destroy(ir);
         return -1;
     }
-    es_file_source_close(s->file); /* the stream no longer reads it */
-    s->file = file;
-    s->source_said = 0;
-    if (ir) {
-        es_ir_destroy(s->ir);
-        s->ir = ir;
+    if (kind == ES_SOURCE_FILE && !s->cfg.file) {
+        es_session_sayf(s, 1, "file: no file to play (start with --input FILE); still "
+                        "playing the %s", source_word(s->cfg.source));
+        return -1;
     }
-    s->inputs = inputs;
-    s->cfg.source = kind;
-    es_session_sayf(s, 0, "source: %s", es_session_source_name(s));
+    if (!can_change(s, what))
+        return -1;
+    s->target.source = kind;
+    submit(s, what, 0);
     return 0;
+}
+
+int es_session_preparing(es_session *s, char *what, size_t n)
+{
+    if (s->waiting) {
+        snprintf(what, n, "%s", s->waiting->req.what);
+        return 1;
+    }
+    if (!s->preparer) {
+        if (n)
+            what[0] = 0;
+        return 0;
+    }
+    return es_preparer_busy(s->preparer, what, n);
+}
+
+const es_library *es_session_library(const es_session *s)
+{
+    return &s->rooms.lib;
+}
+
+const es_room_info *es_session_room_info(es_session *s, int index)
+{
+    static const es_room_info none = {.index = -1, .measured = -1, .error = "no such room"};
+    if (index < 0 || index >= s->rooms.lib.count)
+        return &none;
+    es_room_info *info = &s->room_info[index];
+    if (info->measured == 0 && s->preparer)
+        es_preparer_measure(s->preparer, index);
+    return info;
+}
+
+es_session_wanted es_session_want(const es_session *s)
+{
+    return (es_session_wanted){.room = s->target.room, .engine = s->target.engine,
+                               .options = s->target.options, .block = s->target.block,
+                               .source = s->target.source};
 }
 
 const es_session_config *es_session_now(const es_session *s)
@@ -458,11 +677,6 @@ es_player *es_session_player(es_session *s)
     return s->player;
 }
 
-es_room_loader *es_session_rooms(es_session *s)
-{
-    return &s->rooms;
-}
-
 const es_scope *es_session_scope(const es_session *s)
 {
     return &s->scope;
@@ -470,11 +684,7 @@ const es_scope *es_session_scope(const es_session *s)
 
 const char *es_session_source_name(const es_session *s)
 {
-    if (s->cfg.source == ES_SOURCE_FILE && s->cfg.file) {
-        const char *slash = strrchr(s->cfg.file, '/');
-        return slash ? slash + 1 : s->cfg.file;
-    }
-    return source_word(s->cfg.source);
+    return source_name(s, s->cfg.source);
 }
 
 double es_session_elapsed(const es_session *s)

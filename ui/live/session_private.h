@@ -9,7 +9,9 @@
 
 #include "core/clock.h"
 #include "file_source.h"
+#include "preparer.h"
 #include "recorder.h"
+#include "room_loader.h"
 #include "session.h"
 
 enum { REC_OUTPUT = 0, REC_INPUT = 1 };
@@ -20,8 +22,11 @@ struct es_session {
     char room[1024];           /* the room playing: a library name or a file */
     es_session_say say;
     void *say_ctx;
-    es_room_loader rooms;
-    es_ir *ir;                 /* the room's matrix for the source's channels */
+    es_room_loader rooms;      /* the preparer's once the stream plays */
+    es_preparer *preparer;
+    es_prep_request target;    /* the latest change asked for */
+    es_prep_result *waiting;   /* built, waiting for the processor to take a swap */
+    es_room_info *room_info;   /* one per library room */
     int inputs;                /* the source's channels */
     es_file_source *file;
     es_processor_config pc;
@@ -42,7 +47,7 @@ struct es_session {
     /* Watching the stream (es_session_poll). */
     struct timespec started, since, stopped, progress_at;
     uint64_t progress_blocks;
-    int stalled, fallback_stuck, source_said, stopped_yet;
+    int stalled, fallback_asked, source_said, stopped_yet;
 };
 
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)

@@ -82,7 +82,8 @@ int es_session_record(es_session *s, const char *path, const char *input_path)
     }
     es_recorder *next[2] = {NULL, NULL};
     const char *paths[2] = {path, input_path};
-    const int channels[2] = {s->ir->outputs, s->inputs};
+    const int channels[2] = {es_processor_format(es_player_processor(s->player))->outputs,
+                             s->inputs};
     char err[768];
     for (int w = 0; w < 2; w++) {
         if (paths[w] && !(next[w] = es_recorder_open(paths[w], s->cfg.rate, channels[w], 0,

@@ -5,9 +5,14 @@
  * from command lines, the workstation from keys; neither touches the audio
  * path any other way.
  *
- * Control side only, from one thread. Every change either happens or
- * leaves the stream playing as before, and either way the session says so
- * in one line through the `say` callback. */
+ * Control side only, from one thread, which never waits on a change: a
+ * change is a request to the session's preparer thread, which loads the
+ * room, opens the file, builds the engine (FFT planning, GPU set-up) and,
+ * when the stream's shape changes, a new processor. es_session_poll()
+ * applies what is ready: a crossfade, or a stream reopened. A request made
+ * while an earlier one is still being prepared supersedes it. Every change
+ * either happens or leaves the stream playing as before, and either way
+ * the session says so in one line through the `say` callback. */
 #ifndef ES_SESSION_H
 #define ES_SESSION_H
 
@@ -15,9 +20,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "acoustics.h"
 #include "engine.h"
+#include "library.h"
 #include "player.h"
-#include "room_loader.h"
 #include "scope.h"
 
 typedef enum { ES_SOURCE_SIGNAL, ES_SOURCE_FILE, ES_SOURCE_MIC } es_source_kind;
@@ -37,6 +43,18 @@ typedef struct {
     const char *record, *record_input; /* record from the start, or NULL */
 } es_session_config;
 
+/* A library room as the screen shows it, measured on the preparer thread. */
+#define ES_DECAY_POINTS 256
+typedef struct {
+    int index;                 /* in the library */
+    int measured;              /* 0 not yet (asked for), 1 done, -1 failed (error says why) */
+    es_acoustics a;            /* broadband, first channel */
+    double seconds, gain_db;
+    int channels;
+    double decay[ES_DECAY_POINTS]; /* dB, evenly over a.usable_s */
+    char error[512];
+} es_room_info;
+
 /* One line for the person: what happened; `problem` when it went wrong. */
 typedef void (*es_session_say)(void *ctx, int problem, const char *line);
 
@@ -52,12 +70,16 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
 int es_session_stop(es_session *s);
 void es_session_close(es_session *s);
 
-/* Call often (every 20-30 ms): frees retired engines, falls back when a
- * GPU engine fails, reports a stopped input file, a stalled device and a
- * recording that loses frames. */
+/* Call often (every 20-30 ms); never waits on a preparation. Applies what
+ * the preparer finished (a crossfade, or a stream reopened), hands retired
+ * engines to the preparer to destroy, falls back when a GPU engine fails,
+ * reports a stopped input file, a stalled device and a recording that
+ * loses frames. */
 void es_session_poll(es_session *s);
 
-/* ---- changes; each returns 0 when it happened, -1 when not (said why) ---- */
+/* ---- changes; each returns 0 when asked for (it plays, or is said to have
+ * failed, once es_session_poll applies it), -1 when refused at once (said
+ * why) ---- */
 int es_session_set_room(es_session *s, const char *room);
 int es_session_set_engine(es_session *s, const es_engine_class *engine);
 /* The engine before the current one (A/B), or NULL. */
@@ -75,10 +97,25 @@ int es_session_reset_meters(es_session *s);
 
 /* ---- what is playing ---- */
 const es_session_config *es_session_now(const es_session *s); /* engine, block, ... */
+/* What was last asked for (it plays once prepared): room, engine, options,
+ * block, source. Changes build on it, so two quick ones both take. */
+typedef struct {
+    const char *room;
+    const es_engine_class *engine;
+    es_options options;
+    int block;
+    es_source_kind source;
+} es_session_wanted;
+es_session_wanted es_session_want(const es_session *s);
 const char *es_session_room(const es_session *s);
 const es_mix *es_session_mix(const es_session *s);
 es_player *es_session_player(es_session *s);
-es_room_loader *es_session_rooms(es_session *s);
+const es_library *es_session_library(const es_session *s);
+/* The measurement of library room `index`: asked of the preparer the first
+ * time (measured 0 until it is done). */
+const es_room_info *es_session_room_info(es_session *s, int index);
+/* 1 while a change is being prepared; `what` names it ("room cathedral"). */
+int es_session_preparing(es_session *s, char *what, size_t n);
 const es_scope *es_session_scope(const es_session *s);
 const char *es_session_source_name(const es_session *s);
 /* The output recording's path, or NULL when not recording. */

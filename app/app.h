@@ -1,7 +1,7 @@
 /* The earshot subcommands. Each takes argv with argv[0] = its own name and
  * returns the process exit status. */
-#ifndef ES_COMMANDS_H
-#define ES_COMMANDS_H
+#ifndef ES_APP_H
+#define ES_APP_H
 
 int es_cmd_render(int argc, char **argv);
 int es_cmd_engines(int argc, char **argv);

@@ -1,0 +1,78 @@
+/* Option tables: one descriptor per setting ({name, type, range, help,
+ * where it is stored}), in the manner of FFmpeg's AVOption. A table feeds
+ * a command line's flags (--name VALUE), the help that lists them, and the
+ * fields of live commands ("block 512"), so that every interface accepts
+ * the same values and refuses the same ones in the same words.
+ *
+ * Every refusal is one line naming the option (or the command and field)
+ * and what is wrong: "--block 5: out of range (16..8192)",
+ * "mix wet 'nan': not a number". */
+#ifndef ES_CORE_PARAM_H
+#define ES_CORE_PARAM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum {
+    ES_PARAM_INT,         /* int in [min, max] */
+    ES_PARAM_DOUBLE,      /* double, finite, in [min, max] */
+    ES_PARAM_FLAG,        /* int set to `max` by the flag alone (--headless) */
+    ES_PARAM_ONOFF,       /* int: "on" 1, "off" 0 */
+    ES_PARAM_STRING,      /* const char *, 1..max bytes, no control characters;
+                           * points into the text parsed (argv or the line) */
+    ES_PARAM_CHOICE,      /* int: the index of the word in `choices` */
+    ES_PARAM_INT_LIST,    /* es_int_list: "64,128,256", each in [min, max] */
+    ES_PARAM_DOUBLE_LIST, /* es_double_list */
+    ES_PARAM_CUSTOM,      /* parse() decides (an engine name, say) */
+} es_param_type;
+
+#define ES_PARAM_LIST_MAX 16
+
+typedef struct {
+    int count;
+    int v[ES_PARAM_LIST_MAX];
+} es_int_list;
+
+typedef struct {
+    int count;
+    double v[ES_PARAM_LIST_MAX];
+} es_double_list;
+
+typedef struct es_param {
+    const char *name;    /* "block": --block on a command line */
+    es_param_type type;
+    double min, max;     /* numbers and list items; STRING: max is the longest */
+    const char *arg;     /* the value's name in help ("N", "ROOM"); NULL for a flag */
+    const char *help;    /* what it does; lines after the first with "\n" */
+    size_t offset;       /* where the value goes in the caller's struct */
+    const char *choices; /* CHOICE: "signal|mic|file" */
+    /* CUSTOM: stores the value at dst, or returns -1 with what is wrong
+     * (without the label: "unknown engine (choose from ...)"). */
+    int (*parse)(const char *text, void *dst, char *why, size_t n);
+} es_param;
+
+/* The longest value any STRING takes unless its table says less. */
+#define ES_PARAM_TEXT_MAX 4096
+
+/* Parses `text` for p into (char *)base + p->offset. 0, or -1 with
+ * "LABEL 'text': what is wrong" in err (LABEL is "--block", or
+ * "mix wet"). */
+int es_param_parse(const es_param *p, const char *label, const char *text, void *base,
+                   char *err, size_t n);
+
+/* The entry named `name` in a table ended by a NULL name, or NULL. */
+const es_param *es_param_find(const es_param *table, const char *name);
+
+/* Parses argv[1..argc) against the table: "--name VALUE", or "--name"
+ * alone for a FLAG. Arguments that do not start with "--" are positional:
+ * up to pos_cap of them are kept in pos[] (*pos_count says how many).
+ * "-h" or "--help" sets *help and stops. 0, or -1 with one line in err
+ * ("--block needs a value", "unknown option '--blok'", a value refused). */
+int es_params_parse_argv(const es_param *table, int argc, char **argv, void *base,
+                         const char **pos, int pos_cap, int *pos_count, int *help,
+                         char *err, size_t n);
+
+/* One or more lines per entry: "  --block N        what it does (16..8192)". */
+void es_params_help(const es_param *table, FILE *to);
+
+#endif

@@ -1,0 +1,237 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/param.h"
+
+#define AT(base, p, type) ((type *)((char *)(base) + (p)->offset))
+
+static int refuse(char *err, size_t n, const char *label, const char *text, const char *what)
+{
+    /* Quote at most 40 characters of what was typed: a refused 10,000
+     * character value is still one readable line. */
+    const size_t len = strlen(text);
+    snprintf(err, n, "%s '%.40s%s': %s", label, text, len > 40 ? "..." : "", what);
+    return -1;
+}
+
+static int printable(const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return 0;
+    return 1;
+}
+
+static int parse_int(const es_param *p, const char *label, const char *text, int *out,
+                     char *err, size_t n)
+{
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(text, &end, 10);
+    if (errno == ERANGE || end == text || *end)
+        return refuse(err, n, label, text, "not a whole number");
+    if (v < p->min || v > p->max) {
+        snprintf(err, n, "%s %ld: out of range (%.0f..%.0f)", label, v, p->min, p->max);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_double(const es_param *p, const char *label, const char *text, double *out,
+                        char *err, size_t n)
+{
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v))
+        return refuse(err, n, label, text, "not a number");
+    if (v < p->min || v > p->max) {
+        snprintf(err, n, "%s %g: out of range (%g..%g)", label, v, p->min, p->max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Splits a comma-separated list and parses each item as one value. */
+static int parse_list(const es_param *p, const char *label, const char *text, void *values,
+                      int *count, int doubles, char *err, size_t n)
+{
+    char item[64];
+    int k = 0;
+    for (const char *at = text;;) {
+        const char *comma = strchr(at, ',');
+        const size_t len = comma ? (size_t)(comma - at) : strlen(at);
+        if (len == 0 || len >= sizeof item)
+            return refuse(err, n, label, text, "expected a value or a comma-separated list");
+        if (k == ES_PARAM_LIST_MAX) {
+            char what[64];
+            snprintf(what, sizeof what, "at most %d values", ES_PARAM_LIST_MAX);
+            return refuse(err, n, label, text, what);
+        }
+        memcpy(item, at, len);
+        item[len] = 0;
+        const int rc = doubles ? parse_double(p, label, item, (double *)values + k, err, n)
+                               : parse_int(p, label, item, (int *)values + k, err, n);
+        if (rc != 0)
+            return -1;
+        k++;
+        if (!comma)
+            break;
+        at = comma + 1;
+    }
+    *count = k;
+    return 0;
+}
+
+static int parse_choice(const es_param *p, const char *label, const char *text, int *out,
+                        char *err, size_t n)
+{
+    const size_t len = strlen(text);
+    int index = 0;
+    for (const char *w = p->choices; *w; index++) {
+        const size_t wl = strcspn(w, "|");
+        if (wl == len && !strncmp(w, text, len)) {
+            *out = index;
+            return 0;
+        }
+        w += wl + (w[wl] == '|');
+    }
+    char what[160];
+    snprintf(what, sizeof what, "expected one of %s", p->choices);
+    for (char *c = what; *c; c++)
+        *c = *c == '|' ? ',' : *c;
+    return refuse(err, n, label, text, what);
+}
+
+int es_param_parse(const es_param *p, const char *label, const char *text, void *base,
+                   char *err, size_t n)
+{
+    switch (p->type) {
+    case ES_PARAM_INT:
+        return parse_int(p, label, text, AT(base, p, int), err, n);
+    case ES_PARAM_DOUBLE:
+        return parse_double(p, label, text, AT(base, p, double), err, n);
+    case ES_PARAM_FLAG:
+        *AT(base, p, int) = (int)p->max;
+        return 0;
+    case ES_PARAM_ONOFF:
+        if (strcmp(text, "on") != 0 && strcmp(text, "off") != 0)
+            return refuse(err, n, label, text, "expected on or off");
+        *AT(base, p, int) = !strcmp(text, "on");
+        return 0;
+    case ES_PARAM_STRING: {
+        const size_t longest = p->max > 0 ? (size_t)p->max : ES_PARAM_TEXT_MAX;
+        if (!text[0])
+            return refuse(err, n, label, text, "empty");
+        if (strlen(text) > longest) {
+            char what[64];
+            snprintf(what, sizeof what, "longer than %zu characters", longest);
+            return refuse(err, n, label, text, what);
+        }
+        if (!printable(text))
+            return refuse(err, n, label, text, "contains control characters");
+        *AT(base, p, const char *) = text;
+        return 0;
+    }
+    case ES_PARAM_CHOICE:
+        return parse_choice(p, label, text, AT(base, p, int), err, n);
+    case ES_PARAM_INT_LIST: {
+        es_int_list *l = AT(base, p, es_int_list);
+        return parse_list(p, label, text, l->v, &l->count, 0, err, n);
+    }
+    case ES_PARAM_DOUBLE_LIST: {
+        es_double_list *l = AT(base, p, es_double_list);
+        return parse_list(p, label, text, l->v, &l->count, 1, err, n);
+    }
+    case ES_PARAM_CUSTOM: {
+        char why[512];
+        if (!printable(text))
+            return refuse(err, n, label, text, "contains control characters");
+        if (p->parse(text, (char *)base + p->offset, why, sizeof why) != 0)
+            return refuse(err, n, label, text, why);
+        return 0;
+    }
+    }
+    snprintf(err, n, "%s: no parser for this option", label);
+    return -1;
+}
+
+const es_param *es_param_find(const es_param *table, const char *name)
+{
+    for (const es_param *p = table; p->name; p++)
+        if (!strcmp(p->name, name))
+            return p;
+    return NULL;
+}
+
+int es_params_parse_argv(const es_param *table, int argc, char **argv, void *base,
+                         const char **pos, int pos_cap, int *pos_count, int *help,
+                         char *err, size_t n)
+{
+    *help = 0;
+    if (pos_count)
+        *pos_count = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            *help = 1;
+            return 0;
+        }
+        if (strncmp(a, "--", 2) != 0 || !a[2]) {
+            if (!pos_count || *pos_count == pos_cap) {
+                snprintf(err, n, "unexpected argument '%.80s'", a);
+                return -1;
+            }
+            pos[(*pos_count)++] = a;
+            continue;
+        }
+        const es_param *p = es_param_find(table, a + 2);
+        if (!p) {
+            snprintf(err, n, "unknown option '%.80s'", a);
+            return -1;
+        }
+        if (p->type == ES_PARAM_FLAG) {
+            *AT(base, p, int) = (int)p->max;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            snprintf(err, n, "%s needs a value", a);
+            return -1;
+        }
+        if (es_param_parse(p, a, argv[++i], base, err, n) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void es_params_help(const es_param *table, FILE *to)
+{
+    for (const es_param *p = table; p->name; p++) {
+        char head[64];
+        snprintf(head, sizeof head, "--%s%s%s", p->name, p->arg ? " " : "",
+                 p->arg ? p->arg : "");
+        char range[64] = "";
+        if (p->type == ES_PARAM_INT || p->type == ES_PARAM_INT_LIST)
+            snprintf(range, sizeof range, " (%.0f..%.0f)", p->min, p->max);
+        else if (p->type == ES_PARAM_DOUBLE || p->type == ES_PARAM_DOUBLE_LIST)
+            snprintf(range, sizeof range, " (%g..%g)", p->min, p->max);
+        /* The first help line beside the flag, the rest under it. */
+        const char *help = p->help ? p->help : "";
+        const char *nl = strchr(help, '\n');
+        const int first = nl ? (int)(nl - help) : (int)strlen(help);
+        if (strlen(head) <= 20)
+            fprintf(to, "  %-20s %.*s%s\n", head, first, help, nl ? "" : range);
+        else
+            fprintf(to, "  %s\n  %-20s %.*s%s\n", head, "", first, help, nl ? "" : range);
+        while (nl) {
+            const char *line = nl + 1;
+            nl = strchr(line, '\n');
+            const int len = nl ? (int)(nl - line) : (int)strlen(line);
+            fprintf(to, "  %-20s %.*s%s\n", "", len, line, nl ? "" : range);
+        }
+    }
+}

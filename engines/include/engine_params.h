@@ -1,0 +1,36 @@
+/* The engine knobs as option-table entries (core/param.h), so that render,
+ * play, bench, play's commands and the workstation's keys take the same
+ * names, the same limits (engine.h's ES_BLOCK_* and ES_PARTITION_*) and
+ * the same help. Each macro is one table entry for field `f` of struct
+ * type `T`. */
+#ifndef ES_ENGINE_PARAMS_H
+#define ES_ENGINE_PARAMS_H
+
+#include <stddef.h>
+
+#include "core/param.h"
+#include "engine.h"
+
+/* CUSTOM parser: an engine name into a const es_engine_class *. */
+int es_engine_param_parse(const char *text, void *dst, char *why, size_t n);
+
+#define ES_PARAM_ENGINE(T, f)                                                          \
+    {"engine", ES_PARAM_CUSTOM, 0, 0, "NAME",                                          \
+     "convolution engine (default cpu-partitioned; earshot engines lists them)",      \
+     offsetof(T, f), NULL, es_engine_param_parse}
+#define ES_PARAM_BLOCK(T, f)                                                           \
+    {"block", ES_PARAM_INT, ES_BLOCK_MIN, ES_BLOCK_MAX, "N",                           \
+     "frames per block (default 256)", offsetof(T, f), NULL, NULL}
+#define ES_PARAM_PARTITION(T, f)                                                       \
+    {"partition", ES_PARAM_INT, ES_PARTITION_MIN, ES_PARTITION_MAX, "P",               \
+     "partition size of the engines that take one (default: from the block)",         \
+     offsetof(T, f), NULL, NULL}
+#define ES_PARAM_PIPELINED(T, f)                                                       \
+    {"pipelined", ES_PARAM_FLAG, 0, 1, NULL,                                           \
+     "GPU engines: result one block later (+1 block of latency)", offsetof(T, f), NULL, \
+     NULL}
+#define ES_PARAM_GPU(T, f)                                                             \
+    {"gpu", ES_PARAM_INT, 0, 64, "N", "GPU engines: the CUDA device (default 0)",     \
+     offsetof(T, f), NULL, NULL}
+
+#endif

@@ -1,0 +1,319 @@
+/* play's option table and command table (commands.h says why one table). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "engine_params.h"
+#include "processor.h"
+
+#define OPT(f) offsetof(es_play_options, f)
+#define END {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL}
+
+const es_param es_play_params[] = {
+    {"room", ES_PARAM_STRING, 0, 1023, "ROOM",
+     "a room of the library (earshot rooms lists them; prepared:\n"
+     "resampled, trimmed, energy-normalised) or an IR file; default:\n"
+     "concert-hall", OPT(room), NULL, NULL},
+    {"ir", ES_PARAM_STRING, 0, 1023, "FILE", "an IR file, used as it is (no normalisation)",
+     OPT(ir), NULL, NULL},
+    {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
+     OPT(rooms), NULL, NULL},
+    ES_PARAM_ENGINE(es_play_options, engine),
+    ES_PARAM_BLOCK(es_play_options, block),
+    ES_PARAM_PARTITION(es_play_options, partition),
+    ES_PARAM_PIPELINED(es_play_options, pipelined),
+    ES_PARAM_GPU(es_play_options, gpu),
+    {"rate", ES_PARAM_DOUBLE, 8000, 384000, "HZ", "stream sample rate (default 48000)",
+     OPT(rate), NULL, NULL},
+    {"device", ES_PARAM_STRING, 0, 255, "NAME",
+     "a sound device through PortAudio: 'default', a host API\n"
+     "('jack', 'alsa') or part of a device name (earshot devices);\n"
+     "'null': a real-time clock with no sound card; 'auto' (the\n"
+     "default): the default device, else the null device", OPT(device), NULL, NULL},
+    {"input", ES_PARAM_STRING, 0, 1023, "IN",
+     "'signal': the built-in test signal (the default); 'mic':\n"
+     "the device's input; or a sound file, looped, resampled", OPT(input), NULL, NULL},
+    {"input-device", ES_PARAM_STRING, 0, 255, "NAME",
+     "with --input mic: the input's own device", OPT(input_device), NULL, NULL},
+    {"crossfade-ms", ES_PARAM_DOUBLE, 1, 5000, "MS",
+     "the equal-power crossfade of a room or engine swap (50)", OPT(crossfade_ms), NULL, NULL},
+    {"record", ES_PARAM_STRING, 0, 1023, "OUT",
+     "record the output to a float WAV (finished on stop, on\n"
+     "Ctrl-C, and after a write error, keeping what was written)", OPT(record), NULL, NULL},
+    {"record-input", ES_PARAM_STRING, 0, 1023, "OUT",
+     "record the dry input too, sample-aligned with --record", OPT(record_input), NULL, NULL},
+    {"seconds", ES_PARAM_DOUBLE, 0.1, 86400, "T",
+     "stop after T seconds (headless: default 10; the\n"
+     "workstation: runs until q)", OPT(seconds), NULL, NULL},
+    {"fps", ES_PARAM_DOUBLE, 1, 1000, "N", "the workstation's redraws a second (default 30)",
+     OPT(fps), NULL, NULL},
+    {"report", ES_PARAM_STRING, 0, 1023, "FILE",
+     "the workstation: on quit, the stats as one JSON object", OPT(report), NULL, NULL},
+    {"headless", ES_PARAM_FLAG, 0, 1, NULL, "no terminal screen", OPT(headless), NULL, NULL},
+    {"json", ES_PARAM_FLAG, 0, 1, NULL, "headless: the stats as one JSON object", OPT(json),
+     NULL, NULL},
+    {"commands", ES_PARAM_FLAG, 0, 1, NULL,
+     "headless: read commands from standard input while\n"
+     "playing, one a line (below)", OPT(commands), NULL, NULL},
+    END,
+};
+
+void es_play_options_default(es_play_options *o)
+{
+    *o = (es_play_options){.device = "auto", .input = "signal", .block = ES_BLOCK_DEFAULT,
+                           .rate = 48000, .engine = es_engine_find("cpu-partitioned"),
+                           .fps = 30};
+}
+
+int es_play_options_session(const es_play_options *o, es_session_config *sc, char *err,
+                            size_t n)
+{
+    if (o->room && o->ir) {
+        snprintf(err, n, "--room and --ir both name the room: give one");
+        return -1;
+    }
+    if (!o->headless && (o->json || o->commands)) {
+        snprintf(err, n, "--json and --commands go with --headless");
+        return -1;
+    }
+    struct stat st;
+    if (o->ir && (stat(o->ir, &st) != 0 || !S_ISREG(st.st_mode))) {
+        snprintf(err, n, "--ir %s: no such file (a library room goes with --room)", o->ir);
+        return -1;
+    }
+    es_source_kind kind = ES_SOURCE_SIGNAL;
+    if (!strcmp(o->input, "mic"))
+        kind = ES_SOURCE_MIC;
+    else if (strcmp(o->input, "signal") != 0)
+        kind = ES_SOURCE_FILE;
+    /* --ir is a file even where a library room has the same name: the
+     * loader tries the library first, and no room's name holds a slash. */
+    const char *room = o->ir ? o->ir : o->room;
+    static char as_file[1100];
+    if (o->ir && !strchr(o->ir, '/')) {
+        snprintf(as_file, sizeof as_file, "./%s", o->ir);
+        room = as_file;
+    }
+    *sc = (es_session_config){.device = o->device, .input_device = o->input_device,
+                              .rooms_dir = o->rooms, .room = room,
+                              .file = kind == ES_SOURCE_FILE ? o->input : NULL,
+                              .source = kind, .engine = o->engine,
+                              .options = {.partition = o->partition, .fft_measure = 1,
+                                          .gpu_device = o->gpu,
+                                          .gpu_pipelined = o->pipelined},
+                              .rate = o->rate, .crossfade_ms = o->crossfade_ms,
+                              .block = o->block, .record = o->record,
+                              .record_input = o->record_input};
+    return 0;
+}
+
+/* ---- commands ---- */
+
+#define ARG(f) offsetof(es_command_args, f)
+
+static int run_room(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_set_room(s, a->text);
+}
+
+static int run_engine(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_set_engine(s, a->engine);
+}
+
+static int run_block(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_set_block(s, a->number);
+}
+
+static int run_partition(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    es_options next = es_session_want(s).options;
+    next.partition = a->number;
+    return es_session_set_options(s, &next);
+}
+
+static int run_pipelined(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    es_options next = es_session_want(s).options;
+    next.gpu_pipelined = a->on;
+    return es_session_set_options(s, &next);
+}
+
+static int run_mix(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    const es_mix m = {.wet = (float)a->mix[0], .dry = (float)a->mix[1], .gain = (float)a->mix[2]};
+    return es_session_set_mix(s, &m);
+}
+
+static int run_source(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    static const es_source_kind kinds[] = {ES_SOURCE_SIGNAL, ES_SOURCE_FILE, ES_SOURCE_MIC};
+    return es_session_set_source(s, kinds[a->choice]);
+}
+
+static int run_record(es_session *s, const es_command_args *a, int given)
+{
+    return es_session_record(s, given ? a->text : NULL, NULL);
+}
+
+static int run_reset(es_session *s, const es_command_args *a, int given)
+{
+    (void)a;
+    (void)given;
+    return es_session_reset_meters(s);
+}
+
+static int run_quit(es_session *s, const es_command_args *a, int given)
+{
+    (void)s;
+    (void)a;
+    (void)given;
+    return 1;
+}
+
+#define NONE END
+
+const es_command es_commands[] = {
+    {"room", "up/down Enter", "crossfade to another room (a library name or an IR file)", 1,
+     {{"room", ES_PARAM_STRING, 0, 1023, "ROOM", NULL, ARG(text), NULL, NULL}, NONE, NONE},
+     run_room},
+    {"engine", "1-9 Tab", "crossfade to another engine, same room (Tab: the one before)", 1,
+     {ES_PARAM_ENGINE(es_command_args, engine), NONE, NONE}, run_engine},
+    {"block", "[ ]", "reopen the stream at N frames a block (halve, double)", 1,
+     {ES_PARAM_BLOCK(es_command_args, number), NONE, NONE}, run_block},
+    {"partition", "{ }", "same engine and room, new partition size (halve, double)", 1,
+     {ES_PARAM_PARTITION(es_command_args, number), NONE, NONE}, run_partition},
+    {"pipelined", "p", "GPU engines' pipelined mode (+1 block of latency)", 1,
+     {{"pipelined", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
+     run_pipelined},
+    {"mix", ", . - +", "linear gains, ramped over a block (, . dry/wet; - + gain in dB)", 3,
+     {{"wet", ES_PARAM_DOUBLE, 0, ES_MIX_WET_MAX, "WET", NULL, ARG(mix[0]), NULL, NULL},
+      {"dry", ES_PARAM_DOUBLE, 0, ES_MIX_DRY_MAX, "DRY", NULL, ARG(mix[1]), NULL, NULL},
+      {"gain", ES_PARAM_DOUBLE, 0, ES_MIX_GAIN_MAX, "GAIN", NULL, ARG(mix[2]), NULL, NULL}},
+     run_mix},
+    {"source", "s", "another input (the stream reopens)", 1,
+     {{"source", ES_PARAM_CHOICE, 0, 0, "signal|file|mic", NULL, ARG(choice), "signal|file|mic",
+       NULL}, NONE, NONE}, run_source},
+    {"record", "r", "start recording the output to OUT; again, or no OUT: stop", 0,
+     {{"file", ES_PARAM_STRING, 0, 1023, "OUT", NULL, ARG(text), NULL, NULL}, NONE, NONE},
+     run_record},
+    {"reset", "c", "reset the meters (misses, load, counts)", 0, {NONE, NONE, NONE}, run_reset},
+    {"quit", "q", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit},
+    {NULL, NULL, NULL, 0, {NONE, NONE, NONE}, NULL},
+};
+
+static int field_count(const es_command *c)
+{
+    int k = 0;
+    while (k < ES_COMMAND_FIELDS && c->fields[k].name)
+        k++;
+    return k;
+}
+
+static void names(char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (const es_command *c = es_commands; c->name && used < n; c++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", c == es_commands ? "" : ", ",
+                                 c->name);
+}
+
+int es_command_run(es_session *s, const char *line, char *err, size_t n)
+{
+    err[0] = 0;
+    const size_t len = strlen(line);
+    if (len > ES_COMMAND_LINE_MAX) {
+        snprintf(err, n, "a command line of %zu characters: the most is %d; ignored", len,
+                 ES_COMMAND_LINE_MAX);
+        return -1;
+    }
+    char buf[ES_COMMAND_LINE_MAX + 1];
+    memcpy(buf, line, len + 1);
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c < 0x20 && *c != '\t' && *c != '\r' && *c != '\n') {
+            snprintf(err, n, "a command line with control characters; ignored");
+            return -1;
+        }
+    buf[strcspn(buf, "\r\n")] = 0;
+    char *word = buf + strspn(buf, " \t");
+    if (!*word)
+        return 0;
+    char *rest = word + strcspn(word, " \t");
+    if (*rest)
+        *rest++ = 0;
+    rest += strspn(rest, " \t");
+    const es_command *c = es_commands;
+    while (c->name && strcmp(c->name, word) != 0)
+        c++;
+    if (!c->name) {
+        char list[256];
+        names(list, sizeof list);
+        snprintf(err, n, "unknown command '%.40s' (%s)", word, list);
+        return -1;
+    }
+    es_command_args args = {0};
+    const int fields = field_count(c);
+    int given = 0;
+    for (int k = 0; k < fields; k++) {
+        const es_param *f = &c->fields[k];
+        char *value = rest;
+        if (!*value) {
+            if (k >= c->optional)
+                break;
+            snprintf(err, n, "%s needs %s", c->name, f->arg);
+            return -1;
+        }
+        if (fields == 1 && f->type == ES_PARAM_STRING) {
+            /* a file or room name: the rest of the line, spaces and all */
+            char *end = rest + strlen(rest);
+            while (end > rest && (end[-1] == ' ' || end[-1] == '\t'))
+                *--end = 0;
+            rest = end;
+        } else {
+            rest = value + strcspn(value, " \t");
+            if (*rest)
+                *rest++ = 0;
+            rest += strspn(rest, " \t");
+        }
+        char label[64];
+        if (fields == 1)
+            snprintf(label, sizeof label, "%s", c->name);
+        else
+            snprintf(label, sizeof label, "%s %s", c->name, f->name);
+        if (es_param_parse(f, label, value, &args, err, n) != 0)
+            return -1;
+        given++;
+    }
+    if (*rest) {
+        snprintf(err, n, "%s: unexpected '%.40s' after its %s", c->name, rest,
+                 fields ? "values" : "name");
+        return -1;
+    }
+    const int rc = c->run(s, &args, given);
+    return rc > 0 ? 1 : rc < 0 ? -1 : 0;
+}
+
+void es_commands_help(FILE *to, int with_keys)
+{
+    for (const es_command *c = es_commands; c->name; c++) {
+        char head[64];
+        int used = snprintf(head, sizeof head, "%s", c->name);
+        for (int k = 0; k < ES_COMMAND_FIELDS && c->fields[k].name; k++)
+            used += snprintf(head + used, sizeof head - (size_t)used, k >= c->optional ? " [%s]" : " %s",
+                             c->fields[k].arg);
+        if (with_keys)
+            fprintf(to, "  %-14s %-22s %s\n", c->keys, head, c->help);
+        else
+            fprintf(to, "  %-24s %s\n", head, c->help);
+    }
+}

@@ -1,0 +1,65 @@
+/* play's settings and commands, one table each, on core/param.h: the
+ * flags of `earshot play` and the workstation, the lines `play --commands`
+ * reads, the workstation's keys and every --help come from here, so they
+ * take the same values, with the limits of the engine contract, and refuse
+ * the same ones in the same words. */
+#ifndef ES_COMMANDS_H
+#define ES_COMMANDS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/param.h"
+#include "session.h"
+
+/* What a person sets when starting play or the workstation. */
+typedef struct {
+    const char *room, *ir, *rooms, *device, *input, *input_device, *record, *record_input;
+    const char *report;
+    const es_engine_class *engine;
+    int block, partition, pipelined, gpu, headless, json, commands;
+    double rate, seconds, crossfade_ms, fps;
+} es_play_options;
+
+extern const es_param es_play_params[];
+void es_play_options_default(es_play_options *o);
+/* The session's configuration for these options. 0, or -1 with a message
+ * (--ir that is not a file, options that do not go together). */
+int es_play_options_session(const es_play_options *o, es_session_config *sc, char *err,
+                            size_t n);
+
+/* ---- commands while playing ---- */
+
+/* The values a command line parsed into (its fields say which). */
+typedef struct {
+    const char *text;
+    const es_engine_class *engine;
+    int number, choice, on;
+    double mix[3];
+} es_command_args;
+
+#define ES_COMMAND_FIELDS 3
+#define ES_COMMAND_LINE_MAX 8191 /* longer lines are refused whole */
+
+typedef struct es_command {
+    const char *name;    /* the first word of the line */
+    const char *keys;    /* the workstation's keys for it, for its help */
+    const char *help;
+    int optional;        /* fields from this index on may be left out */
+    es_param fields[ES_COMMAND_FIELDS]; /* name NULL ends; a lone STRING takes the rest of the line */
+    /* Calls the session. 0, -1 refused (the session said why), 1 quit. */
+    int (*run)(es_session *s, const es_command_args *a, int given);
+} es_command;
+
+extern const es_command es_commands[];
+
+/* One command line. 0 done or asked for (the session says what happens),
+ * 1 quit, -1 refused: err has one line naming the command and the field
+ * (nothing reached the session), or the session refused it and said so
+ * (err is then empty). */
+int es_command_run(es_session *s, const char *line, char *err, size_t n);
+
+/* The commands as help lists them: "  block N   ..." (keys: with_keys). */
+void es_commands_help(FILE *to, int with_keys);
+
+#endif
