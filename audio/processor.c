@@ -221,7 +221,7 @@ const es_format *es_processor_format(const es_processor *p)
 
 int es_processor_can_swap(const es_processor *p)
 {
-    return 1 || atomic_load(&((es_processor *)p)->uncollected) < RETIRED;
+    return atomic_load(&((es_processor *)p)->uncollected) < RETIRED;
 }
 
 int es_processor_swap(es_processor *p, es_engine *engine, const es_format *fmt, char *err,

@@ -117,10 +117,10 @@ static void nap_ms(int ms)
 }
 
 /* Waits (the audio thread plays) until no crossfade is pending; 0 if it
- * takes more than 20 s. */
+ * takes more than 10 s. */
 static int settle(es_processor *p)
 {
-    for (int k = 0; k < 20000 && es_processor_swap_pending(p); k++)
+    for (int k = 0; k < 10000 && es_processor_swap_pending(p); k++)
         nap_ms(1);
     return !es_processor_swap_pending(p);
 }
@@ -182,7 +182,10 @@ static void backpressure(void)
             break;
         /* Every crossfade over, every old engine retired: still full until
          * collected. */
-        settle_ok &= settle(p);
+        if (!settle(p)) {
+            settle_ok = 0;
+            break;
+        }
         es_engine *e = build(&stream, ir);
         if (e && es_processor_swap(p, e, &stream, err, sizeof err) == 0) {
             full_ok = 0;
@@ -202,7 +205,7 @@ static void backpressure(void)
 
     /* As fast as possible, collecting only when refused. */
     long fast = 0;
-    while (fast < FAST_SWAPS) {
+    while (settle_ok && fast < FAST_SWAPS) {
         es_engine *e = build(&stream, ir);
         if (!e)
             break;
@@ -365,6 +368,7 @@ static void mix(void)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);
     const char *what = argc > 1 ? argv[1] : "";
     if (!strcmp(what, "backpressure"))
         backpressure();
