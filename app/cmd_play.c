@@ -37,6 +37,8 @@ static const char usage[] =
     "\n"
     "Options:\n";
 
+#define QUIT_WAIT_SECONDS 10.0
+
 /* The session's lines go to stderr, as every other message does. */
 static void say(void *ctx, int problem, const char *line)
 {
@@ -141,11 +143,29 @@ int es_cmd_play(int argc, char **argv)
     while (!interrupted && es_session_elapsed(s) < o.seconds) {
         nanosleep(&tick, NULL);
         es_session_poll(s);
-        if (o.commands && poll_commands(s, &reader))
+        if (o.commands && poll_commands(s, &reader)) {
+            /* quit comes after the lines before it: what they asked for is
+             * prepared and played (or said to fail) first, for a while. */
+            const double until = es_session_elapsed(s) + QUIT_WAIT_SECONDS;
+            char what[256];
+            while (!interrupted && es_session_preparing(s, what, sizeof what) &&
+                   es_session_elapsed(s) < until) {
+                nanosleep(&tick, NULL);
+                es_session_poll(s);
+            }
             break;
+        }
     }
     const int status = es_session_stop(s) == 0 ? 0 : 1;
     es_session_report(s, stdout, o.json);
     es_session_close(s);
+    /* For scripts: every engine built for a change, played or dropped, is
+     * gone now. */
+    if (o.json) {
+        uint64_t created, destroyed;
+        es_engine_counts(&created, &destroyed);
+        fprintf(stderr, "earshot: engines: %llu built, %llu destroyed\n",
+                (unsigned long long)created, (unsigned long long)destroyed);
+    }
     return status;
 }

@@ -7,6 +7,7 @@
 
 #include <samplerate.h>
 
+#include "core/rt_thread.h"
 #include "audiofile.h"
 #include "file_source.h"
 #include "frame_ring.h"
@@ -144,7 +145,7 @@ es_file_source *es_file_source_open(const char *path, double stream_rate, int *c
         snprintf(err, n, "%s", s->error);
         goto fail;
     }
-    if (pthread_create(&s->thread, NULL, reader, s) != 0) {
+    if (es_thread_start(&s->thread, reader, s) != 0) {
         snprintf(err, n, "%s: cannot start the reader thread", path);
         goto fail;
     }

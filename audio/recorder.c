@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/rt_thread.h"
 #include "audiofile.h"
 #include "frame_ring.h"
 #include "recorder.h"
@@ -91,7 +92,7 @@ es_recorder *es_recorder_open(const char *path, double sample_rate, int channels
         r->planar[c] = r->chunk + (size_t)c * WRITE_CHUNK;
     if (!(r->file = es_audiofile_create(path, sample_rate, channels, ES_SAMPLE_FLOAT, err, n)))
         goto fail;
-    if (pthread_create(&r->thread, NULL, writer, r) != 0) {
+    if (es_thread_start(&r->thread, writer, r) != 0) {
         snprintf(err, n, "%s: cannot start the writer thread", path);
         goto fail;
     }

@@ -223,12 +223,14 @@ static void nu_destroy(es_engine *e)
             sem_destroy(&l->go);
             sem_destroy(&l->finished);
         }
-        es_engine_destroy(l->conv);
+        if (l->conv) /* built by the class, not es_engine_create: not counted */
+            l->conv->klass->destroy(l->conv);
         es_free_channels(l->in, u->fmt.inputs);
         free(l->out);
         es_free_channels(l->results, u->fmt.outputs);
     }
-    es_engine_destroy(u->head);
+    if (u->head)
+        u->head->klass->destroy(u->head);
     es_free_channels(u->history, u->fmt.inputs);
     free(u);
 }
@@ -294,7 +296,7 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
             goto nomem;
         u->levels++;
         if (sem_init(&l->go, 0, 0) != 0 || sem_init(&l->finished, 0, 0) != 0 ||
-            pthread_create(&l->thread, NULL, worker, l) != 0) {
+            es_thread_start(&l->thread, worker, l) != 0) {
             snprintf(err, n, "cpu-nonuniform: cannot start the worker for level %d", k);
             goto fail;
         }

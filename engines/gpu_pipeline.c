@@ -141,7 +141,7 @@ es_gpu_pipeline *es_gpu_pipeline_create(const es_gpu_backend *backend, int input
         snprintf(err, n, "cannot create a semaphore: %s", strerror(errno));
         goto fail;
     }
-    if (pthread_create(&p->thread, NULL, worker, p) != 0) {
+    if (es_thread_start(&p->thread, worker, p) != 0) {
         snprintf(err, n, "cannot start the GPU worker thread");
         sem_destroy(&p->wake);
         goto fail;

@@ -1,4 +1,5 @@
 /* The engines users can pick, by name. The name is also the config key. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,9 @@
 
 /* The CUDA classes always exist: without the toolkit they come from
  * cuda_unavailable.c and their probe says why. */
+/* Relaxed: counts, read once a program is done with its engines. */
+static atomic_ullong engines_created, engines_destroyed;
+
 const es_engine_class *const es_engines[] = {
     &es_engine_cpu_direct,
     &es_engine_cpu_partitioned,
@@ -70,7 +74,10 @@ es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
         snprintf(err, n, "%s is not available here: %s", k->name, why);
         return NULL;
     }
-    return k->create(fmt, ir, opt ? opt : &defaults, err, n);
+    es_engine *e = k->create(fmt, ir, opt ? opt : &defaults, err, n);
+    if (e)
+        atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);
+    return e;
 }
 
 void es_engine_get_status(const es_engine *e, es_engine_status *st)
@@ -96,4 +103,18 @@ int es_engine_param_parse(const char *text, void *dst, char *why, size_t n)
 int es_engine_default_partition(int max_block)
 {
     return es_default_partition(max_block);
+}
+
+void es_engine_destroy(es_engine *e)
+{
+    if (!e)
+        return;
+    atomic_fetch_add_explicit(&engines_destroyed, 1, memory_order_relaxed);
+    e->klass->destroy(e);
+}
+
+void es_engine_counts(uint64_t *created, uint64_t *destroyed)
+{
+    *created = atomic_load_explicit(&engines_created, memory_order_relaxed);
+    *destroyed = atomic_load_explicit(&engines_destroyed, memory_order_relaxed);
 }

@@ -57,6 +57,12 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
              es_session_room(s), m->stats.engine ? m->stats.engine : c->engine->name,
              100 * m->balance, m->gain_db);
     put(r, 1, 0, line);
+    /* How long the stream has played, to a tenth: it moves on every other
+     * redraw, so a screen that stopped drawing shows it. */
+    snprintf(line, sizeof line, "up %.1f s", es_session_elapsed(s));
+    const int at = r->w - (int)strlen(line) - 1;
+    if (at > getcurx(stdscr) + 1)
+        put(r, 1, at, line);
     const char *rec = es_session_recording(s);
     if (rec) {
         snprintf(line, sizeof line, "  REC %.1f s",

@@ -35,3 +35,16 @@ int es_rt_thread_promote(int priority, char *why, size_t n)
              strerror(rc));
     return 0;
 }
+
+int es_thread_start(pthread_t *thread, void *(*run)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    int rc = pthread_attr_init(&attr);
+    if (rc != 0)
+        return rc;
+    rc = pthread_attr_setstacksize(&attr, ES_THREAD_STACK);
+    if (rc == 0)
+        rc = pthread_create(thread, &attr, run, arg);
+    pthread_attr_destroy(&attr);
+    return rc;
+}

@@ -25,8 +25,10 @@ json=$( (sleep 0.4; echo "engine cpu-direct"; sleep 0.3; echo "room $dir/missing
 rc=$?
 echo "$json"; sed 's/^/    stderr: /' "$dir/err"
 check "exit 0 after quit" "[ $rc -eq 0 ]"
-check "five swaps done (engine, room, engine, partition, pipelined)" \
-    "[ '$(num swaps "$json")' = 5 ]"
+check "four swaps done (engine, room, engine, partition)" \
+    "[ '$(num swaps "$json")' = 4 ]"
+check "pipelined on cpu-partitioned: refused in words (it has no such mode)" \
+    "grep -q 'pipelined on: cpu-partitioned has no pipelined mode' '$dir/err'"
 check "now on cpu-partitioned" "[ '$(str engine "$json")' = cpu-partitioned ]"
 check "a bad partition is refused in one line" "grep -q 'partition 5: out of range' '$dir/err'"
 check "no misses" "[ '$(num misses "$json")' = 0 ]"

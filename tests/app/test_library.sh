@@ -125,7 +125,8 @@ for want in "room 'missing' left out: file .*nowhere.wav not found" \
 done
 
 # -- play and render by room name
-printf 'room cathedral\nroom nowhere\nroom living-room\nquit\n' |
+# One line at a time: lines that come together supersede each other.
+(for l in "room cathedral" "room nowhere" "room living-room" quit; do echo "$l"; sleep 0.4; done) |
     "$earshot" play --headless --device null --room vocal-booth --seconds 3 --commands \
         >"$dir/play.txt" 2>"$dir/err"
 grep -q "room cathedral" "$dir/err" && grep -q "no room or file named 'nowhere'" "$dir/err" &&

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include "session_private.h"
@@ -111,6 +112,12 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
      * it: the audio thread never takes a page fault, which would wait on
      * the address-space lock while another thread maps or unmaps memory
      * (the screen starting up, a room being prepared). */
+    /* Engines come and go with every change. glibc raises its mmap
+     * threshold to the size of each large block freed, after which blocks
+     * that size come from the heap and, freed, stay mapped (and locked):
+     * a fixed threshold keeps every engine-sized buffer a mapping of its
+     * own, given back when the engine is destroyed. */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory cannot be locked */
     if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
         es_session_sayf(s, 0, "note: memory not locked (RLIMIT_MEMLOCK too low); the "
@@ -328,21 +335,39 @@ static int apply_reopen(es_session *s, es_prep_result *r, char *err, size_t n)
     return 0;
 }
 
-/* Says what a change did, once it plays. */
+/* Says what a change did, once it plays: every way it differs from what
+ * played until now (two quick changes can arrive as one). */
 static void say_done(es_session *s, const es_prep_result *r, int reopened)
 {
     const es_prep_request *q = &r->req;
     const int latency = es_player_latency(s->player);
-    if (q->source != s->cfg.source)
-        es_session_sayf(s, 0, "source: %s", source_name(s, q->source));
-    else if (q->block != s->cfg.block)
-        es_session_sayf(s, 0, "block %d: latency now %d frames (%.2f ms)", q->block, latency,
-                        1e3 * latency / s->cfg.rate);
-    else if (reopened)
-        es_session_sayf(s, 0, "%s: the stream reopened, latency now %d frames", q->what,
-                        latency);
-    else
-        es_session_sayf(s, 0, "%s", q->what);
+    char line[1400] = "";
+    size_t used = 0;
+#define ADD(...) used += (size_t)snprintf(line + used, sizeof line - (used < sizeof line ? used : sizeof line), __VA_ARGS__)
+    if (q->fallback)
+        ADD("%s", q->what);
+    else {
+        if (strcmp(q->room, s->room) != 0)
+            ADD("%sroom %s", used ? ", " : "", q->room);
+        if (q->engine != s->cfg.engine)
+            ADD("%sengine %s", used ? ", " : "", q->engine->name);
+        if (q->options.partition != s->cfg.options.partition)
+            ADD("%spartition %d", used ? ", " : "", q->options.partition);
+        if (q->options.gpu_pipelined != s->cfg.options.gpu_pipelined)
+            ADD("%spipelined %s", used ? ", " : "", q->options.gpu_pipelined ? "on" : "off");
+        if (q->source != s->cfg.source)
+            ADD("%ssource: %s", used ? ", " : "", source_name(s, q->source));
+        if (q->block != s->cfg.block)
+            ADD("%sblock %d", used ? ", " : "", q->block);
+        if (!used)
+            ADD("%s", q->what);
+    }
+    if (q->block != s->cfg.block)
+        ADD(": latency now %d frames (%.2f ms)", latency, 1e3 * latency / s->cfg.rate);
+    else if (reopened && q->source == s->cfg.source)
+        ADD(": the stream reopened, latency now %d frames", latency);
+#undef ADD
+    es_session_sayf(s, 0, "%s", line);
 }
 
 /* A change that failed is no longer wanted: what later changes build on
@@ -381,7 +406,11 @@ static int apply(es_session *s, es_prep_result *r)
     es_processor *proc = es_player_processor(s->player);
     int reopened = 0;
     if (r->engine) {
-        if (!es_processor_can_swap(proc))
+        /* One crossfade at a time: while one runs, the newest change waits
+         * here, and a newer one replaces it. Queueing every change would
+         * play a string of stale rooms, each held in memory until its turn.
+         * The processor's own limit (can_swap) is the backstop. */
+        if (es_processor_swap_pending(proc) || !es_processor_can_swap(proc))
             return 1;
         if (es_processor_swap(proc, r->engine, &r->fmt, why, sizeof why) != 0) {
             es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);

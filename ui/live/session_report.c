@@ -1,5 +1,6 @@
 /* The stream's stats as a person reads them after playing (the headless
  * table) or as a script reads them (one JSON object). */
+#include "core/json.h"
 #include "session_private.h"
 
 void es_session_report(es_session *s, FILE *to, int json)
@@ -16,20 +17,28 @@ void es_session_report(es_session *s, FILE *to, int json)
     const unsigned long long lost = es_session_record_dropped(s);
     const unsigned long long xruns = es_player_xruns(pl);
     const char *engine = st.engine ? st.engine : s->cfg.engine->name;
+    uint64_t created, destroyed;
+    es_engine_counts(&created, &destroyed);
     if (json) {
-        fprintf(to, "{\"device\":\"%s\",\"engine\":\"%s\",\"rate\":%g,\"block\":%d,"
+        fputs("{\"device\":", to);
+        es_json_string(to, es_player_device(pl));
+        fputs(",\"engine\":", to);
+        es_json_string(to, engine);
+        fprintf(to, ",\"rate\":%g,\"block\":%d,"
                 "\"seconds\":%.3f,\"blocks\":%llu,\"blocks_expected\":%.1f,\"misses\":%llu,"
                 "\"late_results\":%llu,\"xruns\":%llu,\"load_p50\":%.4f,\"load_p99\":%.4f,"
                 "\"load_max\":%.4f,\"latency_frames\":%d,\"latency_ms\":%.3f,"
                 "\"engine_latency_frames\":%d,\"throughput\":%.0f,\"realtime_factor\":%.2f,"
                 "\"clipped\":%llu,\"swaps\":%llu,\"recorded_frames\":%llu,"
-                "\"record_dropped_frames\":%llu,\"miss_at_s\":[",
-                es_player_device(pl), engine, rate, s->cfg.block, elapsed,
+                "\"record_dropped_frames\":%llu,\"engines_created\":%llu,"
+                "\"engines_destroyed\":%llu,\"miss_at_s\":[",
+                rate, s->cfg.block, elapsed,
                 (unsigned long long)st.blocks, expected, (unsigned long long)st.misses,
                 (unsigned long long)st.late_results, xruns, p50, p99, st.load_max, latency,
                 latency * ms, st.latency, es_stats_throughput(&st),
                 es_stats_realtime_factor(&st, rate), (unsigned long long)st.clipped,
-                (unsigned long long)st.swaps, recorded, lost);
+                (unsigned long long)st.swaps, recorded, lost, (unsigned long long)created,
+                (unsigned long long)destroyed);
         /* When the latest misses happened, in seconds of audio since the
          * stats began (the stream's start, or its last block change or
          * meter reset), so a glitch can be lined up with what else the

@@ -10,6 +10,7 @@
 #ifndef ES_RT_THREAD_H
 #define ES_RT_THREAD_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* Priority of the helper threads relative to SCHED_FIFO's maximum: the null
@@ -25,5 +26,15 @@ int es_rt_thread_promote(int priority, char *why, size_t n);
 /* The priority a helper thread should ask for: just below the null
  * device's audio thread. */
 int es_rt_helper_priority(void);
+
+/* The stack of the threads earshot starts for audio work (helpers, the
+ * null device's clock, file readers and writers). The live session locks
+ * all its memory, so a thread's whole stack is resident from its start:
+ * glibc's default of 8 MiB per thread, and the freed stacks glibc keeps
+ * for reuse, would hold tens of MiB for threads that need a few KiB. */
+#define ES_THREAD_STACK (512 * 1024)
+
+/* pthread_create with an ES_THREAD_STACK stack. 0, or an errno value. */
+int es_thread_start(pthread_t *thread, void *(*run)(void *), void *arg);
 
 #endif
