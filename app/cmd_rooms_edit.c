@@ -3,6 +3,7 @@
  * its entry in that folder's rooms.txt. Nothing is written until the room
  * has been checked the way playing it would check it. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "jconvolver.h"
 #include "library.h"
 #include "room_recipe.h"
+#include "core/param.h"
 #include "rooms_cli.h"
 #include "synth.h"
 
@@ -41,15 +43,24 @@ static int common_option(destination *d, int argc, char **argv, int *i)
     }
     if (!strcmp(o, "--to"))
         return (d->to = es_arg_value(argc, argv, i)) ? 1 : -1;
-    if (!strcmp(o, "--gain"))
-        return (v = es_arg_value(argc, argv, i)) && es_arg_double(o, v, -60, 60,
-                                                                  &d->meta.gain_db) == 0
-                   ? 1 : -1;
-    if (!strcmp(o, "--predelay"))
-        return (v = es_arg_value(argc, argv, i)) && es_arg_double(o, v, 0, 1000,
-                                                                  &d->meta.predelay_ms) == 0
-                   ? 1 : -1;
-    return 0;
+    static const es_param numbers[] = {
+        {"gain", ES_PARAM_DOUBLE, -60, 60, "DB", NULL, offsetof(destination, meta.gain_db),
+         NULL, NULL},
+        {"predelay", ES_PARAM_DOUBLE, 0, 1000, "MS", NULL,
+         offsetof(destination, meta.predelay_ms), NULL, NULL},
+        {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+    };
+    const es_param *p = strncmp(o, "--", 2) ? NULL : es_param_find(numbers, o + 2);
+    if (!p)
+        return 0;
+    char err[256];
+    if (!(v = es_arg_value(argc, argv, i)))
+        return -1;
+    if (es_param_parse(p, o, v, d, err, sizeof err) != 0) {
+        es_error("%s", err);
+        return -1;
+    }
+    return 1;
 }
 
 /* The folder, a name free in the library, and valid. 0 or -1 (said). */

@@ -134,23 +134,23 @@ int es_mix_check(const es_mix *mix, char *err, size_t n)
     return 1;
 }
 
-es_processor *es_processor_create(const es_format *fmt, es_engine *engine,
+es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
                                   const es_processor_config *cfg, char *err, size_t n)
 {
     if (!es_mix_check(&cfg->mix, err, n)) {
-        es_engine_destroy(engine);
+        es_engine_destroy(take_engine);
         return NULL;
     }
     es_processor *p = calloc(1, sizeof *p);
     if (!p) {
-        es_engine_destroy(engine);
+        es_engine_destroy(take_engine);
         snprintf(err, n, "out of memory for the processor");
         return NULL;
     }
     p->fmt = *fmt;
     p->cfg = *cfg;
-    p->latency = cfg->max_latency > es_engine_latency(engine) ? cfg->max_latency
-                                                               : es_engine_latency(engine);
+    p->latency = cfg->max_latency > es_engine_latency(take_engine) ? cfg->max_latency
+                                                               : es_engine_latency(take_engine);
     double ms = cfg->crossfade_ms > 0 ? cfg->crossfade_ms : DEFAULT_CROSSFADE_MS;
     p->fade_len = (int)(ms * 1e-3 * fmt->sample_rate);
     if (p->fade_len < 1)
@@ -168,18 +168,18 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *engine,
         ok = (p->slots[s].delay = es_alloc_channels(fmt->outputs, p->delay_size)) &&
              (p->slots[s].wet = es_alloc_channels(fmt->outputs, (size_t)fmt->max_block));
     if (!ok) {
-        p->slots[0].engine = engine;
+        p->slots[0].engine = take_engine;
         es_processor_destroy(p);
         snprintf(err, n, "out of memory for the processor");
         return NULL;
     }
     for (int k = 0; k <= p->fade_len; k++)
         p->fade[k] = (float)sin(ES_HALF_PI * k / p->fade_len);
-    load_slot(p, &p->slots[0], engine);
+    load_slot(p, &p->slots[0], take_engine);
     p->acc.latency = p->latency;
     p->acc.inputs = fmt->inputs;
     p->acc.outputs = fmt->outputs;
-    p->acc.engine = engine->klass->name;
+    p->acc.engine = take_engine->klass->name;
     p->shared = p->acc;
     return p;
 }
@@ -224,25 +224,25 @@ int es_processor_can_swap(const es_processor *p)
     return atomic_load(&((es_processor *)p)->uncollected) < RETIRED;
 }
 
-int es_processor_swap(es_processor *p, es_engine *engine, const es_format *fmt, char *err,
+int es_processor_swap(es_processor *p, es_engine *take_engine, const es_format *fmt, char *err,
                       size_t n)
 {
-    if (!fits(p, engine, fmt, err, n))
-        return -1;
+    if (!fits(p, take_engine, fmt, err, n))
+        return ES_E_ARG;
     /* Accepting one more could leave the audio thread an engine the
      * retired ring has no room for. */
     if (!es_processor_can_swap(p)) {
         snprintf(err, n, "too many changes under way; try again in a moment");
-        return -1;
+        return ES_E_STATE;
     }
-    command c = {.kind = CMD_SWAP, .engine = engine};
+    command c = {.kind = CMD_SWAP, .engine = take_engine};
     atomic_fetch_add(&p->pending_swaps, 1);
     atomic_fetch_add(&p->uncollected, 1);
     if (!es_spsc_push(&p->commands, &c)) {
         atomic_fetch_sub(&p->uncollected, 1);
         atomic_fetch_sub(&p->pending_swaps, 1);
         snprintf(err, n, "too many changes queued; try again in a moment");
-        return -1;
+        return ES_E_STATE;
     }
     return 0;
 }
@@ -250,15 +250,15 @@ int es_processor_swap(es_processor *p, es_engine *engine, const es_format *fmt, 
 int es_processor_set_mix(es_processor *p, const es_mix *mix)
 {
     if (!es_mix_check(mix, NULL, 0))
-        return -1;
+        return ES_E_ARG;
     command c = {.kind = CMD_MIX, .mix = *mix};
-    return es_spsc_push(&p->commands, &c) ? 0 : -1;
+    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
 }
 
 int es_processor_reset_stats(es_processor *p)
 {
     command c = {.kind = CMD_RESET_STATS};
-    return es_spsc_push(&p->commands, &c) ? 0 : -1;
+    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
 }
 
 int es_processor_collect(es_processor *p)

@@ -57,10 +57,10 @@ typedef struct {
  * with what is wrong in err when err is not NULL. */
 int es_mix_check(const es_mix *mix, char *err, size_t n);
 
-/* Takes ownership of `engine` (destroyed with the processor, also when
- * create fails). fmt is the engine's format. Fails when cfg's mix does not
+/* Takes `take_engine` (destroyed with the processor, also when create
+ * fails). fmt is the engine's format. Fails when cfg's mix does not
  * pass es_mix_check. */
-es_processor *es_processor_create(const es_format *fmt, es_engine *engine,
+es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
                                   const es_processor_config *cfg, char *err, size_t n);
 /* Destroys the engines it holds and any retired ones. Not while process()
  * may run. */
@@ -76,23 +76,25 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
 
 /* ---- control side ---- */
 
-/* Queues a crossfade to `engine`, which was created for `fmt`. 0: queued,
- * the processor owns it. -1 with a message, and the caller still owns it:
- *   - it does not fit: fmt's inputs, outputs or sample rate differ from
- *     the processor's, fmt's max_block is below the processor's, or its
- *     latency is above the processor's;
- *   - too many changes are under way (es_processor_can_swap() says 0):
- *     collect and try again in a moment. */
-int es_processor_swap(es_processor *p, es_engine *engine, const es_format *fmt, char *err,
+/* Queues a crossfade to `take_engine`, which was created for `fmt`.
+ * ES_OK: queued, the processor owns it. Else a message, and the caller
+ * still owns it:
+ *   - ES_E_ARG: it does not fit: fmt's inputs, outputs or sample rate
+ *     differ from the processor's, fmt's max_block is below the
+ *     processor's, or its latency is above the processor's;
+ *   - ES_E_STATE: too many changes are under way (es_processor_can_swap()
+ *     says 0): collect and try again in a moment. */
+int es_processor_swap(es_processor *p, es_engine *take_engine, const es_format *fmt, char *err,
                       size_t n);
 /* 1 when a swap (of an engine that fits) would be accepted now; 0 while
  * the processor holds as many uncollected swaps as it can: wait for the
  * crossfade, es_processor_collect(), and ask again. */
 int es_processor_can_swap(const es_processor *p);
-/* Queues a mix change (ramped over one block). 0, or -1 when the mix does
- * not pass es_mix_check (nothing is queued) or the queue is full. */
+/* Queues a mix change (ramped over one block). ES_OK; ES_E_ARG when the mix does
+ * not pass es_mix_check (nothing is queued), ES_E_STATE when the queue is
+ * full. */
 int es_processor_set_mix(es_processor *p, const es_mix *mix);
-/* Queues a reset of the stats. 0, or -1 if the queue is full. */
+/* Queues a reset of the stats. ES_OK, or ES_E_STATE if the queue is full. */
 int es_processor_reset_stats(es_processor *p);
 /* Destroys engines the audio thread has retired. Returns how many. */
 int es_processor_collect(es_processor *p);

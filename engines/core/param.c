@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errors.h"
 #include "core/param.h"
 
 #define AT(base, p, type) ((type *)((char *)(base) + (p)->offset))
@@ -13,7 +14,7 @@ static int refuse(char *err, size_t n, const char *label, const char *text, cons
      * character value is still one readable line. */
     const size_t len = strlen(text);
     snprintf(err, n, "%s '%.40s%s': %s", label, text, len > 40 ? "..." : "", what);
-    return -1;
+    return ES_E_ARG;
 }
 
 static int printable(const char *text)
@@ -34,7 +35,7 @@ static int parse_int(const es_param *p, const char *label, const char *text, int
         return refuse(err, n, label, text, "not a whole number");
     if (v < p->min || v > p->max) {
         snprintf(err, n, "%s %ld: out of range (%.0f..%.0f)", label, v, p->min, p->max);
-        return -1;
+        return ES_E_ARG;
     }
     *out = (int)v;
     return 0;
@@ -50,7 +51,7 @@ static int parse_double(const es_param *p, const char *label, const char *text, 
         return refuse(err, n, label, text, "not a number");
     if (v < p->min || v > p->max) {
         snprintf(err, n, "%s %g: out of range (%g..%g)", label, v, p->min, p->max);
-        return -1;
+        return ES_E_ARG;
     }
     *out = v;
     return 0;
@@ -77,7 +78,7 @@ static int parse_list(const es_param *p, const char *label, const char *text, vo
         const int rc = doubles ? parse_double(p, label, item, (double *)values + k, err, n)
                                : parse_int(p, label, item, (int *)values + k, err, n);
         if (rc != 0)
-            return -1;
+            return ES_E_ARG;
         k++;
         if (!comma)
             break;
@@ -157,7 +158,7 @@ int es_param_parse(const es_param *p, const char *label, const char *text, void 
     }
     }
     snprintf(err, n, "%s: no parser for this option", label);
-    return -1;
+    return ES_E_ARG;
 }
 
 const es_param *es_param_find(const es_param *table, const char *name)
@@ -184,7 +185,7 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
         if (strncmp(a, "--", 2) != 0 || !a[2]) {
             if (!pos_count || *pos_count == pos_cap) {
                 snprintf(err, n, "unexpected argument '%.80s'", a);
-                return -1;
+                return ES_E_ARG;
             }
             pos[(*pos_count)++] = a;
             continue;
@@ -192,7 +193,7 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
         const es_param *p = es_param_find(table, a + 2);
         if (!p) {
             snprintf(err, n, "unknown option '%.80s'", a);
-            return -1;
+            return ES_E_ARG;
         }
         if (p->type == ES_PARAM_FLAG) {
             *AT(base, p, int) = (int)p->max;
@@ -200,10 +201,10 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
         }
         if (i + 1 >= argc) {
             snprintf(err, n, "%s needs a value", a);
-            return -1;
+            return ES_E_ARG;
         }
         if (es_param_parse(p, a, argv[++i], base, err, n) != 0)
-            return -1;
+            return ES_E_ARG;
     }
     return 0;
 }

@@ -54,7 +54,7 @@ typedef struct es_param {
 /* The longest value any STRING takes unless its table says less. */
 #define ES_PARAM_TEXT_MAX 4096
 
-/* Parses `text` for p into (char *)base + p->offset. 0, or -1 with
+/* Parses `text` for p into (char *)base + p->offset. ES_OK, or ES_E_ARG with
  * "LABEL 'text': what is wrong" in err (LABEL is "--block", or
  * "mix wet"). */
 int es_param_parse(const es_param *p, const char *label, const char *text, void *base,
