@@ -261,16 +261,28 @@ int es_processor_reset_stats(es_processor *p)
     return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
 }
 
-int es_processor_collect(es_processor *p)
+static void destroy_engine(void *ctx, es_engine *e)
+{
+    (void)ctx;
+    es_engine_destroy(e);
+}
+
+int es_processor_collect_with(es_processor *p, void (*take)(void *ctx, es_engine *e),
+                              void *ctx)
 {
     es_engine *e;
     int count = 0;
     while (es_spsc_pop(&p->retired, &e)) {
-        es_engine_destroy(e);
+        take(ctx, e);
         atomic_fetch_sub(&p->uncollected, 1);
         count++;
     }
     return count;
+}
+
+int es_processor_collect(es_processor *p)
+{
+    return es_processor_collect_with(p, destroy_engine, NULL);
 }
 
 int es_processor_swap_pending(const es_processor *p)

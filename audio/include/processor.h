@@ -98,6 +98,10 @@ int es_processor_set_mix(es_processor *p, const es_mix *mix);
 int es_processor_reset_stats(es_processor *p);
 /* Destroys engines the audio thread has retired. Returns how many. */
 int es_processor_collect(es_processor *p);
+/* The same, but hands each retired engine to `take` (which owns it from
+ * then on): a host that destroys engines on a thread of its own. */
+int es_processor_collect_with(es_processor *p, void (*take)(void *ctx, es_engine *e),
+                              void *ctx);
 /* 1 while a queued swap has not finished its crossfade. */
 int es_processor_swap_pending(const es_processor *p);
 /* A consistent copy of the latest stats. */

@@ -59,6 +59,9 @@ check "Tab: back to cpu-partitioned" \
 keys 3
 check "3: cpu-nonuniform plays" "wait_for '3 A cpu-nonuniform' 5 && wait_for 'engine cpu-nonuniform |' 5"
 keys 2
+# Changes play once prepared, and each is said then: wait for this one, so
+# that its line does not push the refusal below off the message line.
+wait_for '2 A cpu-partitioned   playing' 5
 keys 4
 check "4: the unavailable GPU engine is refused in words (no GPU here)" \
     "wait_for 'cuda-circular is unavailable here' 5 || screen | grep -q '4 A cuda-circular'"

@@ -507,10 +507,21 @@ static void watch_engine(es_session *s, const es_stats *st)
     submit(s, what, 1);
 }
 
+/* Retired engines are destroyed on the preparer thread: destroying one
+ * joins its helper threads, frees its plans and, on a GPU, its device
+ * memory, none of which the control thread should wait for. */
+static void retire(void *ctx, es_engine *e)
+{
+    es_preparer_discard_engine(ctx, e);
+}
+
 void es_session_poll(es_session *s)
 {
     es_processor *proc = es_player_processor(s->player);
-    es_processor_collect(proc);
+    if (s->preparer)
+        es_processor_collect_with(proc, retire, s->preparer);
+    else
+        es_processor_collect(proc);
     if (s->preparer) {
         take_prepared(s);
         take_measurements(s);
