@@ -125,10 +125,22 @@ for want in "room 'missing' left out: file .*nowhere.wav not found" \
 done
 
 # -- play and render by room name
-# One line at a time: lines that come together supersede each other.
-(for l in "room cathedral" "room nowhere" "room living-room" quit; do echo "$l"; sleep 0.4; done) |
-    "$earshot" play --headless --device null --room vocal-booth --seconds 3 --commands \
-        >"$dir/play.txt" 2>"$dir/err"
+# One line at a time, each sent once the one before has played or failed:
+# lines that come together supersede each other, and a long room takes a
+# while to prepare on a loaded machine.
+rm -f "$dir/err"; touch "$dir/err"
+said() { # said TEXT: wait up to 20 s for earshot to say TEXT
+    for _ in $(seq 200); do grep -q "$1" "$dir/err" && return 0; sleep 0.1; done
+    return 1
+}
+{
+    said "room vocal-booth"
+    echo "room cathedral"; said "^earshot: room cathedral$"
+    echo "room nowhere"; said "named 'nowhere'"
+    echo "room living-room"; said "^earshot: room living-room$"
+    echo quit
+} | "$earshot" play --headless --device null --room vocal-booth --seconds 60 --commands \
+        >"$dir/play.txt" 2>>"$dir/err"
 grep -q "room cathedral" "$dir/err" && grep -q "no room or file named 'nowhere'" "$dir/err" &&
     grep -q "room living-room" "$dir/err" && ok "play: rooms swapped by name" ||
     bad "play: $(cat "$dir/err")"
