@@ -16,12 +16,23 @@ num() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" <<<"$2"; }
 str() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" <<<"$2"; }
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 
-json=$( (sleep 0.4; echo "engine cpu-direct"; sleep 0.3; echo "room $dir/missing.wav"
-         sleep 0.2; echo "room $dir/room2.wav"; sleep 0.3; echo "mix 0.8 0.2 0.9"
-         sleep 0.2; echo "engine cpu-partitioned"; sleep 0.3; echo "partition 64"
-         sleep 0.3; echo "pipelined on"; sleep 0.3; echo "partition 5"; sleep 0.2; echo quit) |
-        "$earshot" play --device null --ir "$dir/room.wav" --headless --seconds 20 --json \
-            --commands 2>"$dir/err")
+# Each line is sent once the one before has played or failed (lines that
+# come together supersede each other; the sanitizer build prepares slowly).
+: >"$dir/err"
+said() { for _ in $(seq 200); do grep -q -- "$1" "$dir/err" && return 0; sleep 0.1; done; return 1; }
+json=$( {
+    sleep 0.5
+    echo "engine cpu-direct"; said "^earshot: engine cpu-direct$"
+    echo "room $dir/missing.wav"; said "missing.wav"
+    echo "room $dir/room2.wav"; said "^earshot: room .*room2.wav$"
+    echo "mix 0.8 0.2 0.9"; sleep 0.2
+    echo "engine cpu-partitioned"; said "^earshot: engine cpu-partitioned$"
+    echo "partition 64"; said "^earshot: partition 64"
+    echo "pipelined on"; said "^earshot: pipelined on"
+    echo "partition 5"; said "partition 5:"
+    echo quit
+  } | "$earshot" play --device null --ir "$dir/room.wav" --headless --seconds 60 --json \
+        --commands 2>>"$dir/err")
 rc=$?
 echo "$json"; sed 's/^/    stderr: /' "$dir/err"
 check "exit 0 after quit" "[ $rc -eq 0 ]"
@@ -64,10 +75,12 @@ check "reset: $blocks blocks counted since it ($expected expected), of $seconds 
 # The source changes while playing: the stereo file, the mono test signal
 # (the room is laid out again for one input), back to the file, and the
 # microphone the null device does not have (refused; the file plays on).
-json=$( (sleep 0.4; echo "source signal"; sleep 0.4; echo "source file"; sleep 0.4
-         echo "source mic"; sleep 0.3; echo quit) |
+: >"$dir/err"
+json=$( { sleep 0.4; echo "source signal"; said "source: test signal"
+          echo "source file"; said "source: in.wav"
+          echo "source mic"; said "no microphone"; echo quit; } |
         "$earshot" play --device null --input "$dir/in.wav" --ir "$dir/room.wav" --headless \
-            --seconds 20 --json --commands 2>"$dir/err")
+            --seconds 60 --json --commands 2>>"$dir/err")
 rc=$?
 sed 's/^/    stderr: /' "$dir/err"
 check "source signal, file, mic: switched twice, the microphone refused in words, exit 0" \
