@@ -31,6 +31,9 @@ ui_start 80 24 "$earshot" --device "$device" --room concert-hall --report "$repo
 check "starts: header with source, device, rate, block, latency" \
     "wait_for 'block 256  latency' 10 && screen | head -1 | grep -q '48 kHz  test signal > '"
 [ "$device" = jack ] && check "plays on JACK" "screen | head -1 | grep -q 'JACK'"
+# The room's parameters are measured off the screen's thread: "measuring..."
+# until they come.
+wait_for 'T30 ' 10
 s=$(screen)
 check "room list with the playing room and its parameters" \
     "grep -q '> concert-hall *playing' <<<\"\$s\" && grep -q 'T30 1\\.[0-9][0-9] s' <<<\"\$s\""
