@@ -233,8 +233,26 @@ static int help_lines(char lines[][100], int cap)
     int n = 0;
     snprintf(lines[n++], 100, "earshot workstation: keys (and play --commands lines)");
     snprintf(lines[n++], 100, "%s", "");
-    for (const es_command *c = es_commands; c->name && n < cap; c++)
-        snprintf(lines[n++], 100, "%-14s %-10s %.70s", c->keys, c->name, c->help);
+    /* Each command's words, wrapped to fit 80 columns beside its keys. */
+    enum { WIDTH = 46 };
+    for (const es_command *c = es_commands; c->name && n < cap; c++) {
+        const char *rest = c->help;
+        int first = 1;
+        while (*rest && n < cap) {
+            int len = (int)strlen(rest);
+            if (len > WIDTH) {
+                len = WIDTH;
+                while (len > 0 && rest[len] != ' ')
+                    len--;
+                len = len ? len : WIDTH;
+            }
+            snprintf(lines[n++], 100, "%-14s %-10s %.*s", first ? c->keys : "",
+                     first ? c->name : "", len, rest);
+            rest += len;
+            rest += *rest == ' ';
+            first = 0;
+        }
+    }
     static const char *const screen_only[] = {
         "v              spectrum or scrolling spectrogram",
         "?              this help; any key closes it",
@@ -251,8 +269,8 @@ static int help_lines(char lines[][100], int cap)
 void ui_draw_help(const ui_model *m, int lines, int cols)
 {
     (void)m;
-    char text[40][100];
-    const int n = help_lines(text, 40);
+    char text[48][100];
+    const int n = help_lines(text, 48);
     const int w = 76 < cols - 2 ? 76 : cols - 2, h = n + 2 < lines ? n + 2 : lines;
     const int y = (lines - h) / 2, x = (cols - w) / 2;
     for (int row = 0; row < h; row++)

@@ -13,7 +13,14 @@ static int refuse(char *err, size_t n, const char *label, const char *text, cons
     /* Quote at most 40 characters of what was typed: a refused 10,000
      * character value is still one readable line. */
     const size_t len = strlen(text);
-    snprintf(err, n, "%s '%.40s%s': %s", label, text, len > 40 ? "..." : "", what);
+    char shown[41];
+    size_t k = 0;
+    for (; k < 40 && k < len; k++) { /* a control character never reaches a terminal */
+        const unsigned char c = (unsigned char)text[k];
+        shown[k] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    shown[k] = 0;
+    snprintf(err, n, "%s '%s%s': %s", label, shown, len > 40 ? "..." : "", what);
     return ES_E_ARG;
 }
 
@@ -140,13 +147,19 @@ int es_param_parse(const es_param *p, const char *label, const char *text, void 
     }
     case ES_PARAM_CHOICE:
         return parse_choice(p, label, text, AT(base, p, int), err, n);
-    case ES_PARAM_INT_LIST: {
-        es_int_list *l = AT(base, p, es_int_list);
-        return parse_list(p, label, text, l->v, &l->count, 0, err, n);
+    case ES_PARAM_INT_LIST: { /* parsed aside: a refused list stores nothing */
+        es_int_list l;
+        if (parse_list(p, label, text, l.v, &l.count, 0, err, n) != 0)
+            return ES_E_ARG;
+        *AT(base, p, es_int_list) = l;
+        return ES_OK;
     }
     case ES_PARAM_DOUBLE_LIST: {
-        es_double_list *l = AT(base, p, es_double_list);
-        return parse_list(p, label, text, l->v, &l->count, 1, err, n);
+        es_double_list l;
+        if (parse_list(p, label, text, l.v, &l.count, 1, err, n) != 0)
+            return ES_E_ARG;
+        *AT(base, p, es_double_list) = l;
+        return ES_OK;
     }
     case ES_PARAM_CUSTOM: {
         char why[512];

@@ -16,7 +16,6 @@
 #include "session_private.h"
 
 #define STALL_SECONDS 1.0 /* no callback for this long: the device is in trouble */
-#define FALLBACK_ENGINE "cpu-partitioned"
 
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
 {
@@ -49,7 +48,7 @@ static es_processor *build_processor(es_session *s, const es_engine_class *k,
 
 /* The source as a player sees it: the file's reader, the microphone or the
  * test signal. */
-static void player_config(const es_session *s, es_source_kind kind, es_file_source *file,
+void es_session_player_config(const es_session *s, es_source_kind kind, es_file_source *file,
                           int block, es_player_config *plc)
 {
     *plc = (es_player_config){.device = s->cfg.device, .block = block,
@@ -156,7 +155,7 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
             goto fail;
         }
         es_player_config plc;
-        player_config(s, cfg->source, s->file, cfg->block, &plc);
+        es_session_player_config(s, cfg->source, s->file, cfg->block, &plc);
         s->player = es_player_open(&plc, proc, why, sizeof why);
         if (!s->player && automatic && attempt == 0) {
             es_session_sayf(s, 0, "note: no usable sound device (%s); playing on the null "
@@ -271,242 +270,6 @@ static void watch_device(es_session *s, const es_stats *st, const struct timespe
     }
 }
 
-static const char *source_word(es_source_kind k)
-{
-    return k == ES_SOURCE_MIC ? "microphone" : k == ES_SOURCE_FILE ? "file" : "test signal";
-}
-
-/* A source as a person names it: the file's name, or the kind. */
-static const char *source_name(const es_session *s, es_source_kind k)
-{
-    if (k == ES_SOURCE_FILE && s->cfg.file) {
-        const char *slash = strrchr(s->cfg.file, '/');
-        return slash ? slash + 1 : s->cfg.file;
-    }
-    return source_word(k);
-}
-
-/* What the stream keeps playing when a change fails, in words. */
-static void still_playing(const es_session *s, const es_prep_request *q, char *out, size_t n)
-{
-    if (strcmp(q->room, s->room) != 0)
-        snprintf(out, n, "still playing the previous room");
-    else if (q->source != s->cfg.source)
-        snprintf(out, n, "still playing the %s", source_word(s->cfg.source));
-    else if (q->block != s->cfg.block)
-        snprintf(out, n, "still playing at %d", s->cfg.block);
-    else
-        snprintf(out, n, "still playing as before");
-}
-
-/* The stream reopened with a new processor: the meters count from now. */
-static int reopen(es_session *s, const es_player_config *plc, es_processor *proc, char *err,
-                  size_t n)
-{
-    if (s->stalled) /* a dead stream cannot be stopped safely, only left */
-        es_player_abandon_device(s->player);
-    if (es_player_reconfigure(s->player, plc, proc, err, n) != 0)
-        return -1;
-    clock_gettime(CLOCK_MONOTONIC, &s->since);
-    return 0;
-}
-
-/* A prepared change that needs a new stream. 0, or -1 with a message (the
- * processor is consumed either way). */
-static int apply_reopen(es_session *s, es_prep_result *r, char *err, size_t n)
-{
-    const es_prep_request *q = &r->req;
-    es_file_source *file = q->source == s->cfg.source ? s->file : r->file;
-    if (s->recorder[REC_INPUT] && r->inputs != s->inputs)
-        es_session_finish_recording(s, REC_INPUT); /* its file has the old channels */
-    es_player_config plc;
-    player_config(s, q->source, file, q->block, &plc);
-    es_processor *proc = r->proc;
-    r->proc = NULL;
-    if (reopen(s, &plc, proc, err, n) != 0)
-        return -1;
-    if (file != s->file) { /* the stream no longer reads the old one */
-        es_file_source *old = s->file;
-        s->file = file;
-        r->file = old; /* closed with the rest of the result */
-        s->source_said = 0;
-    }
-    s->inputs = r->inputs;
-    return 0;
-}
-
-/* Says what a change did, once it plays: every way it differs from what
- * played until now (two quick changes can arrive as one). */
-static void say_done(es_session *s, const es_prep_result *r, int reopened)
-{
-    const es_prep_request *q = &r->req;
-    const int latency = es_player_latency(s->player);
-    char line[1400] = "";
-    size_t used = 0;
-#define ADD(...) used += (size_t)snprintf(line + used, sizeof line - (used < sizeof line ? used : sizeof line), __VA_ARGS__)
-    if (q->fallback)
-        ADD("%s", q->what);
-    else {
-        if (strcmp(q->room, s->room) != 0)
-            ADD("%sroom %s", used ? ", " : "", q->room);
-        if (q->engine != s->cfg.engine)
-            ADD("%sengine %s", used ? ", " : "", q->engine->name);
-        if (q->options.partition != s->cfg.options.partition)
-            ADD("%spartition %d", used ? ", " : "", q->options.partition);
-        if (q->options.gpu_pipelined != s->cfg.options.gpu_pipelined)
-            ADD("%spipelined %s", used ? ", " : "", q->options.gpu_pipelined ? "on" : "off");
-        if (q->source != s->cfg.source)
-            ADD("%ssource: %s", used ? ", " : "", source_name(s, q->source));
-        if (q->block != s->cfg.block)
-            ADD("%sblock %d", used ? ", " : "", q->block);
-        if (!used)
-            ADD("%s", q->what);
-    }
-    if (q->block != s->cfg.block)
-        ADD(": latency now %d frames (%.2f ms)", latency, 1e3 * latency / s->cfg.rate);
-    else if (reopened && q->source == s->cfg.source)
-        ADD(": the stream reopened, latency now %d frames", latency);
-#undef ADD
-    es_session_sayf(s, 0, "%s", line);
-}
-
-/* A change that failed is no longer wanted: what later changes build on
- * goes back to what plays, where nothing newer has been asked for since. */
-static void forget(es_session *s, const es_prep_request *q)
-{
-    es_prep_request *t = &s->target;
-    if (!strcmp(t->room, q->room))
-        snprintf(t->room, sizeof t->room, "%s", s->room);
-    if (t->engine == q->engine)
-        t->engine = s->cfg.engine;
-    if (!memcmp(&t->options, &q->options, sizeof t->options))
-        t->options = s->cfg.options;
-    if (t->block == q->block)
-        t->block = s->cfg.block;
-    if (t->source == q->source)
-        t->source = s->cfg.source;
-}
-
-/* Applies a prepared change. Returns 0 when done with it (played or
- * refused, and said), 1 when the processor cannot take a swap yet: the
- * caller keeps it and tries again on the next poll. */
-static int apply(es_session *s, es_prep_result *r)
-{
-    const es_prep_request *q = &r->req;
-    char why[768], tail[64];
-    still_playing(s, q, tail, sizeof tail);
-    if (r->err[0]) {
-        forget(s, q);
-        if (q->fallback)
-            es_session_sayf(s, 1, "%s could not take over: %s", FALLBACK_ENGINE, r->err);
-        else
-            es_session_sayf(s, 1, "%s; %s", r->err, tail);
-        return 0;
-    }
-    es_processor *proc = es_player_processor(s->player);
-    int reopened = 0;
-    if (r->engine) {
-        /* One crossfade at a time: while one runs, the newest change waits
-         * here, and a newer one replaces it. Queueing every change would
-         * play a string of stale rooms, each held in memory until its turn.
-         * The processor's own limit (can_swap) is the backstop. */
-        if (es_processor_swap_pending(proc) || !es_processor_can_swap(proc))
-            return 1;
-        if (es_processor_swap(proc, r->engine, &r->fmt, why, sizeof why) != 0) {
-            es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
-            return 0;
-        }
-        r->engine = NULL; /* the processor's now */
-    } else {
-        if (apply_reopen(s, r, why, sizeof why) != 0) {
-            es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
-            return 0;
-        }
-        reopened = 1;
-    }
-    if (r->note[0] && strcmp(q->room, s->room) != 0)
-        es_session_sayf(s, 0, "%s", r->note);
-    say_done(s, r, reopened); /* against what played until now */
-    if (q->engine != s->cfg.engine) {
-        s->previous = s->cfg.engine;
-        s->cfg.engine = q->engine;
-    }
-    s->cfg.options = q->options;
-    snprintf(s->room, sizeof s->room, "%s", q->room);
-    s->cfg.source = q->source;
-    s->cfg.block = q->block;
-    return 0;
-}
-
-/* Takes what the preparer finished (or what waited for the processor) and
- * plays it. */
-static void take_prepared(es_session *s)
-{
-    es_prep_result *r = es_preparer_take(s->preparer);
-    if (r && s->waiting) { /* a newer change supersedes the one waiting */
-        es_preparer_discard_result(s->preparer, s->waiting);
-        s->waiting = NULL;
-    }
-    if (!r) {
-        r = s->waiting;
-        s->waiting = NULL;
-    }
-    if (!r)
-        return;
-    if (apply(s, r) == 1) {
-        s->waiting = r;
-        return;
-    }
-    es_preparer_discard_result(s->preparer, r);
-}
-
-static void take_measurements(es_session *s)
-{
-    es_room_info info;
-    while (es_preparer_take_measurement(s->preparer, &info))
-        if (info.index >= 0 && info.index < s->rooms.lib.count)
-            s->room_info[info.index] = info;
-}
-
-/* Submits the target as it stands, against the stream as it plays. */
-static void submit(es_session *s, const char *what, int fallback)
-{
-    es_prep_request *q = &s->target;
-    snprintf(q->what, sizeof q->what, "%.250s", what);
-    q->fallback = fallback;
-    es_processor *proc = es_player_processor(s->player);
-    const es_format *fmt = es_processor_format(proc);
-    q->rate = s->cfg.rate;
-    q->inputs = s->inputs;
-    q->outputs = fmt->outputs;
-    q->latency = es_processor_latency(proc);
-    q->block_now = s->cfg.block;
-    q->source_now = s->cfg.source;
-    q->file = s->cfg.file;
-    q->pc = s->pc;
-    es_preparer_submit(s->preparer, q);
-}
-
-/* A failed engine (a GPU error): the preparer builds the fallback for the
- * same room, and it crossfades in like any change. Asked once per failure. */
-static void watch_engine(es_session *s, const es_stats *st)
-{
-    if (!st->engine_failed) {
-        s->fallback_asked = 0;
-        return;
-    }
-    if (s->fallback_asked)
-        return;
-    s->fallback_asked = 1;
-    const es_engine_class *k = es_engine_find(FALLBACK_ENGINE);
-    es_session_sayf(s, 1, "%s failed (%s); switching to %s, same room", st->engine,
-                    st->engine_error, FALLBACK_ENGINE);
-    s->target.engine = k;
-    char what[128];
-    snprintf(what, sizeof what, "engine %s (fallback)", FALLBACK_ENGINE);
-    submit(s, what, 1);
-}
-
 /* Retired engines are destroyed on the preparer thread: destroying one
  * joins its helper threads, frees its plans and, on a GPU, its device
  * memory, none of which the control thread should wait for. */
@@ -523,8 +286,7 @@ void es_session_poll(es_session *s)
     else
         es_processor_collect(proc);
     if (s->preparer) {
-        take_prepared(s);
-        take_measurements(s);
+        es_session_take_prepared(s);
     }
     if (s->file && !s->source_said && es_file_source_error(s->file)[0]) {
         es_session_sayf(s, 1, "input stopped: %s", es_file_source_error(s->file));
@@ -535,166 +297,10 @@ void es_session_poll(es_session *s)
     es_stats st;
     es_processor_stats(es_player_processor(s->player), &st);
     if (s->preparer)
-        watch_engine(s, &st);
+        es_session_watch_engine(s, &st);
     if (!s->stopped_yet)
         watch_device(s, &st, &now);
     es_session_watch_recording(s);
-}
-
-/* A change can be asked for while the stream plays. */
-static int can_change(es_session *s, const char *what)
-{
-    if (s->preparer)
-        return 1;
-    es_session_sayf(s, 1, "%s: the session has stopped", what);
-    return 0;
-}
-
-int es_session_set_room(es_session *s, const char *room)
-{
-    char what[1100];
-    snprintf(what, sizeof what, "room %s", room);
-    if (!can_change(s, what))
-        return -1;
-    snprintf(s->target.room, sizeof s->target.room, "%s", room);
-    submit(s, what, 0);
-    return 0;
-}
-
-int es_session_set_engine(es_session *s, const es_engine_class *engine)
-{
-    char what[128];
-    snprintf(what, sizeof what, "engine %s", engine->name);
-    if (!can_change(s, what))
-        return -1;
-    s->target.engine = engine;
-    submit(s, what, 0);
-    return 0;
-}
-
-const es_engine_class *es_session_previous_engine(const es_session *s)
-{
-    return s->previous;
-}
-
-int es_session_set_options(es_session *s, const es_options *options)
-{
-    char what[128];
-    const es_engine_class *k = s->target.engine;
-    if (options->partition != s->target.options.partition) {
-        snprintf(what, sizeof what, "partition %d", options->partition);
-        if (!(k->caps & ES_CAP_PARTITION)) {
-            es_session_sayf(s, 1, "%s: %s takes no partition size", what, k->name);
-            return -1;
-        }
-    } else {
-        snprintf(what, sizeof what, "pipelined %s", options->gpu_pipelined ? "on" : "off");
-        if (!(k->caps & ES_CAP_PIPELINED)) {
-            es_session_sayf(s, 1, "%s: %s has no pipelined mode", what, k->name);
-            return -1;
-        }
-    }
-    if (!can_change(s, what))
-        return -1;
-    s->target.options = *options;
-    submit(s, what, 0);
-    return 0;
-}
-
-int es_session_set_block(es_session *s, int block)
-{
-    char what[64];
-    snprintf(what, sizeof what, "block %d", block);
-    if (block < ES_BLOCK_MIN || block > ES_BLOCK_MAX) {
-        es_session_sayf(s, 1, "%s: out of range (%d..%d)", what, ES_BLOCK_MIN, ES_BLOCK_MAX);
-        return -1;
-    }
-    if (!can_change(s, what))
-        return -1;
-    s->target.block = block;
-    submit(s, what, 0);
-    return 0;
-}
-
-int es_session_set_mix(es_session *s, const es_mix *mix)
-{
-    if (es_processor_set_mix(es_player_processor(s->player), mix) != 0) {
-        es_session_sayf(s, 1, "mix %g %g %g: refused (each finite, wet 0..%g, dry 0..%g, "
-                        "gain 0..%g) or too many changes queued", mix->wet, mix->dry,
-                        mix->gain, ES_MIX_WET_MAX, ES_MIX_DRY_MAX, ES_MIX_GAIN_MAX);
-        return -1;
-    }
-    s->pc.mix = *mix; /* kept across reopens */
-    return 0;
-}
-
-int es_session_reset_meters(es_session *s)
-{
-    if (es_processor_reset_stats(es_player_processor(s->player)) != 0) {
-        es_session_sayf(s, 1, "reset: too many changes queued; try again");
-        return -1;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &s->since);
-    return 0;
-}
-
-int es_session_set_source(es_session *s, es_source_kind kind)
-{
-    char what[64];
-    snprintf(what, sizeof what, "source %s", source_word(kind));
-    if (kind == ES_SOURCE_MIC && !strcmp(s->cfg.device, "null")) {
-        es_session_sayf(s, 1, "microphone: the null device has no microphone; play a file "
-                        "or the test signal, or use a sound device; still playing the %s",
-                        source_word(s->cfg.source));
-        return -1;
-    }
-    if (kind == ES_SOURCE_FILE && !s->cfg.file) {
-        es_session_sayf(s, 1, "file: no file to play (start with --input FILE); still "
-                        "playing the %s", source_word(s->cfg.source));
-        return -1;
-    }
-    if (!can_change(s, what))
-        return -1;
-    s->target.source = kind;
-    submit(s, what, 0);
-    return 0;
-}
-
-int es_session_preparing(es_session *s, char *what, size_t n)
-{
-    if (s->waiting) {
-        snprintf(what, n, "%s", s->waiting->req.what);
-        return 1;
-    }
-    if (!s->preparer) {
-        if (n)
-            what[0] = 0;
-        return 0;
-    }
-    return es_preparer_busy(s->preparer, what, n);
-}
-
-const es_library *es_session_library(const es_session *s)
-{
-    return &s->rooms.lib;
-}
-
-const es_room_info *es_session_room_info(es_session *s, int index)
-{
-    static const es_room_info none = {.index = -1, .measured = -1, .error = "no such room"};
-    if (index < 0 || index >= s->rooms.lib.count)
-        return &none;
-    es_room_info *info = &s->room_info[index];
-    if (info->measured == 0 && s->preparer)
-        es_preparer_measure(s->preparer, index);
-    return info;
-}
-
-es_session_wanted es_session_want(const es_session *s)
-{
-    return (es_session_wanted){.room = s->target.room, .engine = s->target.engine,
-                               .options = s->target.options, .block = s->target.block,
-                               .source = s->target.source};
 }
 
 const es_session_config *es_session_now(const es_session *s)
@@ -724,7 +330,7 @@ const es_scope *es_session_scope(const es_session *s)
 
 const char *es_session_source_name(const es_session *s)
 {
-    return source_name(s, s->cfg.source);
+    return es_session_source_word(s, s->cfg.source);
 }
 
 double es_session_elapsed(const es_session *s)

@@ -53,6 +53,18 @@ struct es_session {
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* session.c: the player's configuration for a source, file and block */
+void es_session_player_config(const es_session *s, es_source_kind kind,
+                              es_file_source *file, int block, es_player_config *plc);
+
+/* session_changes.c */
+/* A source as a person names it: the file's name, or the kind. */
+const char *es_session_source_word(const es_session *s, es_source_kind k);
+/* Plays what the preparer finished; takes the room measurements it made. */
+void es_session_take_prepared(es_session *s);
+/* A failed engine: asks the preparer for the fallback (once per failure). */
+void es_session_watch_engine(es_session *s, const es_stats *st);
+
 /* session_record.c */
 void es_session_taps_init(es_session *s);
 /* The player's taps: the scope, and the recorders when there are. */
