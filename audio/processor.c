@@ -24,6 +24,7 @@ enum { CMD_SWAP, CMD_MIX, CMD_RESET_STATS };
 typedef struct {
     int kind;
     es_engine *engine;   /* CMD_SWAP */
+    int ab, restart;     /* CMD_SWAP: its A/B slot (-1: the one playing) */
     es_mix mix;          /* CMD_MIX */
 } command;
 
@@ -36,6 +37,8 @@ typedef struct {
     size_t delay_write;
     uint64_t late_seen;  /* engine's late count already taken into stats */
     float **wet;         /* [outputs] max_block: this slot's output */
+    int ab;              /* the A/B slot whose statistics its blocks count in */
+    int restart;         /* those statistics start again when it plays alone */
 } slot;
 
 struct es_processor {
@@ -176,6 +179,8 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
     for (int k = 0; k <= p->fade_len; k++)
         p->fade[k] = (float)sin(ES_HALF_PI * k / p->fade_len);
     load_slot(p, &p->slots[0], take_engine);
+    p->slots[0].ab = cfg->ab >= 0 && cfg->ab < ES_AB_SLOTS ? cfg->ab : 0;
+    p->acc.ab_playing = p->slots[0].ab;
     p->acc.latency = p->latency;
     p->acc.inputs = fmt->inputs;
     p->acc.outputs = fmt->outputs;
@@ -227,6 +232,16 @@ int es_processor_can_swap(const es_processor *p)
 int es_processor_swap(es_processor *p, es_engine *take_engine, const es_format *fmt, char *err,
                       size_t n)
 {
+    return es_processor_swap_ab(p, take_engine, fmt, -1, 0, err, n);
+}
+
+int es_processor_swap_ab(es_processor *p, es_engine *take_engine, const es_format *fmt, int ab,
+                         int restart, char *err, size_t n)
+{
+    if (ab < -1 || ab >= ES_AB_SLOTS) {
+        snprintf(err, n, "A/B slot %d: there are %d", ab, ES_AB_SLOTS);
+        return ES_E_ARG;
+    }
     if (!fits(p, take_engine, fmt, err, n))
         return ES_E_ARG;
     /* Accepting one more could leave the audio thread an engine the
@@ -235,7 +250,7 @@ int es_processor_swap(es_processor *p, es_engine *take_engine, const es_format *
         snprintf(err, n, "too many changes under way; try again in a moment");
         return ES_E_STATE;
     }
-    command c = {.kind = CMD_SWAP, .engine = take_engine};
+    command c = {.kind = CMD_SWAP, .engine = take_engine, .ab = ab, .restart = restart};
     atomic_fetch_add(&p->pending_swaps, 1);
     atomic_fetch_add(&p->uncollected, 1);
     if (!es_spsc_push(&p->commands, &c)) {
@@ -313,7 +328,10 @@ static ES_RT void apply_commands(es_processor *p)
         if (c.kind == CMD_SWAP) {
             if (p->fading)
                 return; /* one crossfade at a time: the rest wait their turn */
-            load_slot(p, &p->slots[1 - p->active], c.engine);
+            slot *in = &p->slots[1 - p->active];
+            load_slot(p, in, c.engine);
+            in->ab = c.ab >= 0 ? c.ab : p->slots[p->active].ab;
+            in->restart = c.restart;
             p->fading = 1;
             p->fade_pos = 0;
         } else if (c.kind == CMD_MIX) {
@@ -321,6 +339,7 @@ static ES_RT void apply_commands(es_processor *p)
         } else {
             const char *engine = p->acc.engine;
             memset(&p->acc.blocks, 0, sizeof(es_stats) - offsetof(es_stats, blocks));
+            p->acc.ab_playing = p->fading ? -1 : p->slots[p->active].ab;
             p->acc.engine = engine;
             p->acc.latency = p->latency;
             p->acc.inputs = p->fmt.inputs;
@@ -381,6 +400,14 @@ static ES_RT void finish_fade(es_processor *p)
     old->engine = NULL;
     p->active = 1 - p->active;
     p->fading = 0;
+    slot *now = &p->slots[p->active];
+    if (now->restart) {
+        es_ab_stats *a = &p->acc.ab[now->ab];
+        const uint64_t restarts = a->restarts + 1;
+        memset(a, 0, sizeof *a);
+        a->restarts = restarts;
+        now->restart = 0;
+    }
     p->acc.swaps++;
     p->acc.engine = p->slots[p->active].engine->klass->name;
     p->acc.engine_failed = 0;
@@ -471,6 +498,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     }
     p->mix_from = p->mix_to;
     p->dry_write = (p->dry_write + (size_t)frames) & mask;
+    const int both_ran = p->fading; /* this block belongs to no A/B slot */
     if (p->fading && (p->fade_pos += frames) >= p->fade_len)
         finish_fade(p);
 
@@ -488,6 +516,21 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     if (took > s->budget_us || late > 0)
         s->recent_misses[s->misses++ % ES_RECENT_MISSES] = s->blocks;
     s->clipped += clipped;
+    s->load_recent[s->blocks % ES_LOAD_RECENT] = (float)s->load_now;
+    /* Only an engine playing alone counts in its A/B slot. */
+    s->ab_playing = p->fading ? -1 : p->slots[p->active].ab;
+    if (!both_ran) {
+        es_ab_stats *a = &s->ab[p->slots[p->active].ab];
+        a->blocks++;
+        a->frames += (uint64_t)frames;
+        a->misses += took > s->budget_us || late > 0;
+        a->late_results += late;
+        a->total_us += took;
+        a->budget_total_us += s->budget_us;
+        a->max_us = took > a->max_us ? took : a->max_us;
+        a->load_max = s->load_now > a->load_max ? s->load_now : a->load_max;
+        a->load_hist[bin < ES_LOAD_BINS - 1 ? bin : ES_LOAD_BINS - 1]++;
+    }
     s->blocks++;
     s->frames += (uint64_t)frames;
     s->crossfading = p->fading;

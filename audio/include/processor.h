@@ -51,6 +51,7 @@ typedef struct {
      * never moves the sound in time. Below the first engine's latency it
      * is raised to that. */
     int max_latency;
+    int ab;  /* the A/B slot (0..ES_AB_SLOTS-1) the first engine plays for */
 } es_processor_config;
 
 /* 1 when every value of `mix` is finite and within 0..ES_MIX_*_MAX; else 0,
@@ -86,6 +87,13 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
  *     says 0): collect and try again in a moment. */
 int es_processor_swap(es_processor *p, es_engine *take_engine, const es_format *fmt, char *err,
                       size_t n);
+/* The same, for A/B slot `ab` (0..ES_AB_SLOTS-1): from the end of the
+ * crossfade the engine's blocks count in that slot's statistics; with
+ * `restart` they start again from zero then (the slot now holds another
+ * room, engine or block). es_processor_swap keeps the playing slot and
+ * its statistics. */
+int es_processor_swap_ab(es_processor *p, es_engine *take_engine, const es_format *fmt, int ab,
+                         int restart, char *err, size_t n);
 /* 1 when a swap (of an engine that fits) would be accepted now; 0 while
  * the processor holds as many uncollected swaps as it can: wait for the
  * crossfade, es_processor_collect(), and ask again. */

@@ -11,7 +11,24 @@
 #define ES_LOAD_BINS 201     /* DSP load histogram: 1 % bins, last = 200 % and over */
 #define ES_RECENT_MISSES 16
 #define ES_METER_FALL_DB 20.0 /* the held peak falls this many dB a second */
-#define ES_METER_RMS_MS 300.0 /* the RMS meters' integration time */  /* block numbers of the latest misses kept */
+#define ES_METER_RMS_MS 300.0 /* the RMS meters' integration time */
+#define ES_AB_SLOTS 2         /* A/B slots with statistics of their own */
+#define ES_LOAD_RECENT 256    /* per-block loads kept, newest last (a power of two) */
+
+/* The statistics of one A/B slot: the blocks its engine played alone (a
+ * crossfade's blocks, with two engines running, belong to neither), since
+ * the slot last changed room, engine or block, or the meters were reset.
+ * Budget and processing time are summed over the same blocks, so the load
+ * and the throughput describe the same window. */
+typedef struct {
+    uint64_t blocks, frames;
+    uint64_t misses, late_results;
+    double total_us;              /* processing time */
+    double budget_total_us;       /* real time those blocks stood for */
+    double max_us, load_max;
+    uint32_t load_hist[ES_LOAD_BINS];
+    uint64_t restarts;            /* times these statistics started again */
+} es_ab_stats;
 
 typedef struct {
     uint64_t blocks, frames;      /* processed since the last reset */
@@ -31,6 +48,12 @@ typedef struct {
     int inputs, outputs;
     uint64_t recent_misses[ES_RECENT_MISSES]; /* block numbers of the last
                                                * misses, oldest overwritten */
+    /* The load of each of the last ES_LOAD_RECENT blocks: block b (counted
+     * in `blocks`) at load_recent[b % ES_LOAD_RECENT]. The screen takes the
+     * worst since its last look from here, exactly, not from a 1 % bin. */
+    float load_recent[ES_LOAD_RECENT];
+    int ab_playing;               /* the A/B slot playing alone, -1 while crossfading */
+    es_ab_stats ab[ES_AB_SLOTS];
     int engine_failed;            /* the active engine failed (GPU error) */
     char engine_error[256];       /* and why, in the engine's words */
     /* The last block's peak; RMS integrated over about ES_METER_RMS_MS. */
@@ -42,6 +65,17 @@ typedef struct {
 
 /* The load that q (0..1) of the blocks stayed under, from the histogram. */
 double es_stats_load_quantile(const es_stats *s, double q);
+/* The same for a histogram and its worst block (an A/B slot's). */
+double es_load_quantile(const uint32_t hist[ES_LOAD_BINS], double load_max, double q);
+/* An A/B slot's figures over its own window: throughput is the samples
+ * (frames x channels) its engine path processed per second of processing
+ * time; the real-time factor is the real time those blocks stood for over
+ * the time they took, so it is 1 / mean load. 0 before any block. */
+double es_ab_stats_throughput(const es_ab_stats *a, int channels);
+double es_ab_stats_realtime_factor(const es_ab_stats *a);
+double es_ab_stats_mean_load(const es_ab_stats *a);
+/* dst += src: two windows of one slot as one (a stream reopened between). */
+void es_ab_stats_add(es_ab_stats *dst, const es_ab_stats *src);
 /* Samples per second the engine path could sustain: frames * channels /
  * processing time; and as a multiple of real time. */
 double es_stats_throughput(const es_stats *s);
