@@ -12,7 +12,7 @@
 #define MIN_LINES 24
 #define MIN_COLS 80
 
-void ui_layout_compute(int lines, int cols, ui_layout *l)
+void ui_layout_compute(int lines, int cols, int engines, ui_layout *l)
 {
     *l = (ui_layout){0};
     if (lines < MIN_LINES || cols < MIN_COLS) {
@@ -20,14 +20,16 @@ void ui_layout_compute(int lines, int cols, ui_layout *l)
         return;
     }
     const int extra = lines - MIN_LINES;
-    const int spectrum_h = 6 + extra / 2;
+    const int spectrum_h = 5 + extra / 2;
     const int messages_h = 1 + extra / 6;
     const int body_h = lines - 2 - spectrum_h - messages_h - 1;
     const int left_w = cols / 2;
     l->header = (ui_rect){0, 0, 2, cols};
     l->rooms = (ui_rect){2, 0, body_h, left_w};
-    l->engines = (ui_rect){2, left_w + 1, 7, cols - left_w - 1};
-    l->meters = (ui_rect){9, left_w + 1, body_h - 7, cols - left_w - 1};
+    /* The engines' list: a title and a row each; the meters take the rest. */
+    const int engines_h = 1 + engines;
+    l->engines = (ui_rect){2, left_w + 1, engines_h, cols - left_w - 1};
+    l->meters = (ui_rect){2 + engines_h, left_w + 1, body_h - engines_h, cols - left_w - 1};
     l->spectrum = (ui_rect){2 + body_h, 0, spectrum_h, cols};
     l->messages = (ui_rect){2 + body_h + spectrum_h, 0, messages_h, cols};
     l->status = (ui_rect){lines - 1, 0, 1, cols};

@@ -14,16 +14,43 @@
 
 static const char spark[] = " .:-=+*#%@"; /* one-row history, low to high */
 
-/* The worst block since the last snapshot, from the histogram's growth
- * (the snapshot's load_now is only the last block's). */
-static double interval_worst(const es_stats *now, const es_stats *before, int restarted)
+/* The worst block since `from` (a block number), exactly, from the
+ * processor's ring of per-block loads; when more blocks passed than the
+ * ring holds, the worst of those it still holds. */
+static double worst_since(const es_stats *s, uint64_t from)
 {
-    if (restarted)
-        return now->blocks ? now->load_now : 0;
-    for (int b = ES_LOAD_BINS - 1; b >= 0; b--)
-        if (now->load_hist[b] > before->load_hist[b])
-            return (b + 0.5) / 100.0;
-    return 0;
+    if (s->blocks > ES_LOAD_RECENT && from < s->blocks - ES_LOAD_RECENT)
+        from = s->blocks - ES_LOAD_RECENT;
+    double worst = 0;
+    for (uint64_t b = from; b < s->blocks; b++) {
+        const double v = s->load_recent[b % ES_LOAD_RECENT];
+        worst = v > worst ? v : worst;
+    }
+    return worst;
+}
+
+/* A slot's history: the worst block of each UI_HISTORY_PERIOD it played;
+ * emptied when the slot's statistics start again (another room, engine or
+ * block, or the meters cleared). */
+static void history_update(ui_model *m, int k, double worst)
+{
+    ui_history *h = &m->history[k];
+    if (h->generation != m->slot[k].generation) {
+        h->len = h->at = 0;
+        h->pending = 0;
+        h->pushed_at = m->now;
+        h->generation = m->slot[k].generation;
+    }
+    if (m->slot_playing != k)
+        return;
+    h->pending = worst > h->pending ? worst : h->pending;
+    if (m->now - h->pushed_at >= UI_HISTORY_PERIOD) {
+        h->load[h->at] = (float)h->pending;
+        h->at = (h->at + 1) % UI_HISTORY;
+        h->len += h->len < UI_HISTORY;
+        h->pending = 0;
+        h->pushed_at = m->now;
+    }
 }
 
 void ui_meters_update(ui_model *m)
@@ -32,14 +59,12 @@ void ui_meters_update(ui_model *m)
     es_processor_stats(es_player_processor(es_session_player(m->session)), &m->stats);
     const es_stats *s = &m->stats, *l = &m->last;
     const int restarted = s->blocks < l->blocks; /* reset, or the stream reopened */
-    m->load_now = interval_worst(s, l, restarted);
-    m->load_pending = m->load_now > m->load_pending ? m->load_now : m->load_pending;
-    if (m->now - m->history_pushed_at >= UI_HISTORY_PERIOD) {
-        m->load_history[m->history_at] = (float)m->load_pending;
-        m->history_at = (m->history_at + 1) % UI_HISTORY;
-        m->history_len += m->history_len < UI_HISTORY;
-        m->load_pending = 0;
-        m->history_pushed_at = m->now;
+    m->load_now = worst_since(s, restarted ? 0 : m->load_seen);
+    m->load_seen = s->blocks;
+    m->slot_playing = s->ab_playing;
+    for (int k = 0; k < ES_AB_SLOTS; k++) {
+        es_session_slot_info(m->session, k, &m->slot[k]);
+        history_update(m, k, m->load_now);
     }
 
     /* Misses lately: the count now minus the count UI_MISS_WINDOW ago. */
@@ -108,28 +133,37 @@ static void level(const ui_rect *r, int row, const char *label, float rms, float
     }
 }
 
-/* The load over the last seconds (each column the worst block of
- * UI_HISTORY_PERIOD), newest on the right: one row of shades, or columns
- * of '#' when the panel has rows to spare. */
+/* The playing slot's load over the last seconds (each column the worst
+ * block of UI_HISTORY_PERIOD), newest on the right: one row of shades, or
+ * columns of '#' whose top cell shows the fraction (so a load of 1 % still
+ * shows) when the panel has rows to spare. */
 static void history(const ui_model *m, const ui_rect *r, int row, int rows, int x0)
 {
+    static const char part[] = " _-=#"; /* a cell a quarter, half, ... full */
+    const int k = m->slot_playing >= 0 ? m->slot_playing : es_session_active_slot(m->session);
+    const ui_history *h = &m->history[k];
     const int w = r->w - 5 - x0;
+    if (w < 4)
+        return;
     mvaddstr(r->y + row + rows - 1, r->x + x0, "hist");
     for (int c = 0; c < w; c++) {
         const int back = w - 1 - c;
         double v = 0;
-        if (back < m->history_len)
-            v = m->load_history[(m->history_at - 1 - back + 2 * UI_HISTORY) % UI_HISTORY];
+        if (back < h->len)
+            v = h->load[(h->at - 1 - back + 2 * UI_HISTORY) % UI_HISTORY];
         const int colour = load_colour(v);
         attron(COLOR_PAIR(colour));
         if (rows == 1) {
-            int k = (int)ceil(v * (sizeof spark - 2));
-            k = k < 0 ? 0 : k > (int)sizeof spark - 2 ? (int)sizeof spark - 2 : k;
-            mvaddch(r->y + row, r->x + x0 + 5 + c, spark[k]);
+            int q = (int)ceil(v * (sizeof spark - 2));
+            q = q < 0 ? 0 : q > (int)sizeof spark - 2 ? (int)sizeof spark - 2 : q;
+            mvaddch(r->y + row, r->x + x0 + 5 + c, spark[q]);
         } else {
-            const int filled = (int)lround((v > 1 ? 1 : v) * rows);
-            for (int k = 0; k < rows; k++)
-                mvaddch(r->y + row + rows - 1 - k, r->x + x0 + 5 + c, k < filled ? '#' : ' ');
+            const double cells = (v > 1 ? 1 : v) * rows;
+            for (int q = 0; q < rows; q++) {
+                const double in_cell = cells - q; /* of this cell, from the bottom */
+                int shade = in_cell >= 1 ? 4 : in_cell <= 0 ? 0 : (int)ceil(in_cell * 4);
+                mvaddch(r->y + row + rows - 1 - q, r->x + x0 + 5 + c, part[shade]);
+            }
         }
         attroff(COLOR_PAIR(colour));
     }
@@ -138,12 +172,17 @@ static void history(const ui_model *m, const ui_rect *r, int row, int rows, int 
 void ui_draw_meters(const ui_model *m, const ui_rect *r)
 {
     const es_stats *s = &m->stats;
-    const double rate = es_session_now(m->session)->rate;
     char line[256];
+    const int k = m->slot_playing >= 0 ? m->slot_playing : es_session_active_slot(m->session);
+    const es_session_slot *sl = &m->slot[k];
+    /* Since when the playing slot's figures count: seconds of audio. */
     attron(COLOR_PAIR(UI_TITLE) | A_BOLD);
-    mvaddnstr(r->y, r->x, "Meters  (c: clear)", r->w);
+    const int title_w = snprintf(line, sizeof line, "Meters  %c: %.0f s", "AB"[k],
+                                 sl->stats.budget_total_us * 1e-6);
+    mvaddnstr(r->y, r->x, line, r->w);
     attroff(COLOR_PAIR(UI_TITLE) | A_BOLD);
 
+    /* The worst block since the last redraw, exact to the block. */
     const double load = m->load_now;
     mvaddstr(r->y + 1, r->x, "DSP");
     bar(r->y + 1, r->x + 4, r->w - 17, load, load_colour(load));
@@ -151,33 +190,25 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
     mvaddnstr(r->y + 1, r->x + r->w - 12, line, 12);
 
     const int levels = s->outputs < 2 ? 1 + s->outputs : 3; /* rows for levels */
-    /* The history gets the rows to spare, or shares the title's row. */
-    const int hist_rows = r->h - 4 - levels;
+    /* Rows: title, DSP, slots (3), xruns, levels; the history gets the rows
+     * to spare, or shares the title's row. */
+    const int hist_rows = r->h - 6 - levels;
     if (hist_rows >= 1)
         history(m, r, 2, hist_rows, 0);
     else
-        history(m, r, 0, 1, 19);
+        history(m, r, 0, 1, title_w + 2);
     int row = 2 + (hist_rows > 0 ? hist_rows : 0);
 
-    const int rising = m->misses_lately > 0;
-    snprintf(line, sizeof line, "p99 %.1f%% max %.1f%%  ", 100 * es_stats_load_quantile(s, 0.99),
-             100 * s->load_max);
-    mvaddnstr(r->y + row, r->x, line, r->w);
-    snprintf(line, sizeof line, "misses %llu (%llu in 10 s)", (unsigned long long)s->misses,
-             (unsigned long long)m->misses_lately);
-    const int attr = rising ? COLOR_PAIR(UI_BAD) | A_BOLD : COLOR_PAIR(UI_GOOD);
-    attron(attr);
-    addnstr(line, r->x + r->w - getcurx(stdscr));
-    attroff(attr);
-    row++;
+    ui_draw_slots(m, r->y + row, r->x, r->w);
+    row += 3;
 
     const int gpu = !strncmp(es_session_now(m->session)->engine->name, "cuda", 4);
     char gpu_text[48] = "GPU -";
     if (gpu)
         snprintf(gpu_text, sizeof gpu_text, "GPU %.0f us/blk", s->device_us);
-    snprintf(line, sizeof line, "xruns %llu  %.1f Msmp/s x%.0f RT  %s",
-             (unsigned long long)es_player_xruns(es_session_player(m->session)),
-             es_stats_throughput(s) / 1e6, es_stats_realtime_factor(s, rate), gpu_text);
+    snprintf(line, sizeof line, "xruns %llu  %.2f Msmp/s  %s",
+             (unsigned long long)es_session_xruns(m->session),
+             es_ab_stats_throughput(&sl->stats, s->inputs) / 1e6, gpu_text);
     mvaddnstr(r->y + row++, r->x, line, r->w);
 
     /* Levels: the input (all its channels as one row when they share it),

@@ -157,27 +157,36 @@ void ui_draw_rooms(ui_model *m, const ui_rect *r)
     decay_plot(info, r, at + 3);
 }
 
+/* The engines, each marked with the A/B slots that hold it; the one
+ * playing says so, with its partition and pipelining when it has them. */
 void ui_draw_engines(const ui_model *m, const ui_rect *r)
 {
-    const es_session_config *c = es_session_now(m->session);
-    const es_engine_class *prev = es_session_previous_engine(m->session);
     char heading[64], preparing[256] = "";
-    snprintf(heading, sizeof heading, "Engines  (1-%d, Tab: A/B)", m->engine_count);
+    snprintf(heading, sizeof heading, "Engines  1-%d: pick  Tab: A/B", m->engine_count);
     es_session_preparing(m->session, preparing, sizeof preparing);
-    const es_engine_class *wanted = es_session_want(m->session).engine;
+    const es_session_wanted want = es_session_want(m->session);
+    const es_session_config *c = es_session_now(m->session);
     title(r, heading);
-    for (int i = 0; i < m->engine_count && 1 + i < r->h - 1; i++) {
+    for (int i = 0; i < m->engine_count && 1 + i < r->h; i++) {
         const es_engine_class *k = es_engines[i];
         const int playing = m->stats.engine && !strcmp(m->stats.engine, k->name);
-        char line[256];
-        const char *mark = k == c->engine ? "A" : k == prev ? "B" : " ";
-        const int coming = preparing[0] && k == wanted && k != c->engine;
+        char line[256], mark[3] = "  ", opts[32] = "";
+        for (int slot = 0; slot < ES_AB_SLOTS; slot++)
+            if (m->slot[slot].set && m->slot[slot].engine == k)
+                mark[slot] = "AB"[slot];
+        const int coming = preparing[0] && k == want.engine && k != c->engine;
+        if (playing && (k->caps & ES_CAP_PARTITION))
+            snprintf(opts, sizeof opts, " p%d", c->options.partition
+                                                   ? c->options.partition
+                                                   : es_engine_default_partition(c->block));
+        if (playing && (k->caps & ES_CAP_PIPELINED) && c->options.gpu_pipelined)
+            snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " pipe");
         if (m->engine_ok[i])
-            snprintf(line, sizeof line, "%d %s %-17s %s", i + 1, mark, k->name,
+            snprintf(line, sizeof line, "%d %s %-17s %s%s", i + 1, mark, k->name,
                      playing ? (m->stats.crossfading ? "crossfading" : "playing")
-                     : coming ? "preparing" : "");
+                     : coming ? "preparing" : "", opts);
         else
-            snprintf(line, sizeof line, "%d   %-17s off: %s", i + 1, k->name,
+            snprintf(line, sizeof line, "%d %s %-17s off: %s", i + 1, mark, k->name,
                      m->engine_why[i]);
         const int attr = playing ? (COLOR_PAIR(UI_GOOD) | A_BOLD)
                          : m->engine_ok[i] ? 0 : COLOR_PAIR(UI_DIM);
@@ -185,16 +194,6 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
         put(r, 1 + i, 0, line);
         attroff(attr);
     }
-    char line[160];
-    const int partitioned = (c->engine->caps & ES_CAP_PARTITION) != 0;
-    const int gpu = (c->engine->caps & ES_CAP_PIPELINED) != 0;
-    if (partitioned && c->options.partition)
-        snprintf(line, sizeof line, "partition %d", c->options.partition);
-    else
-        snprintf(line, sizeof line, "partition %s", partitioned ? "default" : "-");
-    snprintf(line + strlen(line), sizeof line - strlen(line), "   pipelined %s",
-             gpu ? (c->options.gpu_pipelined ? "on" : "off") : "-");
-    put(r, r->h - 1, 0, line);
 }
 
 void ui_draw_messages(const ui_model *m, const ui_rect *r)

@@ -35,6 +35,16 @@ typedef struct {
 
 typedef struct ui_spectrum ui_spectrum;
 
+/* A slot's DSP load history: the worst block of each UI_HISTORY_PERIOD it
+ * played, newest last. */
+typedef struct {
+    float load[UI_HISTORY];
+    int len, at;
+    double pending;           /* the worst block of the column being filled */
+    double pushed_at;
+    uint64_t generation;      /* the slot's, when this history began */
+} ui_history;
+
 typedef struct {
     es_session *session;
     double now;               /* seconds since the workstation started */
@@ -50,11 +60,13 @@ typedef struct {
 
     /* meters */
     es_stats stats, last;     /* this redraw's snapshot and the one before */
-    double load_now;          /* the worst block since the last redraw */
-    double load_pending;      /* the worst block of the column being filled */
-    double history_pushed_at;
-    float load_history[UI_HISTORY]; /* worst block per UI_HISTORY_PERIOD */
-    int history_len, history_at;
+    double load_now;          /* the worst block since the last redraw, exactly */
+    uint64_t load_seen;       /* blocks whose load is in load_now or before */
+    es_session_slot slot[ES_AB_SLOTS]; /* A and B, with their own statistics */
+    int slot_playing;         /* the slot playing alone, -1 while crossfading */
+    /* Each slot's history: the worst block of each UI_HISTORY_PERIOD it
+     * played, newest last; cleared when its statistics start again. */
+    ui_history history[ES_AB_SLOTS];
     double miss_times[UI_HISTORY]; /* (time, misses) samples for the window */
     uint64_t miss_counts[UI_HISTORY];
     int miss_at, miss_len;
@@ -76,7 +88,7 @@ typedef struct {
 } ui_model;
 
 /* layout.c */
-void ui_layout_compute(int lines, int cols, ui_layout *l);
+void ui_layout_compute(int lines, int cols, int engines, ui_layout *l);
 
 /* panels.c */
 void ui_colors_init(void);
@@ -90,6 +102,9 @@ void ui_draw_help(const ui_model *m, int lines, int cols);
 /* meters.c */
 void ui_meters_update(ui_model *m);
 void ui_draw_meters(const ui_model *m, const ui_rect *r);
+
+/* slots.c: the A/B slots' statistics, one row each under a heading. */
+void ui_draw_slots(const ui_model *m, int y, int x, int w);
 
 /* spectrum.c */
 ui_spectrum *ui_spectrum_create(double rate);

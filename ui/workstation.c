@@ -241,14 +241,9 @@ static int handle_key(ui_model *m, int key)
     case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
         pick_engine(m, key - '1');
         break;
-    case '\t': {
-        const es_engine_class *b = es_session_previous_engine(m->session);
-        if (b)
-            command(m, "engine %s", b->name);
-        else
-            note(m, 0, "A/B: pick a second engine with 1-%d first", m->engine_count);
+    case '\t':
+        command(m, "slot");
         break;
-    }
     case '[': case ']':
         step(m, "block", es_session_want(m->session).block, key == ']', ES_BLOCK_MIN,
              ES_BLOCK_MAX);
@@ -278,7 +273,7 @@ static int handle_key(ui_model *m, int key)
     case 'c':
         command(m, "reset");
         if (m->message_count == 0 || !m->messages[(m->message_count - 1) % UI_MESSAGES].problem)
-            note(m, 0, "meters cleared");
+            note(m, 0, "meters cleared: both slots, xruns and the history count from now");
         break;
     case 'v':
         m->spectrogram = !m->spectrogram;
@@ -293,7 +288,7 @@ static void draw(ui_model *m)
 {
     erase();
     ui_layout l;
-    ui_layout_compute(LINES, COLS, &l);
+    ui_layout_compute(LINES, COLS, m->engine_count, &l);
     if (l.too_small) {
         mvprintw(0, 0, "earshot needs at least 80x24 (this is %dx%d); q quits", COLS, LINES);
     } else {

@@ -25,7 +25,7 @@ cases=(
     "engine warp-drive|engine 'warp-drive': unknown engine (choose from cpu-direct"
     "source tape|source 'tape': expected one of signal,file,mic"
     "pipelined maybe|pipelined 'maybe': expected on or off"
-    "frobnicate now|unknown command 'frobnicate' (room, engine, block"
+    "frobnicate now|unknown command 'frobnicate' (room, engine, slot, block"
     "room|room needs ROOM"
 )
 {

@@ -22,11 +22,11 @@ check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 said() { for _ in $(seq 200); do grep -q -- "$1" "$dir/err" && return 0; sleep 0.1; done; return 1; }
 json=$( {
     sleep 0.5
-    echo "engine cpu-direct"; said "^earshot: engine cpu-direct$"
+    echo "engine cpu-direct"; said "^earshot: engine cpu-direct\b"
     echo "room $dir/missing.wav"; said "missing.wav"
-    echo "room $dir/room2.wav"; said "^earshot: room .*room2.wav$"
+    echo "room $dir/room2.wav"; said "^earshot: room .*room2.wav\b"
     echo "mix 0.8 0.2 0.9"; sleep 0.2
-    echo "engine cpu-partitioned"; said "^earshot: engine cpu-partitioned$"
+    echo "engine cpu-partitioned"; said "^earshot: engine cpu-partitioned\b"
     echo "partition 64"; said "^earshot: partition 64"
     echo "pipelined on"; said "^earshot: pipelined on"
     echo "partition 5"; said "partition 5:"

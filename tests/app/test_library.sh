@@ -135,9 +135,9 @@ said() { # said TEXT: wait up to 20 s for earshot to say TEXT
 }
 {
     said "room vocal-booth"
-    echo "room cathedral"; said "^earshot: room cathedral$"
+    echo "room cathedral"; said "^earshot: room cathedral\b"
     echo "room nowhere"; said "named 'nowhere'"
-    echo "room living-room"; said "^earshot: room living-room$"
+    echo "room living-room"; said "^earshot: room living-room\b"
     echo quit
 } | "$earshot" play --headless --device null --room vocal-booth --seconds 60 --commands \
         >"$dir/play.txt" 2>>"$dir/err"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The workstation in a real terminal (tmux) on the null device, or on JACK's
 # dummy backend with "jack" as the second argument: it starts and shows the
-# header, rooms, engines and meters; keys swap the room, switch engines (A/B
-# with Tab) and change the block size, and the screen and the stream's
+# header, rooms, engines and meters; keys swap the room, switch engines,
+# play the other A/B slot (Tab) and change the block size, and the screen and the stream's
 # stats follow; it redraws for larger and smaller panes; q and Ctrl-C quit
 # with status 0 and leave the terminal sane.
 set -u
@@ -39,12 +39,12 @@ check "room list with the playing room and its parameters" \
     "grep -q '> concert-hall *playing' <<<\"\$s\" && grep -q 'T30 1\\.[0-9][0-9] s' <<<\"\$s\""
 check "the energy decay plot" "grep -q ' -60 |' <<<\"\$s\""
 check "all four engines, cpu-partitioned playing, the GPU ones said" \
-    "grep -q '2 A cpu-partitioned *playing' <<<\"\$s\" && grep -q 'cuda-circular' <<<\"\$s\" &&
+    "grep -q '2 A  cpu-partitioned *playing' <<<\"\$s\" && grep -q 'cuda-circular' <<<\"\$s\" &&
      grep -q 'cpu-nonuniform' <<<\"\$s\" &&
-     grep -q 'cuda-partitioned' <<<\"\$s\" && grep -q '1   cpu-direct' <<<\"\$s\""
-check "meters: DSP load, misses, xruns, levels" \
-    "grep -q 'DSP \\[' <<<\"\$s\" && grep -q 'misses 0' <<<\"\$s\" && grep -q 'xruns' <<<\"\$s\" &&
-     grep -q 'out L \\[' <<<\"\$s\""
+     grep -q 'cuda-partitioned' <<<\"\$s\" && grep -q '1    cpu-direct' <<<\"\$s\""
+check "meters: DSP load, slot A's figures, B empty, xruns, levels" \
+    "grep -q 'DSP \\[' <<<\"\$s\" && grep -q '>A concert-h  256 ' <<<\"\$s\" &&
+     grep -q ' B (empty' <<<\"\$s\" && grep -q 'xruns' <<<\"\$s\" && grep -q 'out L \\[' <<<\"\$s\""
 check "the spectrum with its axis" "grep -q 'Spectrum' <<<\"\$s\" && grep -q '1k' <<<\"\$s\""
 
 # A room: four up from concert-hall is the vocal booth.
@@ -52,27 +52,32 @@ keys k k k k Enter
 check "Enter swaps the room (header and message)" \
     "wait_for 'room vocal-booth |' 5 && screen | grep -Eq '^[0-9:]{8} room vocal-booth' &&
      screen | grep -q '> vocal-booth *playing'"
-keys 1
-check "1: cpu-direct plays, marked A, cpu-partitioned is B" \
-    "wait_for '1 A cpu-direct' 5 && wait_for 'engine cpu-direct |' 5 &&
-     screen | grep -q '2 B cpu-partitioned'"
 keys Tab
-check "Tab: back to cpu-partitioned" \
-    "wait_for '2 A cpu-partitioned   playing' 5 && screen | grep -q '1 B cpu-direct'"
+check "Tab: slot B starts as a copy of A and plays" \
+    "wait_for 'slot B plays' 8 && wait_for '2 AB cpu-partitioned   playing' 5"
+keys 1
+check "1: slot B now holds cpu-direct; A keeps cpu-partitioned" \
+    "wait_for '1  B cpu-direct        playing' 5 && wait_for 'engine cpu-direct |' 5 &&
+     screen | grep -q '2 A  cpu-partitioned'"
+keys Tab
+check "Tab: slot A, cpu-partitioned, plays again" \
+    "wait_for '2 A  cpu-partitioned   playing' 5 && screen | grep -q '1  B cpu-direct'"
 keys 3
-check "3: cpu-nonuniform plays" "wait_for '3 A cpu-nonuniform' 5 && wait_for 'engine cpu-nonuniform |' 5"
+check "3: cpu-nonuniform plays in A" "wait_for '3 A  cpu-nonuniform' 5 && wait_for 'engine cpu-nonuniform |' 5"
 keys 2
 # Changes play once prepared, and each is said then: wait for this one, so
 # that its line does not push the refusal below off the message line.
-wait_for '2 A cpu-partitioned   playing' 5
+wait_for '2 A  cpu-partitioned   playing' 5
 keys 4
 check "4: the unavailable GPU engine is refused in words (no GPU here)" \
-    "wait_for 'cuda-circular is unavailable here' 5 || screen | grep -q '4 A cuda-circular'"
+    "wait_for 'cuda-circular is unavailable here' 5 || screen | grep -q '4 A  cuda-circular'"
 keys ']'
 check "]: block 512, the header shows the new latency" \
     "wait_for 'block 512  latency' 8"
 keys c
-check "c: the meters are cleared" "wait_for 'meters cleared' 5"
+check "c: the meters are cleared: slot A counts from 0 s, xruns 0" \
+    "wait_for 'meters cleared' 5 && screen | grep -Eq 'Meters  A: [01] s' &&
+     screen | grep -q 'xruns 0 '"
 keys , -
 check ", and -: wetter/drier mix and output gain in the header" \
     "wait_for 'mix  90% wet | gain -1.0 dB' 5"
@@ -108,7 +113,8 @@ keys q
 quit_check "q" || fail=1
 json=$(cat "$report" 2>/dev/null)
 echo "    report: $json"
-num() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" <<<"$json"; }
+# The stream's own figures come first; the slots' follow.
+num() { grep -o "\"$1\":[0-9.]*" <<<"$json" | head -1 | cut -d: -f2; }
 check "the stats follow: block 512, blocks counted against the clock since the reopen" \
     "[ '$(num block)' = 512 ] && awk -v b='$(num blocks)' -v e='$(num blocks_expected)' \
      'BEGIN { exit !(b > 0 && b >= 0.9 * e - 2 && b <= 1.02 * e + 2) }'"

@@ -165,6 +165,12 @@ static int run_record(es_session *s, const es_command_args *a, int given)
     return es_session_record(s, given ? a->text : NULL, NULL);
 }
 
+static int run_slot(es_session *s, const es_command_args *a, int given)
+{
+    /* With no letter: the slot that is not playing. */
+    return es_session_switch_slot(s, given ? a->choice : 1 - es_session_active_slot(s));
+}
+
 static int run_reset(es_session *s, const es_command_args *a, int given)
 {
     (void)a;
@@ -186,8 +192,12 @@ const es_command es_commands[] = {
     {"room", "up/down Enter", "crossfade to another room (name or IR file)", 1,
      {{"room", ES_PARAM_STRING, 0, 1023, "ROOM", NULL, ARG(text), NULL, NULL}, NONE, NONE},
      run_room},
-    {"engine", "1-9 Tab", "crossfade to another engine (Tab: the last)", 1,
+    {"engine", "1-9", "crossfade to another engine", 1,
      {ES_PARAM_ENGINE(es_command_args, engine), NONE, NONE}, run_engine},
+    {"slot", "Tab", "A/B: play slot A or B (no letter: the other), crossfaded; each "
+     "slot holds a room, an engine and a block, and counts its own statistics", 0,
+     {{"slot", ES_PARAM_CHOICE, 0, 0, "a|b", NULL, ARG(choice), "a|b", NULL}, NONE, NONE},
+     run_slot},
     {"block", "[ ]", "reopen the stream at N frames (halve, double)", 1,
      {ES_PARAM_BLOCK(es_command_args, number), NONE, NONE}, run_block},
     {"partition", "{ }", "new partition size (halve, double)", 1,

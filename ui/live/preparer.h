@@ -31,6 +31,7 @@ typedef struct {
     es_source_kind source;
     const char *file;          /* the file source's path (the session's, stable) */
     int fallback;              /* replacing a failed engine */
+    int ab;                    /* the A/B slot it is for (pc.ab too) */
     /* the stream now */
     double rate;
     int inputs, outputs, latency, block_now;

@@ -186,6 +186,7 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
                                   .block = s->cfg.block, .source = s->cfg.source,
                                   .file = s->cfg.file};
     snprintf(s->target.room, sizeof s->target.room, "%s", s->room);
+    es_session_slots_init(s);
     clock_gettime(CLOCK_MONOTONIC, &s->started);
     s->since = s->progress_at = s->started;
     return s;

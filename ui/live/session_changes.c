@@ -51,9 +51,11 @@ static int reopen(es_session *s, const es_player_config *plc, es_processor *proc
 
 /* A prepared change that needs a new stream. 0, or -1 with a message (the
  * processor is consumed either way). */
-static int apply_reopen(es_session *s, es_prep_result *r, char *err, size_t n)
+static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err, size_t n)
 {
     const es_prep_request *q = &r->req;
+    es_stats before; /* the slots' counts, which go with the old processor */
+    es_processor_stats(es_player_processor(s->player), &before);
     es_file_source *file = q->source == s->cfg.source ? s->file : r->file;
     if (s->recorder[REC_INPUT] && r->inputs != s->inputs)
         es_session_finish_recording(s, REC_INPUT); /* its file has the old channels */
@@ -63,6 +65,7 @@ static int apply_reopen(es_session *s, es_prep_result *r, char *err, size_t n)
     r->proc = NULL;
     if (reopen(s, &plc, proc, err, n) != 0)
         return -1;
+    es_session_slots_carry(s, &before, restart ? q->ab : -1);
     if (file != s->file) { /* the stream no longer reads the old one */
         es_file_source *old = s->file;
         s->file = file;
@@ -75,35 +78,45 @@ static int apply_reopen(es_session *s, es_prep_result *r, char *err, size_t n)
 
 /* Says what a change did, once it plays: every way it differs from what
  * played until now (two quick changes can arrive as one). */
-static void say_done(es_session *s, const es_prep_result *r, int reopened)
+static void say_done(es_session *s, const es_prep_result *r, int reopened, int restart)
 {
     const es_prep_request *q = &r->req;
     const int latency = es_player_latency(s->player);
     char line[1400] = "";
     size_t used = 0;
 #define ADD(...) used += (size_t)snprintf(line + used, sizeof line - (used < sizeof line ? used : sizeof line), __VA_ARGS__)
+    if (q->ab != s->ab_active)
+        ADD("slot %c plays", q->ab == ES_SLOT_A ? 'A' : 'B');
+    const size_t start = used;
+    /* Between the things that changed; after "slot B plays", a colon. */
+#define SEP (used > start ? ", " : start ? ": " : "")
     if (q->fallback)
-        ADD("%s", q->what);
+        ADD("%s%s", SEP, q->what);
     else {
         if (strcmp(q->room, s->room) != 0)
-            ADD("%sroom %s", used ? ", " : "", q->room);
+            ADD("%sroom %s", SEP, q->room);
         if (q->engine != s->cfg.engine)
-            ADD("%sengine %s", used ? ", " : "", q->engine->name);
+            ADD("%sengine %s", SEP, q->engine->name);
         if (q->options.partition != s->cfg.options.partition)
-            ADD("%spartition %d", used ? ", " : "", q->options.partition);
+            ADD("%spartition %d", SEP, q->options.partition);
         if (q->options.gpu_pipelined != s->cfg.options.gpu_pipelined)
-            ADD("%spipelined %s", used ? ", " : "", q->options.gpu_pipelined ? "on" : "off");
+            ADD("%spipelined %s", SEP,
+                q->options.gpu_pipelined ? "on" : "off");
         if (q->source != s->cfg.source)
-            ADD("%ssource: %s", used ? ", " : "", es_session_source_word(s, q->source));
+            ADD("%ssource: %s", SEP, es_session_source_word(s, q->source));
         if (q->block != s->cfg.block)
-            ADD("%sblock %d", used ? ", " : "", q->block);
-        if (!used)
-            ADD("%s", q->what);
+            ADD("%sblock %d", SEP, q->block);
+        if (used == start)
+            ADD("%s", start ? " (the same room, engine and block)" : q->what);
     }
     if (q->block != s->cfg.block)
         ADD(": latency now %d frames (%.2f ms)", latency, 1e3 * latency / s->cfg.rate);
     else if (reopened && q->source == s->cfg.source)
         ADD(": the stream reopened, latency now %d frames", latency);
+    /* The slot holds something else now: its statistics start again. */
+    if (restart && s->ab[q->ab].set)
+        ADD(" (slot %c counts from now)", q->ab == ES_SLOT_A ? 'A' : 'B');
+#undef SEP
 #undef ADD
     es_session_sayf(s, 0, "%s", line);
 }
@@ -123,6 +136,8 @@ static void forget(es_session *s, const es_prep_request *q)
         t->block = s->cfg.block;
     if (t->source == q->source)
         t->source = s->cfg.source;
+    if (t->ab == q->ab)
+        t->ab = s->ab_active;
 }
 
 /* Applies a prepared change. Returns 0 when done with it (played or
@@ -143,6 +158,7 @@ static int apply(es_session *s, es_prep_result *r)
     }
     es_processor *proc = es_player_processor(s->player);
     int reopened = 0;
+    const int restart = es_session_slot_restarts(s, q);
     if (r->engine) {
         /* One crossfade at a time: while one runs, the newest change waits
          * here, and a newer one replaces it. Queueing every change would
@@ -150,13 +166,14 @@ static int apply(es_session *s, es_prep_result *r)
          * The processor's own limit (can_swap) is the backstop. */
         if (es_processor_swap_pending(proc) || !es_processor_can_swap(proc))
             return 1;
-        if (es_processor_swap(proc, r->engine, &r->fmt, why, sizeof why) != 0) {
+        if (es_processor_swap_ab(proc, r->engine, &r->fmt, q->ab, restart, why,
+                                 sizeof why) != 0) {
             es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
             return 0;
         }
         r->engine = NULL; /* the processor's now */
     } else {
-        if (apply_reopen(s, r, why, sizeof why) != 0) {
+        if (apply_reopen(s, r, restart, why, sizeof why) != 0) {
             es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
             return 0;
         }
@@ -164,15 +181,13 @@ static int apply(es_session *s, es_prep_result *r)
     }
     if (r->note[0] && strcmp(q->room, s->room) != 0)
         es_session_sayf(s, 0, "%s", r->note);
-    say_done(s, r, reopened); /* against what played until now */
-    if (q->engine != s->cfg.engine) {
-        s->previous = s->cfg.engine;
-        s->cfg.engine = q->engine;
-    }
+    say_done(s, r, reopened, restart); /* against what played until now */
+    s->cfg.engine = q->engine;
     s->cfg.options = q->options;
     snprintf(s->room, sizeof s->room, "%s", q->room);
     s->cfg.source = q->source;
     s->cfg.block = q->block;
+    es_session_slot_played(s, q, restart);
     return 0;
 }
 
@@ -207,7 +222,7 @@ static void take_measurements(es_session *s)
 }
 
 /* Submits the target as it stands, against the stream as it plays. */
-static void submit(es_session *s, const char *what, int fallback)
+void es_session_submit(es_session *s, const char *what, int fallback)
 {
     es_prep_request *q = &s->target;
     snprintf(q->what, sizeof q->what, "%.250s", what);
@@ -222,6 +237,7 @@ static void submit(es_session *s, const char *what, int fallback)
     q->source_now = s->cfg.source;
     q->file = s->cfg.file;
     q->pc = s->pc;
+    q->pc.ab = q->ab; /* a new processor counts its first engine there */
     es_preparer_submit(s->preparer, q);
 }
 
@@ -242,7 +258,7 @@ void es_session_watch_engine(es_session *s, const es_stats *st)
     s->target.engine = k;
     char what[128];
     snprintf(what, sizeof what, "engine %s (fallback)", FALLBACK_ENGINE);
-    submit(s, what, 1);
+    es_session_submit(s, what, 1);
 }
 
 /* A change can be asked for while the stream plays. */
@@ -261,7 +277,7 @@ int es_session_set_room(es_session *s, const char *room)
     if (!can_change(s, what))
         return -1;
     snprintf(s->target.room, sizeof s->target.room, "%s", room);
-    submit(s, what, 0);
+    es_session_submit(s, what, 0);
     return 0;
 }
 
@@ -272,13 +288,8 @@ int es_session_set_engine(es_session *s, const es_engine_class *engine)
     if (!can_change(s, what))
         return -1;
     s->target.engine = engine;
-    submit(s, what, 0);
+    es_session_submit(s, what, 0);
     return 0;
-}
-
-const es_engine_class *es_session_previous_engine(const es_session *s)
-{
-    return s->previous;
 }
 
 int es_session_set_options(es_session *s, const es_options *options)
@@ -301,7 +312,7 @@ int es_session_set_options(es_session *s, const es_options *options)
     if (!can_change(s, what))
         return -1;
     s->target.options = *options;
-    submit(s, what, 0);
+    es_session_submit(s, what, 0);
     return 0;
 }
 
@@ -316,7 +327,7 @@ int es_session_set_block(es_session *s, int block)
     if (!can_change(s, what))
         return -1;
     s->target.block = block;
-    submit(s, what, 0);
+    es_session_submit(s, what, 0);
     return 0;
 }
 
@@ -339,6 +350,7 @@ int es_session_reset_meters(es_session *s)
         return -1;
     }
     clock_gettime(CLOCK_MONOTONIC, &s->since);
+    es_session_slots_reset(s);
     return 0;
 }
 
@@ -360,7 +372,7 @@ int es_session_set_source(es_session *s, es_source_kind kind)
     if (!can_change(s, what))
         return -1;
     s->target.source = kind;
-    submit(s, what, 0);
+    es_session_submit(s, what, 0);
     return 0;
 }
 

@@ -16,6 +16,18 @@
 
 enum { REC_OUTPUT = 0, REC_INPUT = 1 };
 
+/* One A/B slot, as the session keeps it. */
+typedef struct {
+    int set;                   /* B is empty until it is first played */
+    char room[1024];
+    const es_engine_class *engine;
+    es_options options;
+    int block;
+    int latency;               /* frames heard when it last played */
+    uint64_t generation;       /* counts restarts of its statistics */
+    es_ab_stats carried;       /* counted by processors since let go of */
+} es_slot_state;
+
 struct es_session {
     es_session_config cfg;     /* as now: engine, block, options, source follow changes */
     char device_name[256];     /* cfg.device points here once opened */
@@ -31,7 +43,14 @@ struct es_session {
     es_file_source *file;
     es_processor_config pc;
     es_player *player;
-    const es_engine_class *previous;
+
+    /* A/B (session_slots.c): what each slot holds, and its statistics from
+     * processors the stream has let go of (a reopen); the processor counts
+     * the rest. `ab_active` is the slot that plays (the target's slot once
+     * a switch plays). */
+    es_slot_state ab[ES_AB_SLOTS];
+    int ab_active;
+    uint64_t xruns_base;       /* the device's count at the last meter reset */
 
     /* The taps (session_record.c). The audio thread reads `tap[]`; the
      * control side owns `recorder[]` and waits for `in_tap[]` to clear
@@ -64,6 +83,23 @@ const char *es_session_source_word(const es_session *s, es_source_kind k);
 void es_session_take_prepared(es_session *s);
 /* A failed engine: asks the preparer for the fallback (once per failure). */
 void es_session_watch_engine(es_session *s, const es_stats *st);
+
+/* session_slots.c */
+void es_session_slots_init(es_session *s);
+/* 1 when a prepared change for slot q->ab makes it hold another room,
+ * engine, options or block: its statistics start again. */
+int es_session_slot_restarts(const es_session *s, const es_prep_request *q);
+/* The change plays: the slot holds what it asked for, and is the one
+ * playing. */
+void es_session_slot_played(es_session *s, const es_prep_request *q, int restart);
+/* The stream reopened: `old` is what its last processor counted, kept
+ * for every slot but restart_ab (-1: none). */
+void es_session_slots_carry(es_session *s, const es_stats *old, int restart_ab);
+/* The meters were reset: every slot counts from zero. */
+void es_session_slots_reset(es_session *s);
+
+/* session_changes.c: hands the target to the preparer, as `what`. */
+void es_session_submit(es_session *s, const char *what, int fallback);
 
 /* session_record.c */
 void es_session_taps_init(es_session *s);

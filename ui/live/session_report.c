@@ -3,6 +3,57 @@
 #include "core/json.h"
 #include "session_private.h"
 
+/* Each A/B slot's own figures (es_ab_stats), as JSON. */
+static void slots_json(es_session *s, FILE *to, int inputs)
+{
+    fputs(",\"slots\":[", to);
+    for (int k = 0; k < ES_AB_SLOTS; k++) {
+        es_session_slot sl;
+        es_session_slot_info(s, k, &sl);
+        const es_ab_stats *a = &sl.stats;
+        fprintf(to, "%s{\"slot\":\"%c\",\"set\":%s", k ? "," : "", "AB"[k],
+                sl.set ? "true" : "false");
+        if (sl.set) {
+            fputs(",\"room\":", to);
+            es_json_string(to, sl.room);
+            fputs(",\"engine\":", to);
+            es_json_string(to, sl.engine->name);
+            fprintf(to, ",\"block\":%d,\"latency_frames\":%d,\"blocks\":%llu,"
+                    "\"counted_seconds\":%.3f,\"misses\":%llu,\"late_results\":%llu,"
+                    "\"load_p50\":%.4f,\"load_p99\":%.4f,\"load_max\":%.4f,"
+                    "\"load_mean\":%.4f,\"throughput\":%.0f,\"realtime_factor\":%.2f",
+                    sl.block, sl.latency, (unsigned long long)a->blocks,
+                    a->budget_total_us * 1e-6, (unsigned long long)a->misses,
+                    (unsigned long long)a->late_results,
+                    es_load_quantile(a->load_hist, a->load_max, 0.5),
+                    es_load_quantile(a->load_hist, a->load_max, 0.99), a->load_max,
+                    es_ab_stats_mean_load(a), es_ab_stats_throughput(a, inputs),
+                    es_ab_stats_realtime_factor(a));
+        }
+        fputs("}", to);
+    }
+    fputs("]", to);
+}
+
+/* The table's lines for the slots that were played. */
+static void slots_table(es_session *s, FILE *to, int inputs)
+{
+    for (int k = 0; k < ES_AB_SLOTS; k++) {
+        es_session_slot sl;
+        es_session_slot_info(s, k, &sl);
+        if (!sl.set)
+            continue;
+        const es_ab_stats *a = &sl.stats;
+        fprintf(to, "  slot %c      %s on %s, block %d: %.1f s alone, load p50 %.1f %% p99 "
+                "%.1f %% max %.1f %%, %llu misses, %.1f x real time, %.0f samples/s\n",
+                "AB"[k], sl.engine->name, sl.room, sl.block, a->budget_total_us * 1e-6,
+                100 * es_load_quantile(a->load_hist, a->load_max, 0.5),
+                100 * es_load_quantile(a->load_hist, a->load_max, 0.99), 100 * a->load_max,
+                (unsigned long long)a->misses, es_ab_stats_realtime_factor(a),
+                es_ab_stats_throughput(a, inputs));
+    }
+}
+
 void es_session_report(es_session *s, FILE *to, int json)
 {
     es_player *pl = s->player;
@@ -15,7 +66,8 @@ void es_session_report(es_session *s, FILE *to, int json)
     const double p50 = es_stats_load_quantile(&st, 0.5), p99 = es_stats_load_quantile(&st, 0.99);
     const unsigned long long recorded = es_session_recorded_frames(s);
     const unsigned long long lost = es_session_record_dropped(s);
-    const unsigned long long xruns = es_player_xruns(pl);
+    const unsigned long long xruns = es_session_xruns(s);
+    const double counted = es_session_counted(s);
     const char *engine = st.engine ? st.engine : s->cfg.engine->name;
     uint64_t created, destroyed;
     es_engine_counts(&created, &destroyed);
@@ -25,14 +77,14 @@ void es_session_report(es_session *s, FILE *to, int json)
         fputs(",\"engine\":", to);
         es_json_string(to, engine);
         fprintf(to, ",\"rate\":%g,\"block\":%d,"
-                "\"seconds\":%.3f,\"blocks\":%llu,\"blocks_expected\":%.1f,\"misses\":%llu,"
+                "\"seconds\":%.3f,\"counted_seconds\":%.3f,\"blocks\":%llu,\"blocks_expected\":%.1f,\"misses\":%llu,"
                 "\"late_results\":%llu,\"xruns\":%llu,\"load_p50\":%.4f,\"load_p99\":%.4f,"
                 "\"load_max\":%.4f,\"latency_frames\":%d,\"latency_ms\":%.3f,"
                 "\"engine_latency_frames\":%d,\"throughput\":%.0f,\"realtime_factor\":%.2f,"
                 "\"clipped\":%llu,\"swaps\":%llu,\"recorded_frames\":%llu,"
                 "\"record_dropped_frames\":%llu,\"engines_created\":%llu,"
                 "\"engines_destroyed\":%llu,\"miss_at_s\":[",
-                rate, s->cfg.block, elapsed,
+                rate, s->cfg.block, elapsed, counted,
                 (unsigned long long)st.blocks, expected, (unsigned long long)st.misses,
                 (unsigned long long)st.late_results, xruns, p50, p99, st.load_max, latency,
                 latency * ms, st.latency, es_stats_throughput(&st),
@@ -48,11 +100,18 @@ void es_session_report(es_session *s, FILE *to, int json)
             const uint64_t block = st.recent_misses[(st.misses - kept + k) % ES_RECENT_MISSES];
             fprintf(to, "%s%.3f", k ? "," : "", (double)block * s->cfg.block / rate);
         }
-        fprintf(to, "]}\n");
+        fputs("]", to);
+        slots_json(s, to, st.inputs);
+        fputs("}\n", to);
         return;
     }
     fprintf(to, "device %s, engine %s, %g Hz, block %d, %.2f s\n", es_player_device(pl),
             engine, rate, s->cfg.block, elapsed);
+    /* Every count below is since the meters last started counting: the
+     * start, a reset (c) or a reopened stream. */
+    fprintf(to, "  counted     the last %.2f s (since the %s)\n", counted,
+            counted + 0.05 < elapsed ? "meters were last cleared or the stream reopened"
+                                     : "start");
     fprintf(to, "  blocks      %llu (%.0f expected from the clock)\n",
             (unsigned long long)st.blocks, expected);
     fprintf(to, "  misses      %llu (GPU late: %llu)   xruns %llu   clipped samples %llu\n",
@@ -64,6 +123,7 @@ void es_session_report(es_session *s, FILE *to, int json)
             latency * ms, st.latency);
     fprintf(to, "  throughput  %.0f samples/s, %.1f x real time\n", es_stats_throughput(&st),
             es_stats_realtime_factor(&st, rate));
+    slots_table(s, to, st.inputs);
     if (s->recorder[REC_OUTPUT])
         fprintf(to, "  recorded    %llu frames to %s, %llu lost to a full ring\n", recorded,
                 s->record_path[REC_OUTPUT], lost);

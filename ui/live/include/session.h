@@ -82,8 +82,6 @@ void es_session_poll(es_session *s);
  * why) ---- */
 int es_session_set_room(es_session *s, const char *room);
 int es_session_set_engine(es_session *s, const es_engine_class *engine);
-/* The engine before the current one (A/B), or NULL. */
-const es_engine_class *es_session_previous_engine(const es_session *s);
 int es_session_set_block(es_session *s, int block);
 /* Partition size and GPU pipelining: a crossfade when the latency allows,
  * else the stream reopens with room for the new latency. */
@@ -94,6 +92,32 @@ int es_session_set_source(es_session *s, es_source_kind source);
  * NULL); while recording, stops and finishes the files. */
 int es_session_record(es_session *s, const char *path, const char *input_path);
 int es_session_reset_meters(es_session *s);
+
+/* ---- A/B: two fixed slots, each a room, an engine (with its options) and
+ * a block. Changes go to the slot playing; es_session_switch_slot plays
+ * the other, crossfaded (the stream reopens when its block differs). B is
+ * empty until first played: switching to it then makes it a copy of A to
+ * change. Each slot has statistics of its own: only the blocks its engine
+ * played alone, since its room, engine, options or block last changed or
+ * the meters were reset. ---- */
+enum { ES_SLOT_A = 0, ES_SLOT_B = 1 };
+typedef struct {
+    int set;                  /* 0: B, never played */
+    const char *room;
+    const es_engine_class *engine;
+    es_options options;
+    int block;
+    int latency;              /* frames heard when it last played */
+    uint64_t generation;      /* goes up each time its statistics start again */
+    es_ab_stats stats;
+} es_session_slot;
+int es_session_switch_slot(es_session *s, int slot);
+/* The slot playing, or the one a change under way is for. */
+int es_session_active_slot(const es_session *s);
+/* Slot `slot` as it stands, statistics included. */
+void es_session_slot_info(es_session *s, int slot, es_session_slot *out);
+/* Over/underruns the device reported since the meters were last reset. */
+uint64_t es_session_xruns(const es_session *s);
 
 /* ---- what is playing ---- */
 const es_session_config *es_session_now(const es_session *s); /* engine, block, ... */
