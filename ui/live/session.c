@@ -103,7 +103,10 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->cfg = *cfg;
     s->say = say;
     s->say_ctx = ctx;
-    s->pc = (es_processor_config){.mix = {.wet = 1, .dry = 0, .gain = 1},
+    s->pc = (es_processor_config){.mix = {.wet = 1, .dry = 0, .gain = 1,
+                                          .trim_db = (float)cfg->trim_db,
+                                          .limiter = cfg->limiter,
+                                          .ceiling_db = (float)cfg->ceiling_db},
                                   .crossfade_ms = cfg->crossfade_ms};
     es_ir *ir = NULL; /* the first room, until its engine is built */
     es_session_taps_init(s);
