@@ -157,7 +157,10 @@ static int run_pipelined(es_session *s, const es_command_args *a, int given)
 static int run_mix(es_session *s, const es_command_args *a, int given)
 {
     (void)given;
-    const es_mix m = {.wet = (float)a->mix[0], .dry = (float)a->mix[1], .gain = (float)a->mix[2]};
+    es_mix m = *es_session_mix(s); /* trim, bypass and limiter stay */
+    m.wet = (float)a->mix[0];
+    m.dry = (float)a->mix[1];
+    m.gain = (float)a->mix[2];
     return es_session_set_mix(s, &m);
 }
 
