@@ -145,7 +145,8 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         if (!(s->recorder[w] = es_recorder_open(path, cfg->rate, channels, 0, err, n)))
             goto fail;
         snprintf(s->record_path[w], sizeof s->record_path[w], "%s", path);
-        atomic_store(&s->tap[w], s->recorder[w]);
+        s->live[w] = s->recorder[w];
+        atomic_store(&s->taps, (es_recorder *const *)s->live);
     }
     const int automatic = !strcmp(cfg->device, "auto");
     s->cfg.device = automatic ? "default" : cfg->device;
