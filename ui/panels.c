@@ -44,7 +44,7 @@ static void short_db(float linear, int with_plus, char *out, size_t n)
     if (linear <= 0)
         snprintf(out, n, "off");
     else
-        snprintf(out, n, with_plus ? "%+.0f" : "%.0f", 20 * log10(linear) + 0.0);
+        snprintf(out, n, with_plus ? "%+.0f" : "%.0f", round(20 * log10(linear)) + 0.0);
 }
 
 void ui_draw_header(const ui_model *m, const ui_rect *r)
@@ -69,18 +69,22 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
     short_db(mx->wet, 0, wet, sizeof wet);
     short_db(mx->dry, 0, dry, sizeof dry);
     short_db(mx->gain, 1, out, sizeof out);
-    snprintf(tail, sizeof tail, " | %s | trim %s%.0f wet %s dry %s out %s dB%s%s",
+    snprintf(tail, sizeof tail, "engine %s | trim %s%.0f wet %s dry %s out %s dB%s%s",
              m->stats.engine ? m->stats.engine : c->engine->name,
-             mx->trim_db > 0 ? "+" : "", (double)mx->trim_db, wet, dry, out,
+             mx->trim_db > 0 ? "+" : "", round(mx->trim_db) + 0.0, wet, dry, out,
              mx->bypass ? " BYPASS" : "", mx->limiter ? " LIMIT" : "");
-    int room_w = r->w - 7 - (int)strlen(tail);
-    room_w = room_w < 8 ? 8 : room_w;
-    snprintf(line, sizeof line, " room %.*s%s", room_w, es_session_room(s), tail);
+    /* Where the room's name would get under 4 letters it is left out (the
+     * room list marks it playing); while recording, REC keeps its place. */
+    const int room_w = r->w - 10 - (int)strlen(tail) - (es_session_recording(s) ? 13 : 0);
+    if (room_w >= 4)
+        snprintf(line, sizeof line, " room %.*s | %s", room_w, es_session_room(s), tail);
+    else
+        snprintf(line, sizeof line, " %s", tail);
     put(r, 1, 0, line);
     /* How long the stream has played, to a tenth: it moves on every other
      * redraw, so a screen that stopped drawing shows it. */
     snprintf(line, sizeof line, "up %.1f s", es_session_elapsed(s));
-    const int at = r->w - (int)strlen(line) - 1;
+    const int at = r->w - (int)strlen(line) - 1 - (es_session_recording(s) ? 13 : 0);
     if (at > getcurx(stdscr) + 1)
         put(r, 1, at, line);
     const char *rec = es_session_recording(s);
