@@ -20,6 +20,7 @@
 #define ES_HALF_PI 1.57079632679489661923
 
 enum { CMD_SWAP, CMD_MIX, CMD_RESET_STATS };
+enum { G_TRIM, G_WET, G_DRY, G_GAIN, G_BYPASS, G_COUNT }; /* per-sample gain rows */
 
 typedef struct {
     int kind;
@@ -41,6 +42,12 @@ typedef struct {
     int restart;         /* those statistics start again when it plays alone */
 } slot;
 
+/* A gain that moves linearly to its target over `left` samples. */
+typedef struct {
+    float now, to, step;
+    int left;
+} ramp;
+
 struct es_processor {
     es_format fmt;
     es_processor_config cfg;
@@ -59,7 +66,14 @@ struct es_processor {
     float *fade;             /* fade_len + 1: sin(pi/2 * k / fade_len) */
     size_t delay_size;       /* slot delay rings, power of two */
 
-    es_mix mix_from, mix_to; /* ramped across one block */
+    es_mix mix;              /* the latest asked for */
+    ramp r_trim, r_wet, r_dry, r_gain, r_bypass; /* linear gains on their way to `mix` */
+    int ramp_len;            /* frames of a level ramp */
+    float **g;               /* [G_COUNT] max_block: each gain, per sample */
+    float **trimmed;         /* [inputs] max_block: the input after the trim */
+    float limit_env;         /* the limiter's gain now, <= 1 */
+    float limit_release;     /* its recovery per sample */
+    float ceiling;           /* linear; +inf while the limiter is off */
     float **dry;             /* [inputs] ring of dry_size */
     size_t dry_size, dry_write;
     float **scratch;         /* [outputs] max_block: raw engine output */
@@ -119,22 +133,39 @@ static ES_RT void load_slot(es_processor *p, slot *s, es_engine *e)
     s->late_seen = st.late_results;
 }
 
-int es_mix_check(const es_mix *mix, char *err, size_t n)
+/* Sets a ramp's target, reached over `len` samples (at once when len is 0). */
+static ES_RT void ramp_to(ramp *r, float to, int len)
 {
-    static const struct {
-        const char *name;
-        float max;
-    } limit[3] = {{"wet", ES_MIX_WET_MAX}, {"dry", ES_MIX_DRY_MAX}, {"gain", ES_MIX_GAIN_MAX}};
-    const float v[3] = {mix->wet, mix->dry, mix->gain};
-    for (int k = 0; k < 3; k++)
-        /* Written so that NaN fails too. */
-        if (!(v[k] >= 0.0f && v[k] <= limit[k].max)) {
-            if (err)
-                snprintf(err, n, "mix: %s %g is outside 0..%g", limit[k].name, (double)v[k],
-                         (double)limit[k].max);
-            return 0;
+    if (to == r->to)
+        return;
+    r->to = to;
+    r->left = len;
+    r->step = len ? (to - r->now) / (float)len : 0;
+    if (!len)
+        r->now = to;
+}
+
+/* The ramp's next `frames` values into g; ends exactly on its target. */
+static ES_RT void ramp_run(ramp *r, float *g, int frames)
+{
+    for (int t = 0; t < frames; t++) {
+        if (r->left > 0) {
+            r->now = --r->left ? r->now + r->step : r->to;
         }
-    return 1;
+        g[t] = r->now;
+    }
+}
+
+/* Every level's ramp heads for `m`. */
+static ES_RT void set_levels(es_processor *p, const es_mix *m, int len)
+{
+    p->mix = *m;
+    ramp_to(&p->r_trim, (float)es_db_to_gain(m->trim_db), len ? p->ramp_len : 0);
+    ramp_to(&p->r_wet, m->wet, len ? p->ramp_len : 0);
+    ramp_to(&p->r_dry, m->dry, len ? p->ramp_len : 0);
+    ramp_to(&p->r_gain, m->gain, len ? p->ramp_len : 0);
+    ramp_to(&p->r_bypass, (float)m->bypass, len ? p->fade_len : 0);
+    p->ceiling = m->limiter ? (float)es_db_to_gain(m->ceiling_db) : INFINITY;
 }
 
 es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
@@ -158,13 +189,20 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
     p->fade_len = (int)(ms * 1e-3 * fmt->sample_rate);
     if (p->fade_len < 1)
         p->fade_len = 1;
-    p->mix_from = p->mix_to = cfg->mix;
+    p->ramp_len = (int)(ES_MIX_RAMP_MS * 1e-3 * fmt->sample_rate);
+    p->ramp_len = p->ramp_len < 1 ? 1 : p->ramp_len;
+    p->r_trim.now = p->r_trim.to = 1;
+    set_levels(p, &cfg->mix, 0);
+    p->limit_env = 1;
+    p->limit_release = (float)exp(-1e3 / (ES_LIMITER_RELEASE_MS * fmt->sample_rate));
     p->delay_size = pow2_at_least((size_t)p->latency + (size_t)fmt->max_block);
     p->dry_size = p->delay_size;
     p->fade = malloc(((size_t)p->fade_len + 1) * sizeof(float));
     p->dry = es_alloc_channels(fmt->inputs, p->dry_size);
     p->scratch = es_alloc_channels(fmt->outputs, (size_t)fmt->max_block);
-    int ok = p->fade && p->dry && p->scratch &&
+    p->trimmed = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
+    p->g = es_alloc_channels(G_COUNT, (size_t)fmt->max_block);
+    int ok = p->fade && p->dry && p->scratch && p->trimmed && p->g &&
              es_spsc_init(&p->commands, sizeof(command), COMMANDS) == 0 &&
              es_spsc_init(&p->retired, sizeof(es_engine *), RETIRED) == 0;
     for (int s = 0; ok && s < 2; s++)
@@ -208,6 +246,8 @@ void es_processor_destroy(es_processor *p)
     es_spsc_free(&p->retired);
     es_free_channels(p->dry, p->fmt.inputs);
     es_free_channels(p->scratch, p->fmt.outputs);
+    es_free_channels(p->trimmed, p->fmt.inputs);
+    es_free_channels(p->g, G_COUNT);
     free(p->fade);
     free(p);
 }
@@ -335,7 +375,7 @@ static ES_RT void apply_commands(es_processor *p)
             p->fading = 1;
             p->fade_pos = 0;
         } else if (c.kind == CMD_MIX) {
-            p->mix_to = c.mix;
+            set_levels(p, &c.mix, 1);
         } else {
             const char *engine = p->acc.engine;
             memset(&p->acc.blocks, 0, sizeof(es_stats) - offsetof(es_stats, blocks));
@@ -417,7 +457,9 @@ static ES_RT void finish_fade(es_processor *p)
 /* Per channel: the block's peak; the RMS integrated over about
  * ES_METER_RMS_MS (exponentially, so a meter read 30 times a second shows
  * the level, not whichever block it caught); and the peak held with a fall
- * of ES_METER_FALL_DB per second, so no peak between reads is missed.
+ * of ES_METER_FALL_DB per second, so no peak between reads is missed, and
+ * never below that RMS: the integrated RMS lags a decay, and a peak
+ * meter that read under its own RMS would contradict itself.
  * keep: the RMS integrator's weight for this block; fall: the hold's. */
 static ES_RT void levels(const float *const *x, int channels, int frames, float keep,
                          float fall, float *peak, float *rms, float *hold)
@@ -433,8 +475,45 @@ static ES_RT void levels(const float *const *x, int channels, int frames, float 
         peak[c] = pk;
         const float ms = keep * rms[c] * rms[c] + (1.0f - keep) * (float)(sq / frames);
         rms[c] = sqrtf(ms);
-        hold[c] = pk > hold[c] * fall ? pk : hold[c] * fall;
+        float h = pk > hold[c] * fall ? pk : hold[c] * fall;
+        hold[c] = h > rms[c] ? h : rms[c];
     }
+}
+
+/* The safety limiter, channel-linked, per sample: its gain drops at once
+ * to what keeps the loudest channel at the ceiling (so no sample passes
+ * it) and recovers with ES_LIMITER_RELEASE_MS. Switched off, it only
+ * recovers, so turning it off mid-reduction does not step. Returns the
+ * samples it turned down. */
+static ES_RT uint64_t limit(es_processor *p, float *const *out, int frames)
+{
+    if (!p->mix.limiter && p->limit_env >= 1.0f)
+        return 0;
+    const float ceiling = p->ceiling, rel = p->limit_release;
+    const int outputs = p->fmt.outputs;
+    float env = p->limit_env;
+    uint64_t turned = 0;
+    for (int t = 0; t < frames; t++) {
+        float pk = 0;
+        for (int o = 0; o < outputs; o++) {
+            const float v = fabsf(out[o][t]);
+            pk = v > pk ? v : pk;
+        }
+        env = 1.0f - (1.0f - env) * rel;
+        env = env > 0.999999f ? 1.0f : env; /* else it would stall just under 1 */
+        if (pk * env > ceiling)
+            env = ceiling / pk;
+        if (env >= 1.0f)
+            continue;
+        for (int o = 0; o < outputs; o++) {
+            /* ceiling / pk * pk can round a hair above the ceiling. */
+            const float v = out[o][t] * env;
+            out[o][t] = v > ceiling ? ceiling : v < -ceiling ? -ceiling : v;
+        }
+        turned += (uint64_t)outputs;
+    }
+    p->limit_env = env;
+    return turned;
 }
 
 static ES_RT void publish(es_processor *p)
@@ -457,46 +536,63 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
 #endif
     apply_commands(p);
 
+    /* The trim: what the engine and the dry path see. At unity (no ramp
+     * in this block) the input goes on as it is. */
+    float *const *g = p->g;
+    ramp_run(&p->r_trim, g[G_TRIM], frames);
+    const float *const *x = in;
+    if (g[G_TRIM][0] != 1.0f || g[G_TRIM][frames - 1] != 1.0f) {
+        for (int i = 0; i < p->fmt.inputs; i++)
+            for (int t = 0; t < frames; t++)
+                p->trimmed[i][t] = in[i][t] * g[G_TRIM][t];
+        x = (const float *const *)p->trimmed;
+    }
+
     const size_t mask = p->dry_size - 1;
     for (int i = 0; i < p->fmt.inputs; i++)
         for (int t = 0; t < frames; t++)
-            p->dry[i][(p->dry_write + (size_t)t) & mask] = in[i][t];
+            p->dry[i][(p->dry_write + (size_t)t) & mask] = x[i][t];
 
     slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
     uint64_t late = 0;
-    run_slot(p, a, in, frames);
+    run_slot(p, a, x, frames);
     late += new_late(p, a, &p->acc.device_us);
     if (p->fading) {
-        run_slot(p, b, in, frames);
+        run_slot(p, b, x, frames);
         late += new_late(p, b, &p->acc.device_us);
     }
 
     /* The dry sample that leaves with wet output t entered latency frames ago. */
     const size_t dry_read = (p->dry_write + p->dry_size - (size_t)p->latency) & mask;
-    const float step = 1.0f / (float)frames;
-    uint64_t clipped = 0;
+    ramp_run(&p->r_wet, g[G_WET], frames);
+    ramp_run(&p->r_dry, g[G_DRY], frames);
+    ramp_run(&p->r_gain, g[G_GAIN], frames);
+    ramp_run(&p->r_bypass, g[G_BYPASS], frames);
     for (int o = 0; o < p->fmt.outputs; o++) {
         const float *dry = p->dry[p->fmt.inputs == 1 ? 0 : o % p->fmt.inputs];
         const float *wa = a->wet[o], *wb = b->wet[o];
         float *y = out[o];
         for (int t = 0; t < frames; t++) {
-            /* Gains move linearly across the block to a new mix. */
-            const float r = (float)(t + 1) * step;
-            const float wet = p->mix_from.wet + r * (p->mix_to.wet - p->mix_from.wet);
-            const float dg = p->mix_from.dry + r * (p->mix_to.dry - p->mix_from.dry);
-            const float gain = p->mix_from.gain + r * (p->mix_to.gain - p->mix_from.gain);
             float w = wa[t];
             if (p->fading) {
                 int k = p->fade_pos + t;
                 k = k < p->fade_len ? k : p->fade_len;
                 w = wa[t] * p->fade[p->fade_len - k] + wb[t] * p->fade[k];
             }
-            const float v = gain * (wet * w + dg * dry[(dry_read + (size_t)t) & mask]);
-            clipped += v > 1.0f || v < -1.0f;
-            y[t] = v;
+            const float d = dry[(dry_read + (size_t)t) & mask];
+            const float v = g[G_GAIN][t] * (g[G_WET][t] * w + g[G_DRY][t] * d);
+            /* Bypass crossfades linearly (both sides carry the same dry
+             * signal, so equal power would swell); at its ends the output
+             * is exactly one side. */
+            const float by = g[G_BYPASS][t];
+            y[t] = by == 0.0f ? v : by == 1.0f ? d : v + by * (d - v);
         }
     }
-    p->mix_from = p->mix_to;
+    const uint64_t limited = limit(p, out, frames);
+    uint64_t clipped = 0;
+    for (int o = 0; o < p->fmt.outputs; o++)
+        for (int t = 0; t < frames; t++)
+            clipped += out[o][t] > 1.0f || out[o][t] < -1.0f;
     p->dry_write = (p->dry_write + (size_t)frames) & mask;
     const int both_ran = p->fading; /* this block belongs to no A/B slot */
     if (p->fading && (p->fade_pos += frames) >= p->fade_len)
@@ -531,6 +627,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
         a->load_max = s->load_now > a->load_max ? s->load_now : a->load_max;
         a->load_hist[bin < ES_LOAD_BINS - 1 ? bin : ES_LOAD_BINS - 1]++;
     }
+    s->limited += limited;
     s->blocks++;
     s->frames += (uint64_t)frames;
     s->crossfading = p->fading;
@@ -538,7 +635,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     const float fall = expf((float)(-ES_METER_FALL_DB * 0.11512925464970229 * frames /
                                     p->fmt.sample_rate));
     const float keep = expf((float)(-1e3 * frames / (ES_METER_RMS_MS * p->fmt.sample_rate)));
-    levels(in, p->fmt.inputs, frames, keep, fall, s->in_peak, s->in_rms, s->in_hold);
+    levels(x, p->fmt.inputs, frames, keep, fall, s->in_peak, s->in_rms, s->in_hold);
     levels((const float *const *)out, p->fmt.outputs, frames, keep, fall, s->out_peak,
            s->out_rms, s->out_hold);
     publish(p);

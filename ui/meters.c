@@ -86,6 +86,8 @@ void ui_meters_update(ui_model *m)
 
     if (s->clipped > l->clipped && !restarted)
         m->clip_out_until = m->now + CLIP_HOLD_S;
+    if (s->limited > l->limited && !restarted)
+        m->limit_until = m->now + CLIP_HOLD_S;
     for (int c = 0; c < s->inputs && c < ES_METER_CHANNELS; c++)
         if (s->in_hold[c] >= 1.0f)
             m->clip_in_until = m->now + CLIP_HOLD_S;
@@ -107,30 +109,92 @@ static void bar(int y, int x, int w, double fill, int colour)
     mvaddch(y, x + 1 + w, ']');
 }
 
-/* One channel: RMS as the bar, the held peak as '|', numbers after. */
+/* The levels' scale: the bar spans LEVEL_FLOOR_DB..0 dBFS, with ticks. */
+static const double level_ticks[] = {-40, -20, -6};
+static const double level_labels[] = {-60, -40, -20, -6, 0};
+
+static int level_at(double db, int w)
+{
+    const int at = (int)((db - LEVEL_FLOOR_DB) / -LEVEL_FLOOR_DB * w);
+    return at < 0 ? 0 : at >= w ? w - 1 : at;
+}
+
+/* The width of a level row's numbers: one decimal where the panel is wide. */
+static int level_text_w(const ui_rect *r)
+{
+    return r->w >= 50 ? 19 : 15;
+}
+
+/* The bar's width: the label, the brackets, the numbers and the mark's
+ * five reserved columns (" CLIP") take the rest, so nothing overlaps. */
+static int level_bar_w(const ui_rect *r)
+{
+    return r->w - 6 - 2 - level_text_w(r) - 5;
+}
+
+/* One channel: RMS as the bar, the held peak as '|', ticks at -40, -20 and
+ * -6 dB, the numbers after it, and in the last columns, kept for it, CLIP
+ * (beyond full scale lately) or LIM (the limiter acted lately). */
 static void level(const ui_rect *r, int row, const char *label, float rms, float hold,
-                  int clipping)
+                  int mark)
 {
     const double rms_db = rms > 0 ? 20 * log10(rms) : -INFINITY;
     const double pk_db = hold > 0 ? 20 * log10(hold) : -INFINITY;
-    const int y = r->y + row, w = r->w - 30;
+    const int y = r->y + row, w = level_bar_w(r);
+    if (w < 4)
+        return;
     mvaddnstr(y, r->x, label, 6);
     const double fill = (rms_db - LEVEL_FLOOR_DB) / -LEVEL_FLOOR_DB;
-    bar(y, r->x + 6, w, fill, rms_db > -6 ? UI_BAD : rms_db > -18 ? UI_WARN : UI_GOOD);
-    if (pk_db > LEVEL_FLOOR_DB) {
-        int at = (int)((pk_db - LEVEL_FLOOR_DB) / -LEVEL_FLOOR_DB * w);
-        at = at >= w ? w - 1 : at;
-        mvaddch(y, r->x + 7 + at, '|');
+    const int n = fill <= 0 ? 0 : fill >= 1 ? w : (int)(fill * w + 0.5);
+    const int colour = rms_db > -6 ? UI_BAD : rms_db > -18 ? UI_WARN : UI_GOOD;
+    mvaddch(y, r->x + 6, '[');
+    for (int i = 0; i < w; i++) {
+        int tick = 0;
+        for (size_t k = 0; k < sizeof level_ticks / sizeof level_ticks[0]; k++)
+            tick |= level_at(level_ticks[k], w) == i;
+        if (i < n) {
+            attron(COLOR_PAIR(colour));
+            mvaddch(y, r->x + 7 + i, '#');
+            attroff(COLOR_PAIR(colour));
+        } else {
+            mvaddch(y, r->x + 7 + i, tick ? ':' : ' ');
+        }
     }
+    mvaddch(y, r->x + 7 + w, ']');
+    if (pk_db > LEVEL_FLOOR_DB)
+        mvaddch(y, r->x + 7 + level_at(pk_db, w), '|');
     char text[64];
-    snprintf(text, sizeof text, " pk %5.1f rms %5.1f", pk_db < -99 ? -99.9 : pk_db,
-             rms_db < -99 ? -99.9 : rms_db);
-    mvaddstr(y, r->x + 8 + w, text);
-    if (clipping) {
-        attron(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);
-        mvaddstr(y, r->x + r->w - 4, "CLIP");
-        attroff(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);
+    if (level_text_w(r) == 19)
+        snprintf(text, sizeof text, " pk %5.1f rms %5.1f", pk_db < -99 ? -99.9 : pk_db,
+                 rms_db < -99 ? -99.9 : rms_db);
+    else
+        snprintf(text, sizeof text, " pk %3.0f rms %3.0f", pk_db < -99 ? -99.0 : pk_db,
+                 rms_db < -99 ? -99.0 : rms_db);
+    mvaddnstr(y, r->x + 8 + w, text, level_text_w(r));
+    if (mark) {
+        attron(COLOR_PAIR(mark == 1 ? UI_BAD : UI_WARN) | A_BOLD | A_REVERSE);
+        mvaddstr(y, r->x + r->w - 4, mark == 1 ? "CLIP" : "LIM");
+        attroff(COLOR_PAIR(mark == 1 ? UI_BAD : UI_WARN) | A_BOLD | A_REVERSE);
     }
+}
+
+/* The levels' dB labels under the bars, each where its tick is. */
+static void level_scale(const ui_rect *r, int row)
+{
+    const int w = level_bar_w(r);
+    if (w < 4)
+        return;
+    int free_from = r->x + 7;
+    for (size_t k = 0; k < sizeof level_labels / sizeof level_labels[0]; k++) {
+        char text[8];
+        const int len = snprintf(text, sizeof text, "%.0f", level_labels[k]);
+        int x = r->x + 7 + level_at(level_labels[k], w) - (k ? len - 1 : 0);
+        if (x < free_from)
+            continue; /* no room beside the one before */
+        mvaddstr(r->y + row, x, text);
+        free_from = x + len + 1;
+    }
+    mvaddstr(r->y + row, r->x + 8 + w, " dBFS");
 }
 
 /* The playing slot's load over the last seconds (each column the worst
@@ -191,8 +255,10 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
 
     const int levels = s->outputs < 2 ? 1 + s->outputs : 3; /* rows for levels */
     /* Rows: title, DSP, slots (3), xruns, levels; the history gets the rows
-     * to spare, or shares the title's row. */
-    const int hist_rows = r->h - 6 - levels;
+     * to spare, or shares the title's row; a second spare row goes to the
+     * levels' scale. */
+    const int scale = r->h - 6 - levels >= 2;
+    const int hist_rows = r->h - 6 - levels - scale;
     if (hist_rows >= 1)
         history(m, r, 2, hist_rows, 0);
     else
@@ -213,7 +279,8 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
 
     /* Levels: the input (all its channels as one row when they share it),
      * then each output. */
-    const int clip_in = m->now < m->clip_in_until, clip_out = m->now < m->clip_out_until;
+    const int clip_in = m->now < m->clip_in_until;
+    const int out_mark = m->now < m->clip_out_until ? 1 : m->now < m->limit_until ? 2 : 0;
     float in_rms = 0, in_hold = 0;
     for (int c = 0; c < s->inputs && c < ES_METER_CHANNELS; c++) {
         in_rms = s->in_rms[c] > in_rms ? s->in_rms[c] : in_rms;
@@ -223,6 +290,8 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
         level(r, row++, s->inputs > 1 ? "in *" : "in", in_rms, in_hold, clip_in);
     for (int o = 0; o < s->outputs && o < 2 && row < r->h; o++) {
         const char *label = s->outputs == 1 ? "out" : o == 0 ? "out L" : "out R";
-        level(r, row++, label, s->out_rms[o], s->out_hold[o], clip_out);
+        level(r, row++, label, s->out_rms[o], s->out_hold[o], out_mark);
     }
+    if (scale && row < r->h)
+        level_scale(r, row++);
 }

@@ -38,6 +38,15 @@ static void title(const ui_rect *r, const char *text)
     attroff(COLOR_PAIR(UI_TITLE) | A_BOLD);
 }
 
+/* A level in whole dB for the header: "off", "-6", "+0" (sign: with_plus). */
+static void short_db(float linear, int with_plus, char *out, size_t n)
+{
+    if (linear <= 0)
+        snprintf(out, n, "off");
+    else
+        snprintf(out, n, with_plus ? "%+.0f" : "%.0f", round(20 * log10(linear)) + 0.0);
+}
+
 void ui_draw_header(const ui_model *m, const ui_rect *r)
 {
     es_session *s = m->session;
@@ -53,14 +62,29 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
              es_session_source_name(s), es_player_device(pl));
     put(r, 0, 0, line);
     attroff(A_REVERSE | A_BOLD);
-    snprintf(line, sizeof line, " room %s | engine %s | mix %3.0f%% wet | gain %+.1f dB",
-             es_session_room(s), m->stats.engine ? m->stats.engine : c->engine->name,
-             100 * m->balance, m->gain_db);
+    /* The levels after the room and engine, the room's name shortened so
+     * they always show: "trim -6 wet 0 dry off out +0 dB BYPASS LIMIT". */
+    const es_mix *mx = es_session_mix(s);
+    char wet[16], dry[16], out[16], tail[160];
+    short_db(mx->wet, 0, wet, sizeof wet);
+    short_db(mx->dry, 0, dry, sizeof dry);
+    short_db(mx->gain, 1, out, sizeof out);
+    snprintf(tail, sizeof tail, "engine %s | trim %s%.0f wet %s dry %s out %s dB%s%s",
+             m->stats.engine ? m->stats.engine : c->engine->name,
+             mx->trim_db > 0 ? "+" : "", round(mx->trim_db) + 0.0, wet, dry, out,
+             mx->bypass ? " BYPASS" : "", mx->limiter ? " LIMIT" : "");
+    /* Where the room's name would get under 4 letters it is left out (the
+     * room list marks it playing); while recording, REC keeps its place. */
+    const int room_w = r->w - 10 - (int)strlen(tail) - (es_session_recording(s) ? 13 : 0);
+    if (room_w >= 4)
+        snprintf(line, sizeof line, " room %.*s | %s", room_w, es_session_room(s), tail);
+    else
+        snprintf(line, sizeof line, " %s", tail);
     put(r, 1, 0, line);
     /* How long the stream has played, to a tenth: it moves on every other
      * redraw, so a screen that stopped drawing shows it. */
     snprintf(line, sizeof line, "up %.1f s", es_session_elapsed(s));
-    const int at = r->w - (int)strlen(line) - 1;
+    const int at = r->w - (int)strlen(line) - 1 - (es_session_recording(s) ? 13 : 0);
     if (at > getcurx(stdscr) + 1)
         put(r, 1, at, line);
     const char *rec = es_session_recording(s);
@@ -231,10 +255,11 @@ static int help_lines(char lines[][100], int cap)
 {
     int n = 0;
     snprintf(lines[n++], 100, "earshot workstation: keys (and play --commands lines)");
-    snprintf(lines[n++], 100, "%s", "");
     /* Each command's words, wrapped to fit 80 columns beside its keys. */
     enum { WIDTH = 46 };
     for (const es_command *c = es_commands; c->name && n < cap; c++) {
+        if (!c->keys[0])
+            continue; /* no key (mix): play --help lists it */
         const char *rest = c->help;
         int first = 1;
         while (*rest && n < cap) {
@@ -256,7 +281,6 @@ static int help_lines(char lines[][100], int cap)
         "v              spectrum or scrolling spectrogram",
         "?              this help; any key closes it",
         "Ctrl-C         quit, as q (recordings are finished first)",
-        "",
         "Meters: DSP load is the callback's processing time over its budget;",
         "a miss is a block over budget or a GPU result not ready in time.",
     };

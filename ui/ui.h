@@ -73,10 +73,10 @@ typedef struct {
     uint64_t misses_lately;
     double misses_rose_at;    /* when the count last went up */
     double clip_in_until, clip_out_until;
+    double limit_until;       /* the limiter acted lately: LIM on the outputs */
 
     /* controls the session has no word for */
     double balance;           /* 0 dry .. 1 wet, equal power */
-    double gain_db;
 
     ui_spectrum *spectrum;
     int spectrogram;          /* 0: spectrum, 1: scrolling spectrogram */

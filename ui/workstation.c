@@ -121,11 +121,32 @@ static void command(ui_model *m, const char *fmt, ...)
         note(m, 1, "%s", err);
 }
 
-static void apply_mix(ui_model *m)
+/* A level now in dB, -inf when off. */
+static double level_db(float linear)
+{
+    return linear > 0 ? 20 * log10(linear) : -INFINITY;
+}
+
+/* Wet and dry as an equal-power balance (0 dry .. 1 wet), in dB. */
+static void apply_balance(ui_model *m)
 {
     const double quarter = 1.5707963267948966;
-    command(m, "mix %.6f %.6f %.6f", sin(m->balance * quarter), cos(m->balance * quarter),
-            pow(10.0, m->gain_db / 20.0));
+    const double wet = sin(m->balance * quarter), dry = cos(m->balance * quarter);
+    char w[24] = "off", d[24] = "off";
+    if (wet > 1e-3)
+        snprintf(w, sizeof w, "%.1f", 20 * log10(wet));
+    if (dry > 1e-3)
+        snprintf(d, sizeof d, "%.1f", 20 * log10(dry));
+    command(m, "wet %s", w);
+    command(m, "dry %s", d);
+}
+
+/* One dB up or down from a level now, within lo..hi (off steps up to lo). */
+static void step_db(ui_model *m, const char *name, double now, int up, double lo, double hi)
+{
+    double next = now == -INFINITY ? lo : round(now) + (up ? 1 : -1);
+    next = next < lo ? lo : next > hi ? hi : next;
+    command(m, "%s %.0f", name, next);
 }
 
 static void pick_engine(ui_model *m, int i)
@@ -257,12 +278,20 @@ static int handle_key(ui_model *m, int key)
     case ',': case '.':
         m->balance += key == '.' ? 0.1 : -0.1;
         m->balance = m->balance < 0.001 ? 0 : m->balance > 0.999 ? 1 : m->balance;
-        apply_mix(m);
+        apply_balance(m);
         break;
     case '-': case '+': case '=':
-        m->gain_db += key == '-' ? -1 : 1;
-        m->gain_db = m->gain_db < -40 ? -40 : m->gain_db > 12 ? 12 : m->gain_db;
-        apply_mix(m);
+        step_db(m, "gain", level_db(es_session_mix(m->session)->gain), key != '-', -40, 12);
+        break;
+    case '<': case '>':
+        step_db(m, "trim", es_session_mix(m->session)->trim_db, key == '>', ES_TRIM_DB_MIN,
+                ES_TRIM_DB_MAX);
+        break;
+    case 'b':
+        command(m, "bypass");
+        break;
+    case 'L':
+        command(m, "limiter %s", es_session_mix(m->session)->limiter ? "off" : "-1");
         break;
     case 's':
         next_source(m);

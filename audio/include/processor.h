@@ -2,10 +2,12 @@
  * `earshot render` drives block by block from a file, so that a render
  * equals what live playback plays.
  *
- * Per block: apply queued commands, run the active engine (and, during a
- * swap, the incoming one too, crossfaded with equal power), delay the dry
- * input by the processor's latency, mix wet/dry, apply gain, count clipped
- * samples, measure levels and time, publish stats.
+ * Per block: apply queued commands, trim the input, run the active engine
+ * (and, during a swap, the incoming one too, crossfaded with equal power),
+ * delay the trimmed input by the processor's latency, mix wet/dry, apply gain,
+ * crossfade to the dry input alone when bypassed, limit (when asked),
+ * count clipped and limited samples, measure levels and time, publish
+ * stats.
  *
  * Threads: es_processor_process() runs on the audio thread; everything else
  * on the control side, one thread at a time. They talk through two SPSC
@@ -31,16 +33,40 @@ typedef struct es_processor es_processor;
  * one more is refused until es_processor_collect() makes room. */
 #define ES_PROCESSOR_SWAPS_MAX 16
 
-/* What a mix may hold: every value finite and in 0..its maximum. A mix
- * outside these is refused (es_processor_set_mix, es_processor_create). */
+/* What a mix may hold: every value finite and within these. A mix outside
+ * them is refused (es_processor_set_mix, es_processor_create). The levels a
+ * person sets in dB (trim, wet, dry, gain, ceiling) have the dB limits; a
+ * level of "off" (wet, dry, gain) is a gain of 0. */
 #define ES_MIX_WET_MAX 4.0f    /* +12 dB */
 #define ES_MIX_DRY_MAX 4.0f    /* +12 dB */
 #define ES_MIX_GAIN_MAX 16.0f  /* about +24 dB */
+#define ES_LEVEL_DB_MIN -60.0  /* wet, dry, gain in dB: below this, say off */
+#define ES_WET_DB_MAX 12.0
+#define ES_DRY_DB_MAX 12.0
+#define ES_GAIN_DB_MAX 24.0
+#define ES_TRIM_DB_MIN -24.0
+#define ES_TRIM_DB_MAX 24.0
+#define ES_CEILING_DB_MIN -24.0 /* the limiter's ceiling, dBFS */
+#define ES_CEILING_DB_MAX 0.0
+/* Level changes ramp linearly over this long, so none clicks; bypass
+ * crossfades over the processor's crossfade time instead. */
+#define ES_MIX_RAMP_MS 20.0
+/* The limiter's gain recovers with this time constant once a peak passed. */
+#define ES_LIMITER_RELEASE_MS 150.0
 
+/* The gain staging, in signal order: the input trim (what the engine and
+ * the dry path see), wet and dry, the output gain, bypass, the limiter.
+ * wet, dry and gain are linear (so `mix W D G` stays as it was); trim and
+ * the ceiling are in dB, so that a zeroed struct is unity trim, no bypass
+ * and no limiter. */
 typedef struct {
-    float wet;   /* linear gain of the convolved signal */
-    float dry;   /* linear gain of the input, routed to the outputs */
-    float gain;  /* linear output gain after the mix */
+    float wet;        /* linear gain of the convolved signal */
+    float dry;        /* linear gain of the (trimmed, delayed) input */
+    float gain;       /* linear output gain after the mix */
+    float trim_db;    /* input trim, dB; 0 is unity */
+    int bypass;       /* 1: the trimmed, delayed input alone (no wet, dry or gain) */
+    int limiter;      /* 1: the safety limiter holds the output at ceiling_db */
+    float ceiling_db; /* dBFS; checked even while the limiter is off */
 } es_mix;
 
 typedef struct {
@@ -54,9 +80,13 @@ typedef struct {
     int ab;  /* the A/B slot (0..ES_AB_SLOTS-1) the first engine plays for */
 } es_processor_config;
 
-/* 1 when every value of `mix` is finite and within 0..ES_MIX_*_MAX; else 0,
- * with what is wrong in err when err is not NULL. */
+/* 1 when every value of `mix` is finite and within its limits above; else
+ * 0, with what is wrong in err (one line) when err is not NULL. */
 int es_mix_check(const es_mix *mix, char *err, size_t n);
+/* A linear gain as a level: "off" for 0, else "%+.1f dB" (digits: decimals). */
+void es_level_text(double linear, int digits, char *out, size_t n);
+/* dB to a linear gain; -inf gives 0. */
+double es_db_to_gain(double db);
 
 /* Takes `take_engine` (destroyed with the processor, also when create
  * fails). fmt is the engine's format. Fails when cfg's mix does not
@@ -98,7 +128,8 @@ int es_processor_swap_ab(es_processor *p, es_engine *take_engine, const es_forma
  * the processor holds as many uncollected swaps as it can: wait for the
  * crossfade, es_processor_collect(), and ask again. */
 int es_processor_can_swap(const es_processor *p);
-/* Queues a mix change (ramped over one block). ES_OK; ES_E_ARG when the mix does
+/* Queues a mix change (levels ramped over ES_MIX_RAMP_MS, bypass
+ * crossfaded over the crossfade time). ES_OK; ES_E_ARG when the mix does
  * not pass es_mix_check (nothing is queued), ES_E_STATE when the queue is
  * full. */
 int es_processor_set_mix(es_processor *p, const es_mix *mix);

@@ -10,7 +10,9 @@
 #define ES_METER_CHANNELS 8  /* channels with level meters */
 #define ES_LOAD_BINS 201     /* DSP load histogram: 1 % bins, last = 200 % and over */
 #define ES_RECENT_MISSES 16
-#define ES_METER_FALL_DB 20.0 /* the held peak falls this many dB a second */
+/* The held peak falls as a PPM's does, 20 dB in 1.7 s, and never below
+ * the RMS, so the peak never reads under the RMS beside it. */
+#define ES_METER_FALL_DB (20.0 / 1.7)
 #define ES_METER_RMS_MS 300.0 /* the RMS meters' integration time */
 #define ES_AB_SLOTS 2         /* A/B slots with statistics of their own */
 #define ES_LOAD_RECENT 256    /* per-block loads kept, newest last (a power of two) */
@@ -61,6 +63,9 @@ typedef struct {
     float out_peak[ES_METER_CHANNELS], out_rms[ES_METER_CHANNELS];
     /* Peaks held and falling at ES_METER_FALL_DB per second (meters). */
     float in_hold[ES_METER_CHANNELS], out_hold[ES_METER_CHANNELS];
+    /* Output samples the limiter turned down (its gain below 1): rising
+     * while it acts. The input meters read the trimmed input. */
+    uint64_t limited;
 } es_stats;
 
 /* The load that q (0..1) of the blocks stayed under, from the histogram. */

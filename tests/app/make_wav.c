@@ -8,7 +8,9 @@
  *       inf      noise with one +Inf sample in the middle
  *       empty    a valid WAV with 0 frames
  *       text     a file that is not audio at all
- *       truncated a float WAV cut off in the middle of its data */
+ *       truncated a float WAV cut off in the middle of its data
+ *       pluck    a plucked note (six harmonics of 110 Hz, decaying) every
+ *                half second, its peak at GAIN (-2.7 dBFS: 0.733) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,20 @@ int main(int argc, char **argv)
                 v *= (float)exp(-6.9 * (double)t / (double)frames);
             buf[t * channels + c] = v;
         }
+    if (!strcmp(kind, "pluck")) {
+        float peak = 0;
+        for (long t = 0; t < frames; t++) {
+            const double at = (double)(t % (rate / 2)) / rate; /* since the last pluck */
+            double v = 0;
+            for (int h = 1; h <= 6; h++)
+                v += sin(2 * 3.14159265358979 * 110.0 * h * at) / h * exp(-at * (1.0 + h));
+            for (int c = 0; c < channels; c++)
+                buf[t * channels + c] = (float)v;
+            peak = fabsf((float)v) > peak ? fabsf((float)v) : peak;
+        }
+        for (long k = 0; peak > 0 && k < frames * channels; k++)
+            buf[k] *= gain / peak;
+    }
     if (frames > 0 && !strcmp(kind, "nan"))
         buf[(frames / 2) * channels] = NAN;
     if (frames > 0 && !strcmp(kind, "inf"))

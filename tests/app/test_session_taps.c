@@ -7,6 +7,8 @@
  *     own; there ASan checks instead that no tap touches a finished take);
  *   - every take holds whole blocks, in order: each frame carries its
  *     number, so a take is one unbroken run;
+ *   - each take's dry and wet recordings hold the same number of frames
+ *     (they start and stop on the same block);
  *   - the scope gives back the latest samples, mono-summed. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -125,7 +127,7 @@ int main(void)
 #endif
 
     /* Each take: whole blocks, one unbroken run of frame numbers. */
-    int broken = 0, empty = 0;
+    int broken = 0, empty = 0, unequal = 0;
     long total = 0;
     for (int k = 0; k < TAKES; k++) {
         char path[128];
@@ -138,6 +140,18 @@ int main(void)
             continue;
         }
         empty += info.frames == 0;
+        /* The dry take holds the same blocks as the wet one. */
+        char dry_path[128];
+        float **dry = NULL;
+        es_audio_info dry_info;
+        snprintf(dry_path, sizeof dry_path, "%s/take%02d-dry.wav", dir, k);
+        if (es_audiofile_load(dry_path, &dry, &dry_info, err, sizeof err) != 0) {
+            printf("FAIL %s\n", err);
+            fail = 1;
+        } else {
+            unequal += dry_info.frames != info.frames;
+            es_audiofile_free_channels(dry, dry_info.channels);
+        }
         total += (long)info.frames;
         for (long t = 1; t < (long)info.frames; t++)
             if (ch[0][t] != ch[0][t - 1] + 1 || ch[1][t] != -ch[0][t])
@@ -149,6 +163,9 @@ int main(void)
     printf("%s %d takes, %ld frames in all, %d with a break, %d empty\n",
            broken ? "FAIL" : "ok  ", TAKES, total, broken, empty);
     fail |= broken > 0;
+    printf("%s each take's dry and wet files are the same length (%d differ)\n",
+           unequal ? "FAIL" : "ok  ", unequal);
+    fail |= unequal > 0;
 
     /* The scope: the output's mono sum of frame f is (f - f) / 2 = 0, the
      * input's is 0.5. */

@@ -79,8 +79,8 @@ check "c: the meters are cleared: slot A counts from 0 s, xruns 0" \
     "wait_for 'meters cleared' 5 && screen | grep -Eq 'Meters  A: [01] s' &&
      screen | grep -q 'xruns 0 '"
 keys , -
-check ", and -: wetter/drier mix and output gain in the header" \
-    "wait_for 'mix  90% wet | gain -1.0 dB' 5"
+check ", and -: wetter/drier mix and output level in the header, in dB" \
+    "wait_for 'trim 0 wet 0 dry -16 out -1 dB' 5"
 keys r
 check "r: recording, shown in the header" "wait_for 'REC ' 5"
 sleep 1

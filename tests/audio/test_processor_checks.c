@@ -341,7 +341,7 @@ static void mix(void)
 
     /* The limits themselves pass, and do reach the audio. */
     const es_mix top = {.wet = ES_MIX_WET_MAX, .dry = ES_MIX_DRY_MAX, .gain = ES_MIX_GAIN_MAX};
-    const es_mix zero = {0, 0, 0};
+    const es_mix zero = {.wet = 0, .dry = 0, .gain = 0};
     const int ok_top = es_processor_set_mix(p, &top) == 0 && es_mix_check(&zero, NULL, 0);
     block(p, &t, y0, y1);
     block(ref, &tr, r0, r1);

@@ -1,4 +1,5 @@
 /* play's option table and command table (commands.h says why one table). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,6 +42,11 @@ const es_param es_play_params[] = {
     {"record", ES_PARAM_STRING, 0, 1023, "OUT",
      "record the output to a float WAV (finished on stop, on\n"
      "Ctrl-C, and after a write error, keeping what was written)", OPT(record), NULL, NULL},
+    {"trim", ES_PARAM_DOUBLE, ES_TRIM_DB_MIN, ES_TRIM_DB_MAX, "DB",
+     "the input trim, before the room and the dry path (0)", OPT(trim), NULL, NULL},
+    {"limiter", ES_PARAM_DOUBLE, ES_CEILING_DB_MIN, ES_CEILING_DB_MAX, "DB",
+     "the safety limiter on the output, at DB dBFS (default off)", OPT(limiter), NULL,
+     NULL},
     {"record-input", ES_PARAM_STRING, 0, 1023, "OUT",
      "record the dry input too, sample-aligned with --record", OPT(record_input), NULL, NULL},
     {"seconds", ES_PARAM_DOUBLE, 0.1, 86400, "T",
@@ -63,7 +69,7 @@ void es_play_options_default(es_play_options *o)
 {
     *o = (es_play_options){.device = "auto", .input = "signal", .block = ES_BLOCK_DEFAULT,
                            .rate = 48000, .engine = es_engine_find("cpu-partitioned"),
-                           .fps = 30};
+                           .fps = 30, .limiter = NAN};
 }
 
 int es_play_options_session(const es_play_options *o, es_session_config *sc, char *err,
@@ -104,7 +110,9 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                                           .gpu_pipelined = o->pipelined},
                               .rate = o->rate, .crossfade_ms = o->crossfade_ms,
                               .block = o->block, .record = o->record,
-                              .record_input = o->record_input};
+                              .record_input = o->record_input, .trim_db = o->trim,
+                              .limiter = !isnan(o->limiter),
+                              .ceiling_db = isnan(o->limiter) ? 0 : o->limiter};
     return 0;
 }
 
@@ -149,9 +157,106 @@ static int run_pipelined(es_session *s, const es_command_args *a, int given)
 static int run_mix(es_session *s, const es_command_args *a, int given)
 {
     (void)given;
-    const es_mix m = {.wet = (float)a->mix[0], .dry = (float)a->mix[1], .gain = (float)a->mix[2]};
+    es_mix m = *es_session_mix(s); /* trim, bypass and limiter stay */
+    m.wet = (float)a->mix[0];
+    m.dry = (float)a->mix[1];
+    m.gain = (float)a->mix[2];
     return es_session_set_mix(s, &m);
 }
+
+/* "off", or a number of dB in [lo, hi]: into a double (-inf for off). */
+static int parse_db(const char *text, double *dst, double lo, double hi, int off, char *why,
+                    size_t n)
+{
+    if (off && !strcmp(text, "off")) {
+        *dst = -INFINITY;
+        return 0;
+    }
+    char *end;
+    const double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v)) {
+        snprintf(why, n, "not a number of dB%s", off ? " (or off)" : "");
+        return -1;
+    }
+    if (v < lo || v > hi) {
+        snprintf(why, n, "out of range (%g..%+g dB%s)", lo, hi, off ? ", or off" : "");
+        return -1;
+    }
+    *dst = v;
+    return 0;
+}
+
+static int parse_trim(const char *text, void *dst, char *why, size_t n)
+{
+    return parse_db(text, dst, ES_TRIM_DB_MIN, ES_TRIM_DB_MAX, 0, why, n);
+}
+
+static int parse_wet(const char *text, void *dst, char *why, size_t n)
+{
+    return parse_db(text, dst, ES_LEVEL_DB_MIN, ES_WET_DB_MAX, 1, why, n);
+}
+
+static int parse_dry(const char *text, void *dst, char *why, size_t n)
+{
+    return parse_db(text, dst, ES_LEVEL_DB_MIN, ES_DRY_DB_MAX, 1, why, n);
+}
+
+static int parse_gain(const char *text, void *dst, char *why, size_t n)
+{
+    return parse_db(text, dst, ES_LEVEL_DB_MIN, ES_GAIN_DB_MAX, 1, why, n);
+}
+
+static int parse_ceiling(const char *text, void *dst, char *why, size_t n)
+{
+    return parse_db(text, dst, ES_CEILING_DB_MIN, ES_CEILING_DB_MAX, 1, why, n);
+}
+
+/* The levels commands: one level of the levels now, in dB. */
+static int run_level(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    es_mix m = *es_session_mix(s);
+    const float gain = (float)es_db_to_gain(a->db);
+    switch (a->choice) {
+    case 0: m.trim_db = (float)a->db; break;
+    case 1: m.wet = gain; break;
+    case 2: m.dry = gain; break;
+    case 3: m.gain = gain; break;
+    }
+    return es_session_set_mix(s, &m);
+}
+
+#define LEVEL_RUN(name, k)                                                         \
+    static int run_##name(es_session *s, const es_command_args *a, int given)     \
+    {                                                                              \
+        es_command_args b = *a;                                                    \
+        b.choice = k;                                                              \
+        return run_level(s, &b, given);                                            \
+    }
+LEVEL_RUN(trim, 0)
+LEVEL_RUN(wet, 1)
+LEVEL_RUN(dry, 2)
+LEVEL_RUN(gain, 3)
+
+static int run_bypass(es_session *s, const es_command_args *a, int given)
+{
+    es_mix m = *es_session_mix(s);
+    m.bypass = given ? a->on : !m.bypass;
+    return es_session_set_mix(s, &m);
+}
+
+static int run_limiter(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    es_mix m = *es_session_mix(s);
+    m.limiter = a->db != -INFINITY;
+    if (m.limiter)
+        m.ceiling_db = (float)a->db;
+    return es_session_set_mix(s, &m);
+}
+
+#define DB_FIELD(name, arg, parse) \
+    {name, ES_PARAM_CUSTOM, 0, 0, arg, NULL, ARG(db), NULL, parse}
 
 static int run_source(es_session *s, const es_command_args *a, int given)
 {
@@ -205,11 +310,24 @@ const es_command es_commands[] = {
     {"pipelined", "p", "GPU pipelined mode (+1 block of latency)", 1,
      {{"pipelined", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
      run_pipelined},
-    {"mix", ", . - +", "linear gains, ramped (, . dry/wet; - + 1 dB)", 3,
+    {"mix", "", "wet, dry, output as linear gains, ramped", 3,
      {{"wet", ES_PARAM_DOUBLE, 0, ES_MIX_WET_MAX, "WET", NULL, ARG(mix[0]), NULL, NULL},
       {"dry", ES_PARAM_DOUBLE, 0, ES_MIX_DRY_MAX, "DRY", NULL, ARG(mix[1]), NULL, NULL},
       {"gain", ES_PARAM_DOUBLE, 0, ES_MIX_GAIN_MAX, "GAIN", NULL, ARG(mix[2]), NULL, NULL}},
      run_mix},
+    {"trim", "< >", "input trim in dB, -24..+24 (1 dB)", 1,
+     {DB_FIELD("trim", "DB", parse_trim), NONE, NONE}, run_trim},
+    {"wet", ", .", "room level in dB or off (, . balance)", 1,
+     {DB_FIELD("wet", "DB|off", parse_wet), NONE, NONE}, run_wet},
+    {"dry", ", .", "dry level in dB or off (, . balance)", 1,
+     {DB_FIELD("dry", "DB|off", parse_dry), NONE, NONE}, run_dry},
+    {"gain", "- +", "output level in dB or off (1 dB)", 1,
+     {DB_FIELD("gain", "DB|off", parse_gain), NONE, NONE}, run_gain},
+    {"bypass", "b", "the dry input alone, crossfaded; again: back", 0,
+     {{"bypass", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
+     run_bypass},
+    {"limiter", "L", "output safety limiter: off or ceiling dBFS", 1,
+     {DB_FIELD("limiter", "off|DB", parse_ceiling), NONE, NONE}, run_limiter},
     {"source", "s", "another input (the stream reopens)", 1,
      {{"source", ES_PARAM_CHOICE, 0, 0, "signal|file|mic", NULL, ARG(choice), "signal|file|mic",
        NULL}, NONE, NONE}, run_source},

@@ -103,7 +103,10 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->cfg = *cfg;
     s->say = say;
     s->say_ctx = ctx;
-    s->pc = (es_processor_config){.mix = {.wet = 1, .dry = 0, .gain = 1},
+    s->pc = (es_processor_config){.mix = {.wet = 1, .dry = 0, .gain = 1,
+                                          .trim_db = (float)cfg->trim_db,
+                                          .limiter = cfg->limiter,
+                                          .ceiling_db = (float)cfg->ceiling_db},
                                   .crossfade_ms = cfg->crossfade_ms};
     es_ir *ir = NULL; /* the first room, until its engine is built */
     es_session_taps_init(s);
@@ -142,7 +145,8 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         if (!(s->recorder[w] = es_recorder_open(path, cfg->rate, channels, 0, err, n)))
             goto fail;
         snprintf(s->record_path[w], sizeof s->record_path[w], "%s", path);
-        atomic_store(&s->tap[w], s->recorder[w]);
+        s->live[w] = s->recorder[w];
+        atomic_store(&s->taps, (es_recorder *const *)s->live);
     }
     const int automatic = !strcmp(cfg->device, "auto");
     s->cfg.device = automatic ? "default" : cfg->device;

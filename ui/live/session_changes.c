@@ -331,15 +331,48 @@ int es_session_set_block(es_session *s, int block)
     return 0;
 }
 
+/* What a levels change did, as a person reads it: each level that moved,
+ * in dB ("trim -6.0 dB", "wet -3.0 dB, dry off", "bypass on"). */
+static void say_levels(es_session *s, const es_mix *was, const es_mix *now)
+{
+    char line[256] = "", v[32];
+    size_t used = 0;
+#define ADD(...) used += (size_t)snprintf(line + used, sizeof line - (used < sizeof line ? used : sizeof line), __VA_ARGS__)
+    if (now->trim_db != was->trim_db)
+        ADD("%strim %+.1f dB", used ? ", " : "", (double)now->trim_db);
+    const float lin[3][2] = {{was->wet, now->wet}, {was->dry, now->dry}, {was->gain, now->gain}};
+    static const char *const name[3] = {"wet", "dry", "gain"};
+    for (int k = 0; k < 3; k++)
+        if (lin[k][1] != lin[k][0]) {
+            es_level_text(lin[k][1], 1, v, sizeof v);
+            ADD("%s%s %s", used ? ", " : "", name[k], v);
+        }
+    if (now->bypass != was->bypass)
+        ADD("%sbypass %s", used ? ", " : "", now->bypass ? "on" : "off");
+    if (now->limiter != was->limiter || (now->limiter && now->ceiling_db != was->ceiling_db)) {
+        if (now->limiter)
+            ADD("%slimiter at %+.1f dBFS", used ? ", " : "", (double)now->ceiling_db);
+        else
+            ADD("%slimiter off", used ? ", " : "");
+    }
+#undef ADD
+    es_session_sayf(s, 0, "%s", used ? line : "levels unchanged");
+}
+
 int es_session_set_mix(es_session *s, const es_mix *mix)
 {
-    if (es_processor_set_mix(es_player_processor(s->player), mix) != 0) {
-        es_session_sayf(s, 1, "mix %g %g %g: refused (each finite, wet 0..%g, dry 0..%g, "
-                        "gain 0..%g) or too many changes queued", mix->wet, mix->dry,
-                        mix->gain, ES_MIX_WET_MAX, ES_MIX_DRY_MAX, ES_MIX_GAIN_MAX);
+    char why[256];
+    if (!es_mix_check(mix, why, sizeof why)) {
+        es_session_sayf(s, 1, "%s; the levels stay as they were", why);
         return -1;
     }
+    if (es_processor_set_mix(es_player_processor(s->player), mix) != 0) {
+        es_session_sayf(s, 1, "levels: too many changes queued; try again");
+        return -1;
+    }
+    const es_mix was = s->pc.mix;
     s->pc.mix = *mix; /* kept across reopens */
+    say_levels(s, &was, mix);
     return 0;
 }
 

@@ -52,12 +52,16 @@ struct es_session {
     int ab_active;
     uint64_t xruns_base;       /* the device's count at the last meter reset */
 
-    /* The taps (session_record.c). The audio thread reads `tap[]`; the
-     * control side owns `recorder[]` and waits for `in_tap[]` to clear
-     * before finishing one it took away. */
+    /* The taps (session_record.c). The audio thread reads `taps` once a
+     * callback, in the input tap, and records the output of that same
+     * callback to what it read, so the dry and wet takes start and stop on
+     * the same block. The control side owns `recorder[]` and `live[]`, and
+     * changes `live[]` only while `taps` is NULL and `in_block` is clear. */
     es_scope scope;
-    _Atomic(es_recorder *) tap[2];
-    atomic_int in_tap[2];
+    es_recorder *live[2];                /* recording now, or NULL */
+    _Atomic(es_recorder *const *) taps;  /* live, or NULL */
+    atomic_int in_block;                 /* from the input tap to the output's end */
+    es_recorder *const *block_taps;      /* the audio thread's, for this callback */
     es_recorder *recorder[2];
     char record_path[2][1024];
     uint64_t dropped_said;

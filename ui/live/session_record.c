@@ -1,11 +1,16 @@
 /* The session's taps on the audio path: every block, dry and wet, goes to
  * the scope (the spectrum view) and, while recording, to the recorders'
- * rings. Recording starts and stops while the stream plays, so the
- * callback reads each recorder through an atomic pointer, and the control
- * side, after taking one away, waits until the callback is not inside the
- * tap before finishing it: a flag the callback raises around its use, read
- * after the pointer is cleared (sequentially consistent, so either the
- * callback saw NULL or the control side sees the flag). */
+ * rings. Recording starts and stops while the stream plays; the dry and
+ * wet takes must hold the same blocks, sample for sample. So the callback
+ * reads the recorders once a callback, through one atomic pointer, in the
+ * input tap (which the player calls first) and records that callback's
+ * output to the same ones; two pointers read apart could see a take start
+ * or stop between the input and the output, one block apart. The control
+ * side, after taking the pointer away, waits until the callback is out of
+ * its block before changing or finishing a take: a flag the callback
+ * raises from the input tap to the end of the output tap, read after the
+ * pointer is cleared (sequentially consistent, so either the callback saw
+ * NULL or the control side sees the flag). */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,43 +21,54 @@
 void es_session_taps_init(es_session *s)
 {
     es_scope_init(&s->scope);
-    for (int w = 0; w < 2; w++) {
-        atomic_init(&s->tap[w], NULL);
-        atomic_init(&s->in_tap[w], 0);
-    }
-}
-
-static ES_RT void tap(es_session *s, int which, const float *const *x, int channels,
-                      int frames)
-{
-    es_scope_write(&s->scope, which == REC_OUTPUT ? ES_SCOPE_WET : ES_SCOPE_DRY, x, channels,
-                   frames);
-    atomic_store(&s->in_tap[which], 1);
-    es_recorder *r = atomic_load(&s->tap[which]);
-    if (r)
-        es_recorder_tap(r, x, channels, frames);
-    atomic_store(&s->in_tap[which], 0);
-}
-
-ES_RT void es_session_output_tap(void *ctx, const float *const *out, int channels, int frames)
-{
-    tap(ctx, REC_OUTPUT, out, channels, frames);
+    atomic_init(&s->taps, NULL);
+    atomic_init(&s->in_block, 0);
 }
 
 ES_RT void es_session_input_tap(void *ctx, const float *const *in, int channels, int frames)
 {
-    tap(ctx, REC_INPUT, in, channels, frames);
+    es_session *s = ctx;
+    es_scope_write(&s->scope, ES_SCOPE_DRY, in, channels, frames);
+    atomic_store(&s->in_block, 1);
+    s->block_taps = atomic_load(&s->taps);
+    if (s->block_taps && s->block_taps[REC_INPUT])
+        es_recorder_tap(s->block_taps[REC_INPUT], in, channels, frames);
 }
 
-int es_session_finish_recording(es_session *s, int which)
+ES_RT void es_session_output_tap(void *ctx, const float *const *out, int channels, int frames)
+{
+    es_session *s = ctx;
+    es_scope_write(&s->scope, ES_SCOPE_WET, out, channels, frames);
+    if (s->block_taps && s->block_taps[REC_OUTPUT])
+        es_recorder_tap(s->block_taps[REC_OUTPUT], out, channels, frames);
+    s->block_taps = NULL;
+    atomic_store(&s->in_block, 0);
+}
+
+/* Takes the recorders off the audio path: once this returns, no callback
+ * is using them, and none will until taps_resume. */
+static void taps_pause(es_session *s)
+{
+    atomic_store(&s->taps, NULL);
+    const struct timespec nap = {0, 200000};
+    /* A stalled stream's callback may never leave its block: after a
+     * second the take is finished anyway (that callback, stuck in the
+     * engine, is not writing to it). */
+    for (int k = 0; atomic_load(&s->in_block) && !(s->stalled && k > 5000); k++)
+        nanosleep(&nap, NULL);
+}
+
+/* Puts `live` back on the audio path, when it records anything. */
+static void taps_resume(es_session *s)
+{
+    if (s->live[REC_OUTPUT] || s->live[REC_INPUT])
+        atomic_store(&s->taps, (es_recorder *const *)s->live);
+}
+
+/* Finishes a take that is off the audio path already. */
+static int finish(es_session *s, int which)
 {
     es_recorder *r = s->recorder[which];
-    if (!r || !atomic_load(&s->tap[which]))
-        return 0; /* none, or finished already */
-    atomic_store(&s->tap[which], NULL);
-    const struct timespec nap = {0, 200000};
-    while (atomic_load(&s->in_tap[which]))
-        nanosleep(&nap, NULL);
     char err[768];
     if (es_recorder_finish(r, err, sizeof err) != 0) {
         es_session_sayf(s, 1, "%s", err);
@@ -68,12 +84,28 @@ int es_session_finish_recording(es_session *s, int which)
     return 0;
 }
 
+int es_session_finish_recording(es_session *s, int which)
+{
+    if (!s->live[which])
+        return 0; /* none, or finished already */
+    taps_pause(s);
+    s->live[which] = NULL;
+    taps_resume(s); /* the other take, if any, goes on without a gap */
+    return finish(s, which);
+}
+
 int es_session_record(es_session *s, const char *path, const char *input_path)
 {
     if (es_session_recording(s)) {
-        int rc = 0;
+        /* Both off the audio path at once, so both end on the same block. */
+        taps_pause(s);
+        int rc = 0, was[2];
+        for (int w = 0; w < 2; w++) {
+            was[w] = s->live[w] != NULL;
+            s->live[w] = NULL;
+        }
         for (int w = 0; w < 2; w++)
-            rc |= es_session_finish_recording(s, w);
+            rc |= was[w] ? finish(s, w) : 0;
         return rc;
     }
     if (!path) {
@@ -99,9 +131,12 @@ int es_session_record(es_session *s, const char *path, const char *input_path)
         snprintf(s->record_path[w], sizeof s->record_path[w], "%s", paths[w] ? paths[w] : "");
     }
     s->dropped_said = 0;
-    /* Both start on the same callback as nearly as two stores can. */
-    atomic_store(&s->tap[REC_INPUT], next[REC_INPUT]);
-    atomic_store(&s->tap[REC_OUTPUT], next[REC_OUTPUT]);
+    /* Both start on the same callback: one pointer says both. Nothing is
+     * recording here, so `taps` is NULL and no callback holds `live`. */
+    taps_pause(s);
+    s->live[REC_OUTPUT] = next[REC_OUTPUT];
+    s->live[REC_INPUT] = next[REC_INPUT];
+    taps_resume(s);
     es_session_sayf(s, 0, "recording to %s%s%s", path, input_path ? " and " : "",
                     input_path ? input_path : "");
     return 0;
@@ -109,9 +144,8 @@ int es_session_record(es_session *s, const char *path, const char *input_path)
 
 const char *es_session_recording(const es_session *s)
 {
-    es_session *m = (es_session *)s;
     for (int w = 0; w < 2; w++)
-        if (atomic_load(&m->tap[w]))
+        if (s->live[w])
             return s->record_path[w];
     return NULL;
 }

@@ -1,5 +1,7 @@
 /* The stream's stats as a person reads them after playing (the headless
  * table) or as a script reads them (one JSON object). */
+#include <math.h>
+
 #include "core/json.h"
 #include "session_private.h"
 
@@ -54,6 +56,31 @@ static void slots_table(es_session *s, FILE *to, int inputs)
     }
 }
 
+/* A linear level in dB for JSON: null for off (JSON has no -inf). */
+static void json_db(FILE *to, const char *name, double linear, int first)
+{
+    fprintf(to, "%s\"%s\":", first ? "" : ",", name);
+    if (linear > 0)
+        fprintf(to, "%.2f", 20 * log10(linear));
+    else
+        fputs("null", to);
+}
+
+/* The levels now: what `trim`, `wet`, `dry`, `gain`, `bypass` and
+ * `limiter` set, in the same dB. */
+static void levels_json(const es_mix *m, FILE *to)
+{
+    fprintf(to, "{\"trim_db\":%.2f", (double)m->trim_db);
+    json_db(to, "wet_db", m->wet, 0);
+    json_db(to, "dry_db", m->dry, 0);
+    json_db(to, "gain_db", m->gain, 0);
+    fprintf(to, ",\"bypass\":%s,\"limiter_db\":", m->bypass ? "true" : "false");
+    if (m->limiter)
+        fprintf(to, "%.2f}", (double)m->ceiling_db);
+    else
+        fputs("null}", to);
+}
+
 void es_session_report(es_session *s, FILE *to, int json)
 {
     es_player *pl = s->player;
@@ -100,7 +127,8 @@ void es_session_report(es_session *s, FILE *to, int json)
             const uint64_t block = st.recent_misses[(st.misses - kept + k) % ES_RECENT_MISSES];
             fprintf(to, "%s%.3f", k ? "," : "", (double)block * s->cfg.block / rate);
         }
-        fputs("]", to);
+        fprintf(to, "],\"limited\":%llu,\"levels\":", (unsigned long long)st.limited);
+        levels_json(&s->pc.mix, to);
         slots_json(s, to, st.inputs);
         fputs("}\n", to);
         return;
@@ -117,6 +145,15 @@ void es_session_report(es_session *s, FILE *to, int json)
     fprintf(to, "  misses      %llu (GPU late: %llu)   xruns %llu   clipped samples %llu\n",
             (unsigned long long)st.misses, (unsigned long long)st.late_results, xruns,
             (unsigned long long)st.clipped);
+    char wet[32], dry[32], gain[32], lim[48] = "off";
+    es_level_text(s->pc.mix.wet, 1, wet, sizeof wet);
+    es_level_text(s->pc.mix.dry, 1, dry, sizeof dry);
+    es_level_text(s->pc.mix.gain, 1, gain, sizeof gain);
+    if (s->pc.mix.limiter)
+        snprintf(lim, sizeof lim, "%+.1f dBFS, %llu samples turned down",
+                 (double)s->pc.mix.ceiling_db, (unsigned long long)st.limited);
+    fprintf(to, "  levels      trim %+.1f dB, wet %s, dry %s, out %s%s, limiter %s\n",
+            (double)s->pc.mix.trim_db, wet, dry, gain, s->pc.mix.bypass ? ", BYPASS" : "", lim);
     fprintf(to, "  DSP load    p50 %.1f %%   p99 %.1f %%   max %.1f %%\n", 100 * p50,
             100 * p99, 100 * st.load_max);
     fprintf(to, "  latency     %d frames, %.2f ms (engine %d + device in/out)\n", latency,

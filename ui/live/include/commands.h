@@ -17,6 +17,7 @@ typedef struct {
     const char *room, *ir, *rooms, *device, *input, *input_device, *record, *record_input;
     const char *report;
     const es_engine_class *engine;
+    double trim, limiter; /* dB; limiter NAN: off */
     int block, partition, pipelined, gpu, headless, json, commands;
     double rate, seconds, crossfade_ms, fps;
 } es_play_options;
@@ -36,6 +37,7 @@ typedef struct {
     const es_engine_class *engine;
     int number, choice, on;
     double mix[3];
+    double db;           /* a level in dB; -inf: off */
 } es_command_args;
 
 #define ES_COMMAND_FIELDS 3

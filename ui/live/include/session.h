@@ -41,6 +41,9 @@ typedef struct {
     double crossfade_ms;
     int block;
     const char *record, *record_input; /* record from the start, or NULL */
+    double trim_db;            /* the input trim from the start */
+    int limiter;               /* 1: the limiter on from the start, at: */
+    double ceiling_db;
 } es_session_config;
 
 /* A library room as the screen shows it, measured on the preparer thread. */
@@ -86,6 +89,9 @@ int es_session_set_block(es_session *s, int block);
 /* Partition size and GPU pipelining: a crossfade when the latency allows,
  * else the stream reopens with room for the new latency. */
 int es_session_set_options(es_session *s, const es_options *options);
+/* The levels (processor.h's es_mix): checked (a refusal is said in one
+ * line and changes nothing), sent ramped, and said in dB ("trim -6.0 dB",
+ * "wet -3.0 dB, dry off"): each level that differs from before. */
 int es_session_set_mix(es_session *s, const es_mix *mix);
 int es_session_set_source(es_session *s, es_source_kind source);
 /* Starts recording the output (and the dry input when input_path is not
@@ -132,6 +138,7 @@ typedef struct {
 } es_session_wanted;
 es_session_wanted es_session_want(const es_session *s);
 const char *es_session_room(const es_session *s);
+/* The levels now (the last es_session_set_mix that was taken). */
 const es_mix *es_session_mix(const es_session *s);
 es_player *es_session_player(es_session *s);
 const es_library *es_session_library(const es_session *s);
