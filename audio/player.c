@@ -157,11 +157,27 @@ uint64_t es_player_xruns(const es_player *pl)
     return atomic_load(&((es_player *)pl)->xruns);
 }
 
+void es_player_latency_parts(const es_player *pl, es_latency_parts *p)
+{
+    *p = (es_latency_parts){.engine = es_processor_latency(pl->proc),
+                            .input_counts = pl->cfg.live_input, .block = pl->cfg.block};
+    es_device_latency(pl->device, &p->input, &p->output);
+    es_device_reported(pl->device, &p->reported_input, &p->reported_output, &p->period);
+    /* Without a live input the source is made in the callback: nothing
+     * waits in an input buffer. */
+    p->total = p->engine + p->output + (p->input_counts ? p->input : 0);
+}
+
 int es_player_latency(const es_player *pl)
 {
-    int in, out;
-    es_device_latency(pl->device, &in, &out);
-    return in + out + es_processor_latency(pl->proc);
+    es_latency_parts p;
+    es_player_latency_parts(pl, &p);
+    return p.total;
+}
+
+int es_player_device_active(const es_player *pl)
+{
+    return es_device_active(pl->device);
 }
 
 const es_player_config *es_player_config_now(const es_player *pl)

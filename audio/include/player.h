@@ -62,11 +62,30 @@ const es_player_config *es_player_config_now(const es_player *pl);
  * processor stays readable; a reconfigure may open a new device. */
 void es_player_abandon_device(es_player *pl);
 
+/* Whether the device still calls back as far as its host API knows: 1
+ * yes, 0 its stream finished or stopped (a sound server that went away).
+ * Control side. */
+int es_player_device_active(const es_player *pl);
+
 es_processor *es_player_processor(es_player *pl);
 /* Host-reported over/underruns so far. */
 uint64_t es_player_xruns(const es_player *pl);
-/* Engine + device latency: what a person at the microphone hears. */
+/* What a person hears, in frames: the processor's latency, the output
+ * buffer, and the input buffer when a live input (microphone) is used.
+ * The buffers are the host API's reported stream latencies (PortAudio),
+ * plus what PortAudio buffers without reporting it (JACK, output only: a
+ * block longer than the period); the null device's are its block. */
 int es_player_latency(const es_player *pl);
+typedef struct {
+    int total;            /* es_player_latency */
+    int engine;           /* the processor's latency (padded engine latency) */
+    int input, output;    /* the device's buffers, as heard */
+    int input_counts;     /* a live input: the input buffer is part of the total */
+    int period;           /* the host's period when it sets one (JACK), else 0 */
+    int block;            /* the block earshot's processor runs */
+    int reported_input, reported_output; /* the host API's own report */
+} es_latency_parts;
+void es_player_latency_parts(const es_player *pl, es_latency_parts *parts);
 const char *es_player_device(const es_player *pl);
 
 #endif
