@@ -53,6 +53,13 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
              es_session_source_name(s), es_player_device(pl));
     put(r, 0, 0, line);
     attroff(A_REVERSE | A_BOLD);
+    const es_device_state ds = es_session_device_state(s);
+    if (ds != ES_DEVICE_PLAYING) { /* said where the eye starts: the meters are stale */
+        snprintf(line, sizeof line, " %s ", es_device_state_word(ds));
+        attron(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);
+        put(r, 0, 0, line);
+        attroff(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);
+    }
     snprintf(line, sizeof line, " room %s | engine %s | mix %3.0f%% wet | gain %+.1f dB",
              es_session_room(s), m->stats.engine ? m->stats.engine : c->engine->name,
              100 * m->balance, m->gain_db);
@@ -168,14 +175,16 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
     title(r, heading);
     for (int i = 0; i < m->engine_count && 1 + i < r->h - 1; i++) {
         const es_engine_class *k = es_engines[i];
-        const int playing = m->stats.engine && !strcmp(m->stats.engine, k->name);
+        const int lost = es_session_device_state(m->session) == ES_DEVICE_LOST;
+        const int playing = !lost && m->stats.engine && !strcmp(m->stats.engine, k->name);
         char line[256];
         const char *mark = k == c->engine ? "A" : k == prev ? "B" : " ";
         const int coming = preparing[0] && k == wanted && k != c->engine;
         if (m->engine_ok[i])
             snprintf(line, sizeof line, "%d %s %-17s %s", i + 1, mark, k->name,
                      playing ? (m->stats.crossfading ? "crossfading" : "playing")
-                     : coming ? "preparing" : "");
+                     : coming ? "preparing"
+                     : lost && k == c->engine ? "stopped (device lost)" : "");
         else
             snprintf(line, sizeof line, "%d   %-17s off: %s", i + 1, k->name,
                      m->engine_why[i]);

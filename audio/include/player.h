@@ -67,6 +67,17 @@ void es_player_abandon_device(es_player *pl);
  * Control side. */
 int es_player_device_active(const es_player *pl);
 
+/* A round-trip measurement, for a loopback from the output to the input:
+ * the audio thread puts one click on the first output channel (after the
+ * processor, so the engine's latency is not in it) and copies the input's
+ * first channel, from the block that carried the click on, into a buffer
+ * prepared here (control side: nothing is allocated on the audio path).
+ * Start: 0, or -1 with a message (no live input, one under way).
+ * Poll: 0 while it runs; 1 when done, *frames the click's delay in the
+ * input (-1: not found, the loop is not closed); it is then ready again. */
+int es_player_probe_start(es_player *pl, double seconds, char *err, size_t n);
+int es_player_probe_poll(es_player *pl, int *frames);
+
 es_processor *es_player_processor(es_player *pl);
 /* Host-reported over/underruns so far. */
 uint64_t es_player_xruns(const es_player *pl);
