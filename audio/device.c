@@ -60,3 +60,17 @@ const char *es_device_name(const es_device *d)
 {
     return d->name;
 }
+
+void es_device_reported(const es_device *d, int *input, int *output, int *period)
+{
+    *input = d->reported_input;
+    *output = d->reported_output;
+    *period = d->period;
+}
+
+int es_device_active(const es_device *d)
+{
+    if (d->abandoned)
+        return 0;
+    return d->klass->active ? d->klass->active(d) : 1;
+}

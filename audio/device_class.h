@@ -11,7 +11,11 @@ typedef struct es_device_class es_device_class;
 struct es_device {
     const es_device_class *klass;
     char name[128];             /* what the user sees: "null", "JACK: system" */
-    int input_latency, output_latency; /* frames, known after open */
+    int input_latency, output_latency; /* frames heard, known after open */
+    /* As the host API reported them (PortAudio's stream info; the null
+     * device reports its model), and the host's own period when it sets
+     * one (JACK), else 0. */
+    int reported_input, reported_output, period;
     int abandoned;              /* it stopped answering: never touched again */
 };
 
@@ -22,6 +26,7 @@ struct es_device_class {
     int (*start)(es_device *d, char *err, size_t n);
     void (*stop)(es_device *d);
     void (*close)(es_device *d);
+    int (*active)(const es_device *d); /* optional: NULL means it runs until stopped */
 };
 
 extern const es_device_class es_device_null;

@@ -5,6 +5,7 @@
  * ("jack", "alsa": its default devices), or part of a device's name
  * ("USB", "hw:1"). The input is opened only when the source needs it. */
 #include <ctype.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,9 @@
 #include <unistd.h>
 
 #include <portaudio.h>
+#ifdef ES_HAVE_JACK
+#include <jack/jack.h>
+#endif
 
 #include "device_class.h"
 #include "engine.h"
@@ -23,9 +27,26 @@ typedef struct {
     es_audio_callback cb;
     void *ctx;
     int started;
+    atomic_int finished; /* PortAudio's stream-finished callback ran */
     float **silence;    /* input when the stream has none */
     int inputs;
 } pa_device;
+
+/* JACK's period: a short-lived client of the same server asks it (what
+ * PortAudio's JACK host knows but does not tell). 0 when unknown. */
+static int jack_period(void)
+{
+#ifdef ES_HAVE_JACK
+    jack_client_t *c = jack_client_open("earshot-period", JackNoStartServer, NULL);
+    if (!c)
+        return 0;
+    const int period = (int)jack_get_buffer_size(c);
+    jack_client_close(c);
+    return period;
+#else
+    return 0;
+#endif
+}
 
 /* PortAudio's scan of ALSA prints pages of "ALSA lib ..." lines on a
  * machine without sound cards. They are not ours to show: stderr is parked
@@ -100,6 +121,22 @@ static int pa_callback(const void *input, void *output, unsigned long frames,
 
 static void pa_close(es_device *base);
 
+/* PortAudio calls this when the stream stops for any reason, a server
+ * that shut down included; it only sets a flag. */
+static void pa_finished(void *arg)
+{
+    pa_device *d = arg;
+    atomic_store(&d->finished, 1);
+}
+
+static int pa_active(const es_device *base)
+{
+    pa_device *d = (pa_device *)base;
+    if (!d->started || atomic_load(&d->finished))
+        return 0;
+    return Pa_IsStreamActive(d->stream) == 1;
+}
+
 static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
                           char *err, size_t n)
 {
@@ -163,9 +200,27 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
         pa_close(&d->base);
         return NULL;
     }
+    /* The stream info is read here, at open: PortAudio's JACK host
+     * rescales it when the stream starts (measured: five times the figure
+     * at open, whatever the block). */
     const PaStreamInfo *si = Pa_GetStreamInfo(d->stream);
-    d->base.input_latency = si && ipp ? (int)(si->inputLatency * cfg->sample_rate + 0.5) : 0;
-    d->base.output_latency = si ? (int)(si->outputLatency * cfg->sample_rate + 0.5) : 0;
+    d->base.reported_input = si && ipp ? (int)(si->inputLatency * cfg->sample_rate + 0.5) : 0;
+    d->base.reported_output = si ? (int)(si->outputLatency * cfg->sample_rate + 0.5) : 0;
+    d->base.input_latency = d->base.reported_input;
+    d->base.output_latency = d->base.reported_output;
+    if (Pa_GetHostApiInfo(oi->hostApi)->type == paJACK) {
+        /* JACK calls back once a period whatever block was asked; PortAudio
+         * adapts the two with a buffer. Duplex, it primes that buffer with
+         * a block of silence and reports it (the output figure grows by the
+         * block; a loopback in JACK's graph measures block + period).
+         * Output only, it reports nothing for it, yet a block longer than
+         * the period is computed at once and played over block/period
+         * periods: its last frame leaves block - period later than a
+         * period-sized one would. */
+        d->base.period = jack_period();
+        if (!ipp && d->base.period > 0 && cfg->block > d->base.period)
+            d->base.output_latency += cfg->block - d->base.period;
+    }
     snprintf(d->base.name, sizeof d->base.name, "%s: %s",
              Pa_GetHostApiInfo(oi->hostApi)->name, oi->name);
     return &d->base;
@@ -174,6 +229,8 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
 static int pa_start(es_device *base, char *err, size_t n)
 {
     pa_device *d = (pa_device *)base;
+    atomic_store(&d->finished, 0);
+    Pa_SetStreamFinishedCallback(d->stream, pa_finished);
     PaError rc = Pa_StartStream(d->stream);
     if (rc != paNoError) {
         snprintf(err, n, "device '%s': cannot start: %s", d->base.name, Pa_GetErrorText(rc));
@@ -208,6 +265,7 @@ const es_device_class es_device_portaudio = {
     .start = pa_start,
     .stop = pa_stop,
     .close = pa_close,
+    .active = pa_active,
 };
 
 int es_portaudio_list(FILE *to, int json)

@@ -1,6 +1,8 @@
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "player.h"
 
@@ -12,7 +14,42 @@ struct es_player {
     float **source;          /* [inputs] block: the test signal */
     int inputs, outputs;
     atomic_ullong xruns;
+    /* The round-trip probe: idle, armed (the next block clicks), capturing,
+     * done. The control side owns `probe` except while capturing. */
+    atomic_int probe_state;
+    float *probe;
+    int probe_len, probe_got;
 };
+
+enum { PROBE_IDLE, PROBE_ARMED, PROBE_CAPTURING, PROBE_DONE };
+
+/* The probe's share of a block: the click out, the input kept. */
+static ES_RT void probe_block(es_player *pl, const float *in, float *const *out, int frames)
+{
+    int st = atomic_load_explicit(&pl->probe_state, memory_order_acquire);
+    if (st == PROBE_IDLE || st == PROBE_DONE)
+        return;
+    /* While it measures the output is the click and silence: the processor's
+     * output would come round the loop and bury the click. */
+    for (int c = 0; c < pl->outputs; c++)
+        memset(out[c], 0, sizeof(float) * (size_t)frames);
+    if (st == PROBE_ARMED) {
+        out[0][0] = 0.9f;
+        pl->probe_got = 0;
+        st = PROBE_CAPTURING;
+        atomic_store_explicit(&pl->probe_state, st, memory_order_release);
+    }
+    if (st != PROBE_CAPTURING)
+        return;
+    int take = pl->probe_len - pl->probe_got;
+    if (take > frames)
+        take = frames;
+    for (int i = 0; i < take; i++)
+        pl->probe[pl->probe_got + i] = in[i];
+    pl->probe_got += take;
+    if (pl->probe_got == pl->probe_len)
+        atomic_store_explicit(&pl->probe_state, PROBE_DONE, memory_order_release);
+}
 
 /* The audio callback: the source's block through the processor. */
 static ES_RT void callback(void *ctx, const float *const *in, float *const *out, int frames,
@@ -34,6 +71,8 @@ static ES_RT void callback(void *ctx, const float *const *in, float *const *out,
     es_processor_process(pl->proc, input, out, frames);
     if (pl->cfg.tap)
         pl->cfg.tap(pl->cfg.tap_ctx, (const float *const *)out, pl->outputs, frames);
+    if (pl->cfg.live_input && pl->outputs > 0)
+        probe_block(pl, in[0], out, frames);
 }
 
 static es_device *open_device(es_player *pl, const es_format *fmt, int block, char *err,
@@ -139,7 +178,53 @@ void es_player_close(es_player *pl)
     es_device_close(pl->device);
     es_processor_destroy(pl->proc);
     es_free_channels(pl->source, pl->inputs);
+    free(pl->probe);
     free(pl);
+}
+
+int es_player_probe_start(es_player *pl, double seconds, char *err, size_t n)
+{
+    if (!pl->cfg.live_input) {
+        snprintf(err, n, "it needs the microphone as the source, with the output looped "
+                 "back to the input");
+        return -1;
+    }
+    if (atomic_load(&pl->probe_state) != PROBE_IDLE) {
+        snprintf(err, n, "a measurement is under way");
+        return -1;
+    }
+    const es_format *fmt = es_processor_format(pl->proc);
+    const int len = (int)(seconds * fmt->sample_rate);
+    free(pl->probe);
+    pl->probe = calloc((size_t)len, sizeof *pl->probe);
+    if (!pl->probe) {
+        snprintf(err, n, "out of memory");
+        return -1;
+    }
+    pl->probe_len = len;
+    atomic_store_explicit(&pl->probe_state, PROBE_ARMED, memory_order_release);
+    return 0;
+}
+
+int es_player_probe_poll(es_player *pl, int *frames)
+{
+    if (atomic_load_explicit(&pl->probe_state, memory_order_acquire) != PROBE_DONE)
+        return 0;
+    /* The click is one sample: its cross-correlation with the input is the
+     * input itself, so the delay is where the input peaks; a peak below a
+     * tenth of the click is noise, not the click. */
+    float peak = 0;
+    for (int i = 0; i < pl->probe_len; i++)
+        peak = fmaxf(peak, fabsf(pl->probe[i]));
+    /* The first sample near the peak (the output was silent but for the
+     * click, so anything else is the loop's own noise). */
+    int best = -1;
+    for (int i = 0; peak > 0.09f && i < pl->probe_len && best < 0; i++)
+        if (fabsf(pl->probe[i]) >= 0.5f * peak)
+            best = i;
+    *frames = best;
+    atomic_store(&pl->probe_state, PROBE_IDLE);
+    return 1;
 }
 
 void es_player_abandon_device(es_player *pl)
@@ -157,11 +242,27 @@ uint64_t es_player_xruns(const es_player *pl)
     return atomic_load(&((es_player *)pl)->xruns);
 }
 
+void es_player_latency_parts(const es_player *pl, es_latency_parts *p)
+{
+    *p = (es_latency_parts){.engine = es_processor_latency(pl->proc),
+                            .input_counts = pl->cfg.live_input, .block = pl->cfg.block};
+    es_device_latency(pl->device, &p->input, &p->output);
+    es_device_reported(pl->device, &p->reported_input, &p->reported_output, &p->period);
+    /* Without a live input the source is made in the callback: nothing
+     * waits in an input buffer. */
+    p->total = p->engine + p->output + (p->input_counts ? p->input : 0);
+}
+
 int es_player_latency(const es_player *pl)
 {
-    int in, out;
-    es_device_latency(pl->device, &in, &out);
-    return in + out + es_processor_latency(pl->proc);
+    es_latency_parts p;
+    es_player_latency_parts(pl, &p);
+    return p.total;
+}
+
+int es_player_device_active(const es_player *pl)
+{
+    return es_device_active(pl->device);
 }
 
 const es_player_config *es_player_config_now(const es_player *pl)

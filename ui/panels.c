@@ -62,6 +62,13 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
              es_session_source_name(s), es_player_device(pl));
     put(r, 0, 0, line);
     attroff(A_REVERSE | A_BOLD);
+    const es_device_state ds = es_session_device_state(s);
+    if (ds != ES_DEVICE_PLAYING) { /* said where the eye starts: the meters are stale */
+        snprintf(line, sizeof line, " %s ", es_device_state_word(ds));
+        attron(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);
+        put(r, 0, 0, line);
+        attroff(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);
+    }
     /* The levels after the room and engine, the room's name shortened so
      * they always show: "trim -6 wet 0 dry off out +0 dB BYPASS LIMIT". */
     const es_mix *mx = es_session_mix(s);
@@ -193,7 +200,8 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
     title(r, heading);
     for (int i = 0; i < m->engine_count && 1 + i < r->h; i++) {
         const es_engine_class *k = es_engines[i];
-        const int playing = m->stats.engine && !strcmp(m->stats.engine, k->name);
+        const int lost = es_session_device_state(m->session) == ES_DEVICE_LOST;
+        const int playing = !lost && m->stats.engine && !strcmp(m->stats.engine, k->name);
         char line[256], mark[3] = "  ", opts[32] = "";
         for (int slot = 0; slot < ES_AB_SLOTS; slot++)
             if (m->slot[slot].set && m->slot[slot].engine == k)
@@ -208,7 +216,8 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
         if (m->engine_ok[i])
             snprintf(line, sizeof line, "%d %s %-17s %s%s", i + 1, mark, k->name,
                      playing ? (m->stats.crossfading ? "crossfading" : "playing")
-                     : coming ? "preparing" : "", opts);
+                     : coming ? "preparing"
+                     : lost && k == c->engine ? "stopped (device lost)" : "", opts);
         else
             snprintf(line, sizeof line, "%d %s %-17s off: %s", i + 1, mark, k->name,
                      m->engine_why[i]);

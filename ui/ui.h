@@ -90,6 +90,13 @@ typedef struct {
 /* layout.c */
 void ui_layout_compute(int lines, int cols, int engines, ui_layout *l);
 
+/* console.c: fd 2 into a non-blocking pipe while the screen is up; drain
+ * turns each line read into a call of `line`; end restores fd 2 and prints
+ * what was left unread. */
+int ui_console_begin(void);
+void ui_console_drain(void (*line)(void *ctx, const char *text), void *ctx);
+void ui_console_end(void);
+
 /* panels.c */
 void ui_colors_init(void);
 void ui_draw_header(const ui_model *m, const ui_rect *r);

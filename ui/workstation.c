@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE /* SA_RESETHAND naming, localtime_r */
 #include <curses.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ static void leave_screen(void)
 {
     if (screen_up) {
         endwin();
+        ui_console_end();
         screen_up = 0;
     }
 }
@@ -94,6 +96,22 @@ static void say(void *ctx, int problem, const char *line)
 
 static void note(ui_model *m, int problem, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* A line a library printed on stderr while the screen was up. */
+static void host_line(void *ctx, const char *text)
+{
+    note(ctx, 0, "host API: %.280s", text);
+}
+
+/* A test hook: a line on fd 2 from another thread, as a host API's
+ * thread would print one, while the screen is up. */
+static void *stderr_hook(void *arg)
+{
+    (void)arg;
+    usleep(300000);
+    fprintf(stderr, "earshot test: a line on stderr from another thread\n");
+    return NULL;
+}
 
 static void note(ui_model *m, int problem, const char *fmt, ...)
 {
@@ -246,6 +264,13 @@ static int handle_key(ui_model *m, int key)
     switch (key) {
     case 'q': case 'Q':
         return 1;
+    case 12: /* Ctrl-L: repaint everything, whatever wrote on the terminal */
+        clearok(curscr, TRUE);
+        redrawwin(stdscr);
+        break;
+    case 'l':
+        command(m, "latency");
+        break;
     case '?': case 'h': case KEY_F(1):
         m->help = 1;
         break;
@@ -380,8 +405,14 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
     }
     model_init(m, s);
     install_signals();
+    ui_console_begin();
     initscr();
     screen_up = 1;
+    if (getenv("EARSHOT_TEST_STDERR")) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, stderr_hook, NULL) == 0)
+            pthread_detach(t);
+    }
     cbreak(); /* not raw: Ctrl-C stays a signal */
     noecho();
     keypad(stdscr, TRUE);
@@ -397,6 +428,7 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
         if (opt->seconds > 0 && m->now >= opt->seconds)
             break;
         es_session_poll(s);
+        ui_console_drain(host_line, m);
         ui_meters_update(m);
         if (m->spectrum)
             ui_spectrum_update(m->spectrum, es_session_scope(s), m->now);

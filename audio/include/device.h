@@ -42,6 +42,14 @@ void es_device_abandon(es_device *d);
 /* Frames of delay the device adds before and after the callback (what a
  * person at the microphone hears on top of the engine). */
 void es_device_latency(const es_device *d, int *input, int *output);
+/* What those figures came from: the host API's own report (PortAudio's
+ * stream info, read when the stream opened) and the host's period when it
+ * sets one (JACK; 0 otherwise). */
+void es_device_reported(const es_device *d, int *input, int *output, int *period);
 const char *es_device_name(const es_device *d);
+/* 1 while the stream runs as far as the host API knows; 0 once it finished
+ * or was stopped from outside (a sound server that went away), or was
+ * abandoned. Control side. */
+int es_device_active(const es_device *d);
 
 #endif

@@ -62,11 +62,41 @@ const es_player_config *es_player_config_now(const es_player *pl);
  * processor stays readable; a reconfigure may open a new device. */
 void es_player_abandon_device(es_player *pl);
 
+/* Whether the device still calls back as far as its host API knows: 1
+ * yes, 0 its stream finished or stopped (a sound server that went away).
+ * Control side. */
+int es_player_device_active(const es_player *pl);
+
+/* A round-trip measurement, for a loopback from the output to the input:
+ * the audio thread puts one click on the first output channel (after the
+ * processor, so the engine's latency is not in it) and copies the input's
+ * first channel, from the block that carried the click on, into a buffer
+ * prepared here (control side: nothing is allocated on the audio path).
+ * Start: 0, or -1 with a message (no live input, one under way).
+ * Poll: 0 while it runs; 1 when done, *frames the click's delay in the
+ * input (-1: not found, the loop is not closed); it is then ready again. */
+int es_player_probe_start(es_player *pl, double seconds, char *err, size_t n);
+int es_player_probe_poll(es_player *pl, int *frames);
+
 es_processor *es_player_processor(es_player *pl);
 /* Host-reported over/underruns so far. */
 uint64_t es_player_xruns(const es_player *pl);
-/* Engine + device latency: what a person at the microphone hears. */
+/* What a person hears, in frames: the processor's latency, the output
+ * buffer, and the input buffer when a live input (microphone) is used.
+ * The buffers are the host API's reported stream latencies (PortAudio),
+ * plus what PortAudio buffers without reporting it (JACK, output only: a
+ * block longer than the period); the null device's are its block. */
 int es_player_latency(const es_player *pl);
+typedef struct {
+    int total;            /* es_player_latency */
+    int engine;           /* the processor's latency (padded engine latency) */
+    int input, output;    /* the device's buffers, as heard */
+    int input_counts;     /* a live input: the input buffer is part of the total */
+    int period;           /* the host's period when it sets one (JACK), else 0 */
+    int block;            /* the block earshot's processor runs */
+    int reported_input, reported_output; /* the host API's own report */
+} es_latency_parts;
+void es_player_latency_parts(const es_player *pl, es_latency_parts *parts);
 const char *es_player_device(const es_player *pl);
 
 #endif

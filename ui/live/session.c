@@ -16,6 +16,7 @@
 #include "session_private.h"
 
 #define STALL_SECONDS 1.0 /* no callback for this long: the device is in trouble */
+#define LOST_SECONDS 5.0  /* stalled this long with the host still saying it runs: lost */
 
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
 {
@@ -223,8 +224,9 @@ int es_session_stop(es_session *s)
         return 0;
     s->stopped_yet = 1;
     int rc = 0;
-    if (s->stalled) {
-        es_player_abandon_device(s->player);
+    if (s->stalled || s->lost) {
+        if (!s->lost)
+            es_player_abandon_device(s->player);
         es_session_sayf(s, 1, "device %s stopped answering; left as it is",
                         es_player_device(s->player));
         rc = -1;
@@ -258,9 +260,15 @@ void es_session_close(es_session *s)
 }
 
 /* The stream delivers no blocks: said once when it stops, once when it
- * comes back. */
+ * comes back. A stream whose host API says it stopped (PortAudio's
+ * stream-finished callback, Pa_IsStreamActive), or that stalls for
+ * LOST_SECONDS, is lost: it is left alone from then on, because asking a
+ * dead server to stop or reopen can hang, abort or fail with a misleading
+ * error inside the host API. */
 static void watch_device(es_session *s, const es_stats *st, const struct timespec *now)
 {
+    if (s->lost)
+        return;
     if (st->blocks != s->progress_blocks) {
         if (s->stalled)
             es_session_sayf(s, 0, "device %s: audio running again",
@@ -268,11 +276,69 @@ static void watch_device(es_session *s, const es_stats *st, const struct timespe
         s->stalled = 0;
         s->progress_blocks = st->blocks;
         s->progress_at = *now;
-    } else if (!s->stalled && es_seconds_between(&s->progress_at, now) > STALL_SECONDS) {
+        return;
+    }
+    const double quiet = es_seconds_between(&s->progress_at, now);
+    if (quiet <= STALL_SECONDS)
+        return;
+    if (!s->stalled) {
         es_session_sayf(s, 1, "device %s: no audio for %.0f s (device lost or stalled)",
                         es_player_device(s->player), STALL_SECONDS);
         s->stalled = 1;
     }
+    const int active = es_player_device_active(s->player);
+    if (!active || quiet > LOST_SECONDS) {
+        es_session_sayf(s, 1, "device lost: %s %s; the meters show the %.1f s before it; "
+                        "q quits", es_player_device(s->player),
+                        active ? "has delivered no audio for 5 s"
+                               : "stopped (its host API ended the stream)",
+                        es_seconds_between(&s->started, &s->progress_at));
+        es_player_abandon_device(s->player);
+        s->lost = 1;
+    }
+}
+
+int es_session_measure_latency(es_session *s)
+{
+    char why[256];
+    if (s->lost) {
+        es_session_sayf(s, 1, "latency: device %s is lost", s->device_name);
+        return -1;
+    }
+    if (es_player_probe_start(s->player, 1.0, why, sizeof why) != 0) {
+        es_session_sayf(s, 1, "latency: %s", why);
+        return -1;
+    }
+    s->probing = 1;
+    return 0;
+}
+
+static void watch_probe(es_session *s)
+{
+    int frames;
+    if (!s->probing || !es_player_probe_poll(s->player, &frames))
+        return;
+    s->probing = 0;
+    es_latency_parts lp;
+    es_player_latency_parts(s->player, &lp);
+    const int computed = lp.input + lp.output;
+    if (frames < 0)
+        es_session_sayf(s, 1, "latency: the click did not come back within 1 s (is the "
+                        "output looped back to the input?); computed %d fr", computed);
+    else
+        es_session_sayf(s, 0, "latency measured %d fr (%.2f ms), computed %d fr (input %d + "
+                        "output %d; the engine adds %d)", frames, 1e3 * frames / s->cfg.rate,
+                        computed, lp.input, lp.output, lp.engine);
+}
+
+es_device_state es_session_device_state(const es_session *s)
+{
+    return s->lost ? ES_DEVICE_LOST : s->stalled ? ES_DEVICE_STALLED : ES_DEVICE_PLAYING;
+}
+
+const char *es_device_state_word(es_device_state st)
+{
+    return st == ES_DEVICE_LOST ? "device lost" : st == ES_DEVICE_STALLED ? "stalled" : "playing";
 }
 
 /* Retired engines are destroyed on the preparer thread: destroying one
@@ -303,8 +369,10 @@ void es_session_poll(es_session *s)
     es_processor_stats(es_player_processor(s->player), &st);
     if (s->preparer)
         es_session_watch_engine(s, &st);
-    if (!s->stopped_yet)
+    if (!s->stopped_yet) {
         watch_device(s, &st, &now);
+        watch_probe(s);
+    }
     es_session_watch_recording(s);
 }
 

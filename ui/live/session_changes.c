@@ -264,6 +264,11 @@ void es_session_watch_engine(es_session *s, const es_stats *st)
 /* A change can be asked for while the stream plays. */
 static int can_change(es_session *s, const char *what)
 {
+    if (s->lost) { /* reopening a dead server's stream fails with a wrong reason, or hangs */
+        es_session_sayf(s, 1, "%s: device %s is lost: its stream stopped; nothing can "
+                        "change until earshot starts again", what, s->device_name);
+        return 0;
+    }
     if (s->preparer)
         return 1;
     es_session_sayf(s, 1, "%s: the session has stopped", what);

@@ -71,6 +71,8 @@ struct es_session {
     struct timespec started, since, stopped, progress_at;
     uint64_t progress_blocks;
     int stalled, fallback_asked, source_said, stopped_yet;
+    int lost;                  /* the device is gone: left alone, changes refused */
+    int probing;               /* a latency measurement is under way */
 };
 
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)

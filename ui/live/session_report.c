@@ -89,7 +89,9 @@ void es_session_report(es_session *s, FILE *to, int json)
     const double rate = s->cfg.rate, ms = 1e3 / rate;
     const double elapsed = es_session_elapsed(s);
     const double expected = es_session_counted(s) * rate / s->cfg.block;
-    const int latency = es_player_latency(pl);
+    es_latency_parts lp;
+    es_player_latency_parts(pl, &lp);
+    const int latency = lp.total;
     const double p50 = es_stats_load_quantile(&st, 0.5), p99 = es_stats_load_quantile(&st, 0.99);
     const unsigned long long recorded = es_session_recorded_frames(s);
     const unsigned long long lost = es_session_record_dropped(s);
@@ -130,7 +132,13 @@ void es_session_report(es_session *s, FILE *to, int json)
         fprintf(to, "],\"limited\":%llu,\"levels\":", (unsigned long long)st.limited);
         levels_json(&s->pc.mix, to);
         slots_json(s, to, st.inputs);
-        fputs("}\n", to);
+        /* The latency's parts, and the host API's own figures they came
+         * from, so a script can check the sum against its own expectation. */
+        fprintf(to, ",\"latency\":{\"total\":%d,\"engine\":%d,\"input\":%d,\"output\":%d,"
+                "\"input_counts\":%s,\"period\":%d,\"block\":%d,\"reported_input\":%d,"
+                "\"reported_output\":%d}}\n", lp.total, lp.engine, lp.input, lp.output,
+                lp.input_counts ? "true" : "false", lp.period, lp.block, lp.reported_input,
+                lp.reported_output);
         return;
     }
     fprintf(to, "device %s, engine %s, %g Hz, block %d, %.2f s\n", es_player_device(pl),
@@ -156,8 +164,13 @@ void es_session_report(es_session *s, FILE *to, int json)
             (double)s->pc.mix.trim_db, wet, dry, gain, s->pc.mix.bypass ? ", BYPASS" : "", lim);
     fprintf(to, "  DSP load    p50 %.1f %%   p99 %.1f %%   max %.1f %%\n", 100 * p50,
             100 * p99, 100 * st.load_max);
-    fprintf(to, "  latency     %d frames, %.2f ms (engine %d + device in/out)\n", latency,
-            latency * ms, st.latency);
+    fprintf(to, "  latency     %d frames, %.2f ms (engine %d + output %d%s", latency,
+            latency * ms, lp.engine, lp.output, lp.input_counts ? " + input " : "");
+    if (lp.input_counts)
+        fprintf(to, "%d", lp.input);
+    if (lp.period)
+        fprintf(to, "; host period %d", lp.period);
+    fprintf(to, ")\n");
     fprintf(to, "  throughput  %.0f samples/s, %.1f x real time\n", es_stats_throughput(&st),
             es_stats_realtime_factor(&st, rate));
     slots_table(s, to, st.inputs);

@@ -98,6 +98,11 @@ int es_session_set_source(es_session *s, es_source_kind source);
  * NULL); while recording, stops and finishes the files. */
 int es_session_record(es_session *s, const char *path, const char *input_path);
 int es_session_reset_meters(es_session *s);
+/* Measures the round trip through a loopback from the output to the
+ * microphone input (es_player_probe_start): es_session_poll says
+ * "latency measured X fr (Y ms), computed Z fr" once it is done, Z being
+ * the device's input and output buffers (the click bypasses the engine). */
+int es_session_measure_latency(es_session *s);
 
 /* ---- A/B: two fixed slots, each a room, an engine (with its options) and
  * a block. Changes go to the slot playing; es_session_switch_slot plays
@@ -157,6 +162,15 @@ uint64_t es_session_record_dropped(const es_session *s);
  * counting (a reset, or a stream reopened). */
 double es_session_elapsed(const es_session *s);
 double es_session_counted(const es_session *s);
+
+/* The device as the meters should be read: playing (blocks arrive),
+ * stalled (none for a second, the host still says the stream runs) or
+ * lost (its stream stopped from outside, e.g. the sound server died, or it
+ * stalled for LOST seconds: earshot has left it alone, changes are refused
+ * and what the meters show is from before). */
+typedef enum { ES_DEVICE_PLAYING, ES_DEVICE_STALLED, ES_DEVICE_LOST } es_device_state;
+es_device_state es_session_device_state(const es_session *s);
+const char *es_device_state_word(es_device_state st); /* "playing", "stalled", "device lost" */
 
 /* The stream's stats as a report: the headless table, or one JSON object. */
 void es_session_report(es_session *s, FILE *to, int json);

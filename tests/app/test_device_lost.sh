@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A device that dies: the workstation in tmux plays on a JACK dummy server,
+# which is killed (-9) while it plays. The screen must say "device lost" in
+# its header and log, the engine line no longer say "playing", nothing the
+# dying server or PortAudio print may land on the screen outside the
+# message log, a change that would reopen the device is refused in words
+# that name the lost device, and q exits within a few seconds with status
+# 1 (the run failed, as headless play's does) and the terminal restored.
+# First, on the null device, a test hook writes a line on stderr from
+# another thread: it must land in the message log and nowhere else.
+set -u
+earshot=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
+. "$here/tmux_lib.sh"
+export JACK_DEFAULT_SERVER="earshot-lost-ui-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
+jackd --no-realtime -d dummy -r 48000 -p 256 >"$tmux_dir/jackd.log" 2>&1 &
+jack=$!
+trap 'kill -9 $jack 2>/dev/null; wait $jack 2>/dev/null; tmux_cleanup' EXIT
+for _ in $(seq 50); do "$earshot" devices 2>/dev/null | grep -q JACK && break; sleep 0.1; done
+# Like ui_start, but stderr goes to the pane as a terminal's would: any
+# text a library prints there and earshot does not capture shows up.
+ui_start_stderr() {
+    t kill-server 2>/dev/null || true
+    printf '%q ' "$@" >"$tmux_dir/cmd"
+    t -f /dev/null new-session -d -s ui -x 100 -y 30 \
+        "cd '$tmux_dir' && LANG=C $(cat "$tmux_dir/cmd"); echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; echo MODES-SHOWN; sleep 600"
+}
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
+
+# A line on fd 2 from another thread while the screen is up (the test
+# hook): it becomes a message of the log; after q it is not printed again.
+EARSHOT_TEST_STDERR=1 ui_start_stderr "$earshot" --device null --room concert-hall
+check "a line on stderr lands in the log as the host API's" \
+    "wait_for 'host API: earshot test: a line on stderr' 10"
+check "and nowhere else on the screen" \
+    "[ \$(screen | grep -c 'earshot test: a line on stderr') = 1 ]"
+keys C-l
+check "Ctrl-L repaints (the screen is still there)" "wait_for 'Engines' 3"
+keys q
+check "q: exit 0, terminal restored" "quit_check 'q after stderr' >/dev/null"
+
+ui_start_stderr "$earshot" --device jack --room concert-hall
+check "plays on JACK" "wait_for '2 A cpu-partitioned   playing' 10 && screen | head -1 | grep -q JACK"
+kill -9 $jack
+wait $jack 2>/dev/null
+check "the header says device lost" "wait_for ' device lost ' 10 && screen | head -1 | grep -q '^ device lost '"
+s=$(screen)
+check "the log says why" "grep -q 'device lost: JACK' <<<\"\$s\""
+check "the engine is no longer marked playing" \
+    "! grep -q 'cpu-partitioned *playing' <<<\"\$s\" && grep -q 'cpu-partitioned *stopped (device lost)' <<<\"\$s\""
+# Text from the host API or the server (JACK's and PortAudio's lines) may
+# only appear as messages of the log, which start with a clock.
+check "no foreign text on the screen" \
+    "! grep -E 'Jack|jack_|JackClient|Cannot|ALSA lib|PortAudio' <<<\"\$s\" | grep -vEq '^[0-9:]{8} '"
+keys ']'
+check "a block change is refused, naming the lost device" \
+    "wait_for 'is lost: its stream stopped' 5"
+start=$(date +%s.%N)
+keys q
+# The run failed (its device died): status 1, as headless play's; the
+# terminal must be back as it was.
+check "q exits, status 1 (the device was lost), terminal restored" \
+    "wait_for MODES-SHOWN 15 && screen | grep -q 'EXIT=1' && screen | grep -qx icanon && screen | grep -qx echo"
+took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+check "q took ${took} s (under 5)" "awk -v t=$took 'BEGIN { exit !(t < 5) }'"
+exit $fail

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A measured round trip: earshot plays the microphone on JACK's dummy
+# backend, its first output port is connected to its input port in JACK's
+# graph (a loopback cable), and the `latency` command (the workstation's l)
+# sends a click and finds it in the input. JACK's graph implies the delay
+# independently of earshot's model: a connection from a client's output
+# back to its own input is read one period later, and PortAudio's adapter
+# between the block and the period holds one block: block + period. The
+# measured figure must be exactly that, and equal to the computed one.
+set -u
+earshot=$(realpath "$1")
+command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
+dir=$(mktemp -d)
+export JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
+jack=; player=
+trap 'kill $player $jack 2>/dev/null; wait $player $jack 2>/dev/null; rm -rf "$dir"' EXIT
+fail=0
+for period in 64 256; do
+    export JACK_DEFAULT_SERVER="earshot-loop-$$-$period"
+    jackd --no-realtime -d dummy -r 48000 -p "$period" >"$dir/jackd.log" 2>&1 &
+    jack=$!
+    for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
+    for block in 32 $period 1024; do
+        rm -f "$dir/in"; mkfifo "$dir/in"
+        "$earshot" play --device jack --input mic --block "$block" --headless --commands \
+            --seconds 30 <"$dir/in" >/dev/null 2>"$dir/log" &
+        player=$!
+        exec 3>"$dir/in"
+        for _ in $(seq 50); do jack_lsp | grep -q 'PortAudio:in_0' && break; sleep 0.1; done
+        jack_disconnect system:capture_1 PortAudio:in_0 2>/dev/null
+        jack_connect PortAudio:out_0 PortAudio:in_0
+        echo latency >&3
+        line=
+        for _ in $(seq 50); do
+            line=$(grep -E 'latency (measured|: the click)' "$dir/log") && break
+            sleep 0.1
+        done
+        echo quit >&3; exec 3>&-; wait $player; player=
+        measured=$(sed -n 's/.*latency measured \([0-9]*\) fr.*/\1/p' <<<"$line")
+        computed=$(sed -n 's/.*computed \([0-9]*\) fr.*/\1/p' <<<"$line")
+        if [ "$measured" = $((block + period)) ] && [ "$computed" = "$measured" ]; then
+            echo "ok   period $period block $block: $line"
+        else
+            echo "FAIL period $period block $block: expected block + period = $((block + period)): ${line:-nothing said}"
+            cat "$dir/log"; fail=1
+        fi
+    done
+    kill $jack; wait $jack 2>/dev/null
+done
+exit $fail
