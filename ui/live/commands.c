@@ -172,6 +172,13 @@ static int run_reset(es_session *s, const es_command_args *a, int given)
     return es_session_reset_meters(s);
 }
 
+static int run_rescan(es_session *s, const es_command_args *a, int given)
+{
+    (void)a;
+    (void)given;
+    return es_session_rescan(s);
+}
+
 static int run_quit(es_session *s, const es_command_args *a, int given)
 {
     (void)s;
@@ -207,6 +214,8 @@ const es_command es_commands[] = {
      {{"file", ES_PARAM_STRING, 0, 1023, "OUT", NULL, ARG(text), NULL, NULL}, NONE, NONE},
      run_record},
     {"reset", "c", "reset the meters (misses, load, counts)", 0, {NONE, NONE, NONE}, run_reset},
+    {"rescan", "R", "read the room library again (also on a manifest's change)", 0,
+     {NONE, NONE, NONE}, run_rescan},
     {"quit", "q", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit},
     {NULL, NULL, NULL, 0, {NONE, NONE, NONE}, NULL},
 };
