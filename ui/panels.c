@@ -288,6 +288,7 @@ static int help_lines(char lines[][100], int cap)
         }
     }
     static const char *const screen_only[] = {
+        "o / n N        open an IR file by path; find rooms (PgUp PgDn Home End)",
         "v              spectrum or scrolling spectrogram",
         "?              this help; any key closes it",
         "Ctrl-C         quit, as q (recordings are finished first)",

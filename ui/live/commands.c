@@ -214,7 +214,7 @@ const es_command es_commands[] = {
      {{"file", ES_PARAM_STRING, 0, 1023, "OUT", NULL, ARG(text), NULL, NULL}, NONE, NONE},
      run_record},
     {"reset", "c", "reset the meters (misses, load, counts)", 0, {NONE, NONE, NONE}, run_reset},
-    {"rescan", "R", "read the room library again (also on a manifest's change)", 0,
+    {"rescan", "R", "read the room library again now", 0,
      {NONE, NONE, NONE}, run_rescan},
     {"quit", "q", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit},
     {NULL, NULL, NULL, 0, {NONE, NONE, NONE}, NULL},
