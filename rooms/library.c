@@ -110,6 +110,44 @@ const es_room *es_library_find(const es_library *lib, const char *name)
     return NULL;
 }
 
+static void stamp(const char *path, long long *mtime_ns, long long *size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        *mtime_ns = *size = -1;
+        return;
+    }
+    *mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    *size = (long long)st.st_size;
+}
+
+void es_room_stamp(es_room *room)
+{
+    stamp(room->path, &room->file_mtime_ns, &room->file_size);
+}
+
+int es_room_same(const es_room *a, const es_room *b)
+{
+    return !strcmp(a->name, b->name) && !strcmp(a->path, b->path) && a->origin == b->origin &&
+           a->file_mtime_ns == b->file_mtime_ns && a->file_size == b->file_size &&
+           !strcmp(a->layout, b->layout) && a->gain_db == b->gain_db &&
+           a->predelay_ms == b->predelay_ms && a->rate == b->rate;
+}
+
+int es_library_add(es_library *lib, const es_room *r)
+{
+    if (lib->count == lib->capacity) {
+        const int cap = lib->capacity ? 2 * lib->capacity : 16;
+        es_room *grown = realloc(lib->rooms, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return -1;
+        lib->rooms = grown;
+        lib->capacity = cap;
+    }
+    lib->rooms[lib->count++] = *r;
+    return 0;
+}
+
 static void say(es_library *lib, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(es_library *lib, const char *fmt, ...)
 {
@@ -173,15 +211,8 @@ static void finish(es_library *lib, es_room *r, const char *where, int line, int
         say(lib, "%s:%d: room '%s' left out: %s", where, line, r->name, why);
         return;
     }
-    if (lib->count == lib->capacity) {
-        const int cap = lib->capacity ? 2 * lib->capacity : 16;
-        es_room *grown = realloc(lib->rooms, sizeof *grown * (size_t)cap);
-        if (!grown)
-            return;
-        lib->rooms = grown;
-        lib->capacity = cap;
-    }
-    lib->rooms[lib->count++] = *r;
+    es_room_stamp(r);
+    es_library_add(lib, r);
 }
 
 static void read_manifest(es_library *lib, const char *dir, es_room_origin origin)
@@ -258,6 +289,17 @@ static void read_manifest(es_library *lib, const char *dir, es_room_origin origi
     fclose(f);
 }
 
+static void manifest_stamp(const es_library *lib, int d, long long out[2])
+{
+    char where[1200];
+    if (!lib->dirs[d][0]) {
+        out[0] = out[1] = -1;
+        return;
+    }
+    snprintf(where, sizeof where, "%s/" MANIFEST, lib->dirs[d]);
+    stamp(where, &out[0], &out[1]);
+}
+
 int es_library_open(es_library *lib, const char *extra)
 {
     memset(lib, 0, sizeof *lib);
@@ -267,16 +309,54 @@ int es_library_open(es_library *lib, const char *extra)
     lib->dir_origin[1] = ES_ROOMS_USER;
     lib->dir_count = 2;
     if (extra && *extra) {
+        snprintf(lib->extra, sizeof lib->extra, "%s", extra);
         snprintf(lib->dirs[2], sizeof lib->dirs[2], "%s", extra);
         lib->dir_origin[2] = ES_ROOMS_EXTRA;
         lib->dir_count = 3;
         if (!exists(extra))
             say(lib, "--rooms %s: no such folder", extra);
     }
-    for (int d = 0; d < lib->dir_count; d++)
+    for (int d = 0; d < lib->dir_count; d++) {
+        /* Stamped before reading: a change made while it is read shows as
+         * a change on the next look. */
+        manifest_stamp(lib, d, lib->manifest_stamp[d]);
         if (lib->dirs[d][0])
             read_manifest(lib, lib->dirs[d], lib->dir_origin[d]);
+    }
     return 0;
+}
+
+int es_library_changed(const es_library *lib)
+{
+    for (int d = 0; d < lib->dir_count; d++) {
+        long long now[2];
+        manifest_stamp(lib, d, now);
+        if (now[0] != lib->manifest_stamp[d][0] || now[1] != lib->manifest_stamp[d][1])
+            return 1;
+    }
+    return 0;
+}
+
+int es_library_copy(es_library *dst, const es_library *src)
+{
+    *dst = *src;
+    dst->rooms = NULL;
+    dst->messages = NULL;
+    dst->count = dst->capacity = dst->message_count = 0;
+    for (int i = 0; i < src->count; i++)
+        if (es_library_add(dst, &src->rooms[i]) != 0)
+            goto fail;
+    if (src->message_count) {
+        if (!(dst->messages = calloc((size_t)src->message_count, sizeof *dst->messages)))
+            goto fail;
+        for (int i = 0; i < src->message_count; i++)
+            if ((dst->messages[i] = strdup(src->messages[i])))
+                dst->message_count++;
+    }
+    return 0;
+fail:
+    es_library_close(dst);
+    return -1;
 }
 
 void es_library_close(es_library *lib)

@@ -1,4 +1,6 @@
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "irfile.h"
@@ -16,6 +18,26 @@ void es_room_loader_close(es_room_loader *l)
 {
     es_room_cache_free(&l->cache);
     es_library_close(&l->lib);
+}
+
+void es_room_loader_replace(es_room_loader *l, es_library *fresh)
+{
+    es_room_cache *c = &l->cache;
+    int kept = 0;
+    for (int i = 0; i < c->count; i++) {
+        const es_room *was = es_library_find(&l->lib, c->items[i]->name);
+        const es_room *now = es_library_find(fresh, c->items[i]->name);
+        if (was && now && es_room_same(was, now)) {
+            c->items[kept++] = c->items[i];
+        } else {
+            es_prepared_room_free(c->items[i]);
+            free(c->items[i]);
+        }
+    }
+    c->count = kept;
+    es_library_close(&l->lib);
+    l->lib = *fresh;
+    memset(fresh, 0, sizeof *fresh);
 }
 
 const char *es_room_loader_default(const es_room_loader *l)

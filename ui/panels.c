@@ -126,43 +126,77 @@ static void decay_plot(const es_room_info *info, const ui_rect *r, int top)
     attroff(COLOR_PAIR(UI_WET));
 }
 
+/* Rows of rooms shown from `top` in `rows` list rows, when each hidden
+ * end takes a row for its "more" mark. */
+static int rooms_shown(int top, int count, int rows)
+{
+    int shown = rows - (top > 0);
+    if (top + shown < count)
+        shown--; /* the mark below */
+    return shown < 1 ? 1 : shown;
+}
+
 void ui_draw_rooms(ui_model *m, const ui_rect *r)
 {
+    ui_rooms_follow(m);
     const es_library *lib = es_session_library(m->session);
-    title(r, "Rooms  (up/down, Enter: play)");
+    title(r, "Rooms (Enter, / n N find, o open, R)");
     /* The list takes about half the panel; the rest is parameters and plot. */
     int list_h = (r->h - 1) / 2;
     if (list_h > m->room_count)
         list_h = m->room_count > 0 ? m->room_count : 1;
-    if (m->cursor < m->top)
+    /* The cursor's row always shows; the list fills its rows to the end. */
+    if (m->top > m->cursor)
         m->top = m->cursor;
-    if (m->cursor >= m->top + list_h)
-        m->top = m->cursor - list_h + 1;
+    while (m->cursor >= m->top + rooms_shown(m->top, m->room_count, list_h))
+        m->top++;
+    while (m->top > 0 && m->top - 1 + rooms_shown(m->top - 1, m->room_count, list_h) >=
+                             m->room_count)
+        m->top--;
+    if (m->top < 0)
+        m->top = 0;
+    const int shown = rooms_shown(m->top, m->room_count, list_h);
+    m->rooms_page = shown;
     if (m->room_count == 0)
         put(r, 1, 1, "(no rooms: see earshot rooms --help)");
-    const char *playing = es_session_room(m->session);
-    const char *wanted = es_session_want(m->session).room;
+    const int playing = es_session_room_index(m->session, es_session_room(m->session));
     char preparing[256] = "";
-    es_session_preparing(m->session, preparing, sizeof preparing);
-    for (int k = 0; k < list_h && m->top + k < m->room_count; k++) {
+    const int wanted = es_session_preparing(m->session, preparing, sizeof preparing)
+                           ? es_session_room_index(m->session, es_session_want(m->session).room)
+                           : -1;
+    int row = 1;
+    char line[200];
+    attron(COLOR_PAIR(UI_DIM));
+    if (m->top > 0) {
+        snprintf(line, sizeof line, "  ^ %d more", m->top);
+        put(r, row++, 0, line);
+    }
+    attroff(COLOR_PAIR(UI_DIM));
+    for (int k = 0; k < shown && m->top + k < m->room_count; k++) {
         const int i = m->top + k;
-        char line[160];
-        const int here = !strcmp(lib->rooms[i].name, playing);
-        const int coming = preparing[0] && !strcmp(lib->rooms[i].name, wanted) && !here;
-        snprintf(line, sizeof line, "%c %-16s %s", i == m->cursor ? '>' : ' ',
-                 lib->rooms[i].name, here ? "playing" : coming ? "preparing" : "");
+        const es_room *room = &lib->rooms[i];
+        const int here = i == playing, coming = i == wanted && !here;
+        snprintf(line, sizeof line, "%c %-16s %s%s%s", i == m->cursor ? '>' : ' ', room->name,
+                 room->origin == ES_ROOMS_FILE ? "[file] " : "", room->gone ? "gone " : "",
+                 here ? "playing" : coming ? "preparing" : "");
         if (i == m->cursor)
             attron(A_REVERSE);
-        put(r, 1 + k, 0, line);
+        put(r, row++, 0, line);
         if (i == m->cursor)
             attroff(A_REVERSE);
+    }
+    const int below = m->room_count - (m->top + shown);
+    if (below > 0) {
+        snprintf(line, sizeof line, "  v %d more", below);
+        attron(COLOR_PAIR(UI_DIM));
+        put(r, row, 0, line);
+        attroff(COLOR_PAIR(UI_DIM));
     }
     if (m->room_count == 0)
         return;
     /* Measured on the session's preparer thread; asked for here. */
     const es_room_info *info = es_session_room_info(m->session, m->cursor);
     const int at = 1 + list_h;
-    char line[256];
     if (info->measured == 0) {
         attron(COLOR_PAIR(UI_DIM));
         put(r, at, 0, "measuring...");
@@ -287,6 +321,7 @@ static int help_lines(char lines[][100], int cap)
         }
     }
     static const char *const screen_only[] = {
+        "o / n N        open an IR file by path; find rooms (PgUp PgDn Home End)",
         "v              spectrum or scrolling spectrogram",
         "?              this help; any key closes it",
         "Ctrl-C         quit, as q (recordings are finished first)",

@@ -49,9 +49,18 @@ typedef struct {
     es_session *session;
     double now;               /* seconds since the workstation started */
 
-    /* rooms */
+    /* rooms (rooms.c): the cursor is kept on its room by name and file
+     * when the session's list changes */
     int cursor, top;
     int room_count;
+    int rooms_page;           /* list rows last drawn: PgUp/PgDn's step */
+    unsigned rooms_version;   /* the session's list the cursor was placed in */
+    char cursor_name[ES_ROOM_NAME_MAX], cursor_path[1024];
+    /* the one-line prompt at the bottom: '/' search rooms, 'o' open an IR
+     * file, 0 none; typed here, never read from a file */
+    int prompt;
+    char prompt_text[1024];
+    char search[256];         /* the last search, for n and N */
 
     /* engines: probed once */
     int engine_count;
@@ -86,6 +95,20 @@ typedef struct {
     ui_message messages[UI_MESSAGES];
     int message_count;        /* ever; the ring holds the last UI_MESSAGES */
 } ui_model;
+
+/* rooms.c: the room list's keys and the prompt */
+/* Places the cursor again when the session's list has changed. */
+void ui_rooms_follow(ui_model *m);
+/* A key for the room list (moving, Enter, / n N, o, R): 1 when it took it. */
+int ui_rooms_key(ui_model *m, int key);
+/* A key while the prompt is up (it takes them all). */
+void ui_prompt_key(ui_model *m, int key);
+void ui_draw_prompt(const ui_model *m, const ui_rect *r);
+
+/* workstation.c: a command line through the command table (refusals
+ * said), and a line of the workstation's own */
+void ui_command(ui_model *m, const char *line);
+void ui_note(ui_model *m, int problem, const char *line);
 
 /* layout.c */
 void ui_layout_compute(int lines, int cols, int engines, ui_layout *l);

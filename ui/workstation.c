@@ -139,6 +139,16 @@ static void command(ui_model *m, const char *fmt, ...)
         note(m, 1, "%s", err);
 }
 
+void ui_command(ui_model *m, const char *line)
+{
+    command(m, "%s", line);
+}
+
+void ui_note(ui_model *m, int problem, const char *line)
+{
+    note(m, problem, "%s", line);
+}
+
 /* A level now in dB, -inf when off. */
 static double level_db(float linear)
 {
@@ -261,6 +271,12 @@ static int handle_key(ui_model *m, int key)
         m->help = 0;
         return key == 'q' || key == 'Q';
     }
+    if (m->prompt) { /* the prompt takes every key until Enter or Esc */
+        ui_prompt_key(m, key);
+        return 0;
+    }
+    if (ui_rooms_key(m, key)) /* rooms.c: the list, search, open, rescan */
+        return 0;
     switch (key) {
     case 'q': case 'Q':
         return 1;
@@ -273,16 +289,6 @@ static int handle_key(ui_model *m, int key)
         break;
     case '?': case 'h': case KEY_F(1):
         m->help = 1;
-        break;
-    case KEY_UP: case 'k':
-        m->cursor -= m->cursor > 0;
-        break;
-    case KEY_DOWN: case 'j':
-        m->cursor += m->cursor < m->room_count - 1;
-        break;
-    case '\n': case '\r': case KEY_ENTER:
-        if (m->room_count)
-            command(m, "room %s", es_session_library(m->session)->rooms[m->cursor].name);
         break;
     case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
         pick_engine(m, key - '1');
@@ -353,6 +359,7 @@ static void draw(ui_model *m)
         ui_draw_spectrum(m->spectrum, m->spectrogram, &l.spectrum);
         ui_draw_messages(m, &l.messages);
         ui_draw_status(m, &l.status);
+        ui_draw_prompt(m, &l.status);
         if (m->help)
             ui_draw_help(m, LINES, COLS);
     }
@@ -363,11 +370,7 @@ static void model_init(ui_model *m, es_session *s)
 {
     m->session = s;
     m->balance = 1;
-    const es_library *lib = es_session_library(s);
-    m->room_count = lib->count;
-    for (int i = 0; i < lib->count; i++)
-        if (!strcmp(lib->rooms[i].name, es_session_room(s)))
-            m->cursor = i;
+    ui_rooms_follow(m); /* the cursor on the room playing */
     for (int i = 0; es_engines[i] && i < UI_MAX_ENGINES; i++) {
         m->engine_ok[i] = es_engines[i]->probe(m->engine_why[i], sizeof m->engine_why[i]);
         m->engine_count++;
@@ -416,6 +419,7 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
     cbreak(); /* not raw: Ctrl-C stays a signal */
     noecho();
     keypad(stdscr, TRUE);
+    set_escdelay(25); /* Esc closes the prompt at once, not after a second */
     curs_set(0);
     ui_colors_init();
 

@@ -23,7 +23,9 @@
 #define ES_ROOM_NAME_MAX 64
 #define ES_LIBRARY_MAX_DIRS 8
 
-typedef enum { ES_ROOMS_SHIPPED, ES_ROOMS_USER, ES_ROOMS_EXTRA } es_room_origin;
+/* ES_ROOMS_FILE: not from a manifest but an IR file played by its path
+ * (the live session's room list keeps those beside the library's). */
+typedef enum { ES_ROOMS_SHIPPED, ES_ROOMS_USER, ES_ROOMS_EXTRA, ES_ROOMS_FILE } es_room_origin;
 
 typedef struct {
     char name[ES_ROOM_NAME_MAX];
@@ -36,6 +38,8 @@ typedef struct {
     double predelay_ms;
     double rate;            /* 0: any rate */
     es_room_origin origin;
+    long long file_mtime_ns, file_size; /* the IR file when read: tells a changed file */
+    int gone;               /* no longer in the library (kept while it plays) */
 } es_room;
 
 typedef struct {
@@ -46,6 +50,8 @@ typedef struct {
     char dirs[ES_LIBRARY_MAX_DIRS][1024];
     es_room_origin dir_origin[ES_LIBRARY_MAX_DIRS];
     int dir_count;
+    char extra[1024];       /* the extra folder asked for, "" none: a rescan reads it again */
+    long long manifest_stamp[ES_LIBRARY_MAX_DIRS][2]; /* mtime (ns) and size, -1 absent */
 } es_library;
 
 /* The user's folder (not created). */
@@ -61,6 +67,19 @@ int es_library_open(es_library *lib, const char *extra);
 void es_library_close(es_library *lib);
 
 const es_room *es_library_find(const es_library *lib, const char *name);
+
+/* 1 when a manifest the library was read from has changed (or appeared, or
+ * gone) since: a stat() per folder, cheap enough to ask once a second. */
+int es_library_changed(const es_library *lib);
+/* A deep copy (rooms and messages); 0, or -1 when out of memory. */
+int es_library_copy(es_library *dst, const es_library *src);
+/* Appends one room as it is (no checks); 0, or -1 when out of memory. */
+int es_library_add(es_library *lib, const es_room *room);
+/* 1 when two entries play the same thing: the same file, unchanged, with
+ * the same manifest settings (so a measurement of one holds for both). */
+int es_room_same(const es_room *a, const es_room *b);
+/* Fills the file's mtime and size in `room` (-1 when it cannot be read). */
+void es_room_stamp(es_room *room);
 
 /* Checks a layout word against a channel count: 0, or -1 with a message. */
 int es_layout_check(const char *layout, int channels, char *err, size_t n);

@@ -26,6 +26,13 @@ void es_room_loader_close(es_room_loader *l);
 es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
                           char *note, size_t note_n, char *err, size_t n);
 
+/* Takes `fresh` (a library read again) in place of the loader's, and
+ * forgets the prepared rooms whose entry changed or went (their file,
+ * their settings): the next use prepares them from the new file. Prepared
+ * rooms handed out before are freed, so call it between uses, on the
+ * thread that owns the loader. */
+void es_room_loader_replace(es_room_loader *l, es_library *fresh);
+
 /* The room played when none is named: the shipped concert hall, or NULL. */
 const char *es_room_loader_default(const es_room_loader *l);
 

@@ -290,6 +290,13 @@ static int run_latency(es_session *s, const es_command_args *a, int given)
     return es_session_measure_latency(s);
 }
 
+static int run_rescan(es_session *s, const es_command_args *a, int given)
+{
+    (void)a;
+    (void)given;
+    return es_session_rescan(s);
+}
+
 static int run_quit(es_session *s, const es_command_args *a, int given)
 {
     (void)s;
@@ -344,6 +351,8 @@ const es_command es_commands[] = {
     {"reset", "c", "reset the meters (misses, load, counts)", 0, {NONE, NONE, NONE}, run_reset},
     {"latency", "l", "measure the round trip (output looped to the mic)", 0,
      {NONE, NONE, NONE}, run_latency},
+    {"rescan", "R", "read the room library again now", 0,
+     {NONE, NONE, NONE}, run_rescan},
     {"quit", "q", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit},
     {NULL, NULL, NULL, 0, {NONE, NONE, NONE}, NULL},
 };

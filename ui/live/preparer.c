@@ -5,12 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "acoustics.h"
+#include "core/clock.h"
+#include "irfile.h"
 #include "preparer.h"
 
 #define MEASURE_QUEUE 64
 #define TRASH 256
+#define LOOK_SECONDS 1.0 /* how often the manifests are looked at */
 
 typedef enum { TRASH_ENGINE, TRASH_PROCESSOR, TRASH_IR, TRASH_FILE } trash_kind;
 
@@ -34,8 +38,13 @@ struct es_preparer {
     uint64_t newest;           /* id of the newest request submitted */
     es_prep_result *done;      /* finished, not yet taken */
 
-    int measure[MEASURE_QUEUE];
+    es_room measure[MEASURE_QUEUE];
     int measure_count;
+
+    int rescan_asked, rescanning;
+    struct timespec looked_at; /* the manifests, last */
+    es_library *rescanned;     /* read again, not yet taken */
+    int rescanned_asked;
     es_room_info measured[MEASURE_QUEUE];
     int measured_count;
 
@@ -120,11 +129,41 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     return r;
 }
 
-static void measure(es_preparer *p, int index, es_room_info *info)
+/* The first channel's parameters and decay into *info. */
+static void measure_channel(const es_room *room, const float *ch, int frames, double rate,
+                            es_room_info *info)
 {
-    const es_room *room = &p->rooms->lib.rooms[index];
-    *info = (es_room_info){.index = index};
+    if (es_acoustics_measure(ch, frames, rate, &info->a) != 0 ||
+        es_acoustics_decay_curve(ch, frames, rate, info->decay, ES_DECAY_POINTS) != 0) {
+        snprintf(info->error, sizeof info->error, "%s: silent", room->name);
+        info->measured = -1;
+        return;
+    }
+    info->measured = 1;
+}
+
+static void measure(es_preparer *p, const es_room *room, es_room_info *info)
+{
+    *info = (es_room_info){.index = -1};
+    snprintf(info->name, sizeof info->name, "%s", room->name);
+    snprintf(info->path, sizeof info->path, "%s", room->path);
     char err[512];
+    if (room->origin == ES_ROOMS_FILE) { /* what plays: the file's samples as they are */
+        float **ch = NULL;
+        es_ir_load_info li;
+        if (es_ir_read_channels(room->path, p->rate, &ch, &li, err, sizeof err) != 0) {
+            snprintf(info->error, sizeof info->error, "%s", err);
+            info->measured = -1;
+            return;
+        }
+        info->seconds = li.frames / p->rate;
+        info->channels = li.file_channels;
+        measure_channel(room, ch[0], li.frames, p->rate, info);
+        for (int c = 0; c < li.file_channels; c++)
+            free(ch[c]);
+        free(ch);
+        return;
+    }
     const es_prepared_room *pr = es_room_cache_get(&p->rooms->cache, room, p->rate, err,
                                                    sizeof err);
     if (!pr) {
@@ -135,14 +174,43 @@ static void measure(es_preparer *p, int index, es_room_info *info)
     info->seconds = pr->frames / pr->rate;
     info->channels = pr->channels;
     info->gain_db = pr->gain_db;
-    if (es_acoustics_measure(pr->ch[0], pr->frames, pr->rate, &info->a) != 0 ||
-        es_acoustics_decay_curve(pr->ch[0], pr->frames, pr->rate, info->decay,
-                                 ES_DECAY_POINTS) != 0) {
-        snprintf(info->error, sizeof info->error, "%s: silent", room->name);
-        info->measured = -1;
-        return;
+    measure_channel(room, pr->ch[0], pr->frames, pr->rate, info);
+}
+
+/* Reads the library again; the loader takes it and the session gets a
+ * copy. Called unlocked. */
+static void rescan(es_preparer *p, int asked)
+{
+    es_library fresh;
+    es_library_open(&fresh, p->rooms->lib.extra[0] ? p->rooms->lib.extra : NULL);
+    es_library *copy = malloc(sizeof *copy);
+    if (copy && es_library_copy(copy, &fresh) != 0) {
+        free(copy);
+        copy = NULL;
     }
-    info->measured = 1;
+    es_room_loader_replace(p->rooms, &fresh);
+    pthread_mutex_lock(&p->lock);
+    es_library *dropped = p->rescanned;
+    if (dropped) /* not taken yet: this one says it all */
+        asked |= p->rescanned_asked;
+    p->rescanned = copy;
+    p->rescanned_asked = asked;
+    pthread_mutex_unlock(&p->lock);
+    if (dropped) {
+        es_library_close(dropped);
+        free(dropped);
+    }
+}
+
+/* 1 when the manifests are due a look (and marks them looked at). */
+static int look_due(es_preparer *p)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (es_seconds_between(&p->looked_at, &now) < LOOK_SECONDS)
+        return 0;
+    p->looked_at = now;
+    return 1;
 }
 
 static void *run(void *arg)
@@ -155,6 +223,21 @@ static void *run(void *arg)
             pthread_mutex_unlock(&p->lock);
             destroy_trash(t);
             pthread_mutex_lock(&p->lock);
+        } else if (p->rescan_asked || (!p->quit && look_due(p))) {
+            /* Before the next change: `rescan` then `room NEW` finds NEW. */
+            const int asked = p->rescan_asked;
+            p->rescan_asked = 0;
+            p->rescanning = asked; /* a look that finds nothing is no rescan */
+            pthread_mutex_unlock(&p->lock);
+            const int go = asked || es_library_changed(&p->rooms->lib);
+            pthread_mutex_lock(&p->lock);
+            p->rescanning = go;
+            if (go) {
+                pthread_mutex_unlock(&p->lock);
+                rescan(p, asked);
+                pthread_mutex_lock(&p->lock);
+                p->rescanning = 0;
+            }
         } else if (p->has_pending) {
             const es_prep_request q = p->pending;
             p->has_pending = 0;
@@ -179,15 +262,19 @@ static void *run(void *arg)
         } else if (p->quit) {
             break;
         } else if (p->measure_count && p->measured_count < MEASURE_QUEUE) {
-            const int index = p->measure[0];
-            memmove(p->measure, p->measure + 1, (size_t)--p->measure_count * sizeof(int));
+            const es_room room = p->measure[0];
+            memmove(p->measure, p->measure + 1, (size_t)--p->measure_count * sizeof room);
             pthread_mutex_unlock(&p->lock);
             es_room_info info;
-            measure(p, index, &info);
+            measure(p, &room, &info);
             pthread_mutex_lock(&p->lock);
             p->measured[p->measured_count++] = info;
         } else {
-            pthread_cond_wait(&p->wake, &p->lock);
+            /* Woken by work, or in time for the next look at the manifests. */
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_sec += (time_t)LOOK_SECONDS;
+            pthread_cond_timedwait(&p->wake, &p->lock, &until);
         }
     }
     pthread_mutex_unlock(&p->lock);
@@ -204,7 +291,12 @@ es_preparer *es_preparer_create(es_room_loader *rooms, double rate, char *err, s
     p->rooms = rooms;
     p->rate = rate;
     pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->wake, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the timed wait's clock */
+    pthread_cond_init(&p->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    clock_gettime(CLOCK_MONOTONIC, &p->looked_at);
     if (pthread_create(&p->thread, NULL, run, p) != 0) {
         snprintf(err, n, "cannot start the preparer thread");
         es_preparer_destroy(p);
@@ -230,6 +322,10 @@ void es_preparer_destroy(es_preparer *p)
     for (int i = 0; i < p->bin_count; i++)
         destroy_trash(p->bin[i]);
     free_result(p->done);
+    if (p->rescanned) {
+        es_library_close(p->rescanned);
+        free(p->rescanned);
+    }
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
     free(p);
@@ -257,11 +353,13 @@ es_prep_result *es_preparer_take(es_preparer *p)
 int es_preparer_busy(es_preparer *p, char *what, size_t n)
 {
     pthread_mutex_lock(&p->lock);
-    const int busy = p->has_pending || p->building || p->done;
+    const int rescan = p->rescan_asked || p->rescanning || p->rescanned;
+    const int busy = p->has_pending || p->building || p->done || rescan;
     if (what && n)
         snprintf(what, n, "%s", p->has_pending ? p->pending.what
                                 : p->building  ? p->building_what
                                 : p->done      ? p->done->req.what
+                                : rescan       ? "rescan"
                                                : "");
     pthread_mutex_unlock(&p->lock);
     return busy;
@@ -308,14 +406,15 @@ void es_preparer_discard_result(es_preparer *p, es_prep_result *r)
     free(r);
 }
 
-void es_preparer_measure(es_preparer *p, int room_index)
+void es_preparer_measure(es_preparer *p, const es_room *room)
 {
     pthread_mutex_lock(&p->lock);
     int queued = 0;
     for (int i = 0; i < p->measure_count; i++)
-        queued |= p->measure[i] == room_index;
+        queued |= !strcmp(p->measure[i].name, room->name) &&
+                  !strcmp(p->measure[i].path, room->path);
     if (!queued && p->measure_count < MEASURE_QUEUE) {
-        p->measure[p->measure_count++] = room_index;
+        p->measure[p->measure_count++] = *room;
         pthread_cond_signal(&p->wake);
     }
     pthread_mutex_unlock(&p->lock);
@@ -333,4 +432,22 @@ int es_preparer_take_measurement(es_preparer *p, es_room_info *out)
     }
     pthread_mutex_unlock(&p->lock);
     return got;
+}
+
+void es_preparer_rescan(es_preparer *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->rescan_asked = 1;
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+}
+
+es_library *es_preparer_take_rescan(es_preparer *p, int *asked)
+{
+    pthread_mutex_lock(&p->lock);
+    es_library *lib = p->rescanned;
+    *asked = p->rescanned_asked;
+    p->rescanned = NULL;
+    pthread_mutex_unlock(&p->lock);
+    return lib;
 }

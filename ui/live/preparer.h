@@ -73,9 +73,21 @@ void es_preparer_discard_processor(es_preparer *p, es_processor *proc);
 void es_preparer_discard_ir(es_preparer *p, es_ir *ir);
 void es_preparer_discard_result(es_preparer *p, es_prep_result *r);
 
-/* Room measurements for the screen: queued, measured in turn. */
-void es_preparer_measure(es_preparer *p, int room_index);
+/* Room measurements for the screen: queued, measured in turn. A library
+ * room as prepared for playing; a file room (ES_ROOMS_FILE) as the file
+ * plays, unnormalised. The result names the room and its file. */
+void es_preparer_measure(es_preparer *p, const es_room *room);
 /* A finished measurement into *out (1), or 0 when none is waiting. */
 int es_preparer_take_measurement(es_preparer *p, es_room_info *out);
+
+/* The library is read again: when asked, and by itself when a manifest
+ * changed (looked at about once a second, while the thread is idle). The
+ * loader takes the new library on this thread, between jobs, so nothing
+ * it is using changes under it; the session takes a copy (a rescan is done
+ * before any change submitted after it). */
+void es_preparer_rescan(es_preparer *p);
+/* The newest library read again, or NULL; *asked: 1 when es_preparer_rescan
+ * asked for it. The caller owns it: es_library_close, then free. */
+es_library *es_preparer_take_rescan(es_preparer *p, int *asked);
 
 #endif

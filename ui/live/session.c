@@ -175,16 +175,14 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->cfg.device = s->device_name;
     if (es_player_start(s->player, err, n) != 0)
         goto fail;
+    /* The room list is the session's own copy, taken while the library
+     * is still this thread's. */
+    if (es_session_rooms_open(s, err, n) != 0)
+        goto fail;
     /* From here on every slow thing happens on the preparer thread, which
-     * owns the room loader's cache. */
+     * owns the room loader: its cache, and the library it reads again. */
     if (!(s->preparer = es_preparer_create(&s->rooms, cfg->rate, err, n)))
         goto fail;
-    s->room_info = calloc((size_t)(s->rooms.lib.count ? s->rooms.lib.count : 1),
-                          sizeof *s->room_info);
-    if (!s->room_info) {
-        snprintf(err, n, "out of memory");
-        goto fail;
-    }
     es_ir_destroy(ir);
     ir = NULL;
     s->target = (es_prep_request){.engine = s->cfg.engine, .options = s->cfg.options,
@@ -255,7 +253,7 @@ void es_session_close(es_session *s)
         es_recorder_free(s->recorder[w]);
     es_file_source_close(s->file);
     es_room_loader_close(&s->rooms);
-    free(s->room_info);
+    es_session_rooms_close(s);
     free(s);
 }
 

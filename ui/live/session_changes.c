@@ -185,6 +185,7 @@ static int apply(es_session *s, es_prep_result *r)
     s->cfg.engine = q->engine;
     s->cfg.options = q->options;
     snprintf(s->room, sizeof s->room, "%s", q->room);
+    es_session_rooms_played(s); /* a file joins the list, a gone room leaves it */
     s->cfg.source = q->source;
     s->cfg.block = q->block;
     es_session_slot_played(s, q, restart);
@@ -211,14 +212,6 @@ static void take_prepared(es_session *s)
         return;
     }
     es_preparer_discard_result(s->preparer, r);
-}
-
-static void take_measurements(es_session *s)
-{
-    es_room_info info;
-    while (es_preparer_take_measurement(s->preparer, &info))
-        if (info.index >= 0 && info.index < s->rooms.lib.count)
-            s->room_info[info.index] = info;
 }
 
 /* Submits the target as it stands, against the stream as it plays. */
@@ -428,22 +421,6 @@ int es_session_preparing(es_session *s, char *what, size_t n)
     return es_preparer_busy(s->preparer, what, n);
 }
 
-const es_library *es_session_library(const es_session *s)
-{
-    return &s->rooms.lib;
-}
-
-const es_room_info *es_session_room_info(es_session *s, int index)
-{
-    static const es_room_info none = {.index = -1, .measured = -1, .error = "no such room"};
-    if (index < 0 || index >= s->rooms.lib.count)
-        return &none;
-    es_room_info *info = &s->room_info[index];
-    if (info->measured == 0 && s->preparer)
-        es_preparer_measure(s->preparer, index);
-    return info;
-}
-
 es_session_wanted es_session_want(const es_session *s)
 {
     return (es_session_wanted){.room = s->target.room, .engine = s->target.engine,
@@ -453,6 +430,6 @@ es_session_wanted es_session_want(const es_session *s)
 
 void es_session_take_prepared(es_session *s)
 {
+    es_session_rooms_poll(s); /* a rescan first: it was read before the change it precedes */
     take_prepared(s);
-    take_measurements(s);
 }

@@ -38,7 +38,9 @@ struct es_session {
     es_preparer *preparer;
     es_prep_request target;    /* the latest change asked for */
     es_prep_result *waiting;   /* built, waiting for the processor to take a swap */
-    es_room_info *room_info;   /* one per library room */
+    es_library view;           /* the room list the screen reads (session_rooms.c) */
+    es_room_info *room_info;   /* one per entry of the view */
+    unsigned rooms_version;
     int inputs;                /* the source's channels */
     es_file_source *file;
     es_processor_config pc;
@@ -106,6 +108,15 @@ void es_session_slots_reset(es_session *s);
 
 /* session_changes.c: hands the target to the preparer, as `what`. */
 void es_session_submit(es_session *s, const char *what, int fallback);
+/* session_rooms.c: the room list */
+/* The list from the library as opened, with the room playing when it is a
+ * file. Before the preparer starts (it reads the same library). 0 or -1. */
+int es_session_rooms_open(es_session *s, char *err, size_t n);
+/* Takes the measurements and the library read again that the preparer made. */
+void es_session_rooms_poll(es_session *s);
+/* The room playing changed: a file joins the list, a gone room leaves it. */
+void es_session_rooms_played(es_session *s);
+void es_session_rooms_close(es_session *s);
 
 /* session_record.c */
 void es_session_taps_init(es_session *s);

@@ -46,10 +46,14 @@ typedef struct {
     double ceiling_db;
 } es_session_config;
 
-/* A library room as the screen shows it, measured on the preparer thread. */
+/* A room of the list as the screen shows it, measured on the preparer
+ * thread. Known by its name and file, so a measurement follows its room
+ * when the list changes around it. */
 #define ES_DECAY_POINTS 256
 typedef struct {
-    int index;                 /* in the library */
+    int index;                 /* in the room list (es_session_library) */
+    char name[ES_ROOM_NAME_MAX];
+    char path[1024];
     int measured;              /* 0 not yet (asked for), 1 done, -1 failed (error says why) */
     es_acoustics a;            /* broadband, first channel */
     double seconds, gain_db;
@@ -146,10 +150,27 @@ const char *es_session_room(const es_session *s);
 /* The levels now (the last es_session_set_mix that was taken). */
 const es_mix *es_session_mix(const es_session *s);
 es_player *es_session_player(es_session *s);
+/* The room list: the library's rooms, then the IR files played by their
+ * path (origin ES_ROOMS_FILE, named by the file's base name), then the
+ * room playing when it has left the library (gone, until another plays).
+ * The session's own copy: es_session_poll swaps in a library read again,
+ * so between polls it holds still. */
 const es_library *es_session_library(const es_session *s);
-/* The measurement of library room `index`: asked of the preparer the first
+/* Changes whenever the list does (a rescan, a file played): a cursor
+ * finds its room again by name. */
+unsigned es_session_rooms_version(const es_session *s);
+/* What a `room` command says to pick list entry `r`: a file's path, else
+ * the room's name. */
+const char *es_session_room_word(const es_room *r);
+/* The list index of a room as a `room` command names it, or -1. */
+int es_session_room_index(const es_session *s, const char *room);
+/* The measurement of list entry `index`: asked of the preparer the first
  * time (measured 0 until it is done). */
 const es_room_info *es_session_room_info(es_session *s, int index);
+/* Reads the library again (on the preparer thread); said in one line
+ * ("rooms: 8 (1 new: hall-b)") once the list has it. The manifests are
+ * also watched: a change to one rescans by itself within about a second. */
+int es_session_rescan(es_session *s);
 /* 1 while a change is being prepared; `what` names it ("room cathedral"). */
 int es_session_preparing(es_session *s, char *what, size_t n);
 const es_scope *es_session_scope(const es_session *s);
