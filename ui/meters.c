@@ -239,18 +239,28 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
     char line[256];
     const int k = m->slot_playing >= 0 ? m->slot_playing : es_session_active_slot(m->session);
     const es_session_slot *sl = &m->slot[k];
-    /* Since when the playing slot's figures count: seconds of audio. */
-    attron(COLOR_PAIR(UI_TITLE) | A_BOLD);
-    const int title_w = snprintf(line, sizeof line, "Meters  %c: %.0f s", "AB"[k],
-                                 sl->stats.budget_total_us * 1e-6);
+    /* Since when the playing slot's figures count: seconds of audio. With
+     * no audio coming, every figure below is the last one seen: said so in
+     * the title, and "now" shows nothing. */
+    const es_device_state ds = es_session_device_state(m->session);
+    const int stale = ds != ES_DEVICE_PLAYING;
+    const int title_attr = stale ? COLOR_PAIR(UI_BAD) | A_BOLD : COLOR_PAIR(UI_TITLE) | A_BOLD;
+    attron(title_attr);
+    const int title_w = stale ? snprintf(line, sizeof line, "Meters  STALE (%s)",
+                                         es_device_state_word(ds))
+                              : snprintf(line, sizeof line, "Meters  %c: %.0f s", "AB"[k],
+                                         sl->stats.budget_total_us * 1e-6);
     mvaddnstr(r->y, r->x, line, r->w);
-    attroff(COLOR_PAIR(UI_TITLE) | A_BOLD);
+    attroff(title_attr);
 
     /* The worst block since the last redraw, exact to the block. */
-    const double load = m->load_now;
+    const double load = stale ? 0 : m->load_now;
     mvaddstr(r->y + 1, r->x, "DSP");
     bar(r->y + 1, r->x + 4, r->w - 17, load, load_colour(load));
-    snprintf(line, sizeof line, " now %5.1f%%", 100 * load);
+    if (stale)
+        snprintf(line, sizeof line, " now     -");
+    else
+        snprintf(line, sizeof line, " now %5.1f%%", 100 * load);
     mvaddnstr(r->y + 1, r->x + r->w - 12, line, 12);
 
     const int levels = s->outputs < 2 ? 1 + s->outputs : 3; /* rows for levels */

@@ -241,6 +241,13 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
             if (m->slot[slot].set && m->slot[slot].engine == k)
                 mark[slot] = "AB"[slot];
         const int coming = preparing[0] && k == want.engine && k != c->engine;
+        /* The latency a person hears with this engine's slot playing. */
+        char heard[24] = "";
+        const int held_by = mark[0] != ' ' && mark[1] != ' ' ? m->slot_playing
+                            : mark[0] != ' ' ? ES_SLOT_A : mark[1] != ' ' ? ES_SLOT_B : -1;
+        if (held_by >= 0)
+            snprintf(heard, sizeof heard, " %.1fms",
+                     1e3 * m->slot[held_by].latency / c->rate);
         if (playing && (k->caps & ES_CAP_PARTITION))
             snprintf(opts, sizeof opts, " p%d", c->options.partition
                                                    ? c->options.partition
@@ -248,10 +255,10 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
         if (playing && (k->caps & ES_CAP_PIPELINED) && c->options.gpu_pipelined)
             snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " pipe");
         if (m->engine_ok[i])
-            snprintf(line, sizeof line, "%d %s %-17s %s%s", i + 1, mark, k->name,
+            snprintf(line, sizeof line, "%d %s %-17s %s%s%s", i + 1, mark, k->name,
                      playing ? (m->stats.crossfading ? "crossfading" : "playing")
                      : coming ? "preparing"
-                     : lost && k == c->engine ? "stopped (device lost)" : "", opts);
+                     : lost && k == c->engine ? "stopped (device lost)" : "", heard, opts);
         else
             snprintf(line, sizeof line, "%d %s %-17s off: %s", i + 1, mark, k->name,
                      m->engine_why[i]);

@@ -42,12 +42,13 @@ keys q
 check "q: exit 0, terminal restored" "quit_check 'q after stderr' >/dev/null"
 
 ui_start_stderr "$earshot" --device jack --room concert-hall
-check "plays on JACK" "wait_for '2 A cpu-partitioned   playing' 10 && screen | head -1 | grep -q JACK"
+check "plays on JACK" "wait_for '2 A  cpu-partitioned   playing' 10 && screen | head -1 | grep -q JACK"
 kill -9 $jack
 wait $jack 2>/dev/null
 check "the header says device lost" "wait_for ' device lost ' 10 && screen | head -1 | grep -q '^ device lost '"
 s=$(screen)
 check "the log says why" "grep -q 'device lost: JACK' <<<\"\$s\""
+check "the meters are marked stale" "grep -q 'Meters  STALE (device lost)' <<<\"\$s\" && grep -q 'now     -' <<<\"\$s\""
 check "the engine is no longer marked playing" \
     "! grep -q 'cpu-partitioned *playing' <<<\"\$s\" && grep -q 'cpu-partitioned *stopped (device lost)' <<<\"\$s\""
 # Text from the host API or the server (JACK's and PortAudio's lines) may
