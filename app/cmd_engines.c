@@ -6,6 +6,13 @@
 #include "app.h"
 #include "engine.h"
 
+void es_engines_help(FILE *to)
+{
+    fputs("\nEngines (--engine NAME; earshot engines says which run here):\n", to);
+    for (int i = 0; es_engines[i]; i++)
+        fprintf(to, "  %-17s %s\n", es_engines[i]->name, es_engines[i]->summary);
+}
+
 int es_cmd_engines(int argc, char **argv)
 {
     int json = 0;

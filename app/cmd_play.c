@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "commands.h"
+#include "engine.h"
 #include "core/args.h"
 #include "session.h"
 #include "workstation.h"
@@ -114,6 +115,7 @@ int es_cmd_play(int argc, char **argv)
     if (help) {
         fputs(usage, stdout);
         es_params_help(es_play_params, stdout);
+        es_engines_help(stdout);
         fputs("\nCommands (--commands: one a line on standard input; the workstation:\n"
               "the keys beside them):\n", stdout);
         es_commands_help(stdout, 1);

@@ -77,6 +77,7 @@ static int parse(int argc, char **argv, render_args *a)
     if (help) {
         fputs(usage, stdout);
         es_params_help(params, stdout);
+        es_engines_help(stdout);
         exit(0);
     }
     static const char *const formats[] = {"float", "pcm16", "pcm24"};

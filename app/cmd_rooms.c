@@ -217,6 +217,13 @@ static int list(const es_library *lib, int json)
 
 int es_cmd_rooms(int argc, char **argv)
 {
+    /* --help anywhere, after a subcommand too (rooms add --help), is the
+     * usage and success, never a complaint about the missing FILE. */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        }
     if (argc > 1 && argv[1][0] != '-')
         return es_cmd_rooms_edit(argc, argv);
     const char *target = NULL, *extra = NULL;

@@ -30,7 +30,7 @@ static const char usage[] =
     "Options:\n";
 
 static const char usage_tail[] =
-    "A GPU engine waits for its result at most 80%% of the block's budget and\n"
+    "A GPU engine waits for its result at most 80% of the block's budget and\n"
     "plays silence when it is late; such blocks count as misses too.\n";
 
 typedef struct {
@@ -108,6 +108,11 @@ static int parse(int argc, char **argv, bench_args *a)
     if (help) {
         fputs(usage, stdout);
         es_params_help(params, stdout);
+        /* From the registry, so a new engine is listed the day it exists. */
+        fputs("\nEngines:\n", stdout);
+        for (int i = 0; es_engines[i]; i++)
+            printf("  %-17s %s\n", es_engines[i]->name, es_engines[i]->summary);
+        fputs("\n", stdout);
         fputs(usage_tail, stdout);
         exit(0);
     }

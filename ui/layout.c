@@ -34,3 +34,32 @@ void ui_layout_compute(int lines, int cols, int engines, ui_layout *l)
     l->messages = (ui_rect){2 + body_h + spectrum_h, 0, messages_h, cols};
     l->status = (ui_rect){lines - 1, 0, 1, cols};
 }
+
+/* The hits of the last redraw: a handful of rows, redrawn every frame. */
+#define UI_HITS 64
+typedef struct {
+    int kind, index, y, x, w;
+} ui_hit;
+static ui_hit hits[UI_HITS];
+static int hit_count;
+
+void ui_hits_clear(void)
+{
+    hit_count = 0;
+}
+
+void ui_hit_add(int kind, int index, int y, int x, int w)
+{
+    if (hit_count < UI_HITS)
+        hits[hit_count++] = (ui_hit){kind, index, y, x, w};
+}
+
+int ui_hit_at(int y, int x, int *index)
+{
+    for (int k = 0; k < hit_count; k++)
+        if (hits[k].y == y && x >= hits[k].x && x < hits[k].x + hits[k].w) {
+            *index = hits[k].index;
+            return hits[k].kind;
+        }
+    return UI_HIT_NONE;
+}

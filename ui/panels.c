@@ -181,6 +181,7 @@ void ui_draw_rooms(ui_model *m, const ui_rect *r)
                  here ? "playing" : coming ? "preparing" : "");
         if (i == m->cursor)
             attron(A_REVERSE);
+        ui_hit_add(UI_HIT_ROOM, i, r->y + row, r->x, r->w);
         put(r, row++, 0, line);
         if (i == m->cursor)
             attroff(A_REVERSE);
@@ -265,6 +266,7 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
         const int attr = playing ? (COLOR_PAIR(UI_GOOD) | A_BOLD)
                          : m->engine_ok[i] ? 0 : COLOR_PAIR(UI_DIM);
         attron(attr);
+        ui_hit_add(UI_HIT_ENGINE, i, r->y + 1 + i, r->x, r->w);
         put(r, 1 + i, 0, line);
         attroff(attr);
     }
@@ -299,65 +301,165 @@ void ui_draw_status(const ui_model *m, const ui_rect *r)
     attroff(A_REVERSE);
 }
 
+/* One entry of the help: keys, the command's word, and its words wrapped
+ * to fit 80 columns beside them. */
+enum { HELP_W = 100, HELP_CAP = 96, HELP_TEXT = 46 };
+
+static void help_entry(char lines[][HELP_W], int *n, const char *keys, const char *name,
+                       const char *text)
+{
+    const char *rest = text;
+    int first = 1;
+    /* Without a command's word, its column is the text's. */
+    const int width = name[0] ? HELP_TEXT : HELP_TEXT + 11;
+    while (*rest && *n < HELP_CAP) {
+        int len = (int)strlen(rest);
+        if (len > width) {
+            len = width;
+            while (len > 0 && rest[len] != ' ')
+                len--;
+            len = len ? len : width;
+        }
+        if (name[0])
+            snprintf(lines[(*n)++], HELP_W, "%-14s %-10s %.*s", first ? keys : "",
+                     first ? name : "", len, rest);
+        else
+            snprintf(lines[(*n)++], HELP_W, "%-14s %.*s", first ? keys : "", len, rest);
+        rest += len;
+        rest += *rest == ' ';
+        first = 0;
+    }
+}
+
 /* The help: the command table's keys and words (commands.h), then the
- * keys only the screen has. */
-static int help_lines(char lines[][100], int cap)
+ * keys only the screen has, the mouse, and what the meters measure. */
+static int help_lines(char lines[][HELP_W])
 {
     int n = 0;
-    snprintf(lines[n++], 100, "earshot workstation: keys (and play --commands lines)");
-    /* Each command's words, wrapped to fit 80 columns beside its keys. */
-    enum { WIDTH = 46 };
-    for (const es_command *c = es_commands; c->name && n < cap; c++) {
-        if (!c->keys[0])
-            continue; /* no key (mix): play --help lists it */
-        const char *rest = c->help;
-        int first = 1;
-        while (*rest && n < cap) {
-            int len = (int)strlen(rest);
-            if (len > WIDTH) {
-                len = WIDTH;
-                while (len > 0 && rest[len] != ' ')
-                    len--;
-                len = len ? len : WIDTH;
-            }
-            snprintf(lines[n++], 100, "%-14s %-10s %.*s", first ? c->keys : "",
-                     first ? c->name : "", len, rest);
-            rest += len;
-            rest += *rest == ' ';
-            first = 0;
-        }
-    }
-    static const char *const screen_only[] = {
-        "o / n N        open an IR file by path; find rooms (PgUp PgDn Home End)",
-        "v              spectrum or scrolling spectrogram",
-        "?              this help; any key closes it",
-        "Ctrl-C         quit, as q (recordings are finished first)",
-        "Meters: DSP load is the callback's processing time over its budget;",
-        "a miss is a block over budget or a GPU result not ready in time.",
+    for (const es_command *c = es_commands; c->name; c++)
+        if (c->keys[0]) /* no key (mix): play --help lists it */
+            help_entry(lines, &n, c->keys, c->name, c->help);
+    static const char *const screen_only[][2] = {
+        {"up down j k", "move in the room list (PgUp PgDn Home End too)"},
+        {"/ n N", "find a room by name; the next, the one before"},
+        {"o", "open an IR file by path"},
+        {"v", "spectrum or scrolling spectrogram"},
+        {"m", "the message history (up down PgUp PgDn; Esc or m closes)"},
+        {"? h F1", "this help (Space PgDn: next page, PgUp: back)"},
+        {"Esc", "closes the help, the history, a prompt; on the screen it only says "
+                "q or F10 quits"},
+        {"Ctrl-C", "quit, as q (recordings are finished first)"},
+        {"Ctrl-L", "repaint the whole screen"},
+        {"mouse", "click a room: the cursor there; click it again (or double-click): "
+                  "play it; click an engine: pick it; an A/B slot row: play that slot"},
+        {"Shift+drag", "selects text in most terminals while the mouse is on"},
     };
-    for (size_t k = 0; k < sizeof screen_only / sizeof *screen_only && n < cap; k++)
-        snprintf(lines[n++], 100, "%s", screen_only[k]);
+    for (size_t k = 0; k < sizeof screen_only / sizeof *screen_only; k++)
+        help_entry(lines, &n, screen_only[k][0], "", screen_only[k][1]);
+    static const char *const meters[][2] = {
+        {"DSP load", "processing time / the block's budget (its frames / rate)"},
+        {"miss", "a block over its budget, or a GPU result not ready in time"},
+        {"p50 p99 max", "the load over the blocks the slot's engine played alone since "
+                        "it last changed or c"},
+        {"x RT", "the real time those blocks stood for / the time they took "
+                 "= 1 / mean load"},
+        {"Msmp/s", "samples (frames x channels) processed a second of processing time"},
+        {"latency", "what a person at the microphone hears: the engine + the output "
+                    "buffer (+ the input buffer when the mic is used)"},
+    };
+    if (n < HELP_CAP)
+        snprintf(lines[n++], HELP_W, "Meters:");
+    for (size_t k = 0; k < sizeof meters / sizeof *meters; k++)
+        help_entry(lines, &n, meters[k][0], "", meters[k][1]);
     return n;
 }
 
-void ui_draw_help(const ui_model *m, int lines, int cols)
+/* A box over the screen, blank inside: its top row and left column. */
+static void help_box(int lines, int cols, int h, int w, int *y, int *x)
 {
-    (void)m;
-    char text[48][100];
-    const int n = help_lines(text, 48);
-    const int w = 76 < cols - 2 ? 76 : cols - 2, h = n + 2 < lines ? n + 2 : lines;
-    const int y = (lines - h) / 2, x = (cols - w) / 2;
+    *y = (lines - h) / 2;
+    *x = (cols - w) / 2;
     for (int row = 0; row < h; row++)
-        mvhline(y + row, 0, ' ', cols);
+        mvhline(*y + row, 0, ' ', cols);
     attron(COLOR_PAIR(UI_TITLE));
-    mvhline(y, x, '-', w);
-    mvhline(y + h - 1, x, '-', w);
+    mvhline(*y, *x, '-', w);
+    mvhline(*y + h - 1, *x, '-', w);
     attroff(COLOR_PAIR(UI_TITLE));
-    for (int i = 0; i < n && 1 + i < h - 1; i++) {
-        if (i == 0)
-            attron(A_BOLD);
-        mvaddnstr(y + 1 + i, x + 2, text[i], w - 4);
-        if (i == 0)
-            attroff(A_BOLD);
+}
+
+int ui_draw_help(const ui_model *m, int lines, int cols)
+{
+    static char text[HELP_CAP][HELP_W];
+    const int n = help_lines(text);
+    /* Borders, a title and a footer around each page. */
+    const int per_page = lines - 4 < n ? lines - 4 : n;
+    const int pages = (n + per_page - 1) / per_page;
+    const int page = m->help > pages ? pages : m->help;
+    const int w = 76 < cols - 2 ? 76 : cols - 2, h = per_page + 4;
+    int y, x;
+    help_box(lines, cols, h, w, &y, &x);
+    char line[HELP_W];
+    snprintf(line, sizeof line, "earshot workstation: keys (and play --commands lines)  %d/%d",
+             page, pages);
+    attron(A_BOLD);
+    mvaddnstr(y + 1, x + 2, line, w - 4);
+    attroff(A_BOLD);
+    for (int i = 0; i < per_page && (page - 1) * per_page + i < n; i++)
+        mvaddnstr(y + 2 + i, x + 2, text[(page - 1) * per_page + i], w - 4);
+    attron(COLOR_PAIR(UI_DIM));
+    mvaddnstr(y + h - 2, x + 2, page < pages ? "Space PgDn: next page  PgUp: back  Esc: close"
+                                            : "PgUp: back  Esc or any other key: close", w - 4);
+    attroff(COLOR_PAIR(UI_DIM));
+    return pages;
+}
+
+void ui_draw_history(ui_model *m, int lines, int cols)
+{
+    /* Each message wrapped to the box, its time on its first line. */
+    enum { MAX_LINES = UI_MESSAGES * 8, TEXT_W = 200 };
+    static char text[MAX_LINES][TEXT_W];
+    static int bad[MAX_LINES];
+    const int w = cols - 2, room = w - 4 - 9 > 20 ? w - 4 - 9 : 20;
+    const int first = m->message_count > UI_MESSAGES ? m->message_count - UI_MESSAGES : 0;
+    int n = 0;
+    for (int k = first; k < m->message_count && n < MAX_LINES; k++) {
+        const ui_message *msg = &m->messages[k % UI_MESSAGES];
+        const char *rest = msg->text;
+        int lead = 1;
+        do {
+            int len = (int)strlen(rest);
+            if (len > room) {
+                len = room;
+                while (len > 0 && rest[len] != ' ')
+                    len--;
+                len = len ? len : room;
+            }
+            snprintf(text[n], TEXT_W, "%-8s %.*s", lead ? msg->when : "", len, rest);
+            bad[n++] = msg->problem;
+            rest += len;
+            rest += *rest == ' ';
+            lead = 0;
+        } while (*rest && n < MAX_LINES);
     }
+    const int h = lines, shown = h - 3;
+    const int most_back = n - shown > 0 ? n - shown : 0;
+    m->log_back = m->log_back < 0 ? 0
+                      : m->log_back > most_back ? most_back : m->log_back;
+    int y, x;
+    help_box(lines, cols, h, w, &y, &x);
+    char line[160];
+    snprintf(line, sizeof line, "Messages: the last %d of %d, newest last  (up down PgUp PgDn, "
+             "Esc: close)", m->message_count - first, m->message_count);
+    attron(A_BOLD);
+    mvaddnstr(y + 1, x + 2, line, w - 4);
+    attroff(A_BOLD);
+    const int top = n - shown - m->log_back > 0 ? n - shown - m->log_back : 0;
+    for (int i = 0; i < shown && top + i < n; i++) {
+        const int attr = bad[top + i] ? COLOR_PAIR(UI_BAD) | A_BOLD : 0;
+        attron(attr);
+        mvaddnstr(y + 2 + i, x + 2, text[top + i], w - 4);
+        attroff(attr);
+    }
+    if (n == 0)
+        mvaddnstr(y + 2, x + 2, "(no messages yet)", w - 4);
 }

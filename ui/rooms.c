@@ -133,6 +133,16 @@ int ui_rooms_key(ui_model *m, int key)
     return 1;
 }
 
+void ui_rooms_click(ui_model *m, int i, int play)
+{
+    ui_rooms_follow(m);
+    if (i < 0 || i >= m->room_count)
+        return;
+    move_to(m, i);
+    if (play)
+        ui_rooms_key(m, '\n');
+}
+
 /* ~ and ~/... as the shell reads them (the home folder from $HOME). */
 static void expand_home(const char *in, char *out, size_t n)
 {

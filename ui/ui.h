@@ -89,7 +89,10 @@ typedef struct {
 
     ui_spectrum *spectrum;
     int spectrogram;          /* 0: spectrum, 1: scrolling spectrogram */
-    int help;                 /* the help screen is up */
+    int help;                 /* the help screen is up: its page, from 1 */
+    int help_pages;           /* as the help was last drawn */
+    int log_open;             /* the message history is up */
+    int log_back;             /* lines it is scrolled back from the newest */
 
     int screen_done;          /* the screen is gone: messages go to stderr */
     ui_message messages[UI_MESSAGES];
@@ -113,6 +116,19 @@ void ui_note(ui_model *m, int problem, const char *line);
 /* layout.c */
 void ui_layout_compute(int lines, int cols, int engines, ui_layout *l);
 
+/* layout.c: what each redraw put where, for the mouse. The draw functions
+ * add a hit for each row a click can act on (a room, an engine), so the
+ * click is read against what was drawn, never a second copy of the layout. */
+enum { UI_HIT_NONE, UI_HIT_ROOM, UI_HIT_ENGINE };
+void ui_hits_clear(void);
+void ui_hit_add(int kind, int index, int y, int x, int w);
+/* The hit under screen cell (y, x): its kind (UI_HIT_NONE when none), and
+ * its index in *index. */
+int ui_hit_at(int y, int x, int *index);
+
+/* rooms.c: a click on room i: the cursor there; play: open it too. */
+void ui_rooms_click(ui_model *m, int i, int play);
+
 /* console.c: fd 2 into a non-blocking pipe while the screen is up; drain
  * turns each line read into a call of `line`; end restores fd 2 and prints
  * what was left unread. */
@@ -127,7 +143,11 @@ void ui_draw_rooms(ui_model *m, const ui_rect *r);
 void ui_draw_engines(const ui_model *m, const ui_rect *r);
 void ui_draw_messages(const ui_model *m, const ui_rect *r);
 void ui_draw_status(const ui_model *m, const ui_rect *r);
-void ui_draw_help(const ui_model *m, int lines, int cols);
+/* The help, paged to fit: returns how many pages it has. */
+int ui_draw_help(const ui_model *m, int lines, int cols);
+/* The message history over the screen: the last UI_MESSAGES with their
+ * times, newest at the bottom, m->log_back lines scrolled back. */
+void ui_draw_history(ui_model *m, int lines, int cols);
 
 /* meters.c */
 void ui_meters_update(ui_model *m);

@@ -264,12 +264,95 @@ static void toggle_recording(ui_model *m)
     es_session_record(m->session, out, dry);
 }
 
+/* The A/B rows sit under the slots' heading ("   slot ..."), drawn in the
+ * meters; a click is read against that heading as drawn on the screen.
+ * Returns the slot clicked, or -1. */
+static int slot_at(const ui_rect *meters, int y, int x)
+{
+    if (x < meters->x || y <= meters->y || y >= meters->y + meters->h)
+        return -1;
+    for (int k = 1; k <= ES_AB_SLOTS && y - k >= meters->y; k++) {
+        char heading[8] = "";
+        mvinnstr(y - k, meters->x, heading, 7);
+        if (!strcmp(heading, "   slot"))
+            return k - 1;
+    }
+    return -1;
+}
+
+/* A click: a room row moves the cursor there (a second click on it, or a
+ * double click, plays it), an engine row picks the engine, an A/B slot row
+ * plays that slot. Where and what is read from the last redraw's hits. */
+static void handle_click(ui_model *m)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
+        return;
+    const int twice = (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0;
+    int i;
+    switch (ui_hit_at(ev.y, ev.x, &i)) {
+    case UI_HIT_ROOM:
+        ui_rooms_click(m, i, twice || i == m->cursor);
+        return;
+    case UI_HIT_ENGINE:
+        pick_engine(m, i);
+        return;
+    default:
+        break;
+    }
+    ui_layout l;
+    ui_layout_compute(LINES, COLS, m->engine_count, &l);
+    const int slot = l.too_small ? -1 : slot_at(&l.meters, ev.y, ev.x);
+    if (slot >= 0)
+        command(m, "slot %c", "ab"[slot]);
+}
+
+/* A key while the help is up: Space and PgDn page on, PgUp back; any
+ * other key closes it. */
+static void help_key(ui_model *m, int key)
+{
+    if (key == KEY_MOUSE) {
+        MEVENT ev;
+        (void)getmouse(&ev); /* read and dropped: a click does not close it */
+        return;
+    }
+    if (key == ' ' || key == KEY_NPAGE || key == KEY_DOWN || key == 'j')
+        m->help = m->help < m->help_pages ? m->help + 1 : 0;
+    else if (key == KEY_PPAGE || key == KEY_UP || key == 'k')
+        m->help = m->help > 1 ? m->help - 1 : 1;
+    else
+        m->help = 0;
+}
+
+/* A key while the message history is up: it scrolls; Esc, m or q closes. */
+static void history_key(ui_model *m, int key)
+{
+    const int page = LINES - 4 > 1 ? LINES - 4 : 1;
+    switch (key) {
+    case KEY_UP: case 'k': m->log_back++; break;
+    case KEY_DOWN: case 'j': m->log_back--; break;
+    case KEY_PPAGE: m->log_back += page; break;
+    case KEY_NPAGE: m->log_back -= page; break;
+    case KEY_HOME: m->log_back = UI_MESSAGES * 8; break; /* clamped when drawn */
+    case KEY_END: m->log_back = 0; break;
+    case KEY_MOUSE: { MEVENT ev; (void)getmouse(&ev); break; }
+    case 27: case 'm': case 'q': m->log_open = 0; break;
+    default: break;
+    }
+}
+
 /* One key. Returns 1 to quit. */
 static int handle_key(ui_model *m, int key)
 {
-    if (m->help) { /* any key closes the help */
-        m->help = 0;
-        return key == 'q' || key == 'Q';
+    if (key == KEY_F(10)) /* quits from everywhere, as in htop and mc */
+        return 1;
+    if (m->help) {
+        help_key(m, key);
+        return 0;
+    }
+    if (m->log_open) {
+        history_key(m, key);
+        return 0;
     }
     if (m->prompt) { /* the prompt takes every key until Enter or Esc */
         ui_prompt_key(m, key);
@@ -289,6 +372,16 @@ static int handle_key(ui_model *m, int key)
         break;
     case '?': case 'h': case KEY_F(1):
         m->help = 1;
+        break;
+    case 27: /* Esc: closes what is open; here nothing is, so it only says how to quit */
+        note(m, 0, "q or F10 quits");
+        break;
+    case 'm':
+        m->log_open = 1;
+        m->log_back = 0;
+        break;
+    case KEY_MOUSE:
+        handle_click(m);
         break;
     case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
         pick_engine(m, key - '1');
@@ -318,7 +411,7 @@ static int handle_key(ui_model *m, int key)
         step_db(m, "trim", es_session_mix(m->session)->trim_db, key == '>', ES_TRIM_DB_MIN,
                 ES_TRIM_DB_MAX);
         break;
-    case 'b':
+    case 'b': case ' ': /* Space: the A/B against dry that players expect */
         command(m, "bypass");
         break;
     case 'L':
@@ -347,10 +440,11 @@ static int handle_key(ui_model *m, int key)
 static void draw(ui_model *m)
 {
     erase();
+    ui_hits_clear();
     ui_layout l;
     ui_layout_compute(LINES, COLS, m->engine_count, &l);
     if (l.too_small) {
-        mvprintw(0, 0, "earshot needs at least 80x24 (this is %dx%d); q quits", COLS, LINES);
+        mvprintw(0, 0, "earshot needs at least 80x24 (this is %dx%d); q or F10 quits", COLS, LINES);
     } else {
         ui_draw_header(m, &l.header);
         ui_draw_rooms(m, &l.rooms);
@@ -360,8 +454,10 @@ static void draw(ui_model *m)
         ui_draw_messages(m, &l.messages);
         ui_draw_status(m, &l.status);
         ui_draw_prompt(m, &l.status);
+        if (m->log_open)
+            ui_draw_history(m, LINES, COLS);
         if (m->help)
-            ui_draw_help(m, LINES, COLS);
+            m->help_pages = ui_draw_help(m, LINES, COLS);
     }
     refresh();
 }
@@ -419,7 +515,10 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
     cbreak(); /* not raw: Ctrl-C stays a signal */
     noecho();
     keypad(stdscr, TRUE);
-    set_escdelay(25); /* Esc closes the prompt at once, not after a second */
+    set_escdelay(25); /* Esc acts at once, not after ncurses' default second */
+    /* Clicks only (no motion, no drag): terminals still select text with
+     * Shift+drag while the mouse is on. */
+    mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED, NULL);
     curs_set(0);
     ui_colors_init();
 

@@ -337,7 +337,7 @@ const es_command es_commands[] = {
      {DB_FIELD("dry", "DB|off", parse_dry), NONE, NONE}, run_dry},
     {"gain", "- +", "output level in dB or off (1 dB)", 1,
      {DB_FIELD("gain", "DB|off", parse_gain), NONE, NONE}, run_gain},
-    {"bypass", "b", "the dry input alone, crossfaded; again: back", 0,
+    {"bypass", "b Space", "the dry input alone, crossfaded; again: back", 0,
      {{"bypass", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
      run_bypass},
     {"limiter", "L", "output safety limiter: off or ceiling dBFS", 1,
@@ -353,7 +353,7 @@ const es_command es_commands[] = {
      {NONE, NONE, NONE}, run_latency},
     {"rescan", "R", "read the room library again now", 0,
      {NONE, NONE, NONE}, run_rescan},
-    {"quit", "q", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit},
+    {"quit", "q F10", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit},
     {NULL, NULL, NULL, 0, {NONE, NONE, NONE}, NULL},
 };
 
