@@ -311,6 +311,11 @@ void es_settings_apply(es_settings *st, es_session *s)
     apply_slot(st, s, ES_SLOT_A);
     /* B only holds what it played: it plays once, then A again if A was
      * the one playing. Each step waits for the one before to play. */
+    const unsigned b_room = ES_SET_ROOM << ES_SET_SLOT_SHIFT;
+    if ((st->have & b_room) && es_session_room_index(s, st->slot[ES_SLOT_B].room) < 0) {
+        problem(st, "b.room '%.80s': no such room now", st->slot[ES_SLOT_B].room);
+        st->have &= ~b_room;
+    }
     const unsigned b = (ES_SET_ROOM | ES_SET_ENGINE | ES_SET_BLOCK | ES_SET_PARTITION |
                         ES_SET_PIPELINED) << ES_SET_SLOT_SHIFT;
     if (st->have & b) {
@@ -332,8 +337,8 @@ int es_settings_problem(const es_settings *st, char *out, size_t n)
     char more[48] = "";
     if (st->problems > 1)
         snprintf(more, sizeof more, " (and %d more)", st->problems - 1);
-    snprintf(out, n, "settings %s: %s%s; the defaults play for those", st->path, st->first,
-             more);
+    snprintf(out, n, "settings: %s%s in %s; the defaults play for those", st->first, more,
+             st->path);
     return 1;
 }
 
