@@ -9,5 +9,6 @@ int es_cmd_bench(int argc, char **argv);
 int es_cmd_play(int argc, char **argv);
 int es_cmd_devices(int argc, char **argv);
 int es_cmd_rooms(int argc, char **argv);
+int es_cmd_latency(int argc, char **argv);
 
 #endif
