@@ -14,5 +14,6 @@ int es_cmd_rooms(int argc, char **argv);
 /* cmd_engines.c: every engine's name and summary, for the --help texts
  * (from the registry, so none is left out). */
 void es_engines_help(FILE *to);
+int es_cmd_latency(int argc, char **argv);
 
 #endif

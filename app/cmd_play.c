@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "core/args.h"
 #include "session.h"
+#include "settings.h"
 #include "workstation.h"
 
 /* Set by SIGINT/SIGTERM: the stream stops and the recording is finished. */
@@ -123,19 +124,36 @@ int es_cmd_play(int argc, char **argv)
     }
     if (o.headless && o.seconds == 0)
         o.seconds = 10;
+    /* Remembered settings: the workstation's by default, play's when asked;
+     * the flags given win over the file. */
+    static es_settings st;
+    const int have_path = es_settings_path(st.path, sizeof st.path) == 0;
+    const int restore = have_path && (o.headless ? o.restore : !o.no_restore);
+    const int remember = have_path && !o.headless; /* play --headless never writes it */
+    if (restore) {
+        es_settings_read(&st);
+        es_settings_drop_given(&st, argc, argv);
+        es_settings_to_options(&st, &o);
+    }
     es_session_config sc;
     if (es_play_options_session(&o, &sc, err, sizeof err) != 0) {
         es_error("play: %s", err);
         return 2;
     }
     if (!o.headless) {
-        const es_ui_options ui = {.fps = o.fps, .seconds = o.seconds, .report = o.report};
+        const es_ui_options ui = {.fps = o.fps, .seconds = o.seconds, .report = o.report,
+                                  .settings = remember ? &st : NULL, .restore = restore};
         return es_workstation_run(&sc, &ui);
     }
     es_session *s = es_session_open(&sc, say, NULL, err, sizeof err);
     if (!s) {
         es_error("%s", err);
         return 1;
+    }
+    if (restore) {
+        es_settings_apply(&st, s);
+        if (es_settings_problem(&st, err, sizeof err))
+            es_error("%s", err);
     }
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);

@@ -18,6 +18,7 @@ static const es_command commands[] = {
     {"bench", es_cmd_bench, "measure engine speed on this machine"},
     {"devices", es_cmd_devices, "list the sound devices earshot can play on"},
     {"rooms", es_cmd_rooms, "the room library: list, --show, new, add, import-jconvolver"},
+    {"latency", es_cmd_latency, "measure the round trip through a loopback, against computed"},
     {"engines", es_cmd_engines, "list the convolution engines and whether they run here"},
     {NULL, NULL, NULL},
 };

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <portaudio.h>
@@ -157,7 +158,16 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
     PaDeviceIndex out = find_device(cfg->name, 0);
     PaDeviceIndex in = find_device(cfg->input_name ? cfg->input_name : cfg->name, 1);
     if (out == paNoDevice) {
-        snprintf(err, n, "device '%s': no such sound device (see earshot devices)", cfg->name);
+        /* PortAudio lists no JACK host API when no server answered its
+         * client: "no such device" would send the person looking for a
+         * name, not for the server. */
+        if (!strcasecmp(cfg->name, "jack") && Pa_HostApiTypeIdToHostApiIndex(paJACK) < 0)
+            snprintf(err, n, "device 'jack': no JACK server answered (PortAudio has no JACK "
+                     "host API without one; is jackd or pipewire-jack running, and "
+                     "JACK_DEFAULT_SERVER right?)");
+        else
+            snprintf(err, n, "device '%s': no such sound device (see earshot devices)",
+                     cfg->name);
         pa_close(&d->base);
         return NULL;
     }
@@ -194,8 +204,16 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
     PaError rc = Pa_OpenStream(&d->stream, ipp, &op, cfg->sample_rate,
                                (unsigned long)cfg->block, paClipOff, pa_callback, d);
     if (rc != paNoError) {
-        snprintf(err, n, "device '%s' (%s): cannot open %g Hz, block %d: %s", cfg->name,
-                 oi->name, cfg->sample_rate, cfg->block, Pa_GetErrorText(rc));
+        /* What was asked for and PortAudio's own words (the host API's too
+         * when it has some): a refusal someone can act on. */
+        const PaHostErrorInfo *host = rc == paUnanticipatedHostError ? Pa_GetLastHostErrorInfo()
+                                                                     : NULL;
+        snprintf(err, n, "device '%s' (%s): cannot open %g Hz, block %d, %d output "
+                 "channel%s, %s: %s%s%s", cfg->name, oi->name, cfg->sample_rate, cfg->block,
+                 cfg->outputs, cfg->outputs == 1 ? "" : "s",
+                 ipp ? "with input" : "no input", Pa_GetErrorText(rc),
+                 host && host->errorText ? "; host API: " : "",
+                 host && host->errorText ? host->errorText : "");
         d->stream = NULL;
         pa_close(&d->base);
         return NULL;

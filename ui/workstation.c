@@ -503,6 +503,12 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
         return 1;
     }
     model_init(m, s);
+    if (opt->settings && opt->restore) { /* before the screen: it waits for the slots */
+        es_settings_apply(opt->settings, s);
+        m->spectrogram = opt->settings->spectrogram;
+        if (es_settings_problem(opt->settings, err, sizeof err))
+            note(m, 1, "%.290s", err);
+    }
     install_signals();
     ui_console_begin();
     initscr();
@@ -552,6 +558,11 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
     }
     leave_screen();
     m->screen_done = 1;
+    if (opt->settings) { /* remembered on quit only: a crash keeps the last good file */
+        es_settings_capture(opt->settings, s, m->spectrogram);
+        if (es_settings_write(opt->settings, err, sizeof err) != 0)
+            es_error("%s", err);
+    }
     const int status = es_session_stop(s) == 0 ? 0 : 1;
     /* What happened since the screen went away, then the run's summary. */
     es_session_report(s, stdout, 0);

@@ -16,8 +16,11 @@ ui_start() {
     t kill-server 2>/dev/null || true
     printf '%q ' "$@" >"$tmux_dir/cmd"
     # TERM inside tmux is tmux's; LANG keeps the screen ASCII and stable.
+    # The workstation remembers its settings: never in the real home, and
+    # each start clean unless the test keeps a folder in XDG_CONFIG_HOME.
+    local config=${XDG_CONFIG_HOME:-$(mktemp -d "$tmux_dir/config.XXXXXX")}
     t -f /dev/null new-session -d -s ui -x "$cols" -y "$lines" \
-        "cd '$tmux_dir' && LANG=C $(cat "$tmux_dir/cmd") 2>'$tmux_dir/stderr'; echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; echo MODES-SHOWN; sleep 600"
+        "cd '$tmux_dir' && LANG=C XDG_CONFIG_HOME='$config' $(cat "$tmux_dir/cmd") 2>'$tmux_dir/stderr'; echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; echo MODES-SHOWN; sleep 600"
 }
 
 screen() { t capture-pane -p -t ui 2>/dev/null; }

@@ -7,11 +7,14 @@
 #define ES_WORKSTATION_H
 
 #include "session.h"
+#include "settings.h"
 
 typedef struct {
     double fps;          /* redraws a second */
     double seconds;      /* quit by itself after this long; 0: until q */
     const char *report;  /* on quit, the stats as JSON to this file, or NULL */
+    es_settings *settings; /* applied at start when `restore`; written on quit */
+    int restore;
 } es_ui_options;
 
 /* Runs until q, Ctrl-C or `seconds`. Returns the exit status: 0, or 1 when

@@ -56,6 +56,12 @@ const es_param es_play_params[] = {
      OPT(fps), NULL, NULL},
     {"report", ES_PARAM_STRING, 0, 1023, "FILE",
      "the workstation: on quit, the stats as one JSON object", OPT(report), NULL, NULL},
+    {"restore", ES_PARAM_FLAG, 0, 1, NULL,
+     "headless: play the workstation's remembered settings (the\n"
+     "workstation restores them unless --no-restore)", OPT(restore), NULL, NULL},
+    {"no-restore", ES_PARAM_FLAG, 0, 1, NULL,
+     "the workstation: start clean, not from the remembered settings", OPT(no_restore),
+     NULL, NULL},
     {"headless", ES_PARAM_FLAG, 0, 1, NULL, "no terminal screen", OPT(headless), NULL, NULL},
     {"json", ES_PARAM_FLAG, 0, 1, NULL, "headless: the stats as one JSON object", OPT(json),
      NULL, NULL},

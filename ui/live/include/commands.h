@@ -19,6 +19,7 @@ typedef struct {
     const es_engine_class *engine;
     double trim, limiter; /* dB; limiter NAN: off */
     int block, partition, pipelined, gpu, headless, json, commands;
+    int restore, no_restore; /* remembered settings (settings.h) */
     double rate, seconds, crossfade_ms, fps;
 } es_play_options;
 

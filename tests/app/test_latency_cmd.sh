@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# earshot latency on JACK's dummy backend: earshot's first output port is
+# wired to its input port in JACK's graph while it waits, and the measured
+# round trip must be block + period (test_latency_loopback.sh says why),
+# equal to the computed one, exit 0. With nothing wired: exit 1 and the
+# line saying no click came back. On the null device: refused in one line
+# (no microphone), as is a bad block.
+set -u
+earshot=$(realpath "$1")
+command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
+dir=$(mktemp -d)
+export JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1 JACK_DEFAULT_SERVER="earshot-latcmd-$$"
+jack=; wirer=
+trap 'kill $wirer $jack 2>/dev/null; wait $wirer $jack 2>/dev/null; rm -rf "$dir"' EXIT
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; cat "$dir/out" "$dir/err"; fail=1; fi; }
+
+"$earshot" latency --device null >"$dir/out" 2>"$dir/err"; rc=$?
+check "null device: refused in one line naming the missing microphone, exit 2" \
+    "[ $rc = 2 ] && [ \$(wc -l <'$dir/err') = 1 ] && grep -q 'no microphone' '$dir/err'"
+"$earshot" latency --block 7 >"$dir/out" 2>"$dir/err"; rc=$?
+check "--block 7: exit 2, one line naming --block" "[ $rc = 2 ] && grep -q -- '--block 7' '$dir/err'"
+
+period=256
+jackd --no-realtime -d dummy -r 48000 -p $period >"$dir/jackd.log" 2>&1 &
+jack=$!
+for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
+for block in 64 512; do
+    # the loopback cable, wired as soon as earshot's ports are there
+    ( for _ in $(seq 100); do jack_lsp | grep -q 'PortAudio:in_0' && break; sleep 0.05; done
+      jack_disconnect system:capture_1 PortAudio:in_0 2>/dev/null
+      jack_connect PortAudio:out_0 PortAudio:in_0 ) &
+    wirer=$!
+    "$earshot" latency --device jack --block $block --wait 1 >"$dir/out" 2>"$dir/err"; rc=$?
+    wait $wirer; wirer=
+    want=$((block + period))
+    check "block $block: exit 0, measured = computed = block + period = $want: $(cat "$dir/out")" \
+        "[ $rc = 0 ] && grep -q '^measured $want frames (.* ms), computed $want frames' '$dir/out'"
+done
+"$earshot" latency --device jack --block 64 --wait 0.2 >"$dir/out" 2>"$dir/err"; rc=$?
+check "nothing wired: exit 1, 'no click came back within 1 s'" \
+    "[ $rc = 1 ] && grep -q 'no click came back within 1 s: is the output looped to the input' '$dir/err'"
+exit $fail
