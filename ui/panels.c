@@ -47,6 +47,14 @@ static void short_db(float linear, int with_plus, char *out, size_t n)
         snprintf(out, n, with_plus ? "%+.0f" : "%.0f", round(20 * log10(linear)) + 0.0);
 }
 
+/* A room as the header names it: a file by its base name (the list marks
+ * it [file]), a library room by its name. */
+static const char *room_label(const char *room)
+{
+    const char *slash = strrchr(room, '/');
+    return slash ? slash + 1 : room;
+}
+
 void ui_draw_header(const ui_model *m, const ui_rect *r)
 {
     es_session *s = m->session;
@@ -84,7 +92,8 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
      * room list marks it playing); while recording, REC keeps its place. */
     const int room_w = r->w - 10 - (int)strlen(tail) - (es_session_recording(s) ? 13 : 0);
     if (room_w >= 4)
-        snprintf(line, sizeof line, " room %.*s | %s", room_w, es_session_room(s), tail);
+        snprintf(line, sizeof line, " room %.*s | %s", room_w, room_label(es_session_room(s)),
+                 tail);
     else
         snprintf(line, sizeof line, " %s", tail);
     put(r, 1, 0, line);
