@@ -130,13 +130,12 @@ static void command(ui_model *m, const char *fmt, ...) __attribute__((format(pri
 
 static void command(ui_model *m, const char *fmt, ...)
 {
-    char line[1200], err[600];
+    char err[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (es_command_run(m->session, line, err, sizeof err) < 0 && err[0])
+    if (es_command_vrunf(m->session, err, sizeof err, fmt, ap) < 0 && err[0])
         note(m, 1, "%s", err);
+    va_end(ap);
 }
 
 void ui_command(ui_model *m, const char *line)

@@ -10,8 +10,6 @@ earshot=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tmux_lib.sh"
 trap tmux_cleanup EXIT
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
 
 # A slot's row in the right-hand column: ">A cathedral 256 p99% max% miss
 # xRT" (> marks the slot playing).
@@ -35,8 +33,10 @@ check "B is empty" "screen | cut -c42- | grep -q '^ B (empty'"
 keys Tab
 check "Tab: B starts as a copy of A" "wait_for 'slot B was empty' 10"
 keys 2
-check "2: B holds cpu-partitioned, and its count starts again" \
-    "wait_for '2  B cpu-partitioned   playing' 20 && wait_for 'slot B counts from now' 10"
+# A plays on a core of its own meanwhile, so the change may take a while.
+check "2: B holds cpu-partitioned" "wait_for '2  B cpu-partitioned   playing' 30"
+# B played cpu-direct (late) as a copy of A: its count must have started
+# again with the engine (the row then shows no misses, checked below).
 # Let B play a while; its row must stay clean.
 sleep 3
 a_miss=$(field A 6); b_miss=$(field B 6); b_p99=$(field B 4); b_max=$(field B 5)

@@ -26,8 +26,6 @@ ui_start_stderr() {
     t -f /dev/null new-session -d -s ui -x 100 -y 30 \
         "cd '$tmux_dir' && LANG=C $(cat "$tmux_dir/cmd"); echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; echo MODES-SHOWN; sleep 600"
 }
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
 
 # A line on fd 2 from another thread while the screen is up (the test
 # hook): it becomes a message of the log; after q it is not printed again.

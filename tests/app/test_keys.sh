@@ -10,8 +10,6 @@ earshot=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tmux_lib.sh"
 trap tmux_cleanup EXIT
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 ui_start 80 24 "$earshot" --device null --room concert-hall

@@ -15,8 +15,6 @@ make_wav=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tmux_lib.sh"
 trap tmux_cleanup EXIT
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
 export XDG_DATA_HOME="$tmux_dir/xdg" # no user rooms but these
 lib="$tmux_dir/lib"
 # T60 = frames / rate: each room decays at its own rate.

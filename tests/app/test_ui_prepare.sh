@@ -13,8 +13,6 @@ earshot=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tmux_lib.sh"
 trap tmux_cleanup EXIT
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
 
 export EARSHOT_WISDOM="$tmux_dir/cold.wisdom" # no wisdom: every plan measured
 ui_start 100 30 "$earshot" --device null --rate 44100 --engine cpu-nonuniform \

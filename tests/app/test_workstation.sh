@@ -10,8 +10,6 @@ earshot=$(realpath "$1")
 backend=${2:-null}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tmux_lib.sh"
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
 
 device=null
 if [ "$backend" = jack ]; then

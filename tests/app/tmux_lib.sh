@@ -25,6 +25,10 @@ ui_start() {
 
 screen() { t capture-pane -p -t ui 2>/dev/null; }
 
+# check WHAT CONDITION: says ok or FAIL (with the screen) and sets fail=1.
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
+
 # wait_for TEXT [SECONDS]: 0 once the screen shows TEXT (a fixed string).
 wait_for() {
     local i

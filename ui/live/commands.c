@@ -455,6 +455,18 @@ int es_command_run(es_session *s, const char *line, char *err, size_t n)
     return rc > 0 ? 1 : rc < 0 ? -1 : 0;
 }
 
+int es_command_vrunf(es_session *s, char *err, size_t n, const char *fmt, va_list ap)
+{
+    char line[ES_COMMAND_LINE_MAX + 2];
+    const int len = vsnprintf(line, sizeof line, fmt, ap);
+    if (len < 0 || len > ES_COMMAND_LINE_MAX) {
+        snprintf(err, n, "a command line of more than %d characters; ignored",
+                 ES_COMMAND_LINE_MAX);
+        return -1;
+    }
+    return es_command_run(s, line, err, n);
+}
+
 void es_commands_help(FILE *to, int with_keys)
 {
     for (const es_command *c = es_commands; c->name; c++) {

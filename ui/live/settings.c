@@ -232,19 +232,18 @@ void es_settings_to_options(const es_settings *st, es_play_options *o)
         o->block = a->block;
 }
 
-static void run(es_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* A command line, as a key would run it; a refusal is said by the session
  * or here, and leaves that value as it was. */
+static void run(es_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void run(es_session *s, const char *fmt, ...)
 {
-    char line[1200], err[600];
+    char err[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (es_command_run(s, line, err, sizeof err) < 0 && err[0])
+    if (es_command_vrunf(s, err, sizeof err, fmt, ap) < 0 && err[0])
         fprintf(stderr, "earshot: settings: %s\n", err);
+    va_end(ap);
 }
 
 /* Until the change asked for plays (or fails), polling as the loop does. */

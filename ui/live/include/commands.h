@@ -6,6 +6,7 @@
 #ifndef ES_COMMANDS_H
 #define ES_COMMANDS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -61,6 +62,9 @@ extern const es_command es_commands[];
  * (nothing reached the session), or the session refused it and said so
  * (err is then empty). */
 int es_command_run(es_session *s, const char *line, char *err, size_t n);
+/* The same for a line made from a format (a key's or a saved setting's). */
+int es_command_vrunf(es_session *s, char *err, size_t n, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /* The commands as help lists them: "  block N   ..." (keys: with_keys). */
 void es_commands_help(FILE *to, int with_keys);
