@@ -264,14 +264,17 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
                                                    : es_engine_default_partition(c->block));
         if (playing && (k->caps & ES_CAP_PIPELINED) && c->options.gpu_pipelined)
             snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " pipe");
-        if (m->engine_ok[i])
+        if (m->engine_ok[i]) {
             snprintf(line, sizeof line, "%d %s %-17s %s%s%s", i + 1, mark, k->name,
                      playing ? (m->stats.crossfading ? "crossfading" : "playing")
                      : coming ? "preparing"
                      : lost && k == c->engine ? "stopped (device lost)" : "", heard, opts);
-        else
+            if (opts[0] && (int)strlen(line) > r->w) /* the options whole, or not at all */
+                line[strlen(line) - strlen(opts)] = 0;
+        } else {
             snprintf(line, sizeof line, "%d %s %-17s off: %s", i + 1, mark, k->name,
                      m->engine_why[i]);
+        }
         const int attr = playing ? (COLOR_PAIR(UI_GOOD) | A_BOLD)
                          : m->engine_ok[i] ? 0 : COLOR_PAIR(UI_DIM);
         attron(attr);
