@@ -46,6 +46,7 @@ void ui_draw_slots(const ui_model *m, int y, int x, int w)
     const int active = es_session_active_slot(m->session);
     for (int k = 0; k < ES_AB_SLOTS; k++) {
         const es_session_slot *sl = &m->slot[k];
+        ui_hit_add(UI_HIT_SLOT, k, y + 1 + k, x, w); /* a click plays the slot */
         const es_ab_stats *a = &sl->stats;
         const char mark = k == m->slot_playing ? '>' : k == active ? '~' : ' ';
         if (!sl->set) {

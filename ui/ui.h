@@ -119,7 +119,7 @@ void ui_layout_compute(int lines, int cols, int engines, ui_layout *l);
 /* layout.c: what each redraw put where, for the mouse. The draw functions
  * add a hit for each row a click can act on (a room, an engine), so the
  * click is read against what was drawn, never a second copy of the layout. */
-enum { UI_HIT_NONE, UI_HIT_ROOM, UI_HIT_ENGINE };
+enum { UI_HIT_NONE, UI_HIT_ROOM, UI_HIT_ENGINE, UI_HIT_SLOT };
 void ui_hits_clear(void);
 void ui_hit_add(int kind, int index, int y, int x, int w);
 /* The hit under screen cell (y, x): its kind (UI_HIT_NONE when none), and

@@ -263,22 +263,6 @@ static void toggle_recording(ui_model *m)
     es_session_record(m->session, out, dry);
 }
 
-/* The A/B rows sit under the slots' heading ("   slot ..."), drawn in the
- * meters; a click is read against that heading as drawn on the screen.
- * Returns the slot clicked, or -1. */
-static int slot_at(const ui_rect *meters, int y, int x)
-{
-    if (x < meters->x || y <= meters->y || y >= meters->y + meters->h)
-        return -1;
-    for (int k = 1; k <= ES_AB_SLOTS && y - k >= meters->y; k++) {
-        char heading[8] = "";
-        mvinnstr(y - k, meters->x, heading, 7);
-        if (!strcmp(heading, "   slot"))
-            return k - 1;
-    }
-    return -1;
-}
-
 /* A click: a room row moves the cursor there (a second click on it, or a
  * double click, plays it), an engine row picks the engine, an A/B slot row
  * plays that slot. Where and what is read from the last redraw's hits. */
@@ -296,14 +280,12 @@ static void handle_click(ui_model *m)
     case UI_HIT_ENGINE:
         pick_engine(m, i);
         return;
+    case UI_HIT_SLOT:
+        command(m, "slot %c", "ab"[i]);
+        return;
     default:
-        break;
+        return;
     }
-    ui_layout l;
-    ui_layout_compute(LINES, COLS, m->engine_count, &l);
-    const int slot = l.too_small ? -1 : slot_at(&l.meters, ev.y, ev.x);
-    if (slot >= 0)
-        command(m, "slot %c", "ab"[slot]);
 }
 
 /* A key while the help is up: Space and PgDn page on, PgUp back; any

@@ -16,7 +16,16 @@ command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/set
 export JACK_DEFAULT_SERVER="earshot-lost-ui-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
 jackd --no-realtime -d dummy -r 48000 -p 256 >"$tmux_dir/jackd.log" 2>&1 &
 jack=$!
-trap 'kill -9 $jack 2>/dev/null; wait $jack 2>/dev/null; tmux_cleanup' EXIT
+# A server killed with -9 keeps its place in JACK's table of servers (8
+# places on a machine) and its shared memory: starting it again under the
+# same name and stopping it cleanly gives both back.
+release_server() {
+    jackd --no-realtime -d dummy -r 48000 -p 256 >/dev/null 2>&1 &
+    local again=$!
+    for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
+    kill $again 2>/dev/null; wait $again 2>/dev/null
+}
+trap 'kill -9 $jack 2>/dev/null; wait $jack 2>/dev/null; release_server; tmux_cleanup' EXIT
 for _ in $(seq 50); do "$earshot" devices 2>/dev/null | grep -q JACK && break; sleep 0.1; done
 # Like ui_start, but stderr goes to the pane as a terminal's would: any
 # text a library prints there and earshot does not capture shows up.
