@@ -23,14 +23,6 @@
 #define FADE_MS 4.0   /* 192 frames: three blocks */
 #define LATE_US 2500.0 /* a block's budget is 1333 us */
 
-static int failures;
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
-    failures += !ok;
-}
-
 static const es_format stream = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1,
                                  .outputs = 2};
 
@@ -44,7 +36,7 @@ static es_engine *make(const es_ir *ir, int late)
                                         sizeof err);
     if (!inner) {
         printf("FAIL create: %s\n", err);
-        failures++;
+        es_test_failures++;
         return NULL;
     }
     return late ? es_test_wrap(inner, every_call, 4096, LATE_US) : es_test_wrap(inner, NULL, 0, 0);
@@ -93,10 +85,10 @@ int main(void)
     es_stats st;
     run(p, 20);
     es_processor_stats(p, &st);
-    check(st.ab_playing == 0 && st.ab[0].blocks == 20 && st.ab[0].misses == 20,
+    es_test_check(st.ab_playing == 0 && st.ab[0].blocks == 20 && st.ab[0].misses == 20,
           "slot A counts its late engine's 20 blocks, all misses");
-    check(st.ab[1].blocks == 0, "slot B has counted nothing");
-    check(st.load_recent[19 % ES_LOAD_RECENT] > 1.5f &&
+    es_test_check(st.ab[1].blocks == 0, "slot B has counted nothing");
+    es_test_check(st.load_recent[19 % ES_LOAD_RECENT] > 1.5f &&
               fabs(st.load_recent[19 % ES_LOAD_RECENT] - st.load_now) < 1e-6,
           "the load ring holds block 19's load at 19");
 
@@ -110,17 +102,17 @@ int main(void)
     printf("     crossfade: %d blocks; A %llu blocks %llu misses; B %llu blocks %llu misses\n",
            faded, (unsigned long long)st.ab[0].blocks, (unsigned long long)st.ab[0].misses,
            (unsigned long long)st.ab[1].blocks, (unsigned long long)st.ab[1].misses);
-    check(faded >= 3 && faded <= 4, "the crossfade takes its 4 ms (3 blocks, 4 with rounding)");
-    check(st.ab_playing == 1 && st.ab[1].blocks == 30 && st.ab[1].misses == 0,
+    es_test_check(faded >= 3 && faded <= 4, "the crossfade takes its 4 ms (3 blocks, 4 with rounding)");
+    es_test_check(st.ab_playing == 1 && st.ab[1].blocks == 30 && st.ab[1].misses == 0,
           "slot B counts its own 30 blocks and none of A's misses");
-    check(st.ab[1].load_max < 1.0 && es_load_quantile(st.ab[1].load_hist, st.ab[1].load_max,
+    es_test_check(st.ab[1].load_max < 1.0 && es_load_quantile(st.ab[1].load_hist, st.ab[1].load_max,
                                                       0.99) < 1.0,
           "slot B's worst and p99 load are its own (under budget)");
-    check(st.ab[0].blocks == 20 && st.ab[0].misses == 20, "slot A keeps exactly its own");
-    check(st.blocks == 20 + (uint64_t)faded + 30 && st.misses >= 20 + (uint64_t)faded,
+    es_test_check(st.ab[0].blocks == 20 && st.ab[0].misses == 20, "slot A keeps exactly its own");
+    es_test_check(st.blocks == 20 + (uint64_t)faded + 30 && st.misses >= 20 + (uint64_t)faded,
           "the crossfade's blocks (both engines, late) count only in the stream's totals");
     const double rt = es_ab_stats_realtime_factor(&st.ab[1]);
-    check(rt > 0 && fabs(rt * es_ab_stats_mean_load(&st.ab[1]) - 1.0) < 1e-9,
+    es_test_check(rt > 0 && fabs(rt * es_ab_stats_mean_load(&st.ab[1]) - 1.0) < 1e-9,
           "slot B's x RT is 1 / its mean load");
 
     /* Back to A, keeping its statistics: they go on from 20. */
@@ -128,16 +120,16 @@ int main(void)
     fade(p);
     run(p, 5);
     es_processor_stats(p, &st);
-    check(st.ab[0].blocks == 25 && st.ab[0].misses == 25 && st.ab[0].restarts == 0,
+    es_test_check(st.ab[0].blocks == 25 && st.ab[0].misses == 25 && st.ab[0].restarts == 0,
           "back to A without a restart: A's count goes on (25)");
-    check(st.ab[1].blocks == 30 && st.ab[1].misses == 0, "B's stays as it was");
+    es_test_check(st.ab[1].blocks == 30 && st.ab[1].misses == 0, "B's stays as it was");
 
     /* A changes engine: its statistics start again. */
     es_processor_swap_ab(p, make(ir, 0), &stream, 0, 1, err, sizeof err);
     fade(p);
     run(p, 7);
     es_processor_stats(p, &st);
-    check(st.ab[0].blocks == 7 && st.ab[0].misses == 0 && st.ab[0].restarts == 1,
+    es_test_check(st.ab[0].blocks == 7 && st.ab[0].misses == 0 && st.ab[0].restarts == 1,
           "A with another engine: its count starts again (7 blocks, restart 1)");
 
     /* es_processor_swap keeps the slot playing and its count. */
@@ -145,17 +137,17 @@ int main(void)
     fade(p);
     run(p, 3);
     es_processor_stats(p, &st);
-    check(st.ab_playing == 0 && st.ab[0].blocks == 10, "a plain swap stays in slot A");
+    es_test_check(st.ab_playing == 0 && st.ab[0].blocks == 10, "a plain swap stays in slot A");
 
     es_processor_reset_stats(p);
     run(p, 2);
     es_processor_stats(p, &st);
-    check(st.ab[0].blocks == 2 && st.ab[1].blocks == 0 && st.blocks == 2,
+    es_test_check(st.ab[0].blocks == 2 && st.ab[1].blocks == 0 && st.blocks == 2,
           "a reset clears every slot");
 
     es_processor_destroy(p);
     es_ir_destroy(ir);
-    check(es_test_wrap_all_gone("at the end"), "every engine made was destroyed once");
-    printf("%s\n", failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    es_test_check(es_test_wrap_all_gone("at the end"), "every engine made was destroyed once");
+    printf("%s\n", es_test_failures ? "FAILED" : "PASSED");
+    return es_test_failures ? 1 : 0;
 }

@@ -23,14 +23,6 @@
 #define BLOCK 64
 #define LATENCY 128
 
-static int failures;
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
-    failures += !ok;
-}
-
 static const es_format stream = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1,
                                  .outputs = 2};
 
@@ -55,7 +47,7 @@ static es_processor *processor(es_mix mix, int taps)
     es_processor *p = e ? es_processor_create(&stream, e, &cfg, err, sizeof err) : NULL;
     if (!p) {
         printf("FAIL processor: %s\n", err);
-        failures++;
+        es_test_failures++;
     }
     return p;
 }
@@ -101,14 +93,14 @@ static void meters(void)
     char line[200];
     snprintf(line, sizeof line, "the held peak never reads below the RMS, through a burst, a "
              "decay and silence (%d of %d blocks below)", below, blocks);
-    check(below == 0, line);
+    es_test_check(below == 0, line);
     /* After the decay: silence for 1.7 s, the decay's 1 s at the hold's
      * 11.8 dB/s too, from the burst's top: about 31.8 dB down, unless the
      * RMS held it up. */
     const double fell = 20 * log10(hold_top / hold_later);
     snprintf(line, sizeof line, "the held peak fell %.1f dB in 2.7 s (a PPM's 20 dB in 1.7 s "
              "gives 31.8)", fell);
-    check(fabs(fell - 31.8) < 1.5, line);
+    es_test_check(fabs(fell - 31.8) < 1.5, line);
     es_processor_destroy(p);
 }
 
@@ -156,13 +148,13 @@ static void limiter(void)
                  "%llu samples turned down, %llu clipped, channels linked", kinds[kind],
                  (double)top, (double)ceiling, (unsigned long long)st.limited,
                  (unsigned long long)st.clipped);
-        check(top <= ceiling && st.limited > 0 && st.clipped == 0 && linked, line);
+        es_test_check(top <= ceiling && st.limited > 0 && st.clipped == 0 && linked, line);
         m.limiter = 0;
         top = loud(m, kind, &st, &linked);
         snprintf(line, sizeof line, "%s +12 dB, limiter off: top %.2f dBFS passes, %llu "
                  "clipped, none limited", kinds[kind], 20 * log10(top),
                  (unsigned long long)st.clipped);
-        check(top > 1 && st.clipped > 0 && st.limited == 0, line);
+        es_test_check(top > 1 && st.clipped > 0 && st.limited == 0, line);
     }
 }
 
@@ -198,7 +190,7 @@ static void bypass(void)
     int exact = 1;
     for (long t = on + fade; t < off; t++)
         exact &= y[t] == x[t - LATENCY];
-    check(exact, "bypassed: the output is the input delayed by the latency, bit for bit");
+    es_test_check(exact, "bypassed: the output is the input delayed by the latency, bit for bit");
     const float dry_step = steepest(x, 0, TOTAL), wet_step = steepest(y, LATENCY + 512, on);
     const float allowed = 1.05f * (dry_step > wet_step ? dry_step : wet_step);
     const float in_step = steepest(y, on - 1, on + fade + 1);
@@ -207,7 +199,7 @@ static void bypass(void)
     snprintf(line, sizeof line, "the crossfades have no step: largest move %.4f in, %.4f out, "
              "the signals' own up to %.4f", (double)in_step, (double)out_step,
              (double)allowed / 1.05);
-    check(in_step <= allowed && out_step <= allowed, line);
+    es_test_check(in_step <= allowed && out_step <= allowed, line);
     /* A level change ramps: the output drops 20 dB with no jump. */
     for (long t = 0; t < TOTAL; t++) /* the sine goes on where it was */
         x[t] = (float)(0.5 * sin(2 * 3.14159265358979 * 440.0 * (t + TOTAL) / RATE));
@@ -219,7 +211,7 @@ static void bypass(void)
     const float drop = steepest(r, 0, 40 * BLOCK);
     snprintf(line, sizeof line, "a 20 dB drop of the output ramps: largest move %.4f",
              (double)drop);
-    check(drop <= allowed, line);
+    es_test_check(drop <= allowed, line);
     es_processor_destroy(p);
 }
 
@@ -229,6 +221,6 @@ int main(void)
     meters();
     limiter();
     bypass();
-    printf("levels: %s\n", failures ? "FAIL" : "ok");
-    return failures ? 1 : 0;
+    printf("levels: %s\n", es_test_failures ? "FAIL" : "ok");
+    return es_test_failures ? 1 : 0;
 }

@@ -38,14 +38,6 @@
 #define ROUNDS 20          /* fill-up rounds without collecting */
 #define FAST_SWAPS 2000    /* then swaps collected only when refused */
 
-static int failures;
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
-    failures += !ok;
-}
-
 static const es_format stream = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1,
                                  .outputs = 2};
 
@@ -68,7 +60,7 @@ static es_engine *build(const es_format *f, const es_ir *ir)
     es_engine *e = es_test_wrap_create(es_engine_find("cpu-direct"), f, ir, err, sizeof err);
     if (!e) {
         printf("FAIL create: %s\n", err);
-        failures++;
+        es_test_failures++;
     }
     return e;
 }
@@ -80,7 +72,7 @@ static es_processor *processor(es_engine *e, es_mix mix)
     es_processor *p = e ? es_processor_create(&stream, e, &cfg, err, sizeof err) : NULL;
     if (!p) {
         printf("FAIL processor: %s\n", e ? err : "no engine");
-        failures++;
+        es_test_failures++;
     }
     return p;
 }
@@ -138,7 +130,7 @@ static void census_self_test(const es_ir *ir)
     es_engine_destroy(e); /* the wrapper stays in its pool: counted, not freed twice */
     es_test_wrap_census(&c);
     const int sees_twice = c.destroyed_twice == 1;
-    check(sees_alive && sees_gone && sees_twice,
+    es_test_check(sees_alive && sees_gone && sees_twice,
           "the census sees an engine left alive, then destroyed, then destroyed twice");
     es_test_wrap_forget();
 }
@@ -197,11 +189,11 @@ static void backpressure(void)
         collect_ok &= got == ES_PROCESSOR_SWAPS_MAX && es_processor_can_swap(p);
     }
     printf("     %d rounds without collecting: %ld swaps accepted\n", ROUNDS, accepted);
-    check(fill_ok, "exactly ES_PROCESSOR_SWAPS_MAX swaps accepted, then refused");
-    check(refuse_ok, "a refusal says \"too many changes under way\" and can_swap says 0");
-    check(settle_ok, "every accepted crossfade completes");
-    check(full_ok, "with every crossfade over but nothing collected, still refused");
-    check(collect_ok, "collect hands back every one of them, and swaps are accepted again");
+    es_test_check(fill_ok, "exactly ES_PROCESSOR_SWAPS_MAX swaps accepted, then refused");
+    es_test_check(refuse_ok, "a refusal says \"too many changes under way\" and can_swap says 0");
+    es_test_check(settle_ok, "every accepted crossfade completes");
+    es_test_check(full_ok, "with every crossfade over but nothing collected, still refused");
+    es_test_check(collect_ok, "collect hands back every one of them, and swaps are accepted again");
 
     /* As fast as possible, collecting only when refused. */
     long fast = 0;
@@ -225,10 +217,10 @@ static void backpressure(void)
     es_processor_stats(p, &st);
     printf("     %ld more swaps, %ld refusals on the way; %llu crossfades completed of %ld "
            "accepted\n", fast, refused, (unsigned long long)st.swaps, accepted);
-    check(settle_ok && st.swaps == (uint64_t)accepted,
+    es_test_check(settle_ok && st.swaps == (uint64_t)accepted,
           "every swap accepted completed its crossfade (none dropped)");
     es_processor_destroy(p);
-    failures += !es_test_wrap_all_gone("every engine destroyed exactly once");
+    es_test_failures += !es_test_wrap_all_gone("every engine destroyed exactly once");
     es_ir_destroy(ir);
 }
 
@@ -264,11 +256,11 @@ static void format(void)
         char line[400];
         if (cases[k].fits) {
             snprintf(line, sizeof line, "%s: accepted", cases[k].what);
-            check(rc == 0, line);
+            es_test_check(rc == 0, line);
             fitting += rc == 0;
         } else {
             snprintf(line, sizeof line, "%s: refused (%s)", cases[k].what, err);
-            check(rc == -1 && err[0], line);
+            es_test_check(rc == -1 && err[0], line);
             if (rc == -1)
                 es_engine_destroy(e); /* refused: the caller still owns it */
         }
@@ -281,10 +273,10 @@ static void format(void)
     block(p, &t, y0, y1);
     es_stats st;
     es_processor_stats(p, &st);
-    check(st.swaps == (uint64_t)fitting && es_processor_collect(p) == fitting,
+    es_test_check(st.swaps == (uint64_t)fitting && es_processor_collect(p) == fitting,
           "the fitting swaps completed and came back");
     es_processor_destroy(p);
-    failures += !es_test_wrap_all_gone("every engine destroyed exactly once");
+    es_test_failures += !es_test_wrap_all_gone("every engine destroyed exactly once");
     es_ir_destroy(ir);
 }
 
@@ -335,8 +327,8 @@ static void mix(void)
     char line[200];
     snprintf(line, sizeof line, "set_mix refuses all %d bad mixes (NaN, Inf, negative, too "
              "large); es_mix_check says why", n_bad);
-    check(refused == n_bad && checked == n_bad, line);
-    check(finite && same, "nothing of them reaches the audio: output finite, and the same "
+    es_test_check(refused == n_bad && checked == n_bad, line);
+    es_test_check(finite && same, "nothing of them reaches the audio: output finite, and the same "
           "as a processor never sent them");
 
     /* The limits themselves pass, and do reach the audio. */
@@ -351,7 +343,7 @@ static void mix(void)
         differs |= y0[i] != r0[i];
         finite &= isfinite(y0[i]) && isfinite(y1[i]);
     }
-    check(ok_top && differs && finite, "a mix at the limits (and all zero) is accepted and heard");
+    es_test_check(ok_top && differs && finite, "a mix at the limits (and all zero) is accepted and heard");
     es_processor_destroy(p);
     es_processor_destroy(ref);
 
@@ -360,9 +352,9 @@ static void mix(void)
     es_processor_config cfg = {.mix = {.wet = 1, .dry = 0, .gain = nan}};
     es_processor *q = es_processor_create(&stream, build(&stream, ir), &cfg, err, sizeof err);
     snprintf(line, sizeof line, "create refuses a NaN gain (%s)", err);
-    check(!q && err[0], line);
+    es_test_check(!q && err[0], line);
     es_processor_destroy(q);
-    failures += !es_test_wrap_all_gone("every engine destroyed exactly once");
+    es_test_failures += !es_test_wrap_all_gone("every engine destroyed exactly once");
     es_ir_destroy(ir);
 }
 
@@ -380,6 +372,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_processor_checks backpressure|format|mix\n");
         return 2;
     }
-    printf("%s: %s\n", what, failures ? "FAIL" : "ok");
-    return failures ? 1 : 0;
+    printf("%s: %s\n", what, es_test_failures ? "FAIL" : "ok");
+    return es_test_failures ? 1 : 0;
 }

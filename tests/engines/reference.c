@@ -132,3 +132,11 @@ double es_test_error_db(const es_ir *ir, float *const *y, double *const *ref, in
         return INFINITY;
     return err == 0 ? -INFINITY : 20 * log10(err / peak);
 }
+
+int es_test_failures;
+
+void es_test_check(int ok, const char *what)
+{
+    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+    es_test_failures += !ok;
+}

@@ -12,6 +12,11 @@
  * printed so a failure can be replayed. */
 uint64_t es_test_seed(void);
 double es_test_uniform(uint64_t *state);       /* [-1, 1) */
+
+/* The tests' tally: es_test_check prints "ok   WHAT" or "FAIL WHAT" and
+ * counts the failures in es_test_failures. */
+extern int es_test_failures;
+void es_test_check(int ok, const char *what);
 int es_test_int(uint64_t *state, int lo, int hi); /* [lo, hi] */
 
 /* An IR matrix of `paths` layout with random taps:
