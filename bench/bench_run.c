@@ -83,6 +83,91 @@ static es_ir *synthetic_room(const es_bench_config *cfg, int taps)
     return ir;
 }
 
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* What one measured block left to judge it by. */
+typedef struct {
+    double took_us, cpu_us;  /* wall and thread CPU time in process() */
+    uint64_t job;            /* GPU engines: the job whose result it waited for */
+    unsigned char late;      /* over budget, or the engine said its result was late */
+    unsigned char helper_late; /* a CPU engine's helper (tail) was late */
+} block_record;
+
+/* Late blocks sorted into engine misses and machine stalls (see
+ * es_bench_run in bench_run.h). Jobs' GPU times come in as the worker
+ * finishes them, so a late GPU block may wait a few blocks for its own. */
+typedef struct {
+    const block_record *blocks;
+    double *device_by_job;   /* [jobs + 1], < 0 not known */
+    long jobs;
+    double budget_us;
+    int gpu;
+    double typical_us;       /* median known job time, and how many it was of */
+    long typical_of, known;
+    long judged;             /* blocks judged so far */
+    int last_class;          /* the last late block's: 1 miss, 0 stall */
+    long misses, stalls;
+} judge;
+
+static int compare_double(const void *a, const void *b);
+
+static double typical_job_us(judge *j)
+{
+    if (j->known && (j->known >= 2 * j->typical_of || j->known - j->typical_of > 1024)) {
+        double *v = malloc((size_t)j->known * sizeof *v);
+        long n = 0;
+        for (long k = 1; v && k <= j->jobs; k++)
+            if (j->device_by_job[k] >= 0)
+                v[n++] = j->device_by_job[k];
+        if (n) {
+            qsort(v, (size_t)n, sizeof *v, compare_double);
+            j->typical_us = v[n / 2];
+            j->typical_of = j->known;
+        }
+        free(v);
+    }
+    return j->typical_us;
+}
+
+/* 1 engine miss, 0 machine stall, -1 not known yet (its job's time). */
+static int classify(judge *j, const block_record *b)
+{
+    const double spare = 0.2 * j->budget_us;
+    if (!j->gpu)
+        return b->helper_late || b->cpu_us > j->budget_us - spare;
+    if (b->took_us - b->cpu_us > spare)
+        return 0; /* the measuring thread itself was off the CPU */
+    if (b->job == 0 || (long)b->job > j->jobs)
+        return j->last_class; /* no job of its own: the GPU was still busy */
+    const double dev = j->device_by_job[b->job];
+    if (dev < 0)
+        return -1;
+    return !(dev <= j->budget_us - spare && dev <= 2 * typical_job_us(j));
+}
+
+/* Judges the late blocks up to `upto` (exclusive); a block whose job time
+ * is still unknown 64 blocks on, or at the end (final), is an engine miss. */
+static void judge_until(judge *j, long upto, int final)
+{
+    for (; j->judged < upto; j->judged++) {
+        const block_record *b = &j->blocks[j->judged];
+        if (!b->late)
+            continue;
+        int c = classify(j, b);
+        if (c < 0 && !final && upto - j->judged < 64)
+            return;
+        c = c < 0 ? 1 : c;
+        j->last_class = c;
+        j->misses += c;
+        j->stalls += !c;
+    }
+}
+
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -99,6 +184,7 @@ static void summarise(double *us, long count, es_bench_result *r)
     r->mean_us = sum / (double)count;
     r->p50_us = us[count / 2];
     r->p99_us = us[(long)((double)(count - 1) * 0.99)];
+    r->p999_us = us[(long)((double)(count - 1) * 0.999)];
     r->max_us = us[count - 1];
     r->realtime_factor = (double)count * r->budget_us / sum;
 }
@@ -153,6 +239,20 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     long measured = 0;
     es_engine_status st;
     uint64_t late = 0;
+    const long jobs = warmup + blocks + 2;
+    block_record *rec = calloc((size_t)blocks, sizeof *rec);
+    double *device_by_job = malloc((size_t)(jobs + 1) * sizeof *device_by_job);
+    if (!rec || !device_by_job) {
+        free(rec);
+        free(device_by_job);
+        snprintf(r->error, sizeof r->error, "out of memory for %ld blocks", blocks);
+        goto done;
+    }
+    for (long k = 0; k <= jobs; k++)
+        device_by_job[k] = -1;
+    judge j = {.blocks = rec, .device_by_job = device_by_job, .jobs = jobs,
+               .budget_us = r->budget_us, .gpu = (cfg->engine->caps & ES_CAP_GPU) != 0,
+               .last_class = 1};
     /* Paced: block b starts at start + b * period on an absolute clock, as an
      * audio callback would; a pipelined GPU engine then has the period to
      * finish, which back-to-back calls never give it. */
@@ -160,6 +260,7 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     clock_gettime(CLOCK_MONOTONIC, &next);
     const long period_ns = (long)(1e9 * cfg->block / cfg->rate);
     for (long b = 0; b < warmup + blocks; b++) {
+        int woke_late = 0;
         if (cfg->paced) {
             next.tv_nsec += period_ns;
             while (next.tv_nsec >= 1000000000L) {
@@ -168,33 +269,46 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
             }
             while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
                 ;
+            const double due = (double)next.tv_sec + 1e-9 * (double)next.tv_nsec;
+            woke_late = now_s() - due > 0.25e-6 * r->budget_us;
         }
         for (int c = 0; c < ins; c++)
             for (int t = 0; t < cfg->block; t++)
                 in[c][t] = 0.1f * noise(&seed);
-        double a = now_s();
+        const double cpu0 = thread_cpu_s(), a = now_s();
         es_engine_process(e, (const float *const *)in, out, cfg->block);
-        double took = 1e6 * (now_s() - a);
+        const double took = 1e6 * (now_s() - a), cpu = 1e6 * (thread_cpu_s() - cpu0);
         /* A GPU engine gives up waiting before the budget runs out and plays
-         * silence: that block is a miss even though it returned in time. */
+         * silence: that block is late even though it returned in time. */
         es_engine_get_status(e, &st);
         const int was_late = st.late_results != late;
         late = st.late_results;
+        if (st.device_seq > 0 && (long)st.device_seq <= jobs)
+            device_by_job[st.device_seq] = st.device_us;
+        j.known += st.device_seq > 0;
         if (b < warmup)
             continue;
+        r->late_wakes += woke_late;
+        block_record *k = &rec[measured];
+        *k = (block_record){.took_us = took, .cpu_us = cpu, .job = st.result_seq,
+                            .late = took > r->budget_us || was_late,
+                            .helper_late = was_late && !j.gpu};
         us[measured++] = took;
-        if (took > r->budget_us || was_late) {
-            r->misses++;
-            if (cfg->stop_on_miss) {
-                r->cut_short = 1;
-                break;
-            }
+        judge_until(&j, measured, 0);
+        if (cfg->stop_on_miss && j.misses > 0) {
+            r->cut_short = 1;
+            break;
         }
         if (cfg->max_wall > 0 && now_s() - start > cfg->max_wall) {
             r->cut_short = measured < blocks;
             break;
         }
     }
+    judge_until(&j, measured, 1);
+    r->misses = j.misses;
+    r->stalls = j.stalls;
+    free(rec);
+    free(device_by_job);
     summarise(us, measured, r);
     /* Multiply-adds a direct convolution would need per block, per second. */
     r->gmacs = (double)r->paths * taps * cfg->block / (r->mean_us * 1e3);

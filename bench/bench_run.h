@@ -30,9 +30,14 @@ typedef struct {
     long blocks;          /* measured blocks */
     int cut_short;        /* 1: max_wall or stop_on_miss ended it early */
     double budget_us;     /* block / rate */
-    double p50_us, p99_us, max_us, mean_us;
-    long misses;          /* blocks over budget, or whose result the engine
-                           * reported late (silence) */
+    double p50_us, p99_us, p999_us, max_us, mean_us;
+    long misses;          /* engine misses: blocks over budget, or whose
+                           * result the engine reported late (silence), that
+                           * the engine's own work made late */
+    long stalls;          /* machine stalls: late blocks whose own work took
+                           * its usual time (see es_bench_run) */
+    long late_wakes;      /* paced: blocks that started over a quarter of
+                           * the budget after their time */
     uint64_t late_results;/* engine's own count (GPU results not ready) */
     double device_max_us; /* GPU engines: longest block on the worker */
     int helpers_realtime; /* engine's helper threads: 1 real-time, 0 not, -1 none */
@@ -45,7 +50,17 @@ typedef struct {
                            * CUDA module loading happen once per process */
 } es_bench_result;
 
-/* 0 when measured; -1 with result->error set. */
+/* 0 when measured; -1 with result->error set.
+ *
+ * A late block is a machine stall, not an engine miss, when the engine's
+ * own work for it fit in 80 % of the budget: for an engine working on the
+ * measuring thread, that thread's CPU time in process(); for a GPU engine,
+ * the time of the GPU job the block waited for (es_engine_status's
+ * device_seq / result_seq), also no more than twice the usual (median), or
+ * the measuring thread's own time off the CPU, over a fifth of the budget.
+ * The rest of the block's time was the machine's: a late wake-up, a thread
+ * descheduled. Anything not shown to be a stall is an engine miss. Late
+ * results of helper threads (cpu-nonuniform's tails) are engine misses. */
 int es_bench_run(const es_bench_config *cfg, es_bench_result *result);
 
 #endif

@@ -38,6 +38,8 @@ struct es_gpu_pipeline {
     atomic_int failed;
     char message[256];         /* written before `failed` is released */
     _Atomic long long job_ns, job_max_ns; /* worker-side time of run() */
+    atomic_long job_seq;       /* the job job_ns belongs to */
+    atomic_long result_seq;    /* the job the last process() waited for */
     atomic_int realtime;       /* -1 until the worker has asked, then 0/1 */
     char realtime_why[128];    /* written before `realtime` is released */
 
@@ -104,7 +106,9 @@ static void *worker(void *arg)
             p->b.run(p->b.ctx, p->job_frames, err, sizeof err) != 0)
             fail(p, err);
         const long long took = es_now_ns() - began;
-        atomic_store_explicit(&p->job_ns, took, memory_order_relaxed);
+        atomic_store_explicit(&p->job_seq, 0, memory_order_release); /* the pair changes */
+        atomic_store_explicit(&p->job_ns, took, memory_order_release);
+        atomic_store_explicit(&p->job_seq, seq, memory_order_release);
         if (took > atomic_load_explicit(&p->job_max_ns, memory_order_relaxed))
             atomic_store_explicit(&p->job_max_ns, took, memory_order_relaxed);
         done = seq;
@@ -235,6 +239,7 @@ ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
     }
     if (!p->pipelined) {
         long seq = submit(p, in, frames);
+        atomic_store_explicit(&p->result_seq, seq, memory_order_relaxed);
         int result = seq ? wait_done(p, seq, deadline) : RESULT_LATE;
         if (result == RESULT_READY) {
             for (int o = 0; o < p->outputs; o++)
@@ -248,6 +253,7 @@ ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
     }
     /* Pipelined: collect the previous block's result, then submit this one. */
     const long long start = p->time;
+    atomic_store_explicit(&p->result_seq, p->awaiting, memory_order_relaxed);
     if (p->awaiting) {
         long long t = start - p->awaiting_frames;
         int result = wait_done(p, p->awaiting, deadline);
@@ -296,7 +302,17 @@ void es_gpu_pipeline_reset(es_gpu_pipeline *p)
 ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st)
 {
     st->late_results = atomic_load_explicit(&p->late, memory_order_relaxed);
-    st->device_us = 1e-3 * (double)atomic_load_explicit(&p->job_ns, memory_order_relaxed);
+    /* The time and its job are stored one after the other: read the job
+     * around the time, so the pair belongs together (a few tries at most). */
+    for (int k = 0; k < 4; k++) {
+        const long seq = atomic_load_explicit(&p->job_seq, memory_order_acquire);
+        st->device_us = 1e-3 * (double)atomic_load_explicit(&p->job_ns, memory_order_acquire);
+        st->device_seq = (uint64_t)seq;
+        if (atomic_load_explicit(&p->job_seq, memory_order_acquire) == seq)
+            break;
+        st->device_seq = 0; /* still changing: no pair this time */
+    }
+    st->result_seq = (uint64_t)atomic_load_explicit(&p->result_seq, memory_order_relaxed);
     st->device_max_us = 1e-3 * (double)atomic_load_explicit(&p->job_max_ns, memory_order_relaxed);
     st->helpers_realtime = atomic_load_explicit(&p->realtime, memory_order_acquire);
     if (st->helpers_realtime >= 0)

@@ -86,6 +86,11 @@ typedef struct {
     double device_us;      /* GPU engines: the last block's GPU time as the
                             * worker saw it (launch to completion), us */
     double device_max_us;  /* the largest of those so far */
+    uint64_t device_seq;   /* the GPU job device_us belongs to (jobs count
+                            * from 1; 0: none yet, or not a GPU engine) */
+    uint64_t result_seq;   /* the job whose result the last process() call
+                            * played or found late (0: none); with device_seq,
+                            * a late block's own job time can be looked up */
     int failed;            /* 1: instance is dead and outputs silence */
     char message[256];     /* why it failed, empty otherwise */
     int helpers_realtime;  /* engines with helper threads: 1 when they got
