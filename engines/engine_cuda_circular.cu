@@ -172,6 +172,7 @@ __global__ void circ_reduce_kernel(const es_gpu_header *h, const float *partial,
 static int cucirc_run(void *ctx, int frames, char *err, size_t n)
 {
     cucirc *c = (cucirc *)ctx;
+    c->gpu.job_gpu_us = 0;
     es_gpu_header *h = es_staging_header(&c->gpu.st);
 #ifdef ES_TESTING
     if (c->fail_after && ++c->launches > c->fail_after) {
@@ -184,8 +185,7 @@ static int cucirc_run(void *ctx, int frames, char *err, size_t n)
     h->frames = frames;
     h->offset = 0;
     h->position = (int)c->write;
-    ES_CUDA_TRY(cudaGraphLaunch(c->gpu.exec, c->gpu.stream));
-    ES_CUDA_TRY(es_gpu_wait(c->gpu.stream));
+    ES_CUDA_TRY(es_gpu_launch_timed(&c->gpu));
     c->write = (c->write + (size_t)frames) & (c->ring - 1);
     return 0;
 fail:
@@ -277,7 +277,7 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
         c->ring <<= 1;
 
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
-    ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->gpu.stream, cudaStreamNonBlocking));
+    ES_CUDA_TRY(es_gpu_stream_create(&c->gpu));
     if (es_staging_alloc(&c->gpu.st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))
         goto fail;
     if (shared_bytes(c) > 48 * 1024)
@@ -306,7 +306,7 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
         goto fail;
     {
         es_gpu_backend b = {c, c->gpu.st.in, c->gpu.st.out, es_gpu_engine_thread_init, cucirc_run,
-                            cucirc_device_reset};
+                            cucirc_device_reset, &c->gpu.job_gpu_us};
         if (!(c->gpu.pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
                                                fmt->sample_rate, opt, err, n)))
             goto fail;

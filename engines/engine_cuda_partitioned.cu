@@ -265,6 +265,7 @@ __global__ void pad_kernel(const float *taps, float *pad, int length, int part, 
 static int cupart_run(void *ctx, int frames, char *err, size_t n)
 {
     cupart *c = (cupart *)ctx;
+    c->gpu.job_gpu_us = 0;
     es_gpu_header *h = es_staging_header(&c->gpu.st);
     for (int done = 0; done < frames;) {
         const int chunk = frames - done < c->part - c->fill ? frames - done : c->part - c->fill;
@@ -281,8 +282,7 @@ static int cupart_run(void *ctx, int frames, char *err, size_t n)
         h->position = c->fill;
         h->newest = c->newest;
         h->complete = c->fill + chunk == c->part;
-        ES_CUDA_TRY(cudaGraphLaunch(c->gpu.exec, c->gpu.stream));
-        ES_CUDA_TRY(es_gpu_wait(c->gpu.stream));
+        ES_CUDA_TRY(es_gpu_launch_timed(&c->gpu));
         c->fill += chunk;
         if (c->fill == c->part) {
             c->fill = 0;
@@ -437,7 +437,7 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     c->fail_after = es_gpu_fail_after();
 #endif
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
-    ES_CUDA_TRY(cudaStreamCreateWithFlags(&c->gpu.stream, cudaStreamNonBlocking));
+    ES_CUDA_TRY(es_gpu_stream_create(&c->gpu));
     if (es_staging_alloc(&c->gpu.st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))
         goto fail;
 
@@ -502,7 +502,7 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
     {
         es_gpu_backend b = {c, c->gpu.st.in, c->gpu.st.out, es_gpu_engine_thread_init, cupart_run,
-                            cupart_device_reset};
+                            cupart_device_reset, &c->gpu.job_gpu_us};
         if (!(c->gpu.pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
                                                fmt->sample_rate, opt, err, n)))
             goto fail;

@@ -105,6 +105,8 @@ struct es_gpu_engine {
     int device;
     cudaStream_t stream;       /* the one stream all work goes on */
     cudaGraphExec_t exec;      /* the per-launch work */
+    cudaEvent_t began, ended;  /* around each launch: the GPU's own time */
+    double job_gpu_us;         /* worker: the GPU's time for the job so far */
     es_gpu_staging st;
     es_gpu_paths pt;
 };
@@ -127,6 +129,13 @@ int es_gpu_engine_thread_init(void *ctx, char *err, size_t n);
 cudaError_t es_gpu_capture_finish(cudaStream_t stream, cudaGraphExec_t *exec);
 /* After a failure during capture: end it and drop what was recorded. */
 void es_gpu_capture_abandon(cudaStream_t stream);
+
+/* The engine's stream and the two events that time its launches. */
+cudaError_t es_gpu_stream_create(es_gpu_engine *g);
+/* Worker: launches the graph between the two events, waits for it, and
+ * adds the GPU's time for it (not the worker's: a worker that woke late
+ * or was descheduled does not count) to g->job_gpu_us. */
+cudaError_t es_gpu_launch_timed(es_gpu_engine *g);
 
 /* Waits for everything on `stream` by polling: the worker thread owns a
  * core while audio runs, and polling answers a few microseconds sooner

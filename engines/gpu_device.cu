@@ -55,6 +55,30 @@ cudaError_t es_gpu_wait(cudaStream_t stream)
     return rc;
 }
 
+cudaError_t es_gpu_stream_create(es_gpu_engine *g)
+{
+    cudaError_t rc = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
+    if (rc == cudaSuccess)
+        rc = cudaEventCreate(&g->began);
+    if (rc == cudaSuccess)
+        rc = cudaEventCreate(&g->ended);
+    return rc;
+}
+
+cudaError_t es_gpu_launch_timed(es_gpu_engine *g)
+{
+    cudaError_t rc;
+    float ms = 0;
+    if ((rc = cudaEventRecord(g->began, g->stream)) != cudaSuccess ||
+        (rc = cudaGraphLaunch(g->exec, g->stream)) != cudaSuccess ||
+        (rc = cudaEventRecord(g->ended, g->stream)) != cudaSuccess ||
+        (rc = es_gpu_wait(g->stream)) != cudaSuccess ||
+        (rc = cudaEventElapsedTime(&ms, g->began, g->ended)) != cudaSuccess)
+        return rc;
+    g->job_gpu_us += 1e3 * (double)ms;
+    return cudaSuccess;
+}
+
 void es_gpu_engine_release(es_gpu_engine *g)
 {
     es_gpu_pipeline_destroy(g->pipe);
@@ -64,8 +88,13 @@ void es_gpu_engine_release(es_gpu_engine *g)
         cudaGraphExecDestroy(g->exec);
     if (g->stream)
         cudaStreamDestroy(g->stream);
+    if (g->began)
+        cudaEventDestroy(g->began);
+    if (g->ended)
+        cudaEventDestroy(g->ended);
     g->exec = NULL;
     g->stream = NULL;
+    g->began = g->ended = NULL;
     es_gpu_paths_free(&g->pt);
     es_staging_free(&g->st);
 }

@@ -105,7 +105,10 @@ static void *worker(void *arg)
         if (!atomic_load_explicit(&p->failed, memory_order_acquire) &&
             p->b.run(p->b.ctx, p->job_frames, err, sizeof err) != 0)
             fail(p, err);
-        const long long took = es_now_ns() - began;
+        /* The GPU's own time when the backend measures it: a worker that
+         * woke late or was descheduled is the machine's, not the GPU's. */
+        const long long took = p->b.job_gpu_us ? (long long)(1e3 * *p->b.job_gpu_us)
+                                               : es_now_ns() - began;
         atomic_store_explicit(&p->job_seq, 0, memory_order_release); /* the pair changes */
         atomic_store_explicit(&p->job_ns, took, memory_order_release);
         atomic_store_explicit(&p->job_seq, seq, memory_order_release);

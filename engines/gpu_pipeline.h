@@ -36,6 +36,9 @@ typedef struct {
     int (*run)(void *ctx, int frames, char *err, size_t n);
     /* On the worker: silence all history on the device. */
     int (*reset)(void *ctx, char *err, size_t n);
+    /* The GPU's own time for the last run() (CUDA events), which the
+     * status reports as device_us; NULL: the worker's time for run(). */
+    const double *job_gpu_us;
 } es_gpu_backend;
 
 typedef struct es_gpu_pipeline es_gpu_pipeline;

@@ -83,8 +83,8 @@ typedef struct {
 /* Run-time condition of an instance, for meters and fallback. */
 typedef struct {
     uint64_t late_results; /* blocks whose result was not ready in time */
-    double device_us;      /* GPU engines: the last block's GPU time as the
-                            * worker saw it (launch to completion), us */
+    double device_us;      /* GPU engines: the last job's time on the GPU
+                            * (CUDA events around its launches), us */
     double device_max_us;  /* the largest of those so far */
     uint64_t device_seq;   /* the GPU job device_us belongs to (jobs count
                             * from 1; 0: none yet, or not a GPU engine) */
