@@ -221,7 +221,11 @@ static int sustains(es_bench_config *c, double ir_seconds, es_bench_result *r)
     c->ir_seconds = ir_seconds;
     c->ir_taps = 0;
     c->stop_on_miss = 1;
-    return es_bench_run(c, r) == 0 && r->misses == 0;
+    const int ok = es_bench_run(c, r) == 0 && r->misses == 0;
+    if (!ok) /* what ended the trial, so a surprising answer can be read */
+        fprintf(stderr, "bench: %s %.4g s: %s\n", c->engine->name, ir_seconds,
+                r->error[0] ? r->error : r->first_miss);
+    return ok;
 }
 
 /* Doubles the IR until a trial misses, then bisects to 2 % resolution. */

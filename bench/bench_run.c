@@ -112,6 +112,7 @@ typedef struct {
     long judged;             /* blocks judged so far */
     int last_class;          /* the last late block's: 1 miss, 0 stall */
     long misses, stalls;
+    char first_miss[200];    /* what the first miss was, in words */
 } judge;
 
 static int compare_double(const void *a, const void *b);
@@ -161,6 +162,22 @@ static void judge_until(judge *j, long upto, int final)
         int c = classify(j, b);
         if (c < 0 && !final && upto - j->judged < 64)
             return;
+        if (c != 0 && !j->misses) {
+            const double dev = j->gpu && b->job > 0 && (long)b->job <= j->jobs
+                                   ? j->device_by_job[b->job] : -1;
+            snprintf(j->first_miss, sizeof j->first_miss, "block %ld: %.0f us (CPU %.0f us)%s",
+                     j->judged, b->took_us, b->cpu_us, b->helper_late ? ", a helper late" : "");
+            const size_t at = strlen(j->first_miss);
+            if (j->gpu && b->job == 0)
+                snprintf(j->first_miss + at, sizeof j->first_miss - at,
+                         ", no GPU job of its own");
+            else if (j->gpu && dev < 0)
+                snprintf(j->first_miss + at, sizeof j->first_miss - at,
+                         ", its GPU job's time unknown");
+            else if (j->gpu)
+                snprintf(j->first_miss + at, sizeof j->first_miss - at,
+                         ", its GPU job %.0f us (median %.0f us)", dev, j->typical_us);
+        }
         c = c < 0 ? 1 : c;
         j->last_class = c;
         j->misses += c;
@@ -307,6 +324,7 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     judge_until(&j, measured, 1);
     r->misses = j.misses;
     r->stalls = j.stalls;
+    snprintf(r->first_miss, sizeof r->first_miss, "%s", j.first_miss);
     free(rec);
     free(device_by_job);
     summarise(us, measured, r);

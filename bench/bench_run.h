@@ -38,6 +38,7 @@ typedef struct {
                            * its usual time (see es_bench_run) */
     long late_wakes;      /* paced: blocks that started over a quarter of
                            * the budget after their time */
+    char first_miss[200]; /* the first engine miss in words, or "" */
     uint64_t late_results;/* engine's own count (GPU results not ready) */
     double device_max_us; /* GPU engines: longest block on the worker */
     int helpers_realtime; /* engine's helper threads: 1 real-time, 0 not, -1 none */
