@@ -36,11 +36,11 @@ static const char usage[] =
 static const char usage_tail[] =
     "A GPU engine waits for its result at most 80% of the block's budget and\n"
     "plays silence when it is late; such blocks are late too. A late block is a\n"
-    "stall when the engine's own work for it (the measuring thread's CPU time; for\n"
-    "a GPU engine the time of the GPU job it waited for, no more than twice the\n"
-    "median) fit in 80% of the budget, or the measuring thread spent over a fifth\n"
-    "of the budget off the CPU; every other late block is a miss. --find-max looks\n"
-    "for zero misses.\n";
+    "stall when the engine's own work for it fit in 80% of the budget (the\n"
+    "measuring thread's CPU time; for a GPU engine the GPU time of the job it\n"
+    "waited for, also under a quarter of the budget or twice the median), or the\n"
+    "measuring thread spent over a fifth of the budget off the CPU; every other\n"
+    "late block is a miss. --find-max looks for zero misses.\n";
 
 typedef struct {
     const char *engine;        /* NAME,... or all */

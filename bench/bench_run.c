@@ -148,7 +148,10 @@ static int classify(judge *j, const block_record *b)
     const double dev = j->device_by_job[b->job];
     if (dev < 0)
         return -1;
-    return !(dev <= j->budget_us - spare && dev <= 2 * typical_job_us(j));
+    /* Its own job fit in the budget, and was small (a quarter of it) or
+     * usual (within twice the median): the rest was the machine's. */
+    return !(dev <= j->budget_us - spare &&
+             (dev <= 0.25 * j->budget_us || dev <= 2 * typical_job_us(j)));
 }
 
 /* Judges the late blocks up to `upto` (exclusive); a block whose job time
@@ -300,9 +303,12 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
         es_engine_get_status(e, &st);
         const int was_late = st.late_results != late;
         late = st.late_results;
-        if (st.device_seq > 0 && (long)st.device_seq <= jobs)
-            device_by_job[st.device_seq] = st.device_us;
-        j.known += st.device_seq > 0;
+        for (int q = 0; q < ES_DEVICE_RECENT; q++)
+            if (st.recent_seq[q] > 0 && (long)st.recent_seq[q] <= jobs &&
+                device_by_job[st.recent_seq[q]] < 0) {
+                device_by_job[st.recent_seq[q]] = st.recent_us[q];
+                j.known++;
+            }
         if (b < warmup)
             continue;
         r->late_wakes += woke_late;

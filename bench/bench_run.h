@@ -57,7 +57,8 @@ typedef struct {
  * own work for it fit in 80 % of the budget: for an engine working on the
  * measuring thread, that thread's CPU time in process(); for a GPU engine,
  * the time of the GPU job the block waited for (es_engine_status's
- * device_seq / result_seq), also no more than twice the usual (median), or
+ * recent_seq / result_seq), also no more than a quarter of the budget or
+ * twice the usual (median), or
  * the measuring thread's own time off the CPU, over a fifth of the budget.
  * The rest of the block's time was the machine's: a late wake-up, a thread
  * descheduled. Anything not shown to be a stall is an engine miss. Late

@@ -22,6 +22,13 @@
  * of a 64-frame block. After this long without a job it sleeps. */
 #define SPIN_NS 20000000L
 
+/* A job the worker finished and its time: `seq` is 0 while `ns` is being
+ * written, so a reader that sees the same seq before and after has a pair. */
+typedef struct {
+    atomic_long seq;
+    _Atomic long long ns;
+} finished_job;
+
 struct es_gpu_pipeline {
     es_gpu_backend b;
     int inputs, outputs, max_block, pipelined, offline;
@@ -39,6 +46,7 @@ struct es_gpu_pipeline {
     char message[256];         /* written before `failed` is released */
     _Atomic long long job_ns, job_max_ns; /* worker-side time of run() */
     atomic_long job_seq;       /* the job job_ns belongs to */
+    finished_job recent[ES_DEVICE_RECENT]; /* the last jobs, by seq % ES_DEVICE_RECENT */
     atomic_long result_seq;    /* the job the last process() waited for */
     atomic_int realtime;       /* -1 until the worker has asked, then 0/1 */
     char realtime_why[128];    /* written before `realtime` is released */
@@ -109,6 +117,10 @@ static void *worker(void *arg)
          * woke late or was descheduled is the machine's, not the GPU's. */
         const long long took = p->b.job_gpu_us ? (long long)(1e3 * *p->b.job_gpu_us)
                                                : es_now_ns() - began;
+        finished_job *slot = &p->recent[seq % ES_DEVICE_RECENT];
+        atomic_store_explicit(&slot->seq, 0, memory_order_release);
+        atomic_store_explicit(&slot->ns, took, memory_order_release);
+        atomic_store_explicit(&slot->seq, seq, memory_order_release);
         atomic_store_explicit(&p->job_seq, 0, memory_order_release); /* the pair changes */
         atomic_store_explicit(&p->job_ns, took, memory_order_release);
         atomic_store_explicit(&p->job_seq, seq, memory_order_release);
@@ -316,6 +328,13 @@ ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st
         st->device_seq = 0; /* still changing: no pair this time */
     }
     st->result_seq = (uint64_t)atomic_load_explicit(&p->result_seq, memory_order_relaxed);
+    for (int k = 0; k < ES_DEVICE_RECENT; k++) {
+        const long seq = atomic_load_explicit(&p->recent[k].seq, memory_order_acquire);
+        const long long ns = atomic_load_explicit(&p->recent[k].ns, memory_order_acquire);
+        const int whole = atomic_load_explicit(&p->recent[k].seq, memory_order_acquire) == seq;
+        st->recent_seq[k] = whole ? (uint64_t)seq : 0;
+        st->recent_us[k] = whole ? 1e-3 * (double)ns : 0;
+    }
     st->device_max_us = 1e-3 * (double)atomic_load_explicit(&p->job_max_ns, memory_order_relaxed);
     st->helpers_realtime = atomic_load_explicit(&p->realtime, memory_order_acquire);
     if (st->helpers_realtime >= 0)

@@ -80,6 +80,8 @@ typedef struct {
                             * block's budget, a late block is silence */
 } es_options;
 
+#define ES_DEVICE_RECENT 4
+
 /* Run-time condition of an instance, for meters and fallback. */
 typedef struct {
     uint64_t late_results; /* blocks whose result was not ready in time */
@@ -88,9 +90,13 @@ typedef struct {
     double device_max_us;  /* the largest of those so far */
     uint64_t device_seq;   /* the GPU job device_us belongs to (jobs count
                             * from 1; 0: none yet, or not a GPU engine) */
+    /* The last ES_DEVICE_RECENT jobs the GPU finished: job numbers (0: none)
+     * and their GPU times, so a late block's own job can be looked up once
+     * it has finished, also when later jobs finished since. */
+    uint64_t recent_seq[ES_DEVICE_RECENT];
+    double recent_us[ES_DEVICE_RECENT];
     uint64_t result_seq;   /* the job whose result the last process() call
-                            * played or found late (0: none); with device_seq,
-                            * a late block's own job time can be looked up */
+                            * played or found late (0: none) */
     int failed;            /* 1: instance is dead and outputs silence */
     char message[256];     /* why it failed, empty otherwise */
     int helpers_realtime;  /* engines with helper threads: 1 when they got
