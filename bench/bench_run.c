@@ -10,6 +10,7 @@
 #endif
 
 #include "bench_run.h"
+#include "bench_judge.h"
 
 static double now_s(void)
 {
@@ -88,104 +89,6 @@ static double thread_cpu_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* What one measured block left to judge it by. */
-typedef struct {
-    double took_us, cpu_us;  /* wall and thread CPU time in process() */
-    uint64_t job;            /* GPU engines: the job whose result it waited for */
-    unsigned char late;      /* over budget, or the engine said its result was late */
-    unsigned char helper_late; /* a CPU engine's helper (tail) was late */
-} block_record;
-
-/* Late blocks sorted into engine misses and machine stalls (see
- * es_bench_run in bench_run.h). Jobs' GPU times come in as the worker
- * finishes them, so a late GPU block may wait a few blocks for its own. */
-typedef struct {
-    const block_record *blocks;
-    double *device_by_job;   /* [jobs + 1], < 0 not known */
-    long jobs;
-    double budget_us;
-    int gpu;
-    double typical_us;       /* median known job time, and how many it was of */
-    long typical_of, known;
-    long judged;             /* blocks judged so far */
-    int last_class;          /* the last late block's: 1 miss, 0 stall */
-    long misses, stalls;
-    char first_miss[200];    /* what the first miss was, in words */
-} judge;
-
-static int compare_double(const void *a, const void *b);
-
-static double typical_job_us(judge *j)
-{
-    if (j->known && (j->known >= 2 * j->typical_of || j->known - j->typical_of > 1024)) {
-        double *v = malloc((size_t)j->known * sizeof *v);
-        long n = 0;
-        for (long k = 1; v && k <= j->jobs; k++)
-            if (j->device_by_job[k] >= 0)
-                v[n++] = j->device_by_job[k];
-        if (n) {
-            qsort(v, (size_t)n, sizeof *v, compare_double);
-            j->typical_us = v[n / 2];
-            j->typical_of = j->known;
-        }
-        free(v);
-    }
-    return j->typical_us;
-}
-
-/* 1 engine miss, 0 machine stall, -1 not known yet (its job's time). */
-static int classify(judge *j, const block_record *b)
-{
-    const double spare = 0.2 * j->budget_us;
-    if (!j->gpu)
-        return b->helper_late || b->cpu_us > j->budget_us - spare;
-    if (b->took_us - b->cpu_us > spare)
-        return 0; /* the measuring thread itself was off the CPU */
-    if (b->job == 0 || (long)b->job > j->jobs)
-        return j->last_class; /* no job of its own: the GPU was still busy */
-    const double dev = j->device_by_job[b->job];
-    if (dev < 0)
-        return -1;
-    /* Its own job fit in the budget, and was small (a quarter of it) or
-     * usual (within twice the median): the rest was the machine's. */
-    return !(dev <= j->budget_us - spare &&
-             (dev <= 0.25 * j->budget_us || dev <= 2 * typical_job_us(j)));
-}
-
-/* Judges the late blocks up to `upto` (exclusive); a block whose job time
- * is still unknown 64 blocks on, or at the end (final), is an engine miss. */
-static void judge_until(judge *j, long upto, int final)
-{
-    for (; j->judged < upto; j->judged++) {
-        const block_record *b = &j->blocks[j->judged];
-        if (!b->late)
-            continue;
-        int c = classify(j, b);
-        if (c < 0 && !final && upto - j->judged < 64)
-            return;
-        if (c != 0 && !j->misses) {
-            const double dev = j->gpu && b->job > 0 && (long)b->job <= j->jobs
-                                   ? j->device_by_job[b->job] : -1;
-            snprintf(j->first_miss, sizeof j->first_miss, "block %ld: %.0f us (CPU %.0f us)%s",
-                     j->judged, b->took_us, b->cpu_us, b->helper_late ? ", a helper late" : "");
-            const size_t at = strlen(j->first_miss);
-            if (j->gpu && b->job == 0)
-                snprintf(j->first_miss + at, sizeof j->first_miss - at,
-                         ", no GPU job of its own");
-            else if (j->gpu && dev < 0)
-                snprintf(j->first_miss + at, sizeof j->first_miss - at,
-                         ", its GPU job's time unknown");
-            else if (j->gpu)
-                snprintf(j->first_miss + at, sizeof j->first_miss - at,
-                         ", its GPU job %.0f us (median %.0f us)", dev, j->typical_us);
-        }
-        c = c < 0 ? 1 : c;
-        j->last_class = c;
-        j->misses += c;
-        j->stalls += !c;
-    }
 }
 
 static int compare_double(const void *a, const void *b)
