@@ -31,7 +31,9 @@ check "A misses deadlines (its row counts them)" \
 check "B is empty" "screen | cut -c42- | grep -q '^ B (empty'"
 
 keys Tab
-check "Tab: B starts as a copy of A" "wait_for 'slot B was empty' 10"
+# The message line holds one line at 80x24: the slot's row is what stays.
+check "Tab: B starts as a copy of A (its row fills)" \
+    "wait_until '[ -n \"\$(row B)\" ] && ! row B | grep -q \"(empty\"' 20"
 keys 2
 # A plays on a core of its own meanwhile, so the change may take a while.
 check "2: B holds cpu-partitioned" "wait_for '2  B cpu-partitioned   playing' 30"
