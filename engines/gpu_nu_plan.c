@@ -1,0 +1,111 @@
+/* cuda-nonuniform's plan (gpu_nu_plan.h). The GPU's cost per frame:
+ *   spectra: every level reads its filter spectra once per its period,
+ *            paths * count * (P + 1) complex floats per P frames; the GPU
+ *            streams them at about BYTES_NS bytes per ns (an H100 streams
+ *            3 TB/s; the ratios between levels are what matter);
+ *   launches: a tail level's job costs about LAUNCH_NS of fixed time per
+ *            period (kernel launches, events, the worker's wake-up);
+ *   FFTs:    (inputs + outputs) transforms of 2P points per P frames.
+ * Small partitions read the spectra often; large ones put a long head in
+ * front of them. The head is read every block, so its bytes per block
+ * (head_bytes) bound the callback's own job, and the cost counts them at
+ * the head's rate. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_nu_plan.h"
+
+#define BYTES_NS 1500.0   /* bytes of spectra the GPU reads per ns, sustained */
+#define LAUNCH_NS 15000.0 /* fixed GPU time per tail-level job */
+#define FFT_NS 0.002      /* ns per point-log2(point) of a batched FFT */
+#define COMPLEX_BYTES 8.0
+
+static int head_partition(int max_block)
+{
+    int p = 16;
+    while (p < max_block)
+        p <<= 1;
+    return p;
+}
+
+static double level_bytes(const es_gnu_shape *s, const es_gnu_level *l)
+{
+    return (double)s->paths * l->count * (l->part + 1.0) * COMPLEX_BYTES;
+}
+
+void es_gnu_plan_make(const es_gnu_shape *s, int ratio, int max_part, es_gnu_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->ratio = ratio;
+    const int B = s->max_block, L = s->length > 0 ? s->length : 1;
+    int P = head_partition(B), start = 0;
+    for (int k = 0; k < ES_GNU_MAX_LEVELS; k++) {
+        es_gnu_level *l = &plan->level[k];
+        l->part = P;
+        l->offset = start;
+        plan->levels = k + 1;
+        const long next = (long)P * ratio;
+        const long next_start = 2 * next + B; /* the next level's earliest offset */
+        if (next > max_part || k == ES_GNU_MAX_LEVELS - 1 || next_start >= L) {
+            l->count = (L - start + P - 1) / P; /* the rest of the IR */
+            break;
+        }
+        l->count = (int)((next_start - start + P - 1) / P);
+        if (l->count < 1)
+            l->count = 1;
+        start += l->count * P;
+        P = (int)next;
+    }
+    const int ffts = s->inputs + s->outputs;
+    plan->head_bytes = level_bytes(s, &plan->level[0]);
+    for (int k = 0; k < plan->levels; k++) {
+        const es_gnu_level *l = &plan->level[k];
+        const double per_frame = level_bytes(s, l) / l->part;
+        plan->bytes_per_frame += per_frame;
+        plan->cost += per_frame / BYTES_NS + ffts * FFT_NS * 2.0 * log2(2.0 * l->part) +
+                      (k > 0 ? LAUNCH_NS / l->part : 0);
+    }
+}
+
+void es_gnu_plan_choose(const es_gnu_shape *s, es_gnu_plan *plan)
+{
+    es_gnu_plan best = {0}, candidate;
+    const int P0 = head_partition(s->max_block);
+    for (int ratio = 4; ratio <= 8; ratio += 4)
+        for (long max_part = P0; max_part <= ES_GNU_MAX_PART; max_part *= ratio) {
+            es_gnu_plan_make(s, ratio, (int)max_part, &candidate);
+            if (best.levels == 0 || candidate.cost < best.cost)
+                best = candidate;
+        }
+    *plan = best;
+}
+
+uint64_t es_gnu_plan_device_bytes(const es_gnu_shape *s, const es_gnu_plan *plan)
+{
+    uint64_t bytes = 0, history = 0;
+    for (int k = 0; k < plan->levels; k++) {
+        const es_gnu_level *l = &plan->level[k];
+        const uint64_t bins = (uint64_t)l->part + 1;
+        bytes += (uint64_t)s->paths * l->count * bins * 8;   /* filter spectra */
+        bytes += (uint64_t)s->inputs * l->count * bins * 8;  /* the delay line */
+        bytes += (uint64_t)(s->inputs + s->outputs) * bins * 8 +
+                 (uint64_t)(s->inputs + s->outputs) * 2 * l->part * 4; /* transforms */
+        const uint64_t reach = (uint64_t)l->offset + 2u * l->part + (uint64_t)s->max_block;
+        history = reach > history ? reach : history;
+    }
+    /* The input history and the output accumulation ring span the longest
+     * reach of any level, as floats. */
+    bytes += (uint64_t)(s->inputs + s->outputs) * history * 4;
+    return bytes;
+}
+
+int es_gnu_memory_check(uint64_t need, uint64_t free_bytes, uint64_t reserve, char *err,
+                        size_t n)
+{
+    if (need + reserve <= free_bytes)
+        return 0;
+    snprintf(err, n, "needs %.1f GB of GPU memory, %.1f GB free", need / 1e9,
+             free_bytes / 1e9);
+    return -1;
+}
