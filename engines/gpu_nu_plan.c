@@ -29,7 +29,7 @@ static int head_partition(int max_block)
     return p;
 }
 
-static double level_bytes(const es_gnu_shape *s, const es_gnu_level *l)
+static double level_bytes(const es_gnu_shape *s, const es_nu_level *l)
 {
     return (double)s->paths * l->count * (l->part + 1.0) * COMPLEX_BYTES;
 }
@@ -38,29 +38,12 @@ void es_gnu_plan_make(const es_gnu_shape *s, int ratio, int max_part, es_gnu_pla
 {
     memset(plan, 0, sizeof *plan);
     plan->ratio = ratio;
-    const int B = s->max_block, L = s->length > 0 ? s->length : 1;
-    int P = head_partition(B), start = 0;
-    for (int k = 0; k < ES_GNU_MAX_LEVELS; k++) {
-        es_gnu_level *l = &plan->level[k];
-        l->part = P;
-        l->offset = start;
-        plan->levels = k + 1;
-        const long next = (long)P * ratio;
-        const long next_start = 2 * next + B; /* the next level's earliest offset */
-        if (next > max_part || k == ES_GNU_MAX_LEVELS - 1 || next_start >= L) {
-            l->count = (L - start + P - 1) / P; /* the rest of the IR */
-            break;
-        }
-        l->count = (int)((next_start - start + P - 1) / P);
-        if (l->count < 1)
-            l->count = 1;
-        start += l->count * P;
-        P = (int)next;
-    }
+    plan->levels = es_nu_cut_levels(s->max_block, s->length, head_partition(s->max_block), ratio,
+                                    max_part, ES_GNU_MAX_LEVELS, plan->level);
     const int ffts = s->inputs + s->outputs;
     plan->head_bytes = level_bytes(s, &plan->level[0]);
     for (int k = 0; k < plan->levels; k++) {
-        const es_gnu_level *l = &plan->level[k];
+        const es_nu_level *l = &plan->level[k];
         const double per_frame = level_bytes(s, l) / l->part;
         plan->bytes_per_frame += per_frame;
         plan->cost += per_frame / BYTES_NS + ffts * FFT_NS * 2.0 * log2(2.0 * l->part) +
@@ -85,7 +68,7 @@ uint64_t es_gnu_plan_device_bytes(const es_gnu_shape *s, const es_gnu_plan *plan
 {
     uint64_t bytes = 0, history = 0;
     for (int k = 0; k < plan->levels; k++) {
-        const es_gnu_level *l = &plan->level[k];
+        const es_nu_level *l = &plan->level[k];
         const uint64_t bins = (uint64_t)l->part + 1;
         bytes += (uint64_t)s->paths * l->count * bins * 8;   /* filter spectra */
         bytes += (uint64_t)s->inputs * l->count * bins * 8;  /* the delay line */

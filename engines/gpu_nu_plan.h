@@ -18,18 +18,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nonuniform.h" /* es_nu_level and the cutting of levels, shared */
+
 #define ES_GNU_MAX_LEVELS 8
 #define ES_GNU_MAX_PART 65536
 
 typedef struct {
-    int part;     /* partition size, frames */
-    int offset;   /* first IR frame of the level */
-    int count;    /* partitions in the level */
-} es_gnu_level;
-
-typedef struct {
     int levels;                 /* level 0 is the head */
-    es_gnu_level level[ES_GNU_MAX_LEVELS];
+    es_nu_level level[ES_GNU_MAX_LEVELS];
     int ratio;                  /* growth from level to level: 4 or 8 */
     double head_bytes;          /* filter spectra the head reads per block */
     double bytes_per_frame;     /* filter spectra all levels read, per frame */

@@ -23,6 +23,13 @@ typedef struct {
     double cost;  /* the model's estimate, ns of CPU per frame */
 } es_nu_plan;
 
+/* The levels themselves, for any non-uniform plan (the CPU engine's and
+ * cuda-nonuniform's): the head's partition p0, partitions growing by
+ * `ratio` up to max_part, each level starting at 2P + max_block or later,
+ * the last taking the rest of `length` taps. Returns how many levels. */
+int es_nu_cut_levels(int max_block, int length, int p0, int ratio, int max_part, int max_levels,
+                     es_nu_level *level);
+
 /* The cheapest plan by the cost model for this format and IR. head_part:
  * the head's partition, 0 for the default (the block, or the next fast
  * size). */

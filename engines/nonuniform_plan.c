@@ -29,30 +29,39 @@ static double level_cost(int ffts, int paths, const es_nu_level *l, int tail)
            (tail ? C_JOB / P : 0);
 }
 
+int es_nu_cut_levels(int max_block, int length, int p0, int ratio, int max_part, int max_levels,
+                     es_nu_level *level)
+{
+    const int L = length > 0 ? length : 1;
+    int P = p0, start = 0, levels = 0;
+    for (int k = 0; k < max_levels; k++) {
+        es_nu_level *l = &level[k];
+        l->part = P;
+        l->offset = start;
+        levels = k + 1;
+        const long next = (long)P * ratio;
+        const long next_start = 2 * next + max_block; /* the next level's earliest offset */
+        if (next > max_part || k == max_levels - 1 || next_start >= L) {
+            l->count = (L - start + P - 1) / P; /* the rest of the IR */
+            break;
+        }
+        l->count = (int)((next_start - start + P - 1) / P);
+        if (l->count < 1)
+            l->count = 1;
+        start += l->count * P;
+        P = (int)next;
+    }
+    return levels;
+}
+
 void es_nu_plan_make(const es_format *fmt, const es_ir *ir, int head_part, int ratio,
                      int max_part, es_nu_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     plan->ratio = ratio;
-    const int B = fmt->max_block, L = ir->length > 0 ? ir->length : 1;
-    int P = head_part > 0 ? head_part : es_default_partition(B), start = 0;
-    for (int k = 0; k < ES_NU_MAX_LEVELS; k++) {
-        es_nu_level *l = &plan->level[k];
-        l->part = P;
-        l->offset = start;
-        plan->levels = k + 1;
-        const int next = P * ratio;
-        const int next_start = 2 * next + B; /* the next level's earliest offset */
-        if (next > max_part || k == ES_NU_MAX_LEVELS - 1 || next_start >= L) {
-            l->count = (L - start + P - 1) / P; /* the rest of the IR */
-            break;
-        }
-        l->count = (next_start - start + P - 1) / P;
-        if (l->count < 1)
-            l->count = 1;
-        start += l->count * P;
-        P = next;
-    }
+    const int p0 = head_part > 0 ? head_part : es_default_partition(fmt->max_block);
+    plan->levels = es_nu_cut_levels(fmt->max_block, ir->length, p0, ratio, max_part,
+                                    ES_NU_MAX_LEVELS, plan->level);
     const int paths = es_ir_path_count(ir), ffts = ir->inputs + ir->outputs;
     plan->cost = 0;
     for (int k = 0; k < plan->levels; k++)

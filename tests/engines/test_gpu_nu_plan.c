@@ -18,7 +18,7 @@ static int tiles(const es_gnu_shape *s, const es_gnu_plan *p, char *why, size_t 
 {
     int at = 0;
     for (int k = 0; k < p->levels; k++) {
-        const es_gnu_level *l = &p->level[k];
+        const es_nu_level *l = &p->level[k];
         if (l->offset != at) {
             snprintf(why, n, "level %d starts at %d, not %d", k, l->offset, at);
             return 0;
