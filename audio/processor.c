@@ -454,32 +454,6 @@ static ES_RT void finish_fade(es_processor *p)
     atomic_fetch_sub(&p->pending_swaps, 1);
 }
 
-/* Per channel: the block's peak; the RMS integrated over about
- * ES_METER_RMS_MS (exponentially, so a meter read 30 times a second shows
- * the level, not whichever block it caught); and the peak held with a fall
- * of ES_METER_FALL_DB per second, so no peak between reads is missed, and
- * never below that RMS: the integrated RMS lags a decay, and a peak
- * meter that read under its own RMS would contradict itself.
- * keep: the RMS integrator's weight for this block; fall: the hold's. */
-static ES_RT void levels(const float *const *x, int channels, int frames, float keep,
-                         float fall, float *peak, float *rms, float *hold)
-{
-    for (int c = 0; c < channels && c < ES_METER_CHANNELS; c++) {
-        float pk = 0;
-        double sq = 0;
-        for (int t = 0; t < frames; t++) {
-            float v = fabsf(x[c][t]);
-            pk = v > pk ? v : pk;
-            sq += (double)x[c][t] * x[c][t];
-        }
-        peak[c] = pk;
-        const float ms = keep * rms[c] * rms[c] + (1.0f - keep) * (float)(sq / frames);
-        rms[c] = sqrtf(ms);
-        float h = pk > hold[c] * fall ? pk : hold[c] * fall;
-        hold[c] = h > rms[c] ? h : rms[c];
-    }
-}
-
 /* The safety limiter, channel-linked, per sample: its gain drops at once
  * to what keeps the loudest channel at the ceiling (so no sample passes
  * it) and recovers with ES_LIMITER_RELEASE_MS. Switched off, it only
@@ -598,45 +572,13 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     if (p->fading && (p->fade_pos += frames) >= p->fade_len)
         finish_fade(p);
 
-    es_stats *s = &p->acc;
     const double took = 1e-3 * (double)(es_now_ns() - started);
-    s->budget_us = 1e6 * frames / p->fmt.sample_rate;
-    s->last_us = took;
-    s->max_us = took > s->max_us ? took : s->max_us;
-    s->total_us += took;
-    s->load_now = took / s->budget_us;
-    s->load_max = s->load_now > s->load_max ? s->load_now : s->load_max;
-    int bin = (int)(s->load_now * 100.0);
-    s->load_hist[bin < ES_LOAD_BINS - 1 ? bin : ES_LOAD_BINS - 1]++;
-    s->late_results += late;
-    if (took > s->budget_us || late > 0)
-        s->recent_misses[s->misses++ % ES_RECENT_MISSES] = s->blocks;
-    s->clipped += clipped;
-    s->load_recent[s->blocks % ES_LOAD_RECENT] = (float)s->load_now;
     /* Only an engine playing alone counts in its A/B slot. */
-    s->ab_playing = p->fading ? -1 : p->slots[p->active].ab;
-    if (!both_ran) {
-        es_ab_stats *a = &s->ab[p->slots[p->active].ab];
-        a->blocks++;
-        a->frames += (uint64_t)frames;
-        a->misses += took > s->budget_us || late > 0;
-        a->late_results += late;
-        a->total_us += took;
-        a->budget_total_us += s->budget_us;
-        a->max_us = took > a->max_us ? took : a->max_us;
-        a->load_max = s->load_now > a->load_max ? s->load_now : a->load_max;
-        a->load_hist[bin < ES_LOAD_BINS - 1 ? bin : ES_LOAD_BINS - 1]++;
-    }
-    s->limited += limited;
-    s->blocks++;
-    s->frames += (uint64_t)frames;
-    s->crossfading = p->fading;
-    /* dB per second to a gain per block: 10^(-fall * frames / rate / 20). */
-    const float fall = expf((float)(-ES_METER_FALL_DB * 0.11512925464970229 * frames /
-                                    p->fmt.sample_rate));
-    const float keep = expf((float)(-1e3 * frames / (ES_METER_RMS_MS * p->fmt.sample_rate)));
-    levels(x, p->fmt.inputs, frames, keep, fall, s->in_peak, s->in_rms, s->in_hold);
-    levels((const float *const *)out, p->fmt.outputs, frames, keep, fall, s->out_peak,
-           s->out_rms, s->out_hold);
+    es_stats_count_block(&p->acc, took, 1e6 * frames / p->fmt.sample_rate, frames, late,
+                         clipped, limited, both_ran ? -1 : p->slots[p->active].ab);
+    p->acc.ab_playing = p->fading ? -1 : p->slots[p->active].ab;
+    p->acc.crossfading = p->fading;
+    es_stats_measure_levels(&p->acc, x, p->fmt.inputs, (const float *const *)out,
+                            p->fmt.outputs, frames, p->fmt.sample_rate);
     publish(p);
 }

@@ -1,3 +1,7 @@
+/* What the processor measures per block (stats.h), and what is read from
+ * it. The counting runs on the audio thread: no allocation, no waiting. */
+#include <math.h>
+
 #include "stats.h"
 
 double es_load_quantile(const uint32_t hist[ES_LOAD_BINS], double load_max, double q)
@@ -61,4 +65,80 @@ void es_ab_stats_add(es_ab_stats *dst, const es_ab_stats *src)
     dst->load_max = src->load_max > dst->load_max ? src->load_max : dst->load_max;
     for (int b = 0; b < ES_LOAD_BINS; b++)
         dst->load_hist[b] += src->load_hist[b];
+}
+
+static ES_RT void count_ab(es_ab_stats *a, double took, double budget, int frames, int missed,
+                           uint64_t late, int bin)
+{
+    a->blocks++;
+    a->frames += (uint64_t)frames;
+    a->misses += missed;
+    a->late_results += late;
+    a->total_us += took;
+    a->budget_total_us += budget;
+    a->max_us = took > a->max_us ? took : a->max_us;
+    a->load_max = took / budget > a->load_max ? took / budget : a->load_max;
+    a->load_hist[bin]++;
+}
+
+ES_RT void es_stats_count_block(es_stats *s, double took_us, double budget_us, int frames,
+                                uint64_t late, uint64_t clipped, uint64_t limited, int ab)
+{
+    s->budget_us = budget_us;
+    s->last_us = took_us;
+    s->max_us = took_us > s->max_us ? took_us : s->max_us;
+    s->total_us += took_us;
+    s->load_now = took_us / budget_us;
+    s->load_max = s->load_now > s->load_max ? s->load_now : s->load_max;
+    const int bin100 = (int)(s->load_now * 100.0);
+    const int bin = bin100 < ES_LOAD_BINS - 1 ? bin100 : ES_LOAD_BINS - 1;
+    s->load_hist[bin]++;
+    s->late_results += late;
+    const int missed = took_us > budget_us || late > 0;
+    if (missed)
+        s->recent_misses[s->misses++ % ES_RECENT_MISSES] = s->blocks;
+    s->clipped += clipped;
+    s->limited += limited;
+    s->load_recent[s->blocks % ES_LOAD_RECENT] = (float)s->load_now;
+    if (ab >= 0 && ab < ES_AB_SLOTS)
+        count_ab(&s->ab[ab], took_us, budget_us, frames, missed, late, bin);
+    s->blocks++;
+    s->frames += (uint64_t)frames;
+}
+
+/* Per channel: the block's peak; the RMS integrated over about
+ * ES_METER_RMS_MS (exponentially, so a meter read 30 times a second shows
+ * the level, not whichever block it caught); and the peak held with a fall
+ * of ES_METER_FALL_DB per second, so no peak between reads is missed, and
+ * never below that RMS: the integrated RMS lags a decay, and a peak
+ * meter that read under its own RMS would contradict itself.
+ * keep: the RMS integrator's weight for this block; fall: the hold's. */
+static ES_RT void levels(const float *const *x, int channels, int frames, float keep,
+                         float fall, float *peak, float *rms, float *hold)
+{
+    for (int c = 0; c < channels && c < ES_METER_CHANNELS; c++) {
+        float pk = 0;
+        double sq = 0;
+        for (int t = 0; t < frames; t++) {
+            float v = fabsf(x[c][t]);
+            pk = v > pk ? v : pk;
+            sq += (double)x[c][t] * x[c][t];
+        }
+        peak[c] = pk;
+        const float ms = keep * rms[c] * rms[c] + (1.0f - keep) * (float)(sq / frames);
+        rms[c] = sqrtf(ms);
+        float h = pk > hold[c] * fall ? pk : hold[c] * fall;
+        hold[c] = h > rms[c] ? h : rms[c];
+    }
+}
+
+ES_RT void es_stats_measure_levels(es_stats *s, const float *const *in, int inputs,
+                                   const float *const *out, int outputs, int frames,
+                                   double rate)
+{
+    /* dB per second to a gain per block: 10^(-fall * frames / rate / 20). */
+    const float fall = expf((float)(-ES_METER_FALL_DB * 0.11512925464970229 * frames / rate));
+    const float keep = expf((float)(-1e3 * frames / (ES_METER_RMS_MS * rate)));
+    levels(in, inputs, frames, keep, fall, s->in_peak, s->in_rms, s->in_hold);
+    levels(out, outputs, frames, keep, fall, s->out_peak, s->out_rms, s->out_hold);
 }

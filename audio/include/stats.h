@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "core/rt.h"
+
 #define ES_METER_CHANNELS 8  /* channels with level meters */
 #define ES_LOAD_BINS 201     /* DSP load histogram: 1 % bins, last = 200 % and over */
 #define ES_RECENT_MISSES 16
@@ -67,6 +69,20 @@ typedef struct {
      * while it acts. The input meters read the trimmed input. */
     uint64_t limited;
 } es_stats;
+
+/* ---- the audio thread's side (the processor's), real-time safe ---- */
+
+/* One block: its processing time and budget (us), its GPU results that
+ * were late, output samples clipped and limited, and the A/B slot whose
+ * engine played it alone (-1: a crossfade's block, two engines ran). */
+ES_RT void es_stats_count_block(es_stats *s, double took_us, double budget_us, int frames,
+                                uint64_t late, uint64_t clipped, uint64_t limited, int ab);
+/* The levels of one block: peaks, RMS over ES_METER_RMS_MS, held peaks. */
+ES_RT void es_stats_measure_levels(es_stats *s, const float *const *in, int inputs,
+                                   const float *const *out, int outputs, int frames,
+                                   double rate);
+
+/* ---- the control side's ---- */
 
 /* The load that q (0..1) of the blocks stayed under, from the histogram. */
 double es_stats_load_quantile(const es_stats *s, double q);
