@@ -63,7 +63,7 @@ void ui_meters_update(ui_model *m)
     m->load_seen = s->blocks;
     m->slot_playing = s->ab_playing;
     for (int k = 0; k < ES_AB_SLOTS; k++) {
-        es_session_slot_info(m->session, k, &m->slot[k]);
+        es_session_slot_info(m->session, k, &m->stats, &m->slot[k]);
         history_update(m, k, m->load_now);
     }
 

@@ -6,12 +6,12 @@
 #include "session_private.h"
 
 /* Each A/B slot's own figures (es_ab_stats), as JSON. */
-static void slots_json(es_session *s, FILE *to, int inputs)
+static void slots_json(es_session *s, const es_stats *st, FILE *to)
 {
     fputs(",\"slots\":[", to);
     for (int k = 0; k < ES_AB_SLOTS; k++) {
         es_session_slot sl;
-        es_session_slot_info(s, k, &sl);
+        es_session_slot_info(s, k, st, &sl);
         const es_ab_stats *a = &sl.stats;
         fprintf(to, "%s{\"slot\":\"%c\",\"set\":%s", k ? "," : "", "AB"[k],
                 sl.set ? "true" : "false");
@@ -29,7 +29,7 @@ static void slots_json(es_session *s, FILE *to, int inputs)
                     (unsigned long long)a->late_results,
                     es_load_quantile(a->load_hist, a->load_max, 0.5),
                     es_load_quantile(a->load_hist, a->load_max, 0.99), a->load_max,
-                    es_ab_stats_mean_load(a), es_ab_stats_throughput(a, inputs),
+                    es_ab_stats_mean_load(a), es_ab_stats_throughput(a, st->inputs),
                     es_ab_stats_realtime_factor(a));
         }
         fputs("}", to);
@@ -38,11 +38,11 @@ static void slots_json(es_session *s, FILE *to, int inputs)
 }
 
 /* The table's lines for the slots that were played. */
-static void slots_table(es_session *s, FILE *to, int inputs)
+static void slots_table(es_session *s, const es_stats *st, FILE *to)
 {
     for (int k = 0; k < ES_AB_SLOTS; k++) {
         es_session_slot sl;
-        es_session_slot_info(s, k, &sl);
+        es_session_slot_info(s, k, st, &sl);
         if (!sl.set)
             continue;
         const es_ab_stats *a = &sl.stats;
@@ -52,7 +52,7 @@ static void slots_table(es_session *s, FILE *to, int inputs)
                 100 * es_load_quantile(a->load_hist, a->load_max, 0.5),
                 100 * es_load_quantile(a->load_hist, a->load_max, 0.99), 100 * a->load_max,
                 (unsigned long long)a->misses, es_ab_stats_realtime_factor(a),
-                es_ab_stats_throughput(a, inputs));
+                es_ab_stats_throughput(a, st->inputs));
     }
 }
 
@@ -131,7 +131,7 @@ void es_session_report(es_session *s, FILE *to, int json)
         }
         fprintf(to, "],\"limited\":%llu,\"levels\":", (unsigned long long)st.limited);
         levels_json(&s->pc.mix, to);
-        slots_json(s, to, st.inputs);
+        slots_json(s, &st, to);
         /* The latency's parts, and the host API's own figures they came
          * from, so a script can check the sum against its own expectation. */
         fprintf(to, ",\"latency\":{\"total\":%d,\"engine\":%d,\"input\":%d,\"output\":%d,"
@@ -173,7 +173,7 @@ void es_session_report(es_session *s, FILE *to, int json)
     fprintf(to, ")\n");
     fprintf(to, "  throughput  %.0f samples/s, %.1f x real time\n", es_stats_throughput(&st),
             es_stats_realtime_factor(&st, rate));
-    slots_table(s, to, st.inputs);
+    slots_table(s, &st, to);
     if (s->recorder[REC_OUTPUT])
         fprintf(to, "  recorded    %llu frames to %s, %llu lost to a full ring\n", recorded,
                 s->record_path[REC_OUTPUT], lost);

@@ -111,7 +111,7 @@ int es_session_active_slot(const es_session *s)
     return s->target.ab;
 }
 
-void es_session_slot_info(es_session *s, int slot, es_session_slot *out)
+void es_session_slot_info(es_session *s, int slot, const es_stats *now, es_session_slot *out)
 {
     memset(out, 0, sizeof *out);
     if (slot < 0 || slot >= ES_AB_SLOTS)
@@ -122,10 +122,13 @@ void es_session_slot_info(es_session *s, int slot, es_session_slot *out)
     *out = (es_session_slot){.set = a->set, .room = a->room, .engine = a->engine,
                              .options = a->options, .block = a->block, .latency = a->latency,
                              .generation = a->generation, .stats = a->carried};
-    es_stats st;
-    es_processor_stats(es_player_processor(s->player), &st);
-    es_ab_stats_add(&out->stats, &st.ab[slot]);
-    out->stats.restarts = st.ab[slot].restarts;
+    es_stats taken;
+    if (!now) {
+        es_processor_stats(es_player_processor(s->player), &taken);
+        now = &taken;
+    }
+    es_ab_stats_add(&out->stats, &now->ab[slot]);
+    out->stats.restarts = now->ab[slot].restarts;
 }
 
 uint64_t es_session_xruns(const es_session *s)

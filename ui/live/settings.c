@@ -352,7 +352,7 @@ void es_settings_capture(es_settings *st, es_session *s, int spectrogram)
                ES_SET_GAIN | ES_SET_LIMITER;
     for (int k = 0; k < 2; k++) {
         es_session_slot info;
-        es_session_slot_info(s, k, &info);
+        es_session_slot_info(s, k, NULL, &info);
         if (!info.set)
             continue;
         es_settings_slot *sl = &st->slot[k];

@@ -129,8 +129,10 @@ typedef struct {
 int es_session_switch_slot(es_session *s, int slot);
 /* The slot playing, or the one a change under way is for. */
 int es_session_active_slot(const es_session *s);
-/* Slot `slot` as it stands, statistics included. */
-void es_session_slot_info(es_session *s, int slot, es_session_slot *out);
+/* Slot `slot` as it stands, statistics included. `now`: a snapshot of the
+ * processor's stats the caller took already (es_processor_stats), or NULL
+ * to take one. */
+void es_session_slot_info(es_session *s, int slot, const es_stats *now, es_session_slot *out);
 /* Over/underruns the device reported since the meters were last reset. */
 uint64_t es_session_xruns(const es_session *s);
 
