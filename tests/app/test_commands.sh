@@ -64,13 +64,17 @@ check "the new stream keeps the clock ($blocks of $expected blocks)" \
 check "the recording went on across the change ($recorded frames in $seconds s)" \
     "awk -v r=$recorded -v s=$seconds 'BEGIN { exit !(r >= 0.97 * s * 48000 && r <= 1.03 * s * 48000) }'"
 
-# reset: the meters start again, and count against the clock from then.
+# reset: the meters start again, and count against the clock from then. The
+# null device skips the periods a stalled machine missed (a 2-core CI
+# machine stalled it 43 ms once in 1.2 s), so the count may fall short of
+# the clock by that much; it may never run ahead, and it must be far below
+# what the whole run played.
 json=$( (sleep 0.8; echo reset; sleep 0.5; echo quit) |
         "$earshot" play --device null --ir "$dir/room.wav" --headless --seconds 20 --json \
             --commands 2>/dev/null)
 blocks=$(num blocks "$json"); expected=$(num blocks_expected "$json"); seconds=$(num seconds "$json")
 check "reset: $blocks blocks counted since it ($expected expected), of $seconds s played" \
-    "awk -v b=$blocks -v e=$expected -v s=$seconds 'BEGIN { exit !(b >= 0.95 * e - 2 && b <= 1.05 * e + 2 && b < 0.7 * s * 48000 / 256) }'"
+    "awk -v b=$blocks -v e=$expected -v s=$seconds 'BEGIN { exit !(b >= 0.85 * e - 2 && b <= 1.05 * e + 2 && b < 0.7 * s * 48000 / 256) }'"
 
 # The source changes while playing: the stereo file, the mono test signal
 # (the room is laid out again for one input), back to the file, and the
