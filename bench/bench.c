@@ -13,7 +13,7 @@
 
 static const char usage[] =
     "usage: earshot bench [--engine NAME,...|all] [--ir-seconds S[,S...]] [--ir-taps N]\n"
-    "                     [--channels C[,C...]] [--true-stereo] [--fan-out N]\n"
+    "                     [--channels C[,C...]] [--true-stereo] [--fan-out N] [--matrix N]\n"
     "                     [--block N[,N...]] [--seconds T] [--rate HZ]\n"
     "                     [--partition P] [--measure|--estimate] [--pipelined]\n"
     "                     [--max-wall S] [--find-max] [--paced|--back-to-back]\n"
@@ -69,6 +69,8 @@ static const es_param params[] = {
      offsetof(bench_args, base.true_stereo), NULL, NULL},
     {"fan-out", ES_PARAM_INT, 1, 4096, "N", "1 input -> N outputs, one filter each (N paths)",
      offsetof(bench_args, base.fan_out), NULL, NULL},
+    {"matrix", ES_PARAM_INT, 1, 64, "N", "N inputs -> N outputs, every path a filter (N x N paths)",
+     offsetof(bench_args, base.matrix), NULL, NULL},
     {"block", ES_PARAM_INT_LIST, ES_BLOCK_MIN, ES_BLOCK_MAX, "N,...",
      "frames per block (default 256)", offsetof(bench_args, blocks), NULL, NULL},
     {"seconds", ES_PARAM_DOUBLE, 0.01, 3600, "T",
@@ -171,26 +173,34 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                "\"block\":%d,\"rate\":%g,\"budget_us\":%.3f,\"p50_us\":%.3f,"
                "\"p99_us\":%.3f,\"p999_us\":%.3f,\"max_us\":%.3f,\"mean_us\":%.3f,"
                "\"blocks\":%ld,\"paced\":%s,\"misses\":%ld,\"stalls\":%ld,\"late_wakes\":%ld,"
-               "\"late_results\":%llu,\"device_max_us\":%.3f,"
+               "\"late_results\":%llu,\"late_levels\":%llu,\"device_bytes\":%llu,"
+               "\"device_max_us\":%.3f,"
                "\"helpers_realtime\":%d,\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
                "\"cut_short\":%s}\n",
                c->engine->name, c->ir_seconds, r->taps, r->paths, c->block, c->rate,
                r->budget_us, r->p50_us, r->p99_us, r->p999_us, r->max_us, r->mean_us,
                r->blocks, c->paced ? "true" : "false", r->misses, r->stalls, r->late_wakes,
-               (unsigned long long)r->late_results, r->device_max_us,
+               (unsigned long long)r->late_results, (unsigned long long)r->late_levels,
+               (unsigned long long)r->device_bytes, r->device_max_us,
                r->helpers_realtime, r->realtime_factor,
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
                r->cut_short ? "true" : "false");
     } else {
         printf("%-17s %7.3g %8d %5d %6d %9.1f %9.2f %9.2f %9.2f %9.2f %7ld %6ld %8.1f %8.2f "
-               "%9.2f%s%s\n", c->engine->name, c->ir_seconds, r->taps, r->paths, c->block,
+               "%9.2f%s%s", c->engine->name, c->ir_seconds, r->taps, r->paths, c->block,
                r->budget_us, r->p50_us, r->p99_us, r->p999_us, r->max_us, r->misses, r->stalls,
                r->realtime_factor, r->gmacs, r->create_ms, c->paced ? "  paced" : "",
                r->cut_short ? "  (cut short)" : "");
+        if (r->late_levels)
+            printf("  %llu late tail levels", (unsigned long long)r->late_levels);
+        if (r->device_bytes)
+            printf("  GPU %.1f MB held", r->device_bytes / 1e6);
+        printf("\n");
     }
     /* Once per run: whether the engine's helper threads got real-time
      * priority changes what its misses mean. */
+    fflush(stdout);
     static int told;
     if (r->helpers_realtime >= 0 && !told++)
         fprintf(stderr, "bench: %s helper thread: %s\n", c->engine->name, r->helpers);
@@ -210,7 +220,10 @@ static void print_failure(const es_bench_config *c, const char *why, int json)
 
 static int paths(const es_bench_config *c)
 {
-    return c->fan_out > 0 ? c->fan_out : c->true_stereo ? 4 : c->channels;
+    return c->matrix > 0    ? c->matrix * c->matrix
+           : c->fan_out > 0 ? c->fan_out
+           : c->true_stereo ? 4
+                            : c->channels;
 }
 
 /* A trial passes when no block of `seconds` of audio was an engine miss

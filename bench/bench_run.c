@@ -42,17 +42,20 @@ static float noise(uint32_t *s)
 
 static int bench_inputs(const es_bench_config *cfg)
 {
-    return cfg->fan_out > 0 ? 1 : cfg->true_stereo ? 2 : cfg->channels;
+    return cfg->matrix > 0 ? cfg->matrix : cfg->fan_out > 0 ? 1 : cfg->true_stereo ? 2 : cfg->channels;
 }
 
 static int bench_outputs(const es_bench_config *cfg)
 {
-    return cfg->fan_out > 0 ? cfg->fan_out : cfg->true_stereo ? 2 : cfg->channels;
+    return cfg->matrix > 0    ? cfg->matrix
+           : cfg->fan_out > 0 ? cfg->fan_out
+           : cfg->true_stereo ? 2
+                              : cfg->channels;
 }
 
 /* Noise under an exponential decay that falls 60 dB over the IR: a room
  * whose reverberation time equals the IR length. Layouts: C x C diagonal,
- * true stereo (2 x 2 full), or fan-out (1 x N). */
+ * true stereo (2 x 2 full), a full N x N matrix, or fan-out (1 x N). */
 static es_ir *synthetic_room(const es_bench_config *cfg, int taps)
 {
     const int ins = bench_inputs(cfg), outs = bench_outputs(cfg);
@@ -66,7 +69,7 @@ static es_ir *synthetic_room(const es_bench_config *cfg, int taps)
     const float step = (float)exp(-decay);
     for (int i = 0; i < ins; i++)
         for (int o = 0; o < outs; o++) {
-            if (ins == outs && !cfg->true_stereo && i != o)
+            if (ins == outs && !cfg->true_stereo && !cfg->matrix && i != o)
                 continue;
             float *h = es_ir_path(ir, i, o);
             if (!h) {
@@ -241,6 +244,8 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     r->gmacs = (double)r->paths * taps * cfg->block / (r->mean_us * 1e3);
     es_engine_get_status(e, &st);
     r->late_results = st.late_results;
+    r->late_levels = st.late_levels;
+    r->device_bytes = st.device_bytes;
     r->device_max_us = st.device_max_us;
     r->helpers_realtime = st.helpers_realtime;
     snprintf(r->helpers, sizeof r->helpers, "%s", st.helpers);

@@ -16,6 +16,7 @@ typedef struct {
     int channels;         /* C in, C out, one filter per channel */
     int fan_out;          /* > 0: 1 input -> fan_out outputs, one filter each */
     int true_stereo;      /* 2 in, 2 out, 4 filters (overrides channels) */
+    int matrix;           /* > 0: matrix in, matrix out, every path a filter */
     double seconds;       /* audio to run, after warm-up */
     double max_wall;      /* stop early after this much wall time (s) */
     int stop_on_miss;     /* stop at the first block over budget */
@@ -40,6 +41,8 @@ typedef struct {
                            * the budget after their time */
     char first_miss[200]; /* the first engine miss in words, or "" */
     uint64_t late_results;/* engine's own count (GPU results not ready) */
+    uint64_t late_levels; /* of those: non-uniform tail levels not ready */
+    uint64_t device_bytes;/* GPU engines: device memory the instance holds */
     double device_max_us; /* GPU engines: longest block on the worker */
     int helpers_realtime; /* engine's helper threads: 1 real-time, 0 not, -1 none */
     char helpers[128];    /* their scheduling in words */

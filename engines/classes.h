@@ -10,5 +10,6 @@ extern const es_engine_class es_engine_cpu_partitioned;
 extern const es_engine_class es_engine_cpu_nonuniform;
 extern const es_engine_class es_engine_cuda_circular;
 extern const es_engine_class es_engine_cuda_partitioned;
+extern const es_engine_class es_engine_cuda_nonuniform;
 
 #endif

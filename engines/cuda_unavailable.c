@@ -1,6 +1,6 @@
 /* The CUDA engines' classes when earshot was built without the CUDA
  * toolkit: listed like every engine, and their probe says why they cannot
- * run, so `earshot engines` always shows all four. */
+ * run, so `earshot engines` always shows all six. */
 #include <stdio.h>
 
 #include "classes.h"
@@ -26,6 +26,15 @@ const es_engine_class es_engine_cuda_circular = {
     .name = "cuda-circular",
     .summary = "time-domain convolution on the GPU, device-side circular buffer",
     .caps = ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
+    .probe = not_built,
+    .create = no_create,
+};
+
+const es_engine_class es_engine_cuda_nonuniform = {
+    .name = "cuda-nonuniform",
+    .summary = "non-uniformly partitioned on the GPU, zero latency: head in the callback's "
+               "graph, tail levels on low-priority streams",
+    .caps = ES_CAP_PARTITION | ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
     .probe = not_built,
     .create = no_create,
 };

@@ -197,6 +197,9 @@ static int cucirc_device_reset(void *ctx, char *err, size_t n)
     cucirc *c = (cucirc *)ctx;
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
     ES_CUDA_TRY(cudaMemset(c->history, 0, sizeof(float) * (size_t)c->inputs * c->ring));
+    c->gpu.held = sizeof(float) * ((size_t)c->inputs * c->ring +
+                                   (size_t)c->paths * c->chunks * c->tile +
+                                   (size_t)c->paths * c->max_block * c->chunks);
     ES_CUDA_TRY(cudaDeviceSynchronize());
     c->write = 0;
     return 0;
@@ -277,7 +280,7 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
         c->ring <<= 1;
 
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
-    ES_CUDA_TRY(es_gpu_stream_create(&c->gpu));
+    ES_CUDA_TRY(es_gpu_stream_create(&c->gpu, 0));
     if (es_staging_alloc(&c->gpu.st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n))
         goto fail;
     if (shared_bytes(c) > 48 * 1024)
@@ -306,7 +309,7 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
         goto fail;
     {
         es_gpu_backend b = {c, c->gpu.st.in, c->gpu.st.out, es_gpu_engine_thread_init, cucirc_run,
-                            cucirc_device_reset, &c->gpu.job_gpu_us};
+                            cucirc_device_reset, NULL, &c->gpu.job_gpu_us};
         if (!(c->gpu.pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
                                                fmt->sample_rate, opt, err, n)))
             goto fail;

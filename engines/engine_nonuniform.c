@@ -357,6 +357,7 @@ static ES_RT void nu_status(const es_engine *e, es_engine_status *st)
 {
     const nonuniform *u = (const nonuniform *)e;
     st->late_results = atomic_load_explicit(&((nonuniform *)u)->late, memory_order_relaxed);
+    st->late_levels = st->late_results; /* every late result here is a tail's */
     st->helpers_realtime = u->helpers_realtime;
     memcpy(st->helpers, u->helpers, sizeof st->helpers);
 }

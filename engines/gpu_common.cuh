@@ -43,8 +43,14 @@ struct es_gpu_header {
     int position;  /* engine-specific: fill (partitioned), write (circular) */
     int newest;    /* partitioned: FDL slot of the block being filled */
     int complete;  /* partitioned: this launch completes a block */
-    int pad[11];   /* 64 bytes, so the audio after it stays aligned */
+    int history;   /* nonuniform: input history index of the first frame */
+    int pad[2];
+    /* nonuniform, per tail level: ring index of the launch's first frame,
+     * and the frames [lo, hi) of the launch whose tail result is ready */
+    int level_at[8], level_lo[8], level_hi[8];
 };
+/* 128 bytes, so the audio after it stays aligned. */
+static_assert(sizeof(es_gpu_header) % 64 == 0, "es_gpu_header keeps the audio aligned");
 
 /* Pinned host staging and its device twin: one upload (header + inputs),
  * one download (outputs) per launch. */
@@ -107,6 +113,8 @@ struct es_gpu_engine {
     cudaGraphExec_t exec;      /* the per-launch work */
     cudaEvent_t began, ended;  /* around each launch: the GPU's own time */
     double job_gpu_us;         /* worker: the GPU's time for the job so far */
+    size_t held;               /* device memory the engine allocated beyond
+                                  the staging and path tables */
     es_gpu_staging st;
     es_gpu_paths pt;
 };
@@ -130,8 +138,12 @@ cudaError_t es_gpu_capture_finish(cudaStream_t stream, cudaGraphExec_t *exec);
 /* After a failure during capture: end it and drop what was recorded. */
 void es_gpu_capture_abandon(cudaStream_t stream);
 
-/* The engine's stream and the two events that time its launches. */
-cudaError_t es_gpu_stream_create(es_gpu_engine *g);
+/* The engine's stream and the two events that time its launches.
+ * priority: CUDA's stream priority (0 the default, lower numbers first;
+ * es_gpu_priorities gives the range). */
+cudaError_t es_gpu_stream_create(es_gpu_engine *g, int priority);
+/* The device's stream priorities: *least (0) and *greatest (negative). */
+void es_gpu_priorities(int *least, int *greatest);
 /* Worker: launches the graph between the two events, waits for it, and
  * adds the GPU's time for it (not the worker's: a worker that woke late
  * or was descheduled does not count) to g->job_gpu_us. */

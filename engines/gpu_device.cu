@@ -55,9 +55,9 @@ cudaError_t es_gpu_wait(cudaStream_t stream)
     return rc;
 }
 
-cudaError_t es_gpu_stream_create(es_gpu_engine *g)
+cudaError_t es_gpu_stream_create(es_gpu_engine *g, int priority)
 {
-    cudaError_t rc = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
+    cudaError_t rc = cudaStreamCreateWithPriority(&g->stream, cudaStreamNonBlocking, priority);
     if (rc == cudaSuccess)
         rc = cudaEventCreate(&g->began);
     if (rc == cudaSuccess)
@@ -121,7 +121,12 @@ void es_gpu_engine_reset(es_engine *e)
 
 void es_gpu_engine_status(const es_engine *e, es_engine_status *st)
 {
-    es_gpu_pipeline_status(((const es_gpu_engine *)e)->pipe, st);
+    const es_gpu_engine *g = (const es_gpu_engine *)e;
+    es_gpu_pipeline_status(g->pipe, st);
+    const es_gpu_staging *s = &g->st;
+    st->device_bytes = g->held + sizeof(es_gpu_header) +
+                       sizeof(float) * (size_t)(s->inputs + s->outputs) * s->max_block +
+                       sizeof(int) * (3 * (size_t)g->pt.count + g->pt.outputs + 1);
 }
 
 int es_gpu_engine_thread_init(void *ctx, char *err, size_t n)
@@ -213,6 +218,15 @@ void es_gpu_capture_abandon(cudaStream_t stream)
     if (broken)
         cudaGraphDestroy(broken);
     cudaGetLastError(); /* clear the capture's error for the next call */
+}
+
+void es_gpu_priorities(int *least, int *greatest)
+{
+    *least = *greatest = 0;
+    if (cudaDeviceGetStreamPriorityRange(least, greatest) != cudaSuccess) {
+        cudaGetLastError();
+        *least = *greatest = 0;
+    }
 }
 
 int es_gpu_multiprocessors(void)

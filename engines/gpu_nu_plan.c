@@ -21,10 +21,12 @@
 #define FFT_NS 0.002      /* ns per point-log2(point) of a batched FFT */
 #define COMPLEX_BYTES 8.0
 
-static int head_partition(int max_block)
+static int head_partition(const es_gnu_shape *s)
 {
+    if (s->head_part > 0)
+        return s->head_part;
     int p = 16;
-    while (p < max_block)
+    while (p < s->max_block)
         p <<= 1;
     return p;
 }
@@ -38,7 +40,7 @@ void es_gnu_plan_make(const es_gnu_shape *s, int ratio, int max_part, es_gnu_pla
 {
     memset(plan, 0, sizeof *plan);
     plan->ratio = ratio;
-    plan->levels = es_nu_cut_levels(s->max_block, s->length, head_partition(s->max_block), ratio,
+    plan->levels = es_nu_cut_levels(s->max_block, s->length, head_partition(s), ratio,
                                     max_part, ES_GNU_MAX_LEVELS, plan->level);
     const int ffts = s->inputs + s->outputs;
     plan->head_bytes = level_bytes(s, &plan->level[0]);
@@ -54,7 +56,7 @@ void es_gnu_plan_make(const es_gnu_shape *s, int ratio, int max_part, es_gnu_pla
 void es_gnu_plan_choose(const es_gnu_shape *s, es_gnu_plan *plan)
 {
     es_gnu_plan best = {0}, candidate;
-    const int P0 = head_partition(s->max_block);
+    const int P0 = head_partition(s);
     for (int ratio = 4; ratio <= 8; ratio += 4)
         for (long max_part = P0; max_part <= ES_GNU_MAX_PART; max_part *= ratio) {
             es_gnu_plan_make(s, ratio, (int)max_part, &candidate);
@@ -64,23 +66,43 @@ void es_gnu_plan_choose(const es_gnu_shape *s, es_gnu_plan *plan)
     *plan = best;
 }
 
+static long pow2_at_least(long frames)
+{
+    long p = 1;
+    while (p < frames)
+        p <<= 1;
+    return p;
+}
+
+long es_gnu_history_frames(const es_gnu_plan *plan, int max_block)
+{
+    long largest = plan->level[0].part;
+    for (int k = 1; k < plan->levels; k++)
+        largest = plan->level[k].part > largest ? plan->level[k].part : largest;
+    return pow2_at_least(4 * largest + 2L * max_block + ES_GNU_HISTORY_SLACK);
+}
+
+long es_gnu_ring_frames(const es_nu_level *level, int max_block)
+{
+    return pow2_at_least((long)level->offset + 2L * level->part + 2L * max_block);
+}
+
 uint64_t es_gnu_plan_device_bytes(const es_gnu_shape *s, const es_gnu_plan *plan)
 {
-    uint64_t bytes = 0, history = 0;
+    const uint64_t ins = (uint64_t)s->inputs, outs = (uint64_t)s->outputs;
+    uint64_t bytes = 0;
     for (int k = 0; k < plan->levels; k++) {
         const es_nu_level *l = &plan->level[k];
-        const uint64_t bins = (uint64_t)l->part + 1;
-        bytes += (uint64_t)s->paths * l->count * bins * 8;   /* filter spectra */
-        bytes += (uint64_t)s->inputs * l->count * bins * 8;  /* the delay line */
-        bytes += (uint64_t)(s->inputs + s->outputs) * bins * 8 +
-                 (uint64_t)(s->inputs + s->outputs) * 2 * l->part * 4; /* transforms */
-        const uint64_t reach = (uint64_t)l->offset + 2u * l->part + (uint64_t)s->max_block;
-        history = reach > history ? reach : history;
+        const uint64_t stride = ((uint64_t)l->part + 1 + 3) & ~(uint64_t)3;
+        const uint64_t P = (uint64_t)l->part;
+        bytes += (uint64_t)s->paths * l->count * stride * 8; /* filter spectra */
+        bytes += ins * l->count * stride * 8;                /* the delay line */
+        bytes += ins * (2 * P * 4 + stride * 8);             /* segment, its spectrum */
+        bytes += outs * (stride * 16 + stride * 8 + 2 * P * 4); /* sums, acc, time */
+        if (k > 0)
+            bytes += outs * (uint64_t)es_gnu_ring_frames(l, s->max_block) * 4;
     }
-    /* The input history and the output accumulation ring span the longest
-     * reach of any level, as floats. */
-    bytes += (uint64_t)(s->inputs + s->outputs) * history * 4;
-    return bytes;
+    return bytes + ins * (uint64_t)es_gnu_history_frames(plan, s->max_block) * 4;
 }
 
 int es_gnu_memory_check(uint64_t need, uint64_t free_bytes, uint64_t reserve, char *err,

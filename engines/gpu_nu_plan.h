@@ -38,6 +38,7 @@ typedef struct {
     int inputs, outputs, paths;
     int length;                 /* IR taps */
     int max_block;
+    int head_part;              /* the head's partition; 0: the block's power of two */
 } es_gnu_shape;
 
 /* The plan for a ratio and a largest partition. */
@@ -46,10 +47,22 @@ void es_gnu_plan_make(const es_gnu_shape *s, int ratio, int max_part, es_gnu_pla
  * partitions up to ES_GNU_MAX_PART. */
 void es_gnu_plan_choose(const es_gnu_shape *s, es_gnu_plan *plan);
 
-/* Device memory an instance with this plan holds, bytes: the filter
- * spectra (complex float, P + 1 bins per partition and path), each input's
- * frequency-domain delay line per level, the input history and output
- * accumulation rings, and each level's transform buffers. */
+/* Frames of input history on the device (a power of two): what the tail
+ * levels read their blocks from. Beyond the windows the levels need, it
+ * holds ES_GNU_HISTORY_SLACK frames, so a tail job that the GPU holds back
+ * that long still finds its input. */
+#define ES_GNU_HISTORY_SLACK 65536
+long es_gnu_history_frames(const es_gnu_plan *plan, int max_block);
+/* Frames of a tail level's output ring (a power of two): its results wait
+ * there from the job until the head has added them, offset + 2P + 2B. */
+long es_gnu_ring_frames(const es_nu_level *level, int max_block);
+
+/* Device memory an instance with this plan holds, bytes, buffer by buffer
+ * as the engine allocates them (cuFFT's work areas aside): per level the
+ * filter spectra (complex float, rows of P + 1 bins rounded up to 4, per
+ * partition and path), each input's frequency-domain delay line, the
+ * transform and sum buffers; each tail level's output ring; the input
+ * history. */
 uint64_t es_gnu_plan_device_bytes(const es_gnu_shape *s, const es_gnu_plan *plan);
 
 /* 0 when `need` bytes fit in `free_bytes` with `reserve` to spare; else -1

@@ -41,6 +41,7 @@ struct es_gpu_pipeline {
     atomic_int stop;
     atomic_long submitted;     /* seq of the last job handed over */
     atomic_long completed;     /* seq of the last job finished */
+    atomic_int in_after;       /* the worker is in the backend's after() */
     int job_frames;            /* written before `submitted` is released */
     atomic_int failed;
     char message[256];         /* written before `failed` is released */
@@ -127,7 +128,14 @@ static void *worker(void *arg)
         if (took > atomic_load_explicit(&p->job_max_ns, memory_order_relaxed))
             atomic_store_explicit(&p->job_max_ns, took, memory_order_relaxed);
         done = seq;
+        /* Busy until after() returns: set before the job shows complete,
+         * so reset() never finds the worker idle in between. */
+        atomic_store(&p->in_after, p->b.after != NULL);
         atomic_store_explicit(&p->completed, seq, memory_order_release);
+        if (p->b.after && !atomic_load_explicit(&p->failed, memory_order_acquire) &&
+            p->b.after(p->b.ctx, err, sizeof err) != 0)
+            fail(p, err);
+        atomic_store(&p->in_after, 0);
     }
     return NULL;
 }
@@ -303,7 +311,7 @@ void es_gpu_pipeline_reset(es_gpu_pipeline *p)
 {
     /* Not real-time: wait for the worker, then clear the device through the
      * backend from this thread (CUDA calls are fine off the audio thread). */
-    while (!worker_idle(p))
+    while (!worker_idle(p) || atomic_load(&p->in_after))
         CPU_RELAX();
     char err[256];
     if (p->b.reset && p->b.reset(p->b.ctx, err, sizeof err) != 0)

@@ -36,6 +36,10 @@ typedef struct {
     int (*run)(void *ctx, int frames, char *err, size_t n);
     /* On the worker: silence all history on the device. */
     int (*reset)(void *ctx, char *err, size_t n);
+    /* Optional, on the worker, after each job's result is handed over:
+     * work that is not on this block's deadline (cuda-nonuniform launches
+     * its tail levels here). 0, or -1 with a message. */
+    int (*after)(void *ctx, char *err, size_t n);
     /* The GPU's own time for the last run() (CUDA events), which the
      * status reports as device_us; NULL: the worker's time for run(). */
     const double *job_gpu_us;

@@ -18,6 +18,7 @@ const es_engine_class *const es_engines[] = {
     &es_engine_cpu_nonuniform,
     &es_engine_cuda_circular,
     &es_engine_cuda_partitioned,
+    &es_engine_cuda_nonuniform,
     NULL,
 };
 

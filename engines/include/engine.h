@@ -85,6 +85,11 @@ typedef struct {
 /* Run-time condition of an instance, for meters and fallback. */
 typedef struct {
     uint64_t late_results; /* blocks whose result was not ready in time */
+    uint64_t late_levels;  /* non-uniform engines: tail-level results not
+                            * ready when first needed (their frames were
+                            * left out); also counted in late_results */
+    uint64_t device_bytes; /* GPU engines: device memory the instance holds
+                            * (its buffers, and cuFFT's work areas) */
     double device_us;      /* GPU engines: the last job's time on the GPU
                             * (CUDA events around its launches), us */
     double device_max_us;  /* the largest of those so far */

@@ -1,8 +1,9 @@
-/* Engines null against each other: ENGINE and cpu-partitioned on the same
- * fresh random input and IR give the same output, to below -120 dB of the
- * peak, for several layouts, lengths and block sizes.
+/* Engines null against each other: ENGINE and cpu-partitioned (or the
+ * engine named with --against) on the same fresh random input and IR give
+ * the same output, to below -120 dB of the peak, for several layouts,
+ * lengths and block sizes.
  *
- *   test_null ENGINE [--pipelined] */
+ *   test_null ENGINE [--pipelined] [--against ENGINE] */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,11 +35,19 @@ int main(int argc, char **argv)
 {
     const es_engine_class *k = argc > 1 ? es_engine_find(argv[1]) : NULL;
     const es_engine_class *ref = es_engine_find("cpu-partitioned");
-    if (!k) {
-        fprintf(stderr, "usage: test_null ENGINE [--pipelined]\n");
+    int pipelined = 0;
+    for (int a = 2; a < argc; a++) {
+        if (!strcmp(argv[a], "--pipelined"))
+            pipelined = 1;
+        else if (!strcmp(argv[a], "--against") && a + 1 < argc)
+            ref = es_engine_find(argv[++a]);
+        else
+            ref = NULL;
+    }
+    if (!k || !ref) {
+        fprintf(stderr, "usage: test_null ENGINE [--pipelined] [--against ENGINE]\n");
         return 2;
     }
-    int pipelined = argc > 2 && !strcmp(argv[2], "--pipelined");
     char why[256];
     if (!k->probe(why, sizeof why)) {
         printf("SKIP %s: %s\n", k->name, why);
@@ -79,7 +88,7 @@ int main(int argc, char **argv)
             es_test_free_planar(in, ir->inputs);
             es_ir_destroy(ir);
         }
-    printf("%s: null against cpu-partitioned, worst %.1f dB, %d failed\n", k->name, worst,
+    printf("%s: null against %s, worst %.1f dB, %d failed\n", k->name, ref->name, worst,
            failures);
     return failures ? 1 : 0;
 }

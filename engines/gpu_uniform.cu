@@ -1,0 +1,430 @@
+/* The uniformly partitioned convolution both FFT engines run on the device
+ * (gpu_uniform.cuh). */
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu_uniform.cuh"
+
+/* Partitions summed in float before the sum goes into double: double
+ * throughout would convert every product, float throughout loses accuracy
+ * over thousands of partitions. */
+#define RUN_PARTS 16
+
+/* ---- kernels ---- */
+
+/* The launch's frames into the segment's current half, and into the input
+ * history when there is one. */
+__global__ void upc_insert_kernel(const es_gpu_header *h, const float *in, float *segment,
+                                  int part, int max_block, float *history, int history_mask)
+{
+    const int i = blockIdx.y;
+    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames;
+         t += gridDim.x * blockDim.x) {
+        const float x = in[(size_t)i * max_block + h->offset + t];
+        segment[(size_t)i * 2 * part + part + h->position + t] = x;
+        if (history)
+            history[(size_t)i * (history_mask + 1) + ((h->history + t) & history_mask)] = x;
+    }
+}
+
+/* Adds the lanes of a thread block (threadIdx.y) into lane 0; sm holds
+ * blockDim.x * blockDim.y values. Every thread must call it. */
+__device__ double2 sum_lanes(double2 v, double2 *sm)
+{
+    const int x = threadIdx.x, y = threadIdx.y, w = blockDim.x;
+    sm[y * w + x] = v;
+    __syncthreads();
+    if (y == 0)
+        for (int l = 1; l < blockDim.y; l++) {
+            const double2 o = sm[l * w + x];
+            v.x += o.x;
+            v.y += o.y;
+        }
+    return v;
+}
+
+/* The sum over this split's partitions j of X_{age j}[bin] * H_j[bin] for
+ * one path; age 0 is the block being filled. Each thread takes two
+ * neighbouring bins with 16-byte loads (rows are 32-byte aligned, `stride`
+ * is a multiple of 4). Grid (pair tiles, paths, splits); block (tile pairs,
+ * lanes): lane l takes every lanes-th partition of the split, so a narrow
+ * spectrum still gives each thread block 256 threads of independent loads.
+ * Where the sum goes: see ES_UPC_* in gpu_uniform.cuh. */
+__global__ void upc_mac_kernel(const int *newest, const int *path_input, const int *path_output,
+                               const cufftComplex *current, const cufftComplex *fdl,
+                               const cufftComplex *filter, double2 *sums, cufftComplex *acc,
+                               int mode, int parts, int bins, int stride, int splits, int paths)
+{
+    extern __shared__ double2 lanes_sm[];
+    const int bin = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const int path = blockIdx.y, split = blockIdx.z, lanes = blockDim.y;
+    const int per = (parts + splits - 1) / splits;
+    const int first = split * per, last = min(parts, first + per);
+    const size_t row = stride / 2; /* float4 (two bins) per spectrum row */
+    double re0 = 0, im0 = 0, re1 = 0, im1 = 0;
+    if (bin < bins) {
+        const int input = path_input[path];
+        const float4 *hp = (const float4 *)(filter + (size_t)path * parts * stride + bin);
+        const float4 *xin = (const float4 *)(fdl + (size_t)input * parts * stride + bin);
+        float a0 = 0.0f, b0 = 0.0f, a1 = 0.0f, b1 = 0.0f; /* re/im of both bins */
+#define MAC2(xv, fv)                                              \
+    do {                                                          \
+        a0 = fmaf((xv).x, (fv).x, fmaf(-(xv).y, (fv).y, a0));     \
+        b0 = fmaf((xv).x, (fv).y, fmaf((xv).y, (fv).x, b0));      \
+        a1 = fmaf((xv).z, (fv).z, fmaf(-(xv).w, (fv).w, a1));     \
+        b1 = fmaf((xv).z, (fv).w, fmaf((xv).w, (fv).z, b1));      \
+    } while (0)
+        int j = first + threadIdx.y;
+        if (j == 0 && j < last) { /* age 0: the block being filled */
+            const float4 x = *(const float4 *)(current + (size_t)input * stride + bin);
+            MAC2(x, hp[0]);
+            j += lanes;
+        }
+        /* Age j lives in slot (newest + j) % parts; step it without a modulo. */
+        int slot = (*newest + j) % parts;
+#define NEXT(s) ((s) + lanes >= parts ? (s) + lanes - parts : (s) + lanes)
+        /* Four partitions a step: eight 16-byte loads in flight per thread,
+         * which is what keeps HBM busy when there are many paths. */
+        int step = 0;
+        for (; j + 3 * lanes < last; j += 4 * lanes, step++) {
+            const int s1 = NEXT(slot), s2 = NEXT(s1), s3 = NEXT(s2);
+            const float4 x0 = xin[slot * row], x1 = xin[s1 * row];
+            const float4 x2 = xin[s2 * row], x3 = xin[s3 * row];
+            const float4 f0 = hp[j * row], f1 = hp[(j + lanes) * row];
+            const float4 f2 = hp[(j + 2 * lanes) * row], f3 = hp[(j + 3 * lanes) * row];
+            MAC2(x0, f0);
+            MAC2(x1, f1);
+            MAC2(x2, f2);
+            MAC2(x3, f3);
+            slot = NEXT(s3);
+            if ((step & (RUN_PARTS / 4 - 1)) == RUN_PARTS / 4 - 1) {
+                re0 += a0;
+                im0 += b0;
+                re1 += a1;
+                im1 += b1;
+                a0 = b0 = a1 = b1 = 0.0f;
+            }
+        }
+        for (; j < last; j += lanes) {
+            MAC2(xin[slot * row], hp[j * row]);
+            slot = NEXT(slot);
+        }
+#undef NEXT
+#undef MAC2
+        re0 += a0;
+        im0 += b0;
+        re1 += a1;
+        im1 += b1;
+    }
+    const double2 t0 = sum_lanes(make_double2(re0, im0), lanes_sm);
+    __syncthreads(); /* lane 0 has read lanes_sm before it is written again */
+    const double2 t1 = sum_lanes(make_double2(re1, im1), lanes_sm);
+    if (threadIdx.y != 0)
+        return;
+    const int o = path_output[path];
+    for (int k = 0; k < 2; k++) {
+        const int b = bin + k;
+        const double2 t = k ? t1 : t0;
+        if (b >= bins)
+            break;
+        if (mode == ES_UPC_DIRECT) {
+            acc[(size_t)o * stride + b] = make_float2((float)t.x, (float)t.y);
+        } else if (mode == ES_UPC_PARTIAL) {
+            sums[((size_t)split * paths + path) * stride + b] = t;
+        } else {
+            double *s = (double *)&sums[(size_t)o * stride + b];
+            atomicAdd(s, t.x);
+            atomicAdd(s + 1, t.y);
+        }
+    }
+}
+
+/* acc[o][bin] = sum over the paths into o and all splits; lanes split the
+ * splits as in upc_mac_kernel. */
+__global__ void upc_reduce_kernel(const double2 *partial, const int *out_first,
+                                  const int *out_paths, cufftComplex *acc, int bins, int stride,
+                                  int splits, int paths)
+{
+    extern __shared__ double2 lanes_sm[];
+    const int bin = blockIdx.x * blockDim.x + threadIdx.x, o = blockIdx.y;
+    double re = 0, im = 0;
+    if (bin < bins)
+        for (int k = out_first[o]; k < out_first[o + 1]; k++)
+            for (int s = threadIdx.y; s < splits; s += blockDim.y) {
+                const double2 v = partial[((size_t)s * paths + out_paths[k]) * stride + bin];
+                re += v.x;
+                im += v.y;
+            }
+    const double2 total = sum_lanes(make_double2(re, im), lanes_sm);
+    if (threadIdx.y == 0 && bin < bins)
+        acc[(size_t)o * stride + bin] = make_float2((float)total.x, (float)total.y);
+}
+
+/* ATOMIC: the accumulated sums into acc, and the sums back to zero for the
+ * next launch. */
+__global__ void upc_convert_kernel(double2 *sums, cufftComplex *acc, int bins, int stride)
+{
+    const int o = blockIdx.y;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < bins; k += gridDim.x * blockDim.x) {
+        const size_t at = (size_t)o * stride + k;
+        const double2 v = sums[at];
+        acc[at] = make_float2((float)v.x, (float)v.y);
+        sums[at] = make_double2(0.0, 0.0);
+    }
+}
+
+/* Output samples P + position .. of the inverse transform plus the tail
+ * rings' frames (grid.y: one row per output), then, when the block is
+ * complete, its spectrum goes into the FDL and the segment moves on (rows
+ * past the outputs: one per input). One kernel for both saves a graph node
+ * on every block. */
+__global__ void upc_finish_kernel(const es_gpu_header *h, es_upc u, float *out, int max_block,
+                                  es_upc_rings rings)
+{
+    const int row = blockIdx.y;
+    const int step = gridDim.x * blockDim.x;
+    if (row < u.outputs) {
+        for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames; t += step) {
+            float y = u.time[(size_t)row * 2 * u.part + u.part + h->position + t];
+            for (int k = 0; k < rings.count; k++)
+                if (t >= h->level_lo[k] && t < h->level_hi[k])
+                    y += rings.ring[k][(size_t)row * (rings.mask[k] + 1) +
+                                       ((h->level_at[k] + t) & rings.mask[k])];
+            out[(size_t)row * max_block + h->offset + t] = y;
+        }
+        return;
+    }
+    if (h->complete)
+        es_upc_commit(u, row - u.outputs, h->newest, blockIdx.x * blockDim.x + threadIdx.x, step);
+}
+
+/* Filter partitions, zero-padded to 2P and scaled: pad[q][0..P) =
+ * taps[path][from + j P ...] for path q / parts, partition j = q % parts. */
+__global__ void upc_pad_kernel(const float *taps, float *pad, int length, int from, int part,
+                               int parts, int count, float scale)
+{
+    const size_t total = (size_t)count * parts * 2 * part;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total;
+         k += (size_t)gridDim.x * blockDim.x) {
+        const size_t q = k / (2 * part);
+        const int t = (int)(k % (2 * part));
+        const int path = (int)(q / parts), j = (int)(q % parts);
+        const long src = (long)from + (long)j * part + t;
+        pad[k] = t < part && src < length ? taps[(size_t)path * length + src] * scale : 0.0f;
+    }
+}
+
+/* ---- host side ---- */
+
+#undef ES_ENGINE_NAME
+#define ES_ENGINE_NAME engine
+
+static int plan_1d(cufftHandle *plan, int size, int in_dist, int out_dist, cufftType type,
+                   int batch, cudaStream_t stream, size_t *bytes, const char *engine,
+                   char *err, size_t n)
+{
+    int dims[1] = {size}, embed_in[1] = {in_dist}, embed_out[1] = {out_dist};
+    size_t work = 0;
+    ES_CUFFT_TRY(cufftPlanMany(plan, 1, dims, embed_in, 1, in_dist, embed_out, 1, out_dist,
+                               type, batch));
+    ES_CUFFT_TRY(cufftSetStream(*plan, stream));
+    if (bytes && cufftGetSize(*plan, &work) == CUFFT_SUCCESS)
+        *bytes += work;
+    return 0;
+fail:
+    return -1;
+}
+
+#define ALLOC(ptr, count)                                                        \
+    do {                                                                         \
+        const size_t size_ = sizeof(*(ptr)) * (size_t)(count);                   \
+        ES_CUDA_TRY(cudaMalloc(&(ptr), size_));                                  \
+        u->bytes += size_;                                                       \
+    } while (0)
+
+int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, int part,
+                  int parts, const es_upc_layout *layout, cudaStream_t stream,
+                  const char *engine, char *err, size_t n)
+{
+    memset(u, 0, sizeof *u);
+    u->inputs = inputs;
+    u->outputs = outputs;
+    u->paths = pt->count;
+    u->part = part;
+    u->parts = parts;
+    u->bins = part + 1;
+    u->stride = (u->bins + 3) & ~3;
+    /* A tile of up to 256 bin pairs (whole warps); when that leaves threads
+     * over, lanes that share a tile's partitions. */
+    u->tile = (u->bins + 1) / 2 < 256 ? ((u->bins + 1) / 2 + 31) / 32 * 32 : 256;
+    u->lanes = 256 / u->tile > 0 ? 256 / u->tile : 1;
+    u->bin_tiles = ((u->bins + 1) / 2 + u->tile - 1) / u->tile;
+    u->rtile = u->bins < 256 ? (u->bins + 31) / 32 * 32 : 256;
+    u->rlanes = 256 / u->rtile > 0 ? 256 / u->rtile : 1;
+    u->rtiles = (u->bins + u->rtile - 1) / u->rtile;
+    {
+        const long have = (long)u->bin_tiles * u->paths;
+        const long per_lane = (long)layout->lane_parts * u->lanes;
+        long splits = (layout->want_blocks + have - 1) / have;
+        if (layout->atomic) {
+            /* Enough splits that no lane runs more than lane_parts partitions. */
+            const long fewest = (parts + per_lane - 1) / per_lane;
+            splits = splits < fewest ? fewest : splits;
+            splits = splits > parts ? parts : splits;
+        } else {
+            /* Every lane keeps lane_parts partitions, so the reduce stays short. */
+            const long most = parts / per_lane;
+            splits = splits > most ? most : splits;
+        }
+        u->splits = (int)(splits < 1 ? 1 : splits);
+    }
+    int direct = u->splits == 1;
+    for (int o = 0; o < outputs; o++)
+        direct &= pt->out_first[o + 1] - pt->out_first[o] == 1;
+    u->mode = direct ? ES_UPC_DIRECT : layout->atomic ? ES_UPC_ATOMIC : ES_UPC_PARTIAL;
+
+    ALLOC(u->segment, (size_t)inputs * 2 * part);
+    ALLOC(u->current, (size_t)inputs * u->stride);
+    ALLOC(u->fdl, (size_t)inputs * parts * u->stride);
+    ALLOC(u->filter, (size_t)u->paths * parts * u->stride);
+    if (u->mode == ES_UPC_PARTIAL)
+        ALLOC(u->sums, (size_t)u->splits * u->paths * u->stride);
+    else if (u->mode == ES_UPC_ATOMIC)
+        ALLOC(u->sums, (size_t)outputs * u->stride);
+    ALLOC(u->acc, (size_t)outputs * u->stride);
+    ALLOC(u->time, (size_t)outputs * 2 * part);
+    ES_CUDA_TRY(es_upc_clear(u, stream));
+    /* The pair loads read one value past `bins` in each row: keep the
+     * padding zero. */
+    ES_CUDA_TRY(cudaMemsetAsync(u->filter, 0,
+                                sizeof(cufftComplex) * (size_t)u->paths * parts * u->stride,
+                                stream));
+    ES_CUDA_TRY(cudaMemsetAsync(u->current, 0, sizeof(cufftComplex) * (size_t)inputs * u->stride,
+                                stream));
+    if (u->mode == ES_UPC_ATOMIC)
+        ES_CUDA_TRY(cudaMemsetAsync(u->sums, 0, sizeof(double2) * (size_t)outputs * u->stride,
+                                    stream));
+    if (plan_1d(&u->forward, 2 * part, 2 * part, u->stride, CUFFT_R2C, inputs, stream, &u->bytes,
+                engine, err, n))
+        goto fail;
+    u->have_forward = 1;
+    if (plan_1d(&u->inverse, 2 * part, u->stride, 2 * part, CUFFT_C2R, outputs, stream,
+                &u->bytes, engine, err, n))
+        goto fail;
+    u->have_inverse = 1;
+    return 0;
+fail:
+    return -1;
+}
+
+void es_upc_free(es_upc *u)
+{
+    if (u->have_forward)
+        cufftDestroy(u->forward);
+    if (u->have_inverse)
+        cufftDestroy(u->inverse);
+    cudaFree(u->segment);
+    cudaFree(u->current);
+    cudaFree(u->fdl);
+    cudaFree(u->filter);
+    cudaFree(u->sums);
+    cudaFree(u->acc);
+    cudaFree(u->time);
+    memset(u, 0, sizeof *u);
+}
+
+cudaError_t es_upc_clear(es_upc *u, cudaStream_t stream)
+{
+    cudaError_t rc = cudaMemsetAsync(u->segment, 0, sizeof(float) * (size_t)u->inputs * 2 * u->part,
+                                     stream);
+    if (rc == cudaSuccess)
+        rc = cudaMemsetAsync(u->fdl, 0,
+                             sizeof(cufftComplex) * (size_t)u->inputs * u->parts * u->stride,
+                             stream);
+    return rc;
+}
+
+int es_upc_spectra_paths(const es_upc *u, size_t bytes)
+{
+    const size_t per_path = (size_t)u->parts * 2 * u->part * sizeof(float);
+    const size_t fit = bytes / per_path;
+    return fit < 1 ? 1 : fit > (size_t)u->paths ? u->paths : (int)fit;
+}
+
+int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first, int count,
+                   float *scratch, cudaStream_t stream, const char *engine, char *err,
+                   size_t n)
+{
+    cufftHandle plan = 0;
+    int have_plan = 0;
+    const int size = 2 * u->part;
+    upc_pad_kernel<<<1024, 256, 0, stream>>>(taps, scratch, length, from, u->part, u->parts,
+                                             count, 1.0f / (float)size);
+    ES_CUDA_LAUNCHED();
+    if (plan_1d(&plan, size, size, u->stride, CUFFT_R2C, count * u->parts, stream, NULL, engine,
+                err, n))
+        goto fail;
+    have_plan = 1;
+    ES_CUFFT_TRY(cufftExecR2C(plan, scratch, u->filter + (size_t)first * u->parts * u->stride));
+    /* The plan may go once its work is done. */
+    ES_CUDA_TRY(cudaStreamSynchronize(stream));
+    cufftDestroy(plan);
+    return 0;
+fail:
+    if (have_plan)
+        cufftDestroy(plan);
+    return -1;
+}
+
+int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,
+                  const char *engine, char *err, size_t n)
+{
+    ES_CUFFT_TRY(cufftExecR2C(u->forward, u->segment, u->current));
+    {
+        const dim3 block(u->tile, u->lanes), rblock(u->rtile, u->rlanes);
+        const size_t lanes_sm = sizeof(double2) * u->tile * u->lanes;
+        const size_t rlanes_sm = sizeof(double2) * u->rtile * u->rlanes;
+        upc_mac_kernel<<<dim3(u->bin_tiles, u->paths, u->splits), block, lanes_sm, stream>>>(
+            newest, pt->dev_input, pt->dev_output, u->current, u->fdl, u->filter, u->sums,
+            u->acc, u->mode, u->parts, u->bins, u->stride, u->splits, u->paths);
+        ES_CUDA_LAUNCHED();
+        if (u->mode == ES_UPC_PARTIAL)
+            upc_reduce_kernel<<<dim3(u->rtiles, u->outputs), rblock, rlanes_sm, stream>>>(
+                u->sums, pt->dev_out_first, pt->dev_out_paths, u->acc, u->bins, u->stride,
+                u->splits, u->paths);
+        else if (u->mode == ES_UPC_ATOMIC)
+            upc_convert_kernel<<<dim3(u->rtiles, u->outputs), u->rtile, 0, stream>>>(
+                u->sums, u->acc, u->bins, u->stride);
+        ES_CUDA_LAUNCHED();
+    }
+    ES_CUFFT_TRY(cufftExecC2R(u->inverse, u->acc, u->time));
+    return 0;
+fail:
+    return -1;
+}
+
+int es_upc_record_insert(es_upc *u, const es_gpu_header *h, const float *in, int max_block,
+                         float *history, int history_mask, cudaStream_t stream,
+                         const char *engine, char *err, size_t n)
+{
+    upc_insert_kernel<<<dim3((max_block + 255) / 256, u->inputs), 256, 0, stream>>>(
+        h, in, u->segment, u->part, max_block, history, history_mask);
+    ES_CUDA_LAUNCHED();
+    return 0;
+fail:
+    return -1;
+}
+
+int es_upc_record_finish(es_upc *u, const es_gpu_header *h, float *out, int max_block,
+                         const es_upc_rings *rings, cudaStream_t stream, const char *engine,
+                         char *err, size_t n)
+{
+    es_upc_rings none;
+    memset(&none, 0, sizeof none);
+    upc_finish_kernel<<<dim3((u->bins + 255) / 256, u->outputs + u->inputs), 256, 0, stream>>>(
+        h, *u, out, max_block, rings ? *rings : none);
+    ES_CUDA_LAUNCHED();
+    return 0;
+fail:
+    return -1;
+}

@@ -1,0 +1,128 @@
+/* One uniformly partitioned overlap-save convolution on the device
+ * (internal; CUDA C++ only). cuda-partitioned is one of these; cuda-nonuniform
+ * is one per level: the head, and each tail level with its own partition.
+ *
+ * P-frame partitions, 2P-point transforms, a frequency-domain delay line
+ * (FDL) of each input's past block spectra:
+ *
+ *   segment [previous block | current block] -> R2C (batched over inputs)
+ *     -> MAC over paths and partitions -> (reduce) -> C2R (batched over
+ *     outputs) -> time: samples P.. are the output
+ *
+ * The MAC gives one thread to each (bin pair, path, split): `splits` cuts
+ * the partitions into ranges on separate thread blocks, so a stereo room
+ * still fills the GPU and no thread block runs long (a long one would hold
+ * its SM while a higher-priority job waits; cuda-nonuniform's head depends
+ * on that). How the paths and splits are summed per output:
+ *   DIRECT   one path per output and one split: the MAC writes acc itself;
+ *   PARTIAL  partial sums per (split, path) in double, a reduce kernel adds
+ *            them per output (cuda-partitioned: few splits, few paths);
+ *   ATOMIC   each (split, path) adds its double sum into the output's
+ *            accumulator atomically, a convert kernel turns it into acc
+ *            (cuda-nonuniform: thousands of paths of 65536-point spectra,
+ *            where a partial buffer per path would take gigabytes).
+ * Products are summed in float over 16 partitions, in double beyond. */
+#ifndef ES_GPU_UNIFORM_CUH
+#define ES_GPU_UNIFORM_CUH
+
+#include "gpu_common.cuh"
+
+enum { ES_UPC_DIRECT, ES_UPC_PARTIAL, ES_UPC_ATOMIC };
+
+struct es_upc {
+    int inputs, outputs, paths;
+    int part, parts, bins;      /* P, partitions, P + 1 */
+    int stride;                 /* complex values per spectrum row: bins
+                                   rounded up to 4, so rows start 32-byte
+                                   aligned and warps load whole sectors */
+    int splits, tile, lanes, bin_tiles; /* MAC layout (bin pairs) */
+    int rtile, rlanes, rtiles;  /* reduce/convert layout (single bins) */
+    int mode;                   /* ES_UPC_* */
+    cufftHandle forward, inverse;
+    int have_forward, have_inverse;
+    float *segment;             /* [inputs][2P]: previous block | current block */
+    cufftComplex *current;      /* [inputs][stride]: spectrum of the segment */
+    cufftComplex *fdl;          /* [inputs][parts][stride] */
+    cufftComplex *filter;       /* [paths][parts][stride], scaled by 1/2P */
+    double2 *sums;              /* PARTIAL: [splits][paths][stride];
+                                   ATOMIC: [outputs][stride] */
+    cufftComplex *acc;          /* [outputs][stride] */
+    float *time;                /* [outputs][2P] */
+    size_t bytes;               /* device memory held, cuFFT's work areas too */
+};
+
+/* How the partitions are split over thread blocks. */
+typedef struct {
+    int atomic;          /* sum paths atomically (ES_UPC_ATOMIC unless DIRECT) */
+    long want_blocks;    /* thread blocks to aim for (several per SM) */
+    int lane_parts;      /* PARTIAL: at least this many partitions per lane
+                            (short reduce); ATOMIC: at most this many (short
+                            thread blocks) */
+} es_upc_layout;
+
+/* Sizes, allocates and plans; filter and state start zeroed (memsets on
+ * `stream`). 0, or -1 with "<engine>: ..." in err. */
+int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, int part,
+                  int parts, const es_upc_layout *layout, cudaStream_t stream,
+                  const char *engine, char *err, size_t n);
+void es_upc_free(es_upc *u);
+
+/* Filter spectra of paths [first, first + count): taps[k][0..length) is
+ * the whole filter of path first + k on the device; partition j takes taps
+ * from + jP ... `scratch` holds count * parts * 2P floats. */
+int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first, int count,
+                   float *scratch, cudaStream_t stream, const char *engine, char *err,
+                   size_t n);
+/* Paths whose padded partitions fit in `bytes` of scratch (at least 1). */
+int es_upc_spectra_paths(const es_upc *u, size_t bytes);
+
+/* Records, into the capture on `stream`: R2C of the segment, the MAC with
+ * age 0 from `current` and age a from FDL slot (*newest + a) % parts, the
+ * sums, and C2R into time. */
+int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,
+                  const char *engine, char *err, size_t n);
+
+/* Zeroes the segments and the delay lines (not the filters). */
+cudaError_t es_upc_clear(es_upc *u, cudaStream_t stream);
+
+/* Tail levels that add into a head's output (cuda-nonuniform). Level k's
+ * output for the stream's frame t sits at ring[k][o * (mask + 1) +
+ * ((at[k] + t - first frame) & mask[k])]; the head adds frames [lo, hi)
+ * of the launch, which the header carries. */
+#define ES_UPC_MAX_RINGS 8
+struct es_upc_rings {
+    int count;
+    float *ring[ES_UPC_MAX_RINGS];  /* [outputs][mask + 1] */
+    int mask[ES_UPC_MAX_RINGS];
+};
+
+/* The head's per-launch kernels around es_upc_record, for a launch of
+ * h->frames frames at h->position in the current block:
+ *   insert: the staging's input into the segment, and (history != NULL)
+ *           into the input history at h->history;
+ *   finish: the output into the staging, plus the tail rings' frames
+ *           [h->level_lo, h->level_hi); when h->complete, the block's
+ *           spectrum into FDL slot h->newest and the segment moves on. */
+int es_upc_record_insert(es_upc *u, const es_gpu_header *h, const float *in, int max_block,
+                         float *history, int history_mask, cudaStream_t stream,
+                         const char *engine, char *err, size_t n);
+int es_upc_record_finish(es_upc *u, const es_gpu_header *h, float *out, int max_block,
+                         const es_upc_rings *rings, cudaStream_t stream, const char *engine,
+                         char *err, size_t n);
+
+/* The spectrum of input row i's finished block into its FDL slot, and the
+ * segment moves on; for threads k = 0, step, ... of one row. */
+static __device__ __forceinline__ void es_upc_commit(const es_upc &u, int i, int slot, int k0,
+                                                     int step)
+{
+    for (int k = k0; k < u.bins; k += step) {
+        u.fdl[((size_t)i * u.parts + slot) * u.stride + k] = u.current[(size_t)i * u.stride + k];
+        if (k < u.part) {
+            float *s = u.segment + (size_t)i * 2 * u.part;
+            s[k] = s[u.part + k];
+            s[u.part + k] = 0.0f;
+        }
+    }
+}
+
+#endif
