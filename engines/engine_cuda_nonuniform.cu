@@ -11,8 +11,9 @@
  *            upload -> insert (segment and input history) -> R2C -> MAC
  *            -> sums -> C2R -> finish (+ the tail rings) -> download
  *   tails  level k, partitions P_k growing x4 or x8, once per P_k frames,
- *          each a CUDA graph on its own lowest-priority stream, launched by
- *          the worker after the head's result is handed over:
+ *          each a CUDA graph on its own stream below the head's priority
+ *          (deeper levels lower still), launched by the worker after the
+ *          head's result is handed over:
  *            gather (block j-1 | j from the input history) -> R2C -> MAC
  *            -> sums -> C2R -> emit (into the level's output ring)
  *
@@ -397,10 +398,15 @@ static int make_spectra(cunu *c, const es_ir *ir, char *err, size_t n)
                                count, pad, c->gpu.stream, ES_ENGINE_NAME, err, n))
                 goto fail;
     }
+    ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
+    es_upc_spectra_done(&c->head);
+    for (int k = 0; k < c->tails; k++)
+        es_upc_spectra_done(&c->level[k].u);
     cudaFree(taps);
     cudaFree(pad);
     return 0;
 fail:
+    cudaStreamSynchronize(c->gpu.stream);
     cudaFree(taps);
     cudaFree(pad);
     return -1;
@@ -511,6 +517,14 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
     const es_gnu_shape shape = {ir->inputs, ir->outputs, es_ir_path_count(ir), ir->length,
                                 fmt->max_block, opt->partition};
     es_gnu_plan_choose(&shape, &c->plan);
+#ifdef ES_TESTING
+    /* EARSHOT_GPU_NU_PLAN=RATIO,MAX_PART: that plan instead of the
+     * cheapest, so the tests reach tail levels with short IRs. */
+    int ratio = 0, max_part = 0;
+    if (const char *forced = getenv("EARSHOT_GPU_NU_PLAN"))
+        if (sscanf(forced, "%d,%d", &ratio, &max_part) == 2)
+            es_gnu_plan_make(&shape, ratio, max_part, &c->plan);
+#endif
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
     {
         /* Refuse, in one line, what cannot fit, before allocating any of it. */
@@ -542,8 +556,12 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
                           c->gpu.stream, ES_ENGINE_NAME, err, n))
             goto fail;
         c->gpu.held += c->head.bytes;
+        /* Each tail level below the one before it: a deep level's job reads
+         * gigabytes, and a shallow level, whose deadline is much nearer,
+         * must not wait behind it. Past the device's range they share the
+         * least priority. */
         for (int k = 1; k < c->plan.levels; k++)
-            if (make_level(c, k, least, &tail, err, n))
+            if (make_level(c, k, greatest + k < least ? greatest + k : least, &tail, err, n))
                 goto fail;
     }
     c->history_frames = es_gnu_history_frames(&c->plan, c->max_block);

@@ -128,10 +128,13 @@ static int make_spectra(cupart *c, const es_ir *ir, char *err, size_t n)
                            ES_ENGINE_NAME, err, n))
             goto fail;
     }
+    ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
+    es_upc_spectra_done(&c->u);
     cudaFree(taps);
     cudaFree(pad);
     return 0;
 fail:
+    cudaStreamSynchronize(c->gpu.stream);
     cudaFree(taps);
     cudaFree(pad);
     return -1;

@@ -319,6 +319,7 @@ fail:
 
 void es_upc_free(es_upc *u)
 {
+    es_upc_spectra_done(u);
     if (u->have_forward)
         cufftDestroy(u->forward);
     if (u->have_inverse)
@@ -355,25 +356,29 @@ int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first
                    float *scratch, cudaStream_t stream, const char *engine, char *err,
                    size_t n)
 {
-    cufftHandle plan = 0;
-    int have_plan = 0;
     const int size = 2 * u->part;
     upc_pad_kernel<<<1024, 256, 0, stream>>>(taps, scratch, length, from, u->part, u->parts,
                                              count, 1.0f / (float)size);
     ES_CUDA_LAUNCHED();
-    if (plan_1d(&plan, size, size, u->stride, CUFFT_R2C, count * u->parts, stream, NULL, engine,
-                err, n))
-        goto fail;
-    have_plan = 1;
-    ES_CUFFT_TRY(cufftExecR2C(plan, scratch, u->filter + (size_t)first * u->parts * u->stride));
-    /* The plan may go once its work is done. */
-    ES_CUDA_TRY(cudaStreamSynchronize(stream));
-    cufftDestroy(plan);
+    if (u->spectra_batch != count * u->parts) {
+        es_upc_spectra_done(u);
+        if (plan_1d(&u->spectra, size, size, u->stride, CUFFT_R2C, count * u->parts, stream,
+                    NULL, engine, err, n))
+            return -1;
+        u->spectra_batch = count * u->parts;
+    }
+    ES_CUFFT_TRY(cufftSetStream(u->spectra, stream));
+    ES_CUFFT_TRY(cufftExecR2C(u->spectra, scratch, u->filter + (size_t)first * u->parts * u->stride));
     return 0;
 fail:
-    if (have_plan)
-        cufftDestroy(plan);
     return -1;
+}
+
+void es_upc_spectra_done(es_upc *u)
+{
+    if (u->spectra_batch)
+        cufftDestroy(u->spectra);
+    u->spectra_batch = 0;
 }
 
 int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,

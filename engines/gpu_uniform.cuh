@@ -40,6 +40,8 @@ struct es_upc {
     int mode;                   /* ES_UPC_* */
     cufftHandle forward, inverse;
     int have_forward, have_inverse;
+    cufftHandle spectra;        /* building the filter spectra: kept while */
+    int spectra_batch;          /* batches of this size come (0: none) */
     float *segment;             /* [inputs][2P]: previous block | current block */
     cufftComplex *current;      /* [inputs][stride]: spectrum of the segment */
     cufftComplex *fdl;          /* [inputs][parts][stride] */
@@ -69,10 +71,13 @@ void es_upc_free(es_upc *u);
 
 /* Filter spectra of paths [first, first + count): taps[k][0..length) is
  * the whole filter of path first + k on the device; partition j takes taps
- * from + jP ... `scratch` holds count * parts * 2P floats. */
+ * from + jP ... `scratch` holds count * parts * 2P floats. Queued on
+ * `stream`; the transform's plan is kept for the next call of the same
+ * count until es_upc_spectra_done (after the stream has finished). */
 int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first, int count,
                    float *scratch, cudaStream_t stream, const char *engine, char *err,
                    size_t n);
+void es_upc_spectra_done(es_upc *u);
 /* Paths whose padded partitions fit in `bytes` of scratch (at least 1). */
 int es_upc_spectra_paths(const es_upc *u, size_t bytes);
 
