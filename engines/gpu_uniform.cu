@@ -384,6 +384,10 @@ void es_upc_spectra_done(es_upc *u)
 int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,
                   const char *engine, char *err, size_t n)
 {
+    /* The plans run where the work is recorded: a tail level's graph is
+     * captured on its own stream, not on the one the plans were made on. */
+    ES_CUFFT_TRY(cufftSetStream(u->forward, stream));
+    ES_CUFFT_TRY(cufftSetStream(u->inverse, stream));
     ES_CUFFT_TRY(cufftExecR2C(u->forward, u->segment, u->current));
     {
         const dim3 block(u->tile, u->lanes), rblock(u->rtile, u->rlanes);
