@@ -548,9 +548,9 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
             es_gpu_paths_make(&c->gpu.pt, ir, c->gpu.stream, ES_ENGINE_NAME, err, n))
             goto fail;
         const int sms = es_gpu_multiprocessors();
-        /* The head: few, full thread blocks (it is alone on its SMs); the
-         * tails: many short ones. */
-        const es_upc_layout head = {1, sms, 16}, tail = {1, 4L * sms, 8};
+        /* The head: one pass, a thread block per output (it is alone on
+         * its SMs); the tails: many short thread blocks. */
+        const es_upc_layout head = {1, 0, 0, 0}, tail = {0, 1, 4L * sms, 8};
         const es_nu_level *l0 = &c->plan.level[0];
         if (es_upc_create(&c->head, &c->gpu.pt, c->inputs, c->outputs, l0->part, l0->count, &head,
                           c->gpu.stream, ES_ENGINE_NAME, err, n))

@@ -139,6 +139,64 @@ __global__ void upc_mac_kernel(const int *newest, const int *path_input, const i
     }
 }
 
+/* ES_UPC_OUTPUT: acc[o][bin pair] = the sum over every path into o and
+ * every partition. Grid (pair tiles, outputs); block (tile pairs, lanes):
+ * lane l takes items l, l + lanes, ... of the output's (path, partition)
+ * list, so a thread block has hundreds of independent loads whatever the
+ * shape. */
+__global__ void upc_mac_output_kernel(const int *newest, const int *path_input,
+                                      const int *out_first, const int *out_paths,
+                                      const cufftComplex *current, const cufftComplex *fdl,
+                                      const cufftComplex *filter, cufftComplex *acc, int parts,
+                                      int bins, int stride)
+{
+    extern __shared__ double2 lanes_sm[];
+    const int bin = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const int o = blockIdx.y, lanes = blockDim.y;
+    const int first = out_first[o], items = (out_first[o + 1] - first) * parts;
+    double re0 = 0, im0 = 0, re1 = 0, im1 = 0;
+    if (bin < bins) {
+        const int slot0 = *newest;
+        float a0 = 0.0f, b0 = 0.0f, a1 = 0.0f, b1 = 0.0f;
+        int run = 0;
+#pragma unroll 4
+        for (int q = threadIdx.y; q < items; q += lanes) {
+            const int path = out_paths[first + q / parts], j = q % parts;
+            const int input = path_input[path];
+            const int slot = slot0 + j < parts ? slot0 + j : slot0 + j - parts;
+            const float4 x = j == 0 ? *(const float4 *)(current + (size_t)input * stride + bin)
+                                    : *(const float4 *)(fdl + ((size_t)input * parts + slot) *
+                                                                  stride + bin);
+            const float4 f = *(const float4 *)(filter + ((size_t)path * parts + j) * stride + bin);
+            a0 = fmaf(x.x, f.x, fmaf(-x.y, f.y, a0));
+            b0 = fmaf(x.x, f.y, fmaf(x.y, f.x, b0));
+            a1 = fmaf(x.z, f.z, fmaf(-x.w, f.w, a1));
+            b1 = fmaf(x.z, f.w, fmaf(x.w, f.z, b1));
+            if (++run == RUN_PARTS) {
+                re0 += a0;
+                im0 += b0;
+                re1 += a1;
+                im1 += b1;
+                a0 = b0 = a1 = b1 = 0.0f;
+                run = 0;
+            }
+        }
+        re0 += a0;
+        im0 += b0;
+        re1 += a1;
+        im1 += b1;
+    }
+    const double2 t0 = sum_lanes(make_double2(re0, im0), lanes_sm);
+    __syncthreads();
+    const double2 t1 = sum_lanes(make_double2(re1, im1), lanes_sm);
+    if (threadIdx.y != 0)
+        return;
+    if (bin < bins)
+        acc[(size_t)o * stride + bin] = make_float2((float)t0.x, (float)t0.y);
+    if (bin + 1 < bins)
+        acc[(size_t)o * stride + bin + 1] = make_float2((float)t1.x, (float)t1.y);
+}
+
 /* acc[o][bin] = sum over the paths into o and all splits; lanes split the
  * splits as in upc_mac_kernel. */
 __global__ void upc_reduce_kernel(const double2 *partial, const int *out_first,
@@ -262,7 +320,17 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
     u->rtile = u->bins < 256 ? (u->bins + 31) / 32 * 32 : 256;
     u->rlanes = 256 / u->rtile > 0 ? 256 / u->rtile : 1;
     u->rtiles = (u->bins + u->rtile - 1) / u->rtile;
-    {
+    if (layout->by_output) {
+        /* Lanes for about 4 items each, up to 1024 threads a block. */
+        int most = 1;
+        for (int o = 0; o < outputs; o++) {
+            const int items = (pt->out_first[o + 1] - pt->out_first[o]) * parts;
+            most = items > most ? items : most;
+        }
+        const int lanes = (most + 3) / 4, room = 1024 / u->tile;
+        u->lanes = lanes < 1 ? 1 : lanes > room ? room : lanes;
+        u->splits = 1;
+    } else {
         const long have = (long)u->bin_tiles * u->paths;
         const long per_lane = (long)layout->lane_parts * u->lanes;
         long splits = (layout->want_blocks + have - 1) / have;
@@ -281,7 +349,10 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
     int direct = u->splits == 1;
     for (int o = 0; o < outputs; o++)
         direct &= pt->out_first[o + 1] - pt->out_first[o] == 1;
-    u->mode = direct ? ES_UPC_DIRECT : layout->atomic ? ES_UPC_ATOMIC : ES_UPC_PARTIAL;
+    u->mode = layout->by_output ? ES_UPC_OUTPUT
+              : direct          ? ES_UPC_DIRECT
+              : layout->atomic  ? ES_UPC_ATOMIC
+                                : ES_UPC_PARTIAL;
 
     ALLOC(u->segment, (size_t)inputs * 2 * part);
     ALLOC(u->current, (size_t)inputs * u->stride);
@@ -393,9 +464,14 @@ int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStre
         const dim3 block(u->tile, u->lanes), rblock(u->rtile, u->rlanes);
         const size_t lanes_sm = sizeof(double2) * u->tile * u->lanes;
         const size_t rlanes_sm = sizeof(double2) * u->rtile * u->rlanes;
-        upc_mac_kernel<<<dim3(u->bin_tiles, u->paths, u->splits), block, lanes_sm, stream>>>(
-            newest, pt->dev_input, pt->dev_output, u->current, u->fdl, u->filter, u->sums,
-            u->acc, u->mode, u->parts, u->bins, u->stride, u->splits, u->paths);
+        if (u->mode == ES_UPC_OUTPUT)
+            upc_mac_output_kernel<<<dim3(u->bin_tiles, u->outputs), block, lanes_sm, stream>>>(
+                newest, pt->dev_input, pt->dev_out_first, pt->dev_out_paths, u->current, u->fdl,
+                u->filter, u->acc, u->parts, u->bins, u->stride);
+        else
+            upc_mac_kernel<<<dim3(u->bin_tiles, u->paths, u->splits), block, lanes_sm, stream>>>(
+                newest, pt->dev_input, pt->dev_output, u->current, u->fdl, u->filter, u->sums,
+                u->acc, u->mode, u->parts, u->bins, u->stride, u->splits, u->paths);
         ES_CUDA_LAUNCHED();
         if (u->mode == ES_UPC_PARTIAL)
             upc_reduce_kernel<<<dim3(u->rtiles, u->outputs), rblock, rlanes_sm, stream>>>(

@@ -19,15 +19,19 @@
  *            them per output (cuda-partitioned: few splits, few paths);
  *   ATOMIC   each (split, path) adds its double sum into the output's
  *            accumulator atomically, a convert kernel turns it into acc
- *            (cuda-nonuniform: thousands of paths of 65536-point spectra,
- *            where a partial buffer per path would take gigabytes).
+ *            (cuda-nonuniform's tails: thousands of paths of 65536-point
+ *            spectra, where a partial buffer per path would take
+ *            gigabytes);
+ *   OUTPUT   one thread block per (bins, output) sums every path into it
+ *            and writes acc, no second kernel (cuda-nonuniform's head:
+ *            its spectra are narrow, and one pass is the shortest job).
  * Products are summed in float over 16 partitions, in double beyond. */
 #ifndef ES_GPU_UNIFORM_CUH
 #define ES_GPU_UNIFORM_CUH
 
 #include "gpu_common.cuh"
 
-enum { ES_UPC_DIRECT, ES_UPC_PARTIAL, ES_UPC_ATOMIC };
+enum { ES_UPC_DIRECT, ES_UPC_PARTIAL, ES_UPC_ATOMIC, ES_UPC_OUTPUT };
 
 struct es_upc {
     int inputs, outputs, paths;
@@ -55,6 +59,7 @@ struct es_upc {
 
 /* How the partitions are split over thread blocks. */
 typedef struct {
+    int by_output;       /* ES_UPC_OUTPUT: the fields below do not apply */
     int atomic;          /* sum paths atomically (ES_UPC_ATOMIC unless DIRECT) */
     long want_blocks;    /* thread blocks to aim for (several per SM) */
     int lane_parts;      /* PARTIAL: at least this many partitions per lane
