@@ -37,6 +37,7 @@ const es_engine_class es_engine_cuda_nonuniform = {
     .caps = ES_CAP_PARTITION | ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
     .probe = not_built,
     .create = no_create,
+    .fallback = "cpu-nonuniform",
 };
 
 const es_engine_class es_engine_cuda_partitioned = {

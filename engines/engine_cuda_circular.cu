@@ -334,4 +334,5 @@ extern "C" const es_engine_class es_engine_cuda_circular = {
     es_gpu_engine_reset,
     cucirc_destroy,
     es_gpu_engine_status,
+    "cpu-partitioned",
 };

@@ -612,4 +612,5 @@ extern "C" const es_engine_class es_engine_cuda_nonuniform = {
     es_gpu_engine_reset,
     cunu_destroy,
     cunu_status,
+    "cpu-nonuniform", /* zero latency too, on the CPU */
 };

@@ -220,4 +220,5 @@ extern "C" const es_engine_class es_engine_cuda_partitioned = {
     es_gpu_engine_reset,
     cupart_destroy,
     es_gpu_engine_status,
+    "cpu-partitioned",
 };

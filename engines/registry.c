@@ -30,6 +30,12 @@ const es_engine_class *es_engine_find(const char *name)
     return NULL;
 }
 
+const es_engine_class *es_engine_fallback(const char *failed)
+{
+    const es_engine_class *k = es_engine_find(failed);
+    return es_engine_find(k && k->fallback ? k->fallback : "cpu-partitioned");
+}
+
 const char *es_engine_names(char *buf, size_t n)
 {
     size_t at = 0;

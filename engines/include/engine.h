@@ -132,6 +132,9 @@ struct es_engine_class {
     void (*destroy)(es_engine *e);
     /* Optional (NULL = nothing to report). Real-time safe. */
     ES_RT void (*status)(const es_engine *e, es_engine_status *st);
+    /* Optional: the CPU engine a host switches to, with the same room, when
+     * an instance fails (a GPU error); NULL: cpu-partitioned. */
+    const char *fallback;
 };
 
 /* ---- registry (registry.c) ---- */
@@ -140,6 +143,9 @@ struct es_engine_class {
 extern const es_engine_class *const es_engines[];
 
 const es_engine_class *es_engine_find(const char *name);
+/* What replaces a failed instance of the engine named `failed`: its
+ * class's fallback, else cpu-partitioned. */
+const es_engine_class *es_engine_fallback(const char *failed);
 /* "cpu-direct, cpu-partitioned, ..." into buf, for error messages; returns buf. */
 const char *es_engine_names(char *buf, size_t n);
 /* The partition size an engine with ES_CAP_PARTITION uses at this block

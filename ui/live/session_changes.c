@@ -7,7 +7,6 @@
 
 #include "session_private.h"
 
-#define FALLBACK_ENGINE "cpu-partitioned"
 
 static const char *source_word(es_source_kind k)
 {
@@ -151,7 +150,7 @@ static int apply(es_session *s, es_prep_result *r)
     if (r->err[0]) {
         forget(s, q);
         if (q->fallback)
-            es_session_sayf(s, 1, "%s could not take over: %s", FALLBACK_ENGINE, r->err);
+            es_session_sayf(s, 1, "%s could not take over: %s", q->engine->name, r->err);
         else
             es_session_sayf(s, 1, "%s; %s", r->err, tail);
         return 0;
@@ -245,12 +244,12 @@ void es_session_watch_engine(es_session *s, const es_stats *st)
     if (s->fallback_asked)
         return;
     s->fallback_asked = 1;
-    const es_engine_class *k = es_engine_find(FALLBACK_ENGINE);
+    const es_engine_class *k = es_engine_fallback(st->engine);
     es_session_sayf(s, 1, "%s failed (%s); switching to %s, same room", st->engine,
-                    st->engine_error, FALLBACK_ENGINE);
+                    st->engine_error, k->name);
     s->target.engine = k;
     char what[128];
-    snprintf(what, sizeof what, "engine %s (fallback)", FALLBACK_ENGINE);
+    snprintf(what, sizeof what, "engine %s (fallback)", k->name);
     es_session_submit(s, what, 1);
 }
 
