@@ -363,76 +363,6 @@ static void cunu_destroy(es_engine *e)
     free(c);
 }
 
-/* Every level's filter spectra: the taps of a group of paths go up once,
- * and each level cuts, pads and transforms its own span of them. */
-static int make_spectra(cunu *c, const es_ir *ir, char *err, size_t n)
-{
-    const size_t path_taps = sizeof(float) * (size_t)ir->length;
-    int chunk = (int)(SPECTRA_SCRATCH_BYTES / path_taps);
-    size_t pad_bytes = 0;
-    chunk = chunk < 1 ? 1 : chunk;
-    for (int k = -1; k < c->tails; k++) {
-        const es_upc *u = k < 0 ? &c->head : &c->level[k].u;
-        const int fit = es_upc_spectra_paths(u, SPECTRA_SCRATCH_BYTES);
-        chunk = fit < chunk ? fit : chunk;
-    }
-    for (int k = -1; k < c->tails; k++) {
-        const es_upc *u = k < 0 ? &c->head : &c->level[k].u;
-        const size_t need = sizeof(float) * (size_t)u->parts * 2 * u->part * chunk;
-        pad_bytes = need > pad_bytes ? need : pad_bytes;
-    }
-    float *taps = NULL, *pad = NULL;
-    ES_CUDA_TRY(cudaMalloc(&taps, path_taps * chunk));
-    ES_CUDA_TRY(cudaMalloc(&pad, pad_bytes));
-    for (int first = 0; first < c->head.paths; first += chunk) {
-        const int count = c->head.paths - first < chunk ? c->head.paths - first : chunk;
-        for (int k = 0; k < count; k++)
-            ES_CUDA_TRY(cudaMemcpyAsync(taps + (size_t)k * ir->length,
-                                        ir->taps[c->gpu.pt.row[first + k]], path_taps,
-                                        cudaMemcpyHostToDevice, c->gpu.stream));
-        if (es_upc_spectra(&c->head, taps, ir->length, 0, first, count, pad, c->gpu.stream,
-                           ES_ENGINE_NAME, err, n))
-            goto fail;
-        for (int k = 0; k < c->tails; k++)
-            if (es_upc_spectra(&c->level[k].u, taps, ir->length, c->level[k].offset, first,
-                               count, pad, c->gpu.stream, ES_ENGINE_NAME, err, n))
-                goto fail;
-    }
-    ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
-    es_upc_spectra_done(&c->head);
-    for (int k = 0; k < c->tails; k++)
-        es_upc_spectra_done(&c->level[k].u);
-    cudaFree(taps);
-    cudaFree(pad);
-    return 0;
-fail:
-    cudaStreamSynchronize(c->gpu.stream);
-    cudaFree(taps);
-    cudaFree(pad);
-    return -1;
-}
-
-/* The head's per-launch work, recorded once. */
-static int capture_head(cunu *c, char *err, size_t n)
-{
-    const es_gpu_header *h = es_staging_dev_header(&c->gpu.st);
-    ES_CUDA_TRY(cudaStreamBeginCapture(c->gpu.stream, cudaStreamCaptureModeThreadLocal));
-    ES_CUDA_TRY(es_staging_upload(&c->gpu.st, c->gpu.stream));
-    if (es_upc_record_insert(&c->head, h, es_staging_dev_in(&c->gpu.st), c->max_block,
-                             c->history, (int)(c->history_frames - 1), c->gpu.stream,
-                             ES_ENGINE_NAME, err, n) ||
-        es_upc_record(&c->head, &c->gpu.pt, &h->newest, c->gpu.stream, ES_ENGINE_NAME, err, n) ||
-        es_upc_record_finish(&c->head, h, c->gpu.st.dev_down, c->max_block, &c->rings,
-                             c->gpu.stream, ES_ENGINE_NAME, err, n))
-        goto fail;
-    ES_CUDA_TRY(es_staging_download(&c->gpu.st, c->gpu.stream));
-    ES_CUDA_TRY(es_gpu_capture_finish(c->gpu.stream, &c->gpu.exec));
-    return 0;
-fail:
-    es_gpu_capture_abandon(c->gpu.stream);
-    return -1;
-}
-
 /* A tail level's job, recorded once. Grids of 256-thread blocks that each
  * touch a few KB: short, like the MAC's. */
 static int capture_level(cunu *c, gnu_level *l, char *err, size_t n)
@@ -571,8 +501,21 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
         ES_CUDA_TRY(cudaMemsetAsync(c->history, 0, bytes, c->gpu.stream));
         c->gpu.held += bytes;
     }
-    if (make_spectra(c, ir, err, n) || capture_head(c, err, n))
-        goto fail;
+    {
+        /* Every level's filter spectra from one upload of the taps; then
+         * the head's per-launch work, recorded once. */
+        es_upc *all[ES_GNU_MAX_LEVELS] = {&c->head};
+        int from[ES_GNU_MAX_LEVELS] = {0};
+        for (int k = 0; k < c->tails; k++) {
+            all[k + 1] = &c->level[k].u;
+            from[k + 1] = c->level[k].offset;
+        }
+        if (es_upc_build_spectra(all, from, c->tails + 1, ir, &c->gpu.pt, SPECTRA_SCRATCH_BYTES,
+                                 c->gpu.stream, ES_ENGINE_NAME, err, n) ||
+            es_upc_capture_block(&c->head, &c->gpu, c->max_block, c->history,
+                                 (int)(c->history_frames - 1), &c->rings, ES_ENGINE_NAME, err, n))
+            goto fail;
+    }
     for (int k = 0; k < c->tails; k++)
         if (capture_level(c, &c->level[k], err, n))
             goto fail;

@@ -109,57 +109,6 @@ static void cupart_destroy(es_engine *e)
     free(c);
 }
 
-/* H_j for every path and partition: the taps go up once, a kernel cuts and
- * pads them, one batched R2C per chunk of paths transforms them all. */
-static int make_spectra(cupart *c, const es_ir *ir, char *err, size_t n)
-{
-    const int chunk = es_upc_spectra_paths(&c->u, SPECTRA_SCRATCH_BYTES);
-    float *taps = NULL, *pad = NULL;
-    ES_CUDA_TRY(cudaMalloc(&taps, sizeof(float) * (size_t)ir->length * chunk));
-    ES_CUDA_TRY(cudaMalloc(&pad, sizeof(float) * (size_t)c->u.parts * 2 * c->u.part * chunk));
-    for (int first = 0; first < c->u.paths; first += chunk) {
-        const int count = c->u.paths - first < chunk ? c->u.paths - first : chunk;
-        for (int k = 0; k < count; k++)
-            ES_CUDA_TRY(cudaMemcpyAsync(taps + (size_t)k * ir->length,
-                                        ir->taps[c->gpu.pt.row[first + k]],
-                                        sizeof(float) * ir->length, cudaMemcpyHostToDevice,
-                                        c->gpu.stream));
-        if (es_upc_spectra(&c->u, taps, ir->length, 0, first, count, pad, c->gpu.stream,
-                           ES_ENGINE_NAME, err, n))
-            goto fail;
-    }
-    ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
-    es_upc_spectra_done(&c->u);
-    cudaFree(taps);
-    cudaFree(pad);
-    return 0;
-fail:
-    cudaStreamSynchronize(c->gpu.stream);
-    cudaFree(taps);
-    cudaFree(pad);
-    return -1;
-}
-
-/* The per-launch work, recorded once. */
-static int capture(cupart *c, char *err, size_t n)
-{
-    const es_gpu_header *h = es_staging_dev_header(&c->gpu.st);
-    ES_CUDA_TRY(cudaStreamBeginCapture(c->gpu.stream, cudaStreamCaptureModeThreadLocal));
-    ES_CUDA_TRY(es_staging_upload(&c->gpu.st, c->gpu.stream));
-    if (es_upc_record_insert(&c->u, h, es_staging_dev_in(&c->gpu.st), c->max_block, NULL, 0,
-                             c->gpu.stream, ES_ENGINE_NAME, err, n) ||
-        es_upc_record(&c->u, &c->gpu.pt, &h->newest, c->gpu.stream, ES_ENGINE_NAME, err, n) ||
-        es_upc_record_finish(&c->u, h, c->gpu.st.dev_down, c->max_block, NULL, c->gpu.stream,
-                             ES_ENGINE_NAME, err, n))
-        goto fail;
-    ES_CUDA_TRY(es_staging_download(&c->gpu.st, c->gpu.stream));
-    ES_CUDA_TRY(es_gpu_capture_finish(c->gpu.stream, &c->gpu.exec));
-    return 0;
-fail:
-    es_gpu_capture_abandon(c->gpu.stream);
-    return -1;
-}
-
 static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_options *opt,
                                 char *err, size_t n)
 {
@@ -192,8 +141,17 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
             goto fail;
         c->gpu.held = c->u.bytes;
     }
-    if (make_spectra(c, ir, err, n) || capture(c, err, n))
-        goto fail;
+    {
+        /* H_j for every path and partition, cut, padded and transformed on
+         * the device; then the per-launch work, recorded once. */
+        es_upc *all[1] = {&c->u};
+        const int from[1] = {0};
+        if (es_upc_build_spectra(all, from, 1, ir, &c->gpu.pt, SPECTRA_SCRATCH_BYTES,
+                                 c->gpu.stream, ES_ENGINE_NAME, err, n) ||
+            es_upc_capture_block(&c->u, &c->gpu, c->max_block, NULL, 0, NULL, ES_ENGINE_NAME, err,
+                                 n))
+            goto fail;
+    }
     ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
     {
         es_gpu_backend b = {c, c->gpu.st.in, c->gpu.st.out, es_gpu_engine_thread_init, cupart_run,

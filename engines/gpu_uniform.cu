@@ -513,3 +513,66 @@ int es_upc_record_finish(es_upc *u, const es_gpu_header *h, float *out, int max_
 fail:
     return -1;
 }
+
+int es_upc_build_spectra(es_upc *const *u, const int *from, int count, const es_ir *ir,
+                         const es_gpu_paths *pt, size_t scratch_bytes, cudaStream_t stream,
+                         const char *engine, char *err, size_t n)
+{
+    const size_t path_taps = sizeof(float) * (size_t)ir->length;
+    const int paths = u[0]->paths;
+    int chunk = (int)(scratch_bytes / path_taps);
+    chunk = chunk < 1 ? 1 : chunk;
+    for (int k = 0; k < count; k++) {
+        const int fit = es_upc_spectra_paths(u[k], scratch_bytes);
+        chunk = fit < chunk ? fit : chunk;
+    }
+    size_t pad_bytes = 0;
+    for (int k = 0; k < count; k++) {
+        const size_t need = sizeof(float) * (size_t)u[k]->parts * 2 * u[k]->part * chunk;
+        pad_bytes = need > pad_bytes ? need : pad_bytes;
+    }
+    float *taps = NULL, *pad = NULL;
+    ES_CUDA_TRY(cudaMalloc(&taps, path_taps * chunk));
+    ES_CUDA_TRY(cudaMalloc(&pad, pad_bytes));
+    for (int first = 0; first < paths; first += chunk) {
+        const int group = paths - first < chunk ? paths - first : chunk;
+        for (int k = 0; k < group; k++)
+            ES_CUDA_TRY(cudaMemcpyAsync(taps + (size_t)k * ir->length, ir->taps[pt->row[first + k]],
+                                        path_taps, cudaMemcpyHostToDevice, stream));
+        for (int k = 0; k < count; k++)
+            if (es_upc_spectra(u[k], taps, ir->length, from[k], first, group, pad, stream, engine,
+                               err, n))
+                goto fail;
+    }
+    ES_CUDA_TRY(cudaStreamSynchronize(stream));
+    for (int k = 0; k < count; k++)
+        es_upc_spectra_done(u[k]);
+    cudaFree(taps);
+    cudaFree(pad);
+    return 0;
+fail:
+    cudaStreamSynchronize(stream);
+    cudaFree(taps);
+    cudaFree(pad);
+    return -1;
+}
+
+int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *history,
+                         int history_mask, const es_upc_rings *rings, const char *engine,
+                         char *err, size_t n)
+{
+    const es_gpu_header *h = es_staging_dev_header(&g->st);
+    ES_CUDA_TRY(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
+    ES_CUDA_TRY(es_staging_upload(&g->st, g->stream));
+    if (es_upc_record_insert(u, h, es_staging_dev_in(&g->st), max_block, history, history_mask,
+                             g->stream, engine, err, n) ||
+        es_upc_record(u, &g->pt, &h->newest, g->stream, engine, err, n) ||
+        es_upc_record_finish(u, h, g->st.dev_down, max_block, rings, g->stream, engine, err, n))
+        goto fail;
+    ES_CUDA_TRY(es_staging_download(&g->st, g->stream));
+    ES_CUDA_TRY(es_gpu_capture_finish(g->stream, &g->exec));
+    return 0;
+fail:
+    es_gpu_capture_abandon(g->stream);
+    return -1;
+}

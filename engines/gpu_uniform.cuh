@@ -83,6 +83,15 @@ int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first
                    float *scratch, cudaStream_t stream, const char *engine, char *err,
                    size_t n);
 void es_upc_spectra_done(es_upc *u);
+
+/* Every filter spectrum of several convolutions of one IR (cuda-nonuniform's
+ * levels; cuda-partitioned has one): the taps of a group of paths go up
+ * once, in `pt`'s row order, and convolution k takes its span from
+ * from[k]. Scratch of up to `scratch_bytes` for the taps and for the padded
+ * partitions; returns when the spectra are on the device. */
+int es_upc_build_spectra(es_upc *const *u, const int *from, int count, const es_ir *ir,
+                         const es_gpu_paths *pt, size_t scratch_bytes, cudaStream_t stream,
+                         const char *engine, char *err, size_t n);
 /* Paths whose padded partitions fit in `bytes` of scratch (at least 1). */
 int es_upc_spectra_paths(const es_upc *u, size_t bytes);
 
@@ -118,6 +127,13 @@ int es_upc_record_insert(es_upc *u, const es_gpu_header *h, const float *in, int
                          const char *engine, char *err, size_t n);
 int es_upc_record_finish(es_upc *u, const es_gpu_header *h, float *out, int max_block,
                          const es_upc_rings *rings, cudaStream_t stream, const char *engine,
+                         char *err, size_t n);
+
+/* The whole per-block graph of an engine whose block is this convolution
+ * (upload, insert, es_upc_record, finish, download), captured on g->stream
+ * into g->exec. history and rings: as for insert and finish (NULL: none). */
+int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *history,
+                         int history_mask, const es_upc_rings *rings, const char *engine,
                          char *err, size_t n);
 
 /* The spectrum of input row i's finished block into its FDL slot, and the
