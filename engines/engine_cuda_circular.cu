@@ -38,9 +38,6 @@ struct cucirc {
     int inputs, outputs, paths, max_block, taps;
     int groups, subs, sub_taps, tile, chunks; /* thread layout, see conv_kernel */
     size_t ring;                     /* power of two */
-#ifdef ES_TESTING
-    long fail_after, launches;       /* fault injection, see es_gpu_fail_after */
-#endif
     size_t write;                    /* worker-side: next ring position */
     float *history;                  /* [inputs][ring] */
     float *filter;                   /* [paths][chunks * tile], zero past taps */
@@ -174,14 +171,8 @@ static int cucirc_run(void *ctx, int frames, char *err, size_t n)
     cucirc *c = (cucirc *)ctx;
     c->gpu.job_gpu_us = 0;
     es_gpu_header *h = es_staging_header(&c->gpu.st);
-#ifdef ES_TESTING
-    if (c->fail_after && ++c->launches > c->fail_after) {
-        snprintf(err, n,
-                 "%s: simulated device error after %ld launches (EARSHOT_GPU_FAIL_AFTER)",
-                 ES_ENGINE_NAME, c->fail_after);
+    if (es_gpu_engine_fault(&c->gpu, ES_ENGINE_NAME, err, n))
         return -1;
-    }
-#endif
     h->frames = frames;
     h->offset = 0;
     h->position = (int)c->write;
@@ -261,9 +252,6 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
     c->paths = es_ir_path_count(ir);
     c->max_block = fmt->max_block;
     c->taps = ir->length;
-#ifdef ES_TESTING
-    c->fail_after = es_gpu_fail_after();
-#endif
     /* Thread layout: enough output groups to cover the block (up to all 256
      * threads), the rest of the threads split the tile's taps. */
     c->groups = (c->max_block + OUTS - 1) / OUTS;

@@ -101,12 +101,10 @@ struct cunu {
     long history_frames;
     es_upc_rings rings;
 #ifdef ES_TESTING
-    long fail_after, launches;  /* fault injection, see es_gpu_fail_after */
     long long drop_first;       /* EARSHOT_GPU_DROP_TAIL=FIRST,COUNT: level 1 */
     int drop_count;             /* drops those jobs, as if it were behind */
 #endif
     /* Worker-side state. */
-    int fill, newest;
     long long time;             /* frames the head has taken */
     unsigned long long late_tail; /* tail jobs late when needed (atomic) */
 };
@@ -203,44 +201,24 @@ static int level_window(cunu *c, gnu_level *l, long long t, int frames, int *at,
     return 0;
 }
 
+/* Before each head launch: where its frames go in the input history, and
+ * which frames of each tail level are ready to add. */
+static int before_launch(void *ctx, es_gpu_header *h, char *err, size_t n)
+{
+    cunu *c = (cunu *)ctx;
+    h->history = (int)(c->time & (c->history_frames - 1));
+    for (int k = 0; k < c->tails; k++)
+        if (level_window(c, &c->level[k], c->time, h->frames, &h->level_at[k], &h->level_lo[k],
+                         &h->level_hi[k], err, n))
+            return -1;
+    c->time += h->frames;
+    return 0;
+}
+
 static int cunu_run(void *ctx, int frames, char *err, size_t n)
 {
     cunu *c = (cunu *)ctx;
-    c->gpu.job_gpu_us = 0;
-    es_gpu_header *h = es_staging_header(&c->gpu.st);
-    for (int done = 0; done < frames;) {
-        const int P = c->head.part;
-        const int chunk = frames - done < P - c->fill ? frames - done : P - c->fill;
-#ifdef ES_TESTING
-        if (c->fail_after && ++c->launches > c->fail_after) {
-            snprintf(err, n,
-                     "%s: simulated device error after %ld launches (EARSHOT_GPU_FAIL_AFTER)",
-                     ES_ENGINE_NAME, c->fail_after);
-            return -1;
-        }
-#endif
-        h->frames = chunk;
-        h->offset = done;
-        h->position = c->fill;
-        h->newest = c->newest;
-        h->complete = c->fill + chunk == P;
-        h->history = (int)(c->time & (c->history_frames - 1));
-        for (int k = 0; k < c->tails; k++)
-            if (level_window(c, &c->level[k], c->time, chunk, &h->level_at[k], &h->level_lo[k],
-                             &h->level_hi[k], err, n))
-                return -1;
-        ES_CUDA_TRY(es_gpu_launch_timed(&c->gpu));
-        c->time += chunk;
-        c->fill += chunk;
-        if (c->fill == P) {
-            c->fill = 0;
-            c->newest = (c->newest + c->head.parts - 1) % c->head.parts;
-        }
-        done += chunk;
-    }
-    return 0;
-fail:
-    return -1;
+    return es_upc_run(&c->head, &c->gpu, frames, before_launch, c, ES_ENGINE_NAME, err, n);
 }
 
 /* Launches (or drops) every tail job whose input block is complete. */
@@ -322,8 +300,6 @@ static int cunu_device_reset(void *ctx, char *err, size_t n)
         forget_jobs(l);
     }
     ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
-    c->fill = 0;
-    c->newest = 0;
     c->time = 0;
     return 0;
 fail:
@@ -439,7 +415,6 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
     c->max_block = fmt->max_block;
     c->offline = opt->offline != 0;
 #ifdef ES_TESTING
-    c->fail_after = es_gpu_fail_after();
     if (const char *drop = getenv("EARSHOT_GPU_DROP_TAIL"))
         if (sscanf(drop, "%lld,%d", &c->drop_first, &c->drop_count) != 2)
             c->drop_count = 0;

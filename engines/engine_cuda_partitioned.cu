@@ -42,11 +42,6 @@ struct cupart {
     es_gpu_engine gpu;          /* first: see gpu_common.cuh */
     int inputs, outputs, max_block;
     es_upc u;                   /* the convolution on the device */
-#ifdef ES_TESTING
-    long fail_after, launches;  /* fault injection, see es_gpu_fail_after */
-#endif
-    /* Worker-side state: only the worker thread touches these after create. */
-    int fill, newest;
 };
 
 /* ---- worker side ---- */
@@ -54,34 +49,7 @@ struct cupart {
 static int cupart_run(void *ctx, int frames, char *err, size_t n)
 {
     cupart *c = (cupart *)ctx;
-    c->gpu.job_gpu_us = 0;
-    es_gpu_header *h = es_staging_header(&c->gpu.st);
-    for (int done = 0; done < frames;) {
-        const int chunk = frames - done < c->u.part - c->fill ? frames - done : c->u.part - c->fill;
-#ifdef ES_TESTING
-        if (c->fail_after && ++c->launches > c->fail_after) {
-            snprintf(err, n,
-                     "%s: simulated device error after %ld launches (EARSHOT_GPU_FAIL_AFTER)",
-                     ES_ENGINE_NAME, c->fail_after);
-            return -1;
-        }
-#endif
-        h->frames = chunk;
-        h->offset = done;
-        h->position = c->fill;
-        h->newest = c->newest;
-        h->complete = c->fill + chunk == c->u.part;
-        ES_CUDA_TRY(es_gpu_launch_timed(&c->gpu));
-        c->fill += chunk;
-        if (c->fill == c->u.part) {
-            c->fill = 0;
-            c->newest = (c->newest + c->u.parts - 1) % c->u.parts;
-        }
-        done += chunk;
-    }
-    return 0;
-fail:
-    return -1;
+    return es_upc_run(&c->u, &c->gpu, frames, NULL, NULL, ES_ENGINE_NAME, err, n);
 }
 
 static int cupart_device_reset(void *ctx, char *err, size_t n)
@@ -90,8 +58,6 @@ static int cupart_device_reset(void *ctx, char *err, size_t n)
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
     ES_CUDA_TRY(es_upc_clear(&c->u, c->gpu.stream));
     ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
-    c->fill = 0;
-    c->newest = 0;
     return 0;
 fail:
     return -1;
@@ -121,9 +87,6 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
     c->inputs = ir->inputs;
     c->outputs = ir->outputs;
     c->max_block = fmt->max_block;
-#ifdef ES_TESTING
-    c->fail_after = es_gpu_fail_after();
-#endif
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
     ES_CUDA_TRY(es_gpu_stream_create(&c->gpu, 0));
     if (es_staging_alloc(&c->gpu.st, c->inputs, c->outputs, c->max_block, ES_ENGINE_NAME, err, n) ||

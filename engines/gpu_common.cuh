@@ -115,6 +115,9 @@ struct es_gpu_engine {
     double job_gpu_us;         /* worker: the GPU's time for the job so far */
     size_t held;               /* device memory the engine allocated beyond
                                   the staging and path tables */
+#ifdef ES_TESTING
+    long fail_after, launches; /* fault injection, see es_gpu_fail_after */
+#endif
     es_gpu_staging st;
     es_gpu_paths pt;
 };
@@ -148,6 +151,11 @@ void es_gpu_priorities(int *least, int *greatest);
  * adds the GPU's time for it (not the worker's: a worker that woke late
  * or was descheduled does not count) to g->job_gpu_us. */
 cudaError_t es_gpu_launch_timed(es_gpu_engine *g);
+
+/* Worker, before each launch: 0; in test builds, once EARSHOT_GPU_FAIL_AFTER
+ * launches have gone, -1 with a simulated device error in err (the path a
+ * CUDA error takes). */
+int es_gpu_engine_fault(es_gpu_engine *g, const char *engine, char *err, size_t n);
 
 /* Waits for everything on `stream` by polling: the worker thread owns a
  * core while audio runs, and polling answers a few microseconds sooner

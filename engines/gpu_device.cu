@@ -57,12 +57,29 @@ cudaError_t es_gpu_wait(cudaStream_t stream)
 
 cudaError_t es_gpu_stream_create(es_gpu_engine *g, int priority)
 {
+#ifdef ES_TESTING
+    g->fail_after = es_gpu_fail_after();
+#endif
     cudaError_t rc = cudaStreamCreateWithPriority(&g->stream, cudaStreamNonBlocking, priority);
     if (rc == cudaSuccess)
         rc = cudaEventCreate(&g->began);
     if (rc == cudaSuccess)
         rc = cudaEventCreate(&g->ended);
     return rc;
+}
+
+int es_gpu_engine_fault(es_gpu_engine *g, const char *engine, char *err, size_t n)
+{
+#ifdef ES_TESTING
+    if (g->fail_after && ++g->launches > g->fail_after) {
+        snprintf(err, n, "%s: simulated device error after %ld launches (EARSHOT_GPU_FAIL_AFTER)",
+                 engine, g->fail_after);
+        return -1;
+    }
+#else
+    (void)g, (void)engine, (void)err, (void)n;
+#endif
+    return 0;
 }
 
 cudaError_t es_gpu_launch_timed(es_gpu_engine *g)

@@ -405,8 +405,40 @@ void es_upc_free(es_upc *u)
     memset(u, 0, sizeof *u);
 }
 
+int es_upc_run(es_upc *u, es_gpu_engine *g, int frames, es_upc_before_launch before, void *ctx,
+               const char *engine, char *err, size_t n)
+{
+    g->job_gpu_us = 0;
+    es_gpu_header *h = es_staging_header(&g->st);
+    for (int done = 0; done < frames;) {
+        const int room = u->part - u->fill;
+        const int chunk = frames - done < room ? frames - done : room;
+        if (es_gpu_engine_fault(g, engine, err, n))
+            return -1;
+        h->frames = chunk;
+        h->offset = done;
+        h->position = u->fill;
+        h->newest = u->newest;
+        h->complete = u->fill + chunk == u->part;
+        if (before && before(ctx, h, err, n))
+            return -1;
+        ES_CUDA_TRY(es_gpu_launch_timed(g));
+        u->fill += chunk;
+        if (u->fill == u->part) {
+            u->fill = 0;
+            u->newest = (u->newest + u->parts - 1) % u->parts;
+        }
+        done += chunk;
+    }
+    return 0;
+fail:
+    return -1;
+}
+
 cudaError_t es_upc_clear(es_upc *u, cudaStream_t stream)
 {
+    u->fill = 0;
+    u->newest = 0;
     cudaError_t rc = cudaMemsetAsync(u->segment, 0, sizeof(float) * (size_t)u->inputs * 2 * u->part,
                                      stream);
     if (rc == cudaSuccess)

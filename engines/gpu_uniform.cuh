@@ -55,6 +55,9 @@ struct es_upc {
     cufftComplex *acc;          /* [outputs][stride] */
     float *time;                /* [outputs][2P] */
     size_t bytes;               /* device memory held, cuFFT's work areas too */
+    /* Worker-side, for a convolution run block by block (es_upc_run): how
+     * much of the current block is in, and its FDL slot. */
+    int fill, newest;
 };
 
 /* How the partitions are split over thread blocks. */
@@ -101,7 +104,17 @@ int es_upc_spectra_paths(const es_upc *u, size_t bytes);
 int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,
                   const char *engine, char *err, size_t n);
 
-/* Zeroes the segments and the delay lines (not the filters). */
+/* The worker's job for `frames` frames of a convolution that is the
+ * engine's block graph (es_upc_capture_block on g): one launch per piece
+ * of a partition, the header filled, `before` (NULL: none) called to add
+ * the engine's own fields, fault injection checked. 0, or -1 with a
+ * message. */
+typedef int (*es_upc_before_launch)(void *ctx, es_gpu_header *h, char *err, size_t n);
+int es_upc_run(es_upc *u, es_gpu_engine *g, int frames, es_upc_before_launch before, void *ctx,
+               const char *engine, char *err, size_t n);
+
+/* Zeroes the segments and the delay lines (not the filters), and the
+ * block position. */
 cudaError_t es_upc_clear(es_upc *u, cudaStream_t stream);
 
 /* Tail levels that add into a head's output (cuda-nonuniform). Level k's
