@@ -19,4 +19,15 @@ max=$("$earshot" bench --engine cpu-direct --block 256 --seconds 0.1 --find-max 
 echo "$max"
 grep -q "longest IR with zero misses" <<<"$max" || { echo "FAIL: --find-max printed no result"; fail=1; }
 "$earshot" bench --engine nonesuch 2>/dev/null && { echo "FAIL: unknown engine accepted"; fail=1; }
+# --matrix N: N x N paths, every one a filter; out-of-range and non-numeric
+# values are refused in one line naming the option.
+json=$("$earshot" bench --engine cpu-partitioned --matrix 3 --ir-seconds 0.05 --block 128 --seconds 0.1 --json)
+grep -q '"paths":9' <<<"$json" || { echo "FAIL: --matrix 3 is not 9 paths: $json"; fail=1; }
+for bad in 0 65 nan 1e9 '' $'3\x01' "$(printf '9%.0s' $(seq 300))"; do
+    err=$("$earshot" bench --engine cpu-partitioned --matrix "$bad" --seconds 0.1 2>&1 >/dev/null)
+    rc=$?
+    if [ $rc -ne 2 ] || [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -q -- "--matrix\|matrix" <<<"$err"; then
+        echo "FAIL: --matrix '${bad:0:20}' gave exit $rc: $err"; fail=1
+    fi
+done
 exit $fail
