@@ -174,7 +174,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                "\"p99_us\":%.3f,\"p999_us\":%.3f,\"max_us\":%.3f,\"mean_us\":%.3f,"
                "\"blocks\":%ld,\"paced\":%s,\"misses\":%ld,\"stalls\":%ld,\"late_wakes\":%ld,"
                "\"late_results\":%llu,\"late_levels\":%llu,\"device_bytes\":%llu,"
-               "\"device_max_us\":%.3f,"
+               "\"device_max_us\":%.3f,\"device_p50_us\":%.3f,\"device_p99_us\":%.3f,"
                "\"helpers_realtime\":%d,\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
                "\"cut_short\":%s}\n",
@@ -182,7 +182,8 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->budget_us, r->p50_us, r->p99_us, r->p999_us, r->max_us, r->mean_us,
                r->blocks, c->paced ? "true" : "false", r->misses, r->stalls, r->late_wakes,
                (unsigned long long)r->late_results, (unsigned long long)r->late_levels,
-               (unsigned long long)r->device_bytes, r->device_max_us,
+               (unsigned long long)r->device_bytes, r->device_max_us, r->device_p50_us,
+               r->device_p99_us,
                r->helpers_realtime, r->realtime_factor,
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
                r->cut_short ? "true" : "false");
@@ -196,6 +197,8 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
             printf("  %llu late tail levels", (unsigned long long)r->late_levels);
         if (r->device_bytes)
             printf("  GPU %.1f MB held", r->device_bytes / 1e6);
+        if (r->device_p50_us >= 0)
+            printf("  device p50/p99 %.1f/%.1f us", r->device_p50_us, r->device_p99_us);
         printf("\n");
     }
     /* Once per run: whether the engine's helper threads got real-time

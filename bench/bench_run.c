@@ -115,6 +115,23 @@ static void summarise(double *us, long count, es_bench_result *r)
     r->realtime_factor = (double)count * r->budget_us / sum;
 }
 
+/* The device's own time per job over the measured jobs: with the wall
+ * time per block beside it, what the host adds (launch, wake, copies) is
+ * the difference. Sorts the known values to the front of `by_job`. */
+static void device_percentiles(double *by_job, long jobs, es_bench_result *r)
+{
+    long n = 0;
+    for (long k = 0; k < jobs; k++)
+        if (by_job[k] >= 0)
+            by_job[n++] = by_job[k];
+    r->device_p50_us = r->device_p99_us = -1;
+    if (n == 0)
+        return;
+    qsort(by_job, (size_t)n, sizeof *by_job, compare_double);
+    r->device_p50_us = by_job[n / 2];
+    r->device_p99_us = by_job[(long)((double)(n - 1) * 0.99)];
+}
+
 int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -234,6 +251,7 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
         }
     }
     judge_until(&j, measured, 1);
+    device_percentiles(device_by_job + warmup + 1, jobs - warmup, r);
     r->misses = j.misses;
     r->stalls = j.stalls;
     snprintf(r->first_miss, sizeof r->first_miss, "%s", j.first_miss);

@@ -44,6 +44,9 @@ typedef struct {
     uint64_t late_levels; /* of those: non-uniform tail levels not ready */
     uint64_t device_bytes;/* GPU engines: device memory the instance holds */
     double device_max_us; /* GPU engines: longest block on the worker */
+    double device_p50_us, device_p99_us; /* GPU engines: the device's own time per
+                                          * job (events around the graph), < 0
+                                          * when none was seen */
     int helpers_realtime; /* engine's helper threads: 1 real-time, 0 not, -1 none */
     char helpers[128];    /* their scheduling in words */
     double realtime_factor;  /* audio time / processing time */
