@@ -44,9 +44,10 @@ struct cucirc {
     float *partial;                  /* [paths][max_block][chunks] */
 };
 
-__global__ void ring_insert_kernel(const es_gpu_header *h, const float *in, float *history,
-                                   size_t ring, int max_block)
+__global__ void ring_insert_kernel(const es_gpu_header *h, es_gpu_header *kept, const float *in,
+                                   float *history, size_t ring, int max_block)
 {
+    es_staging_keep_header(h, kept);
     const int i = blockIdx.y;
     const size_t mask = ring - 1;
     for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames;
@@ -221,15 +222,15 @@ static int capture(cucirc *c, char *err, size_t n)
     const es_gpu_header *h = es_staging_dev_header(&c->gpu.st);
     const int io_blocks = (c->max_block + 255) / 256;
     ES_CUDA_TRY(cudaStreamBeginCapture(c->gpu.stream, cudaStreamCaptureModeThreadLocal));
-    ES_CUDA_TRY(es_staging_upload(&c->gpu.st, c->gpu.stream));
     ring_insert_kernel<<<dim3(io_blocks, c->inputs), 256, 0, c->gpu.stream>>>(
-        h, es_staging_dev_in(&c->gpu.st), c->history, c->ring, c->max_block);
+        es_staging_first_header(&c->gpu.st), es_staging_dev_header(&c->gpu.st),
+        es_staging_dev_in(&c->gpu.st), c->history, c->ring, c->max_block);
     conv_kernel<<<dim3(c->chunks, c->paths), THREADS, shared_bytes(c), c->gpu.stream>>>(
         h, c->gpu.pt.dev_input, c->history, c->filter, c->partial, c->ring, c->max_block, c->groups,
         c->subs, c->sub_taps, c->tile, c->chunks);
     circ_reduce_kernel<<<dim3(c->max_block, c->outputs), 128, 0, c->gpu.stream>>>(
-        h, c->partial, c->gpu.pt.dev_out_first, c->gpu.pt.dev_out_paths, c->gpu.st.dev_down, c->max_block, c->chunks);
-    ES_CUDA_TRY(es_staging_download(&c->gpu.st, c->gpu.stream));
+        h, c->partial, c->gpu.pt.dev_out_first, c->gpu.pt.dev_out_paths, es_staging_dev_out(&c->gpu.st), c->max_block,
+        c->chunks);
     ES_CUDA_TRY(es_gpu_capture_finish(c->gpu.stream, &c->gpu.exec));
     return 0;
 fail:

@@ -52,12 +52,20 @@ struct es_gpu_header {
 /* 128 bytes, so the audio after it stays aligned. */
 static_assert(sizeof(es_gpu_header) % 64 == 0, "es_gpu_header keeps the audio aligned");
 
-/* Pinned host staging and its device twin: one upload (header + inputs),
- * one download (outputs) per launch. */
+/* Pinned host staging: the header and inputs go up, the outputs come
+ * down, once per launch. The device reads and writes it where it lies,
+ * mapped into its address space: a copy node costs a block's graph several
+ * microseconds of the GPU's time, and 512 KB of outputs reach the host
+ * sooner from the kernel that makes them than from a copy after it. The
+ * header is read by every kernel of a block, so the first kernel keeps a
+ * device copy of it (es_staging_keep_header) for the ones after. */
 struct es_gpu_staging {
     int inputs, outputs, max_block;
-    unsigned char *host_up, *dev_up;  /* header, then inputs * max_block floats */
-    float *host_down, *dev_down;      /* outputs * max_block floats */
+    unsigned char *host_up;           /* header, then inputs * max_block floats */
+    float *host_down;                 /* outputs * max_block floats */
+    const unsigned char *map_up;      /* host_up as the device sees it */
+    float *map_down;                  /* host_down as the device sees it */
+    es_gpu_header *dev_header;        /* the device's copy of the header */
     float **in, **out;                /* per-channel pointers into host_up/down */
 };
 
@@ -66,14 +74,36 @@ static inline es_gpu_header *es_staging_header(es_gpu_staging *s)
     return (es_gpu_header *)s->host_up;
 }
 
-static inline const es_gpu_header *es_staging_dev_header(const es_gpu_staging *s)
+/* The header the block's first kernel reads: the staging's own. */
+static inline const es_gpu_header *es_staging_first_header(const es_gpu_staging *s)
 {
-    return (const es_gpu_header *)s->dev_up;
+    return (const es_gpu_header *)s->map_up;
+}
+
+/* The device copy the first kernel keeps, for the kernels after it. */
+static inline es_gpu_header *es_staging_dev_header(const es_gpu_staging *s)
+{
+    return s->dev_header;
 }
 
 static inline const float *es_staging_dev_in(const es_gpu_staging *s)
 {
-    return (const float *)(s->dev_up + sizeof(es_gpu_header));
+    return (const float *)(s->map_up + sizeof(es_gpu_header));
+}
+
+static inline float *es_staging_dev_out(const es_gpu_staging *s)
+{
+    return s->map_down;
+}
+
+/* In the block's first kernel: thread block (0, 0) copies the header to
+ * where the later kernels read it. Needs blockDim.x >= 32. */
+static __device__ __forceinline__ void es_staging_keep_header(const es_gpu_header *first,
+                                                              es_gpu_header *kept)
+{
+    if (blockIdx.x == 0 && blockIdx.y == 0 &&
+        threadIdx.x < sizeof(es_gpu_header) / sizeof(int))
+        ((int *)kept)[threadIdx.x] = ((const int *)first)[threadIdx.x];
 }
 
 /* Allocate / free; alloc returns 0 or -1 with a message. */
@@ -81,10 +111,6 @@ int es_staging_alloc(es_gpu_staging *s, int inputs, int outputs, int max_block,
                      const char *engine, char *err, size_t n);
 void es_staging_free(es_gpu_staging *s);
 
-/* Adds the two copies around the per-block kernels while `stream` is being
- * captured. */
-cudaError_t es_staging_upload(const es_gpu_staging *s, cudaStream_t stream);
-cudaError_t es_staging_download(const es_gpu_staging *s, cudaStream_t stream);
 
 
 /* The IR matrix's paths in row order (the paths of one input are then

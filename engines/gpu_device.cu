@@ -140,9 +140,9 @@ void es_gpu_engine_status(const es_engine *e, es_engine_status *st)
 {
     const es_gpu_engine *g = (const es_gpu_engine *)e;
     es_gpu_pipeline_status(g->pipe, st);
-    const es_gpu_staging *s = &g->st;
+    /* The staging is pinned host memory; only its header copy is the
+     * device's. */
     st->device_bytes = g->held + sizeof(es_gpu_header) +
-                       sizeof(float) * (size_t)(s->inputs + s->outputs) * s->max_block +
                        sizeof(int) * (3 * (size_t)g->pt.count + g->pt.outputs + 1);
 }
 
@@ -275,10 +275,11 @@ int es_staging_alloc(es_gpu_staging *s, int inputs, int outputs, int max_block,
     s->out = (float **)calloc((size_t)outputs, sizeof *s->out);
     cudaError_t rc = cudaSuccess;
     if (!s->in || !s->out ||
-        (rc = cudaHostAlloc((void **)&s->host_up, up, cudaHostAllocDefault)) != cudaSuccess ||
-        (rc = cudaHostAlloc((void **)&s->host_down, down, cudaHostAllocDefault)) != cudaSuccess ||
-        (rc = cudaMalloc((void **)&s->dev_up, up)) != cudaSuccess ||
-        (rc = cudaMalloc((void **)&s->dev_down, down)) != cudaSuccess) {
+        (rc = cudaHostAlloc((void **)&s->host_up, up, cudaHostAllocMapped)) != cudaSuccess ||
+        (rc = cudaHostAlloc((void **)&s->host_down, down, cudaHostAllocMapped)) != cudaSuccess ||
+        (rc = cudaHostGetDevicePointer((void **)&s->map_up, s->host_up, 0)) != cudaSuccess ||
+        (rc = cudaHostGetDevicePointer((void **)&s->map_down, s->host_down, 0)) != cudaSuccess ||
+        (rc = cudaMalloc((void **)&s->dev_header, sizeof(es_gpu_header))) != cudaSuccess) {
         snprintf(err, n, "%s: cannot allocate staging buffers: %s", engine,
                  rc == cudaSuccess ? "out of memory" : cudaGetErrorString(rc));
         return -1;
@@ -296,21 +297,8 @@ void es_staging_free(es_gpu_staging *s)
 {
     cudaFreeHost(s->host_up);
     cudaFreeHost(s->host_down);
-    cudaFree(s->dev_up);
-    cudaFree(s->dev_down);
+    cudaFree(s->dev_header);
     free(s->in);
     free(s->out);
     memset(s, 0, sizeof *s);
-}
-
-cudaError_t es_staging_upload(const es_gpu_staging *s, cudaStream_t stream)
-{
-    const size_t up = sizeof(es_gpu_header) + sizeof(float) * (size_t)s->inputs * s->max_block;
-    return cudaMemcpyAsync(s->dev_up, s->host_up, up, cudaMemcpyHostToDevice, stream);
-}
-
-cudaError_t es_staging_download(const es_gpu_staging *s, cudaStream_t stream)
-{
-    const size_t down = sizeof(float) * (size_t)s->outputs * s->max_block;
-    return cudaMemcpyAsync(s->host_down, s->dev_down, down, cudaMemcpyDeviceToHost, stream);
 }

@@ -14,9 +14,11 @@
 
 /* The launch's frames into the segment's current half, and into the input
  * history when there is one. */
-__global__ void upc_insert_kernel(const es_gpu_header *h, const float *in, float *segment,
-                                  int part, int max_block, float *history, int history_mask)
+__global__ void upc_insert_kernel(const es_gpu_header *h, es_gpu_header *kept, const float *in,
+                                  float *segment, int part, int max_block, float *history,
+                                  int history_mask)
 {
+    es_staging_keep_header(h, kept);
     const int i = blockIdx.y;
     for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames;
          t += gridDim.x * blockDim.x) {
@@ -236,8 +238,12 @@ __global__ void upc_convert_kernel(double2 *sums, cufftComplex *acc, int bins, i
  * complete, its spectrum goes into the FDL and the segment moves on (rows
  * past the outputs: one per input). One kernel for both saves a graph node
  * on every block. */
-__global__ void upc_finish_kernel(const es_gpu_header *h, es_upc u, float *out, int max_block,
-                                  es_upc_rings rings)
+/* __grid_constant__: the rings' arrays are indexed at run time, which
+ * would otherwise copy the parameter to every thread's stack (104 bytes a
+ * thread, 10 us a block with 1024 outputs). */
+__global__ void upc_finish_kernel(const es_gpu_header *h, const __grid_constant__ es_upc u,
+                                  float *out, int max_block,
+                                  const __grid_constant__ es_upc_rings rings)
 {
     const int row = blockIdx.y;
     const int step = gridDim.x * blockDim.x;
@@ -520,12 +526,12 @@ fail:
     return -1;
 }
 
-int es_upc_record_insert(es_upc *u, const es_gpu_header *h, const float *in, int max_block,
-                         float *history, int history_mask, cudaStream_t stream,
+int es_upc_record_insert(es_upc *u, const es_gpu_header *h, es_gpu_header *kept, const float *in,
+                         int max_block, float *history, int history_mask, cudaStream_t stream,
                          const char *engine, char *err, size_t n)
 {
     upc_insert_kernel<<<dim3((max_block + 255) / 256, u->inputs), 256, 0, stream>>>(
-        h, in, u->segment, u->part, max_block, history, history_mask);
+        h, kept, in, u->segment, u->part, max_block, history, history_mask);
     ES_CUDA_LAUNCHED();
     return 0;
 fail:
@@ -595,13 +601,13 @@ int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *hist
 {
     const es_gpu_header *h = es_staging_dev_header(&g->st);
     ES_CUDA_TRY(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
-    ES_CUDA_TRY(es_staging_upload(&g->st, g->stream));
-    if (es_upc_record_insert(u, h, es_staging_dev_in(&g->st), max_block, history, history_mask,
+    if (es_upc_record_insert(u, es_staging_first_header(&g->st), es_staging_dev_header(&g->st),
+                             es_staging_dev_in(&g->st), max_block, history, history_mask,
                              g->stream, engine, err, n) ||
         es_upc_record(u, &g->pt, &h->newest, g->stream, engine, err, n) ||
-        es_upc_record_finish(u, h, g->st.dev_down, max_block, rings, g->stream, engine, err, n))
+        es_upc_record_finish(u, h, es_staging_dev_out(&g->st), max_block, rings, g->stream, engine,
+                             err, n))
         goto fail;
-    ES_CUDA_TRY(es_staging_download(&g->st, g->stream));
     ES_CUDA_TRY(es_gpu_capture_finish(g->stream, &g->exec));
     return 0;
 fail:

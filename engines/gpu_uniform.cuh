@@ -131,12 +131,13 @@ struct es_upc_rings {
 /* The head's per-launch kernels around es_upc_record, for a launch of
  * h->frames frames at h->position in the current block:
  *   insert: the staging's input into the segment, and (history != NULL)
- *           into the input history at h->history;
+ *           into the input history at h->history; the header h into kept
+ *           for the kernels after it (es_staging_keep_header);
  *   finish: the output into the staging, plus the tail rings' frames
  *           [h->level_lo, h->level_hi); when h->complete, the block's
  *           spectrum into FDL slot h->newest and the segment moves on. */
-int es_upc_record_insert(es_upc *u, const es_gpu_header *h, const float *in, int max_block,
-                         float *history, int history_mask, cudaStream_t stream,
+int es_upc_record_insert(es_upc *u, const es_gpu_header *h, es_gpu_header *kept, const float *in,
+                         int max_block, float *history, int history_mask, cudaStream_t stream,
                          const char *engine, char *err, size_t n);
 int es_upc_record_finish(es_upc *u, const es_gpu_header *h, float *out, int max_block,
                          const es_upc_rings *rings, cudaStream_t stream, const char *engine,
