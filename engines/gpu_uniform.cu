@@ -318,11 +318,14 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
     u->parts = parts;
     u->bins = part + 1;
     u->stride = (u->bins + 3) & ~3;
-    /* A tile of up to 256 bin pairs (whole warps); when that leaves threads
-     * over, lanes that share a tile's partitions. */
-    u->tile = (u->bins + 1) / 2 < 256 ? ((u->bins + 1) / 2 + 31) / 32 * 32 : 256;
+    /* Tiles of up to 256 bin pairs, as even as they go: P/2 + 1 pairs
+     * rounded up to whole warps, or cut into tiles of 256, would leave a
+     * warp (or a thread block) per row busy with the Nyquist bin alone.
+     * When a tile leaves threads over, lanes share its partitions. */
+    const int pairs = (u->bins + 1) / 2;
+    u->bin_tiles = (pairs + 255) / 256;
+    u->tile = (pairs + u->bin_tiles - 1) / u->bin_tiles;
     u->lanes = 256 / u->tile > 0 ? 256 / u->tile : 1;
-    u->bin_tiles = ((u->bins + 1) / 2 + u->tile - 1) / u->tile;
     u->rtile = u->bins < 256 ? (u->bins + 31) / 32 * 32 : 256;
     u->rlanes = 256 / u->rtile > 0 ? 256 / u->rtile : 1;
     u->rtiles = (u->bins + u->rtile - 1) / u->rtile;
