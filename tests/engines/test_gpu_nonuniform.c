@@ -15,7 +15,9 @@
  *     back within -120 dB of float64.
  * Offline throughout, so the results do not depend on the machine's load.
  * --few: four of the boundary cases, with plans up to 1024-frame
- * partitions, and the dropped jobs, for compute-sanitizer. */
+ * partitions, and the dropped jobs, for compute-sanitizer's memcheck;
+ * --race: one stereo case through every level of a plan up to 256-frame
+ * partitions, for racecheck. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +50,9 @@ static es_ir *make_ir(const char *layout, int length, uint64_t *rng)
     return ir;
 }
 
-/* The largest tail partition of the forced plans; --few keeps it at 1024,
- * so that compute-sanitizer runs a few hundred blocks, not thousands. */
+/* The largest tail partition of the forced plans; --few keeps it at 1024
+ * and --race at 256, so that compute-sanitizer runs hundreds of blocks,
+ * not thousands. */
 static int max_part = 8192;
 
 /* The plan the engine makes under EARSHOT_GPU_NU_PLAN=ratio,max_part. */
@@ -106,11 +109,15 @@ static double run_case(const char *layout, int length, int block, int pipelined,
     return db;
 }
 
-/* few: stereo and 3 x 4 at block 64 with every level (one tap past the
- * last boundary), both modes: what compute-sanitizer runs, since it runs
- * each kernel hundreds of times slower. */
-static int check_boundaries(uint64_t *rng, int few)
+/* How much to run: compute-sanitizer runs each kernel hundreds of times
+ * slower, racecheck slowest. */
+enum { ALL, FEW, RACE };
+
+/* FEW: stereo and 3 x 4 at block 64 with every level (one tap past the
+ * last boundary), both modes. RACE: stereo, synchronous, a short input. */
+static int check_boundaries(uint64_t *rng, int scope)
 {
+    const int few = scope != ALL;
     static const char *layouts[] = {"mono", "stereo", "true-stereo", "3x4"};
     static const int blocks[] = {32, 64, 128};
     int fail = 0, cases = 0;
@@ -122,6 +129,8 @@ static int check_boundaries(uint64_t *rng, int few)
                     continue;
                 if (few && (blocks[b] != 64 || (l != 1 && l != 3)))
                     continue;
+                if (scope == RACE && (l != 1 || pipelined))
+                    continue;
                 const int ratio = b == 1 && l == 1 ? 8 : 4;
                 int offset[ES_GNU_MAX_LEVELS];
                 const int levels = boundaries(ratio, blocks[b], offset);
@@ -130,7 +139,7 @@ static int check_boundaries(uint64_t *rng, int few)
                         const int length = offset[k] + d;
                         /* Input that covers several blocks of every level
                          * below this one, and then the IR's whole tail. */
-                        const int in_frames = 3000 + 4 * blocks[b];
+                        const int in_frames = scope == RACE ? 4 * blocks[b] : 3000 + 4 * blocks[b];
                         const double db =
                             run_case(layouts[l], length, blocks[b], pipelined, rng, NULL, in_frames);
                         cases++;
@@ -217,13 +226,15 @@ static void dropped_jobs(uint64_t *rng, int few)
 
 int main(int argc, char **argv)
 {
-    const int few = argc > 1 && strcmp(argv[1], "--few") == 0;
-    if (argc > 1 && !few) {
-        fprintf(stderr, "usage: test_gpu_nonuniform [--few]\n");
+    const int scope = argc < 2                         ? ALL
+                      : strcmp(argv[1], "--few") == 0  ? FEW
+                      : strcmp(argv[1], "--race") == 0 ? RACE
+                                                       : -1;
+    if (scope < 0 || argc > 2) {
+        fprintf(stderr, "usage: test_gpu_nonuniform [--few|--race]\n");
         return 2;
     }
-    if (few)
-        max_part = 1024;
+    max_part = scope == ALL ? 8192 : scope == FEW ? 1024 : 256;
     engine = es_engine_find("cuda-nonuniform");
     char why[256];
     if (!engine || !engine->probe(why, sizeof why)) {
@@ -232,9 +243,10 @@ int main(int argc, char **argv)
     }
     printf("cuda-nonuniform: %s\n", why);
     uint64_t rng = es_test_seed();
-    es_test_check(check_boundaries(&rng, few) == 0,
+    es_test_check(check_boundaries(&rng, scope) == 0,
                   "every level boundary, blocks 32/64/128, random calls: within -120 dB");
-    dropped_jobs(&rng, few);
+    if (scope != RACE)
+        dropped_jobs(&rng, scope == FEW);
     unsetenv("EARSHOT_GPU_NU_PLAN");
     printf("%s\n", es_test_failures ? "FAILED" : "PASSED");
     return es_test_failures ? 1 : 0;
