@@ -263,10 +263,13 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
         snprintf(line, sizeof line, " now %5.1f%%", 100 * load);
     mvaddnstr(r->y + 1, r->x + r->w - 12, line, 12);
 
-    const int levels = s->outputs < 2 ? 1 + s->outputs : 3; /* rows for levels */
     /* Rows: title, DSP, slots (3), xruns, levels; the history gets the rows
      * to spare, or shares the title's row; a second spare row goes to the
-     * levels' scale. */
+     * levels' scale. The levels are the input and each output, or, when
+     * the panel is one row short (80x24 with six engines listed), the
+     * input and the outputs on one row, as the inputs share theirs. */
+    const int split_out = s->outputs >= 2 && r->h >= 6 + 3;
+    const int levels = s->outputs < 2 ? 1 + s->outputs : split_out ? 3 : 2;
     const int scale = r->h - 6 - levels >= 2;
     const int hist_rows = r->h - 6 - levels - scale;
     if (hist_rows >= 1)
@@ -298,10 +301,18 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
     }
     if (row < r->h)
         level(r, row++, s->inputs > 1 ? "in *" : "in", in_rms, in_hold, clip_in);
-    for (int o = 0; o < s->outputs && o < 2 && row < r->h; o++) {
-        const char *label = s->outputs == 1 ? "out" : o == 0 ? "out L" : "out R";
-        level(r, row++, label, s->out_rms[o], s->out_hold[o], out_mark);
+    if (s->outputs >= 2 && !split_out && row < r->h) {
+        float out_rms = 0, out_hold = 0;
+        for (int o = 0; o < s->outputs && o < ES_METER_CHANNELS; o++) {
+            out_rms = s->out_rms[o] > out_rms ? s->out_rms[o] : out_rms;
+            out_hold = s->out_hold[o] > out_hold ? s->out_hold[o] : out_hold;
+        }
+        level(r, row++, "out *", out_rms, out_hold, out_mark);
     }
+    for (int o = 0; split_out && o < s->outputs && o < 2 && row < r->h; o++)
+        level(r, row++, o == 0 ? "out L" : "out R", s->out_rms[o], s->out_hold[o], out_mark);
+    if (s->outputs == 1 && row < r->h)
+        level(r, row++, "out", s->out_rms[0], s->out_hold[0], out_mark);
     if (scale && row < r->h)
         level_scale(r, row++);
 }

@@ -36,13 +36,15 @@ s=$(screen)
 check "room list with the playing room and its parameters" \
     "grep -q '> concert-hall *playing' <<<\"\$s\" && grep -q 'T30 1\\.[0-9][0-9] s' <<<\"\$s\""
 check "the energy decay plot" "grep -q ' -60 |' <<<\"\$s\""
-check "all four engines, cpu-partitioned playing, the GPU ones said" \
+check "all six engines, cpu-partitioned playing, the GPU ones said" \
     "grep -q '2 A  cpu-partitioned *playing' <<<\"\$s\" && grep -q 'cuda-circular' <<<\"\$s\" &&
-     grep -q 'cpu-nonuniform' <<<\"\$s\" &&
+     grep -q 'cpu-nonuniform' <<<\"\$s\" && grep -q '6    cuda-nonuniform' <<<\"\$s\" &&
      grep -q 'cuda-partitioned' <<<\"\$s\" && grep -q '1    cpu-direct' <<<\"\$s\""
-check "meters: DSP load, slot A's figures, B empty, xruns, levels" \
+# 80x24 is one row short of a row per output: the outputs share one.
+check "meters: DSP load, slot A's figures, B empty, xruns, levels (outputs on one row)" \
     "grep -q 'DSP \\[' <<<\"\$s\" && grep -q '>A concert-h  256 ' <<<\"\$s\" &&
-     grep -q ' B (empty' <<<\"\$s\" && grep -q 'xruns' <<<\"\$s\" && grep -q 'out L \\[' <<<\"\$s\""
+     grep -q ' B (empty' <<<\"\$s\" && grep -q 'xruns' <<<\"\$s\" && grep -q 'in    \\[' <<<\"\$s\" &&
+     grep -q 'out \\* \\[' <<<\"\$s\""
 check "the spectrum with its axis" "grep -q 'Spectrum' <<<\"\$s\" && grep -q '1k' <<<\"\$s\""
 
 # A room: four up from concert-hall is the vocal booth.
@@ -97,8 +99,9 @@ fi
 
 t resize-window -t ui -x 120 -y 40
 sleep 0.5
-check "120x40: redrawn larger (wider header, taller spectrum)" \
-    "[ \$(screen | wc -l) -eq 40 ] && screen | grep -q 'Meters' && screen | sed -n '30,40p' | grep -q 'Hz'"
+check "120x40: redrawn larger (wider header, taller spectrum, a level row per output)" \
+    "[ \$(screen | wc -l) -eq 40 ] && screen | grep -q 'Meters' && screen | sed -n '30,40p' | grep -q 'Hz' &&
+     screen | grep -q 'out L \\[' && screen | grep -q 'out R \\['"
 t resize-window -t ui -x 60 -y 20
 check "60x20: says it needs 80x24" "wait_for 'needs at least 80x24' 5"
 t resize-window -t ui -x 80 -y 24
