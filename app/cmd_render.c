@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "core/args.h"
@@ -59,6 +60,16 @@ static const es_param params[] = {
     {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+/* The same file by device and inode, whatever the paths say
+ * (dir/../x.wav, a link); by name when either is not there yet. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(a, b) == 0;
+}
+
 static int parse(int argc, char **argv, render_args *a)
 {
     const char *positional[2];
@@ -94,7 +105,7 @@ static int parse(int argc, char **argv, render_args *a)
     a->out_path = positional[1];
     if (!a->ir_path)
         a->ir_path = a->room;
-    if (!strcmp(a->in_path, a->out_path) || !strcmp(a->ir_path, a->out_path)) {
+    if (same_file(a->in_path, a->out_path) || same_file(a->ir_path, a->out_path)) {
         es_error("%s: the output would overwrite an input", a->out_path);
         return -1;
     }
@@ -141,6 +152,9 @@ int es_cmd_render(int argc, char **argv)
         fprintf(stderr, "earshot: note: %s is %g Hz, resampled to %g Hz to match %s "
                 "(%d -> %d frames)\n", a.ir_path, irinfo.file_rate, info.sample_rate,
                 a.in_path, irinfo.file_frames, ir->length);
+    char layout[160];
+    if (!a.room && es_ir_layout_note(irinfo.file_channels, info.channels, layout, sizeof layout))
+        fprintf(stderr, "earshot: note: %s: %s\n", a.ir_path, layout);
     if (ir->outputs > 64) {
         snprintf(err, sizeof err, "%s: %d output channels; at most 64", a.ir_path,
                  ir->outputs);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/args.h"
 #include "audiofile.h"
@@ -38,7 +39,17 @@ static int common_option(destination *d, int argc, char **argv, int *i)
     if (field) {
         if (!(v = es_arg_value(argc, argv, i)))
             return -1;
-        snprintf(field, size, "%s", v);
+        /* A manifest line each: not empty, no control character (a newline
+         * would write lines of its own), and whole or refused. */
+        const es_param text = {o + 2, ES_PARAM_STRING, 0, (double)(size - 1), NULL, NULL, 0,
+                               NULL, NULL};
+        const char *value = NULL;
+        char err[256];
+        if (es_param_parse(&text, o, v, &value, err, sizeof err) != 0) {
+            es_error("rooms: %s", err);
+            return -1;
+        }
+        snprintf(field, size, "%s", value);
         return 1;
     }
     if (!strcmp(o, "--to"))
@@ -93,16 +104,23 @@ static int save(destination *d, const char *dir, float *const *ch, int channels,
     snprintf(file, sizeof file, "%s.wav", d->meta.name);
     snprintf(path, sizeof path, "%s/%s", dir, file);
     es_audiofile *f = NULL;
+    /* The WAV is written unnamed and put in place whole; the manifest is
+     * renamed over the old one last. If that fails, the WAV goes again:
+     * the library is as it was. */
     if (es_library_make_dir(dir, err, sizeof err) != 0 ||
         !(f = es_audiofile_create(path, rate, channels, ES_SAMPLE_FLOAT, err, sizeof err)) ||
         es_audiofile_write(f, (const float *const *)ch, frames, err, sizeof err) != 0 ||
-        es_audiofile_commit(f, err, sizeof err) != 0 ||
-        es_library_append(dir, &d->meta, file, err, sizeof err) != 0) {
+        es_audiofile_commit(f, err, sizeof err) != 0) {
         es_error("%s", err);
         es_audiofile_close(f);
         return -1;
     }
     es_audiofile_close(f);
+    if (es_library_append(dir, &d->meta, file, err, sizeof err) != 0) {
+        unlink(path);
+        es_error("%s", err);
+        return -1;
+    }
     printf("room '%s' added: %s (%.2f s, %d channel%s, %g Hz)\n", d->meta.name, path,
            frames / rate, channels, channels == 1 ? "" : "s", rate);
     return 0;

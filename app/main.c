@@ -1,4 +1,5 @@
 /* earshot: a convolution workstation for hearing rooms. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +48,9 @@ static int run_command(int (*run)(int, char **), int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* A file grown past `ulimit -f` is a write that fails (EFBIG), said in
+     * one line like a full disk, not a signal that kills earshot halfway. */
+    signal(SIGXFSZ, SIG_IGN);
     /* No command, or options only: the workstation, as `earshot play`. */
     if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "-h") != 0 &&
                      strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "--version") != 0)) {

@@ -1,4 +1,6 @@
+#define _GNU_SOURCE /* O_TMPFILE */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,10 @@
 struct es_audiofile {
     SNDFILE *sf;
     char *path;        /* as given */
-    char *temp;        /* writing: the file written until commit */
+    char *temp;        /* writing: the name it gets in its folder just before
+                          the rename; until commit, only while unnamed
+                          files are not to be had (temp_fd < 0) */
+    int temp_fd;       /* writing: the unnamed file (O_TMPFILE), or -1 */
     int channels;
     int64_t expected;  /* reading: frames the header promises */
     int64_t done;      /* frames read or written */
@@ -40,6 +45,7 @@ static es_audiofile *alloc_file(const char *path, int channels)
         return NULL;
     f->path = strdup(path);
     f->channels = channels;
+    f->temp_fd = -1;
     f->interleaved = malloc((size_t)CHUNK * (size_t)(channels > 0 ? channels : 1) * sizeof(float));
     if (!f->path || !f->interleaved) {
         free(f->path);
@@ -146,6 +152,22 @@ int es_audiofile_rewind(es_audiofile *f, char *err, size_t n)
     return 0;
 }
 
+/* An unnamed file (O_TMPFILE) in path's folder, or -1. */
+static int open_unnamed(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return -1;
+    return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+}
+
 es_audiofile *es_audiofile_create(const char *path, double sample_rate,
                                   int channels, es_sample_format format,
                                   char *err, size_t n)
@@ -169,11 +191,20 @@ es_audiofile *es_audiofile_create(const char *path, double sample_rate,
         return NULL;
     }
     snprintf(f->temp, len, "%s.partial-%ld", path, (long)getpid());
-    f->sf = sf_open(f->temp, SFM_WRITE, &sfi);
+    /* An unnamed file in the output's folder, named only when finished: a
+     * render or an add stopped at any point (Ctrl-C, SIGTERM, kill -9, a
+     * full disk) leaves nothing behind. Where the file system has no
+     * unnamed files, the .partial name, removed on every way out but
+     * kill -9. */
+    f->temp_fd = open_unnamed(path);
+    if (f->temp_fd >= 0)
+        f->sf = sf_open_fd(f->temp_fd, SFM_WRITE, &sfi, SF_FALSE);
+    else
+        f->sf = sf_open(f->temp, SFM_WRITE, &sfi);
     if (!f->sf) {
         /* Say why in terms of the path the user gave, not our temp name. */
-        FILE *probe = fopen(f->temp, "wb");
-        const char *why = probe ? sf_strerror(NULL) : strerror(errno);
+        FILE *probe = f->temp_fd >= 0 ? NULL : fopen(f->temp, "wb");
+        const char *why = f->temp_fd >= 0 || probe ? sf_strerror(NULL) : strerror(errno);
         snprintf(err, n, "%s: cannot write: %s", path, why);
         if (probe) {
             fclose(probe);
@@ -216,6 +247,19 @@ int es_audiofile_commit(es_audiofile *f, char *err, size_t n)
         snprintf(err, n, "%s: closing failed: %s", f->path, sf_error_number(rc));
         return -1;
     }
+    if (f->temp_fd >= 0) {
+        /* Named beside the output, then renamed over it: the output is the
+         * old file or the whole new one, never a part. */
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", f->temp_fd);
+        if (fsync(f->temp_fd) != 0 ||
+            linkat(AT_FDCWD, self, AT_FDCWD, f->temp, AT_SYMLINK_FOLLOW) != 0) {
+            snprintf(err, n, "%s: cannot write: %s", f->path, strerror(errno));
+            return -1;
+        }
+        close(f->temp_fd);
+        f->temp_fd = -1;
+    }
     if (rename(f->temp, f->path) != 0) {
         snprintf(err, n, "%s: cannot move the finished file into place: %s", f->path,
                  strerror(errno));
@@ -232,7 +276,9 @@ void es_audiofile_close(es_audiofile *f)
         return;
     if (f->sf)
         sf_close(f->sf);
-    if (f->temp)
+    if (f->temp_fd >= 0)
+        close(f->temp_fd); /* an unnamed file: gone with its descriptor */
+    else if (f->temp)
         unlink(f->temp);
     free(f->temp);
     free(f->path);

@@ -154,3 +154,21 @@ es_ir *es_ir_from_channels(const float *const *chan, int file_channels,
     }
     return ir;
 }
+
+int es_ir_layout_note(int file_channels, int inputs, char *out, size_t n)
+{
+    const int c = file_channels;
+    out[0] = 0;
+    if (c < 1 || inputs < 1 || c == 1 || c == inputs || (inputs == 1 && c == 2) ||
+        (inputs == 2 && c == 4))
+        return 0;
+    if (c == 4 && inputs == 1)
+        snprintf(out, n, "4-channel (true stereo) IR with 1 input: the input feeds both "
+                 "sides, 2 outputs");
+    else if (c % inputs == 0)
+        snprintf(out, n, "%d-channel IR with %d input%s: played as a %d x %d matrix", c,
+                 inputs, inputs == 1 ? "" : "s", inputs, c / inputs);
+    else
+        return 0; /* es_ir_from_channels refuses it */
+    return 1;
+}

@@ -1,20 +1,74 @@
+#define _POSIX_C_SOURCE 200809L /* getline */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audiofile.h"
+#include "core/param.h"
 #include "jconvolver.h"
 
 #define MAX_SIDE 64
 #define MAX_FRAMES (60 * 192000)
+#define MAX_LINE 2047 /* characters; a longer line is refused, not cut */
 
 typedef struct {
     int in, out, chan;
-    float gain;
-    long delay, offset, length;
+    double gain;
+    int delay, offset, length;
     char file[2200];
     int line;
 } impulse;
+
+typedef struct {
+    int inputs, outputs, part, maxsize;
+} convolver;
+
+/* The fields of the two commands, range-checked as every number earshot
+ * reads is: a NaN gain or a delay past any IR earshot takes is refused
+ * with its name, before any arithmetic sees it. */
+static const es_param convolver_fields[] = {
+    {"INPUTS", ES_PARAM_INT, 1, MAX_SIDE, .offset = offsetof(convolver, inputs)},
+    {"OUTPUTS", ES_PARAM_INT, 1, MAX_SIDE, .offset = offsetof(convolver, outputs)},
+    {"PART", ES_PARAM_INT, 1, 1 << 20, .offset = offsetof(convolver, part)},
+    {"MAXSIZE", ES_PARAM_INT, 1, 1 << 30, .offset = offsetof(convolver, maxsize)},
+    {NULL}};
+
+static const es_param impulse_fields[] = {
+    {"IN", ES_PARAM_INT, 1, MAX_SIDE, .offset = offsetof(impulse, in)},
+    {"OUT", ES_PARAM_INT, 1, MAX_SIDE, .offset = offsetof(impulse, out)},
+    {"GAIN", ES_PARAM_DOUBLE, -1000, 1000, .offset = offsetof(impulse, gain)},
+    {"DELAY", ES_PARAM_INT, 0, MAX_FRAMES, .offset = offsetof(impulse, delay)},
+    {"OFFSET", ES_PARAM_INT, 0, MAX_FRAMES, .offset = offsetof(impulse, offset)},
+    {"LENGTH", ES_PARAM_INT, 0, MAX_FRAMES, .offset = offsetof(impulse, length)},
+    {"CHAN", ES_PARAM_INT, 1, 1024, .offset = offsetof(impulse, chan)},
+    {NULL}};
+
+/* Splits `rest` at blanks into up to `cap` words (the text is cut in
+ * place); the count. */
+static int words(char *rest, char **word, int cap)
+{
+    int count = 0;
+    for (char *at = strtok(rest, " \t\r\n"); at && count < cap; at = strtok(NULL, " \t\r\n"))
+        word[count++] = at;
+    return count;
+}
+
+/* The first `count` words through the table into base; 0, or -1 with
+ * "CONF:LINE: COMMAND FIELD 'text': what is wrong". */
+static int parse_fields(const es_param *fields, char **word, void *base, const char *conf,
+                        int line, const char *command, char *err, size_t n)
+{
+    for (int k = 0; fields[k].name; k++) {
+        char label[64], why[256];
+        snprintf(label, sizeof label, "%s %s", command, fields[k].name);
+        if (es_param_parse(&fields[k], label, word[k], base, why, sizeof why) != 0) {
+            snprintf(err, n, "%s:%d: %s", conf, line, why);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 /* Puts one /impulse/read into its matrix channel. */
 static int place(const impulse *im, float **matrix, int outputs, int frames, double *rate,
@@ -39,10 +93,11 @@ static int place(const impulse *im, float **matrix, int outputs, int frames, dou
     } else {
         float *dst = matrix[(im->in - 1) * outputs + (im->out - 1)];
         const float *src = ch[im->chan - 1];
+        const float gain = (float)im->gain;
         for (long t = 0; im->offset + t < info.frames && (im->length == 0 || t < im->length) &&
                          im->delay + t < frames;
              t++)
-            dst[im->delay + t] += im->gain * src[im->offset + t];
+            dst[im->delay + t] += gain * src[im->offset + t];
         rc = 0;
     }
     es_audiofile_free_channels(ch, info.channels);
@@ -68,48 +123,79 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
         snprintf(err, n, "%s: cannot read the configuration", conf);
         return -1;
     }
-    char dir[1024] = ".", text[2048];
+    char dir[1024] = ".", *text = NULL;
+    size_t text_cap = 0;
     const char *slash = strrchr(conf, '/');
     if (slash)
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - conf), conf);
     impulse *list = NULL;
-    int count = 0, line = 0, ins = 0, outs = 0, rc = -1;
+    convolver cv = {0};
+    int count = 0, line = 0, rc = -1;
     long longest = 0;
-    while (fgets(text, sizeof text, f)) {
+    ssize_t got;
+    while ((got = getline(&text, &text_cap, f)) >= 0) {
         line++;
-        char cmd[64], rest[1500];
-        if (sscanf(text, " %63s %1499[^\n]", cmd, rest) < 1 || cmd[0] == '#')
+        /* Whole lines: a long one is refused, never read as several. */
+        if (got > MAX_LINE + 1 || (got == MAX_LINE + 1 && text[got - 1] != '\n')) {
+            snprintf(err, n, "%s:%d: a line longer than %d characters", conf, line, MAX_LINE);
+            goto done;
+        }
+        if (memchr(text, 0, (size_t)got)) {
+            snprintf(err, n, "%s:%d: a NUL byte in the line", conf, line);
+            goto done;
+        }
+        char *word[10];
+        const int count_words = words(text, word, 10);
+        if (count_words == 0 || word[0][0] == '#')
             continue;
+        const char *cmd = word[0];
         if (!strcmp(cmd, "/cd")) {
-            if (sscanf(text, " %*s %1023s", dir) != 1) {
-                snprintf(err, n, "%s:%d: /cd needs a folder", conf, line);
+            if (count_words != 2 || strlen(word[1]) >= sizeof dir) {
+                snprintf(err, n, "%s:%d: /cd needs one folder", conf, line);
                 goto done;
             }
+            snprintf(dir, sizeof dir, "%s", word[1]);
         } else if (!strcmp(cmd, "/convolver/new")) {
-            if (sscanf(rest, "%d %d", &ins, &outs) != 2 || ins < 1 || outs < 1 ||
-                ins > MAX_SIDE || outs > MAX_SIDE) {
-                snprintf(err, n, "%s:%d: /convolver/new needs INPUTS OUTPUTS (1 to %d)", conf,
-                         line, MAX_SIDE);
+            /* One convolver: a second would change the matrix under the
+             * /impulse/read lines already checked against the first. */
+            if (cv.inputs) {
+                snprintf(err, n, "%s:%d: a second /convolver/new (earshot imports one)", conf,
+                         line);
                 goto done;
             }
+            convolver c = {.part = 1, .maxsize = 1};
+            if (count_words < 3 || count_words > 5) {
+                snprintf(err, n, "%s:%d: /convolver/new needs INPUTS OUTPUTS [PART MAXSIZE]",
+                         conf, line);
+                goto done;
+            }
+            char *fields[4] = {word[1], word[2], count_words > 3 ? word[3] : "1",
+                               count_words > 4 ? word[4] : "1"};
+            if (parse_fields(convolver_fields, fields, &c, conf, line, cmd, err, n))
+                goto done;
+            cv = c;
         } else if (!strcmp(cmd, "/impulse/read")) {
             impulse im = {.line = line};
-            char file[1024];
-            if (sscanf(rest, "%d %d %f %ld %ld %ld %d %1023s", &im.in, &im.out, &im.gain,
-                       &im.delay, &im.offset, &im.length, &im.chan, file) != 8) {
+            if (count_words != 9) {
                 snprintf(err, n, "%s:%d: /impulse/read needs IN OUT GAIN DELAY OFFSET LENGTH "
                          "CHAN FILE", conf, line);
                 goto done;
             }
-            if (!ins) {
+            if (!cv.inputs) {
                 snprintf(err, n, "%s:%d: /impulse/read before /convolver/new", conf, line);
                 goto done;
             }
-            if (im.in < 1 || im.in > ins || im.out < 1 || im.out > outs || im.chan < 1 ||
-                im.delay < 0 || im.offset < 0 || im.length < 0) {
-                snprintf(err, n, "%s:%d: input %d, output %d or channel %d is outside the "
-                         "%dx%d convolver (or a negative delay, offset or length)", conf, line,
-                         im.in, im.out, im.chan, ins, outs);
+            if (parse_fields(impulse_fields, word + 1, &im, conf, line, cmd, err, n))
+                goto done;
+            if (im.in > cv.inputs || im.out > cv.outputs) {
+                snprintf(err, n, "%s:%d: input %d or output %d is outside the %dx%d convolver",
+                         conf, line, im.in, im.out, cv.inputs, cv.outputs);
+                goto done;
+            }
+            const char *file = word[8];
+            if (strlen(file) >= 1024) {
+                snprintf(err, n, "%s:%d: the file name is longer than 1023 characters", conf,
+                         line);
                 goto done;
             }
             snprintf(im.file, sizeof im.file, "%s%s%s", file[0] == '/' ? "" : dir,
@@ -119,6 +205,7 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
                 snprintf(err, n, "%s:%d: cannot read %s", conf, line, im.file);
                 goto done;
             }
+            /* All bounded by MAX_FRAMES (or the file's length): no overflow. */
             long used = total - im.offset;
             if (im.length > 0 && im.length < used)
                 used = im.length;
@@ -132,7 +219,7 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
             list = grown;
             list[count++] = im;
         } else if (strcmp(cmd, "/input/name") && strcmp(cmd, "/output/name")) {
-            snprintf(err, n, "%s:%d: '%s' is not something earshot can import", conf, line,
+            snprintf(err, n, "%s:%d: '%.64s' is not something earshot can import", conf, line,
                      cmd);
             goto done;
         }
@@ -146,6 +233,7 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
                  longest);
         goto done;
     }
+    const int ins = cv.inputs, outs = cv.outputs;
     float **matrix = calloc((size_t)(ins * outs), sizeof *matrix);
     for (int c = 0; matrix && c < ins * outs; c++)
         if (!(matrix[c] = calloc((size_t)longest, sizeof(float)))) {
@@ -169,6 +257,7 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
     rc = 0;
 done:
     fclose(f);
+    free(text);
     free(list);
     return rc;
 }

@@ -12,6 +12,10 @@
 #include "library.h"
 
 #define MANIFEST "rooms.txt"
+/* The longest manifest line read, newline included; longer ones are
+ * refused whole. Fields are at most 1024 bytes, so this is generous. */
+#define MANIFEST_LINE_MAX 4096
+#define MANIFEST_LINE_MAX_TEXT "4096"
 
 static int exists(const char *path)
 {
@@ -225,12 +229,25 @@ static void read_manifest(es_library *lib, const char *dir, es_room_origin origi
             say(lib, "%s: cannot read: %s", where, strerror(errno));
         return;
     }
-    char text[2048];
+    char *text = NULL;
+    size_t text_cap = 0;
+    ssize_t got;
     es_room r;
     int line = 0, began = 0, bad = 0;
     memset(&r, 0, sizeof r);
-    while (fgets(text, sizeof text, f)) {
+    while ((got = getline(&text, &text_cap, f)) >= 0) {
         line++;
+        /* Whole lines: one that is too long, or holds a NUL, is one message
+         * and leaves its room out, never pieces read as lines. */
+        if (got > MANIFEST_LINE_MAX || memchr(text, 0, (size_t)got)) {
+            say(lib, "%s:%d: %s%s", where, line,
+                got > MANIFEST_LINE_MAX ? "a line longer than " MANIFEST_LINE_MAX_TEXT
+                                          " characters"
+                                        : "a NUL byte in the line",
+                began ? " (its room is left out)" : "");
+            bad = 1;
+            continue;
+        }
         char *s = trim(text);
         if (!*s || *s == '#')
             continue;
@@ -286,6 +303,7 @@ static void read_manifest(es_library *lib, const char *dir, es_room_origin origi
             say(lib, "%s:%d: room '%s': unknown key '%s' (ignored)", where, line, r.name, key);
     }
     finish(lib, &r, where, began, bad);
+    free(text);
     fclose(f);
 }
 
@@ -393,11 +411,44 @@ int es_library_append(const char *dir, const es_room *r, const char *file_name, 
         return -1;
     char where[1200];
     snprintf(where, sizeof where, "%s/" MANIFEST, dir);
-    FILE *f = fopen(where, "a");
-    if (!f) {
-        snprintf(err, n, "%s: cannot write: %s", where, strerror(errno));
+    /* Every field is one line of the manifest: a control character (a
+     * newline above all) would write lines of its own. */
+    const char *fields[] = {r->name, file_name, r->description, r->source, r->licence,
+                            r->layout};
+    static const char *field_names[] = {"name", "file", "description", "source", "licence",
+                                        "layout"};
+    for (int k = 0; k < 6; k++)
+        for (const unsigned char *c = (const unsigned char *)fields[k]; *c; c++)
+            if (*c < 0x20 || *c == 0x7f) {
+                snprintf(err, n, "%s: room '%.64s': the %s has a control character", where,
+                         r->name, field_names[k]);
+                return -1;
+            }
+    /* The new manifest is written whole beside the old one and renamed over
+     * it: a failure at any step (a full disk, `ulimit -f`) leaves the old
+     * one as it was. */
+    char temp[1300];
+    snprintf(temp, sizeof temp, "%s.partial-%ld", where, (long)getpid());
+    FILE *old = fopen(where, "r");
+    if (!old && errno != ENOENT) {
+        snprintf(err, n, "%s: cannot read: %s", where, strerror(errno));
         return -1;
     }
+    FILE *f = fopen(temp, "w");
+    if (!f) {
+        snprintf(err, n, "%s: cannot write: %s", where, strerror(errno));
+        if (old)
+            fclose(old);
+        return -1;
+    }
+    char chunk[8192];
+    size_t got;
+    int failed = 0;
+    while (old && (got = fread(chunk, 1, sizeof chunk, old)) > 0)
+        failed |= fwrite(chunk, 1, got, f) != got;
+    failed |= old && ferror(old);
+    if (old)
+        fclose(old);
     fprintf(f, "\n[%s]\nfile = %s\n", r->name, file_name);
     if (r->description[0])
         fprintf(f, "description = %s\n", r->description);
@@ -411,8 +462,12 @@ int es_library_append(const char *dir, const es_room *r, const char *file_name, 
         fprintf(f, "gain = %g\n", r->gain_db);
     if (r->predelay_ms != 0)
         fprintf(f, "predelay = %g\n", r->predelay_ms);
-    if (fclose(f) != 0) {
-        snprintf(err, n, "%s: write failed: %s", where, strerror(errno));
+    failed |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+    const int saved = errno;
+    failed |= fclose(f) != 0;
+    if (failed || rename(temp, where) != 0) {
+        snprintf(err, n, "%s: write failed: %s", where, strerror(failed ? saved : errno));
+        unlink(temp);
         return -1;
     }
     return 0;

@@ -54,8 +54,11 @@ es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int 
         const es_prepared_room *p = es_room_cache_get(&l->cache, room, rate, err, n);
         if (!p)
             return NULL;
-        snprintf(note, note_n, "room %s: %.2f s, gain %+.1f dB%s", room->name,
-                 p->frames / rate, p->gain_db, p->file_rate != rate ? " (resampled)" : "");
+        char layout[160];
+        es_ir_layout_note(p->channels, inputs, layout, sizeof layout);
+        snprintf(note, note_n, "room %s: %.2f s, gain %+.1f dB%s%s%s", room->name,
+                 p->frames / rate, p->gain_db, p->file_rate != rate ? " (resampled)" : "",
+                 layout[0] ? "; " : "", layout);
         return es_prepared_room_ir(p, inputs, err, n);
     }
     struct stat st;
@@ -65,8 +68,13 @@ es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int 
     }
     es_ir_load_info info;
     es_ir *ir = es_ir_load(what, rate, inputs, &info, err, n);
+    char layout[160];
+    if (ir)
+        es_ir_layout_note(info.file_channels, inputs, layout, sizeof layout);
     if (ir && info.resampled)
-        snprintf(note, note_n, "note: %s is %g Hz, resampled to %g Hz", what, info.file_rate,
-                 rate);
+        snprintf(note, note_n, "note: %s is %g Hz, resampled to %g Hz%s%s", what,
+                 info.file_rate, rate, layout[0] ? "; " : "", layout);
+    else if (ir && layout[0])
+        snprintf(note, note_n, "note: %s: %s", what, layout);
     return ir;
 }

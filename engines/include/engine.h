@@ -204,6 +204,13 @@ es_ir *es_ir_from_channels(const float *const *chan, int file_channels,
                            int length, double sample_rate, int inputs,
                            char *err, size_t n);
 
+/* One line when es_ir_from_channels lays these counts out as anything but
+ * the plain cases (one filter for all, one per input, mono to stereo, true
+ * stereo), since that drops or invents channels a person may not expect:
+ * "32-channel IR with 2 inputs: played as a 2 x 16 matrix". 1 with the
+ * line in `out`, 0 (and "") when there is nothing to say. */
+int es_ir_layout_note(int file_channels, int inputs, char *out, size_t n);
+
 /* ES_OK, or ES_E_IR with a message: empty, no path, NaN/Inf at a place. */
 int es_ir_check(const es_ir *ir, char *err, size_t n);
 
