@@ -108,6 +108,12 @@ int es_room_recipe_option(es_room_spec *s, const char *opt, const char *value, c
         double seed;
         if (scalar(opt, value, &seed, err, n) < 0)
             return -1;
+        /* Converted only when it fits: a negative or huge seed is refused
+         * (found by fuzzing: "--seed -9" was undefined behaviour). */
+        if (!(seed >= 0 && seed <= 4294967295.0 && seed == floor(seed))) {
+            snprintf(err, n, "%s %s: a whole number 0..4294967295", opt, value);
+            return -1;
+        }
         s->seed = (unsigned)seed;
         return 1;
     }

@@ -380,17 +380,13 @@ static void names(char *out, size_t n)
                                  c->name);
 }
 
-int es_command_run(es_session *s, const char *line, char *err, size_t n)
+int es_command_parse(char *buf, const es_command **cmd, es_command_args *args, int *given,
+                     char *err, size_t n)
 {
     err[0] = 0;
-    const size_t len = strlen(line);
-    if (len > ES_COMMAND_LINE_MAX) {
-        snprintf(err, n, "a command line of %zu characters: the most is %d; ignored", len,
-                 ES_COMMAND_LINE_MAX);
-        return -1;
-    }
-    char buf[ES_COMMAND_LINE_MAX + 1];
-    memcpy(buf, line, len + 1);
+    *cmd = NULL;
+    *given = 0;
+    memset(args, 0, sizeof *args);
     for (char *c = buf; *c; c++)
         if ((unsigned char)*c < 0x20 && *c != '\t' && *c != '\r' && *c != '\n') {
             snprintf(err, n, "a command line with control characters; ignored");
@@ -413,9 +409,7 @@ int es_command_run(es_session *s, const char *line, char *err, size_t n)
         snprintf(err, n, "unknown command '%.40s' (%s)", word, list);
         return -1;
     }
-    es_command_args args = {0};
     const int fields = field_count(c);
-    int given = 0;
     for (int k = 0; k < fields; k++) {
         const es_param *f = &c->fields[k];
         char *value = rest;
@@ -442,15 +436,37 @@ int es_command_run(es_session *s, const char *line, char *err, size_t n)
             snprintf(label, sizeof label, "%s", c->name);
         else
             snprintf(label, sizeof label, "%s %s", c->name, f->name);
-        if (es_param_parse(f, label, value, &args, err, n) != 0)
+        if (es_param_parse(f, label, value, args, err, n) != 0)
             return -1;
-        given++;
+        (*given)++;
     }
     if (*rest) {
         snprintf(err, n, "%s: unexpected '%.40s' after its %s", c->name, rest,
                  fields ? "values" : "name");
         return -1;
     }
+    *cmd = c;
+    return 0;
+}
+
+int es_command_run(es_session *s, const char *line, char *err, size_t n)
+{
+    err[0] = 0;
+    const size_t len = strlen(line);
+    if (len > ES_COMMAND_LINE_MAX) {
+        snprintf(err, n, "a command line of %zu characters: the most is %d; ignored", len,
+                 ES_COMMAND_LINE_MAX);
+        return -1;
+    }
+    char buf[ES_COMMAND_LINE_MAX + 1];
+    memcpy(buf, line, len + 1);
+    const es_command *c;
+    es_command_args args;
+    int given;
+    if (es_command_parse(buf, &c, &args, &given, err, n) != 0)
+        return -1;
+    if (!c)
+        return 0;
     const int rc = c->run(s, &args, given);
     return rc > 0 ? 1 : rc < 0 ? -1 : 0;
 }

@@ -57,6 +57,13 @@ typedef struct es_command {
 
 extern const es_command es_commands[];
 
+/* One command line parsed in place, nothing run: `buf` (NUL-ended, at
+ * most ES_COMMAND_LINE_MAX) is cut up and args' text points into it. 0
+ * with *cmd the command (NULL: an empty line) and *given its fields, or -1
+ * with one line in err naming the command and the field. */
+int es_command_parse(char *buf, const es_command **cmd, es_command_args *args, int *given,
+                     char *err, size_t n);
+
 /* One command line. 0 done or asked for (the session says what happens),
  * 1 quit, -1 refused: err has one line naming the command and the field
  * (nothing reached the session), or the session refused it and said so
