@@ -289,7 +289,9 @@ static int cmd_build_shipped(int argc, char **argv)
         return 2;
     }
     FILE *f = fopen(argv[2], "r");
-    char err[1400], manifest[1200], line[2048];
+    char err[1400], manifest[1200], *line = NULL;
+    size_t line_cap = 0;
+    ssize_t got_line;
     if (!f) {
         es_error("%s: cannot read: %s", argv[2], strerror(errno));
         return 1;
@@ -303,8 +305,15 @@ static int cmd_build_shipped(int argc, char **argv)
         return 1;
     }
     int number = 0, rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    while (rc == 0 && (got_line = getline(&line, &line_cap, f)) >= 0) {
         number++;
+        /* Whole lines, or one message: never a long line read in pieces. */
+        if (got_line > 2048 || memchr(line, 0, (size_t)got_line)) {
+            es_error("%s:%d: %s", argv[2], number,
+                     got_line > 2048 ? "a line longer than 2047 characters" : "a NUL byte");
+            rc = 1;
+            break;
+        }
         destination d = {.to = argv[3]};
         char *name, *description;
         es_room_spec spec;
@@ -332,6 +341,7 @@ static int cmd_build_shipped(int argc, char **argv)
         es_audiofile_free_channels(ch, 2);
     }
     fclose(f);
+    free(line);
     return rc;
 }
 

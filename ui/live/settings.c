@@ -364,6 +364,13 @@ void es_settings_capture(es_settings *st, es_session *s, int spectrogram)
         st->have |= (unsigned)(ES_SET_ROOM | ES_SET_ENGINE | ES_SET_PARTITION |
                                ES_SET_PIPELINED | ES_SET_BLOCK)
                     << (k ? ES_SET_SLOT_SHIFT : 0);
+        /* A file whose name holds a control character (a newline would
+         * write a line of its own) is not remembered; the rest is. */
+        for (const unsigned char *c = (const unsigned char *)sl->room; *c; c++)
+            if (*c < 0x20 || *c == 0x7f) {
+                st->have &= ~((unsigned)ES_SET_ROOM << (k ? ES_SET_SLOT_SHIFT : 0));
+                break;
+            }
     }
     st->playing = es_session_active_slot(s);
     st->spectrogram = spectrogram;
