@@ -229,8 +229,8 @@ static int capture(cucirc *c, char *err, size_t n)
         h, c->gpu.pt.dev_input, c->history, c->filter, c->partial, c->ring, c->max_block, c->groups,
         c->subs, c->sub_taps, c->tile, c->chunks);
     circ_reduce_kernel<<<dim3(c->max_block, c->outputs), 128, 0, c->gpu.stream>>>(
-        h, c->partial, c->gpu.pt.dev_out_first, c->gpu.pt.dev_out_paths, es_staging_dev_out(&c->gpu.st), c->max_block,
-        c->chunks);
+        h, c->partial, c->gpu.pt.dev_out_first, c->gpu.pt.dev_out_paths,
+        es_staging_dev_out(&c->gpu.st), c->max_block, c->chunks);
     ES_CUDA_TRY(es_gpu_capture_finish(c->gpu.stream, &c->gpu.exec));
     return 0;
 fail:

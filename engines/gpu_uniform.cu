@@ -262,28 +262,12 @@ __global__ void upc_finish_kernel(const es_gpu_header *h, const __grid_constant_
         es_upc_commit(u, row - u.outputs, h->newest, blockIdx.x * blockDim.x + threadIdx.x, step);
 }
 
-/* Filter partitions, zero-padded to 2P and scaled: pad[q][0..P) =
- * taps[path][from + j P ...] for path q / parts, partition j = q % parts. */
-__global__ void upc_pad_kernel(const float *taps, float *pad, int length, int from, int part,
-                               int parts, int count, float scale)
-{
-    const size_t total = (size_t)count * parts * 2 * part;
-    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total;
-         k += (size_t)gridDim.x * blockDim.x) {
-        const size_t q = k / (2 * part);
-        const int t = (int)(k % (2 * part));
-        const int path = (int)(q / parts), j = (int)(q % parts);
-        const long src = (long)from + (long)j * part + t;
-        pad[k] = t < part && src < length ? taps[(size_t)path * length + src] * scale : 0.0f;
-    }
-}
-
 /* ---- host side ---- */
 
 #undef ES_ENGINE_NAME
 #define ES_ENGINE_NAME engine
 
-static int plan_1d(cufftHandle *plan, int size, int in_dist, int out_dist, cufftType type,
+int es_upc_plan_1d(cufftHandle *plan, int size, int in_dist, int out_dist, cufftType type,
                    int batch, cudaStream_t stream, size_t *bytes, const char *engine,
                    char *err, size_t n)
 {
@@ -384,12 +368,12 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
     if (u->mode == ES_UPC_ATOMIC)
         ES_CUDA_TRY(cudaMemsetAsync(u->sums, 0, sizeof(double2) * (size_t)outputs * u->stride,
                                     stream));
-    if (plan_1d(&u->forward, 2 * part, 2 * part, u->stride, CUFFT_R2C, inputs, stream, &u->bytes,
-                engine, err, n))
+    if (es_upc_plan_1d(&u->forward, 2 * part, 2 * part, u->stride, CUFFT_R2C, inputs, stream,
+                       &u->bytes, engine, err, n))
         goto fail;
     u->have_forward = 1;
-    if (plan_1d(&u->inverse, 2 * part, u->stride, 2 * part, CUFFT_C2R, outputs, stream,
-                &u->bytes, engine, err, n))
+    if (es_upc_plan_1d(&u->inverse, 2 * part, u->stride, 2 * part, CUFFT_C2R, outputs, stream,
+                       &u->bytes, engine, err, n))
         goto fail;
     u->have_inverse = 1;
     return 0;
@@ -457,42 +441,6 @@ cudaError_t es_upc_clear(es_upc *u, cudaStream_t stream)
     return rc;
 }
 
-int es_upc_spectra_paths(const es_upc *u, size_t bytes)
-{
-    const size_t per_path = (size_t)u->parts * 2 * u->part * sizeof(float);
-    const size_t fit = bytes / per_path;
-    return fit < 1 ? 1 : fit > (size_t)u->paths ? u->paths : (int)fit;
-}
-
-int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first, int count,
-                   float *scratch, cudaStream_t stream, const char *engine, char *err,
-                   size_t n)
-{
-    const int size = 2 * u->part;
-    upc_pad_kernel<<<1024, 256, 0, stream>>>(taps, scratch, length, from, u->part, u->parts,
-                                             count, 1.0f / (float)size);
-    ES_CUDA_LAUNCHED();
-    if (u->spectra_batch != count * u->parts) {
-        es_upc_spectra_done(u);
-        if (plan_1d(&u->spectra, size, size, u->stride, CUFFT_R2C, count * u->parts, stream,
-                    NULL, engine, err, n))
-            return -1;
-        u->spectra_batch = count * u->parts;
-    }
-    ES_CUFFT_TRY(cufftSetStream(u->spectra, stream));
-    ES_CUFFT_TRY(cufftExecR2C(u->spectra, scratch, u->filter + (size_t)first * u->parts * u->stride));
-    return 0;
-fail:
-    return -1;
-}
-
-void es_upc_spectra_done(es_upc *u)
-{
-    if (u->spectra_batch)
-        cufftDestroy(u->spectra);
-    u->spectra_batch = 0;
-}
-
 int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,
                   const char *engine, char *err, size_t n)
 {
@@ -552,49 +500,6 @@ int es_upc_record_finish(es_upc *u, const es_gpu_header *h, float *out, int max_
     ES_CUDA_LAUNCHED();
     return 0;
 fail:
-    return -1;
-}
-
-int es_upc_build_spectra(es_upc *const *u, const int *from, int count, const es_ir *ir,
-                         const es_gpu_paths *pt, size_t scratch_bytes, cudaStream_t stream,
-                         const char *engine, char *err, size_t n)
-{
-    const size_t path_taps = sizeof(float) * (size_t)ir->length;
-    const int paths = u[0]->paths;
-    int chunk = (int)(scratch_bytes / path_taps);
-    chunk = chunk < 1 ? 1 : chunk;
-    for (int k = 0; k < count; k++) {
-        const int fit = es_upc_spectra_paths(u[k], scratch_bytes);
-        chunk = fit < chunk ? fit : chunk;
-    }
-    size_t pad_bytes = 0;
-    for (int k = 0; k < count; k++) {
-        const size_t need = sizeof(float) * (size_t)u[k]->parts * 2 * u[k]->part * chunk;
-        pad_bytes = need > pad_bytes ? need : pad_bytes;
-    }
-    float *taps = NULL, *pad = NULL;
-    ES_CUDA_TRY(cudaMalloc(&taps, path_taps * chunk));
-    ES_CUDA_TRY(cudaMalloc(&pad, pad_bytes));
-    for (int first = 0; first < paths; first += chunk) {
-        const int group = paths - first < chunk ? paths - first : chunk;
-        for (int k = 0; k < group; k++)
-            ES_CUDA_TRY(cudaMemcpyAsync(taps + (size_t)k * ir->length, ir->taps[pt->row[first + k]],
-                                        path_taps, cudaMemcpyHostToDevice, stream));
-        for (int k = 0; k < count; k++)
-            if (es_upc_spectra(u[k], taps, ir->length, from[k], first, group, pad, stream, engine,
-                               err, n))
-                goto fail;
-    }
-    ES_CUDA_TRY(cudaStreamSynchronize(stream));
-    for (int k = 0; k < count; k++)
-        es_upc_spectra_done(u[k]);
-    cudaFree(taps);
-    cudaFree(pad);
-    return 0;
-fail:
-    cudaStreamSynchronize(stream);
-    cudaFree(taps);
-    cudaFree(pad);
     return -1;
 }
 

@@ -128,6 +128,12 @@ struct es_upc_rings {
     int mask[ES_UPC_MAX_RINGS];
 };
 
+/* A batched 1-D cuFFT plan on `stream`, its work area added to *bytes
+ * (NULL: not counted). 0, or -1 with a message (gpu_uniform.cu). */
+int es_upc_plan_1d(cufftHandle *plan, int size, int in_dist, int out_dist, cufftType type,
+                   int batch, cudaStream_t stream, size_t *bytes, const char *engine,
+                   char *err, size_t n);
+
 /* The head's per-launch kernels around es_upc_record, for a launch of
  * h->frames frames at h->position in the current block:
  *   insert: the staging's input into the segment, and (history != NULL)
