@@ -14,6 +14,11 @@ ui_start() {
     local cols=$1 lines=$2
     shift 2
     t kill-server 2>/dev/null || true
+    # A new server on a socket of its own each start: a server still going
+    # down after kill-server once took the new session with it ("server
+    # exited unexpectedly").
+    tmux_starts=$((${tmux_starts:-0} + 1))
+    tmux_socket="$tmux_dir/socket.$tmux_starts"
     printf '%q ' "$@" >"$tmux_dir/cmd"
     # TERM inside tmux is tmux's; LANG keeps the screen ASCII and stable.
     # The workstation remembers its settings: never in the real home, and
