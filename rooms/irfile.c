@@ -10,6 +10,12 @@
 
 /* Converts every channel from `from` to `to` Hz; replaces ch[] in place and
  * returns the new length, or -1 with a message. */
+/* The rates and the length an IR may have: 60 s at 192 kHz, as the
+ * jconvolver importer takes. */
+#define IR_RATE_MIN 1000
+#define IR_RATE_MAX 768000
+#define IR_FRAMES_MAX (60 * 192000)
+
 static long resample(const char *path, float **ch, int channels, long frames,
                      double from, double to, char *err, size_t n)
 {
@@ -73,6 +79,18 @@ int es_ir_read_channels(const char *path, double target_rate, float ***channels,
     }
     if (check_samples(path, ch, ai.channels, frames, err, n) != 0)
         goto fail;
+    /* A header may claim any rate: 1 Hz would make a few thousand frames
+     * tens of millions at the stream's rate. */
+    if (!(ai.sample_rate >= IR_RATE_MIN && ai.sample_rate <= IR_RATE_MAX)) {
+        snprintf(err, n, "%s: a sample rate of %g Hz (earshot takes %d to %d)", path,
+                 ai.sample_rate, IR_RATE_MIN, IR_RATE_MAX);
+        goto fail;
+    }
+    if ((double)frames * target_rate / ai.sample_rate > IR_FRAMES_MAX) {
+        snprintf(err, n, "%s: %.1f s is longer than earshot takes (%d frames at the "
+                 "stream's rate)", path, frames / ai.sample_rate, IR_FRAMES_MAX);
+        goto fail;
+    }
     if (ai.sample_rate != target_rate) {
         frames = resample(path, ch, ai.channels, frames, ai.sample_rate, target_rate, err, n);
         if (frames == 0)

@@ -129,6 +129,12 @@ else
     bad "play --commands: exit $rc: $(head -c 600 err.txt)"
 fi
 
+# -- an IR whose header claims a rate of 100 Hz: 1000 frames would be
+# 480,000 at the stream's rate (found reading irfile.c for the fuzzer)
+"$make_wav" slow.wav decay 100 1 1000
+refused "an IR at 100 Hz" "slow.wav: a sample rate of 100 Hz \(earshot takes 1000 to 768000\)" -- \
+    "$earshot" render --ir slow.wav in.wav out.wav
+
 # -- a layout that invents channels is said
 "$earshot" render --ir ir32.wav in.wav out32.wav >out.txt 2>err.txt
 grep -q "note: ir32.wav: 32-channel IR with 2 inputs: played as a 2 x 16 matrix" err.txt &&
