@@ -30,7 +30,7 @@ for _ in $(seq 50); do "$earshot" devices 2>/dev/null | grep -q JACK && break; s
 # Like ui_start, but stderr goes to the pane as a terminal's would: any
 # text a library prints there and earshot does not capture shows up.
 ui_start_stderr() {
-    t kill-server 2>/dev/null || true
+    tmux_fresh
     printf '%q ' "$@" >"$tmux_dir/cmd"
     t -f /dev/null new-session -d -s ui -x 100 -y 30 \
         "cd '$tmux_dir' && LANG=C $(cat "$tmux_dir/cmd"); echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; echo MODES-SHOWN; sleep 600"

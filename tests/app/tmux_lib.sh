@@ -8,17 +8,21 @@ tmux_socket="$tmux_dir/socket"
 t() { tmux -S "$tmux_socket" "$@"; }
 tmux_cleanup() { t kill-server 2>/dev/null; rm -rf "$tmux_dir"; }
 
+# tmux_fresh: the last server killed, and a new socket for the next: a
+# server still going down after kill-server once took the new session with
+# it ("server exited unexpectedly").
+tmux_fresh() {
+    t kill-server 2>/dev/null || true
+    tmux_starts=$((${tmux_starts:-0} + 1))
+    tmux_socket="$tmux_dir/socket.$tmux_starts"
+}
+
 # ui_start COLS LINES ARGS...: earshot ARGS in a new pane; when it exits the
 # pane prints its status and the terminal's modes, then stays open.
 ui_start() {
     local cols=$1 lines=$2
     shift 2
-    t kill-server 2>/dev/null || true
-    # A new server on a socket of its own each start: a server still going
-    # down after kill-server once took the new session with it ("server
-    # exited unexpectedly").
-    tmux_starts=$((${tmux_starts:-0} + 1))
-    tmux_socket="$tmux_dir/socket.$tmux_starts"
+    tmux_fresh
     printf '%q ' "$@" >"$tmux_dir/cmd"
     # TERM inside tmux is tmux's; LANG keeps the screen ASCII and stable.
     # The workstation remembers its settings: never in the real home, and
