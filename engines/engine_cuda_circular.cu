@@ -296,15 +296,10 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
     }
     if (capture(c, err, n))
         goto fail;
-    {
-        es_gpu_backend b = {c, c->gpu.st.in, c->gpu.st.out, es_gpu_engine_thread_init, cucirc_run,
-                            cucirc_device_reset, NULL, &c->gpu.job_gpu_us};
-        if (!(c->gpu.pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
-                                               fmt->sample_rate, opt, err, n)))
-            goto fail;
-    }
+    if (es_gpu_engine_start(&c->gpu, c, cucirc_run, cucirc_device_reset, NULL,
+                            &es_engine_cuda_circular, fmt, opt, err, n))
+        goto fail;
     free(padded);
-    c->gpu.base.klass = &es_engine_cuda_circular;
     return &c->gpu.base;
 fail:
     free(padded);

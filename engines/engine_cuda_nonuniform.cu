@@ -495,14 +495,9 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
         if (capture_level(c, &c->level[k], err, n))
             goto fail;
     ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
-    {
-        es_gpu_backend b = {c, c->gpu.st.in, c->gpu.st.out, es_gpu_engine_thread_init, cunu_run,
-                            cunu_device_reset, cunu_after, &c->gpu.job_gpu_us};
-        if (!(c->gpu.pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
-                                                   fmt->sample_rate, opt, err, n)))
-            goto fail;
-    }
-    c->gpu.base.klass = &es_engine_cuda_nonuniform;
+    if (es_gpu_engine_start(&c->gpu, c, cunu_run, cunu_device_reset, cunu_after,
+                            &es_engine_cuda_nonuniform, fmt, opt, err, n))
+        goto fail;
     return &c->gpu.base;
 fail:
     cunu_destroy(&c->gpu.base);

@@ -116,14 +116,9 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
             goto fail;
     }
     ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
-    {
-        es_gpu_backend b = {c, c->gpu.st.in, c->gpu.st.out, es_gpu_engine_thread_init, cupart_run,
-                            cupart_device_reset, NULL, &c->gpu.job_gpu_us};
-        if (!(c->gpu.pipe = es_gpu_pipeline_create(&b, c->inputs, c->outputs, c->max_block,
-                                               fmt->sample_rate, opt, err, n)))
-            goto fail;
-    }
-    c->gpu.base.klass = &es_engine_cuda_partitioned;
+    if (es_gpu_engine_start(&c->gpu, c, cupart_run, cupart_device_reset, NULL,
+                            &es_engine_cuda_partitioned, fmt, opt, err, n))
+        goto fail;
     return &c->gpu.base;
 fail:
     cupart_destroy(&c->gpu.base);

@@ -153,6 +153,14 @@ struct es_gpu_engine {
  * instance. */
 void es_gpu_engine_release(es_gpu_engine *g);
 
+/* The last step of every GPU engine's create: the worker pipeline over the
+ * staging (its channel counts and block), with the engine's run/reset/after (after may be NULL), and the
+ * instance's class. 0, or -1 with a message. */
+int es_gpu_engine_start(es_gpu_engine *g, void *ctx, int (*run)(void *, int, char *, size_t),
+                        int (*reset)(void *, char *, size_t),
+                        int (*after)(void *, char *, size_t), const es_engine_class *klass,
+                        const es_format *fmt, const es_options *opt, char *err, size_t n);
+
 int es_gpu_engine_probe(char *why, size_t n);
 void es_gpu_engine_process(es_engine *e, const float *const *in, float *const *out,
                            int frames);

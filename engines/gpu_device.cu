@@ -116,6 +116,20 @@ void es_gpu_engine_release(es_gpu_engine *g)
     es_staging_free(&g->st);
 }
 
+int es_gpu_engine_start(es_gpu_engine *g, void *ctx, int (*run)(void *, int, char *, size_t),
+                        int (*reset)(void *, char *, size_t),
+                        int (*after)(void *, char *, size_t), const es_engine_class *klass,
+                        const es_format *fmt, const es_options *opt, char *err, size_t n)
+{
+    es_gpu_backend b = {ctx, g->st.in, g->st.out, es_gpu_engine_thread_init, run, reset, after,
+                        &g->job_gpu_us};
+    if (!(g->pipe = es_gpu_pipeline_create(&b, g->st.inputs, g->st.outputs, g->st.max_block,
+                                           fmt->sample_rate, opt, err, n)))
+        return -1;
+    g->base.klass = klass;
+    return 0;
+}
+
 int es_gpu_engine_probe(char *why, size_t n)
 {
     return es_gpu_probe(0, why, n);
