@@ -20,10 +20,11 @@
  * Every level is a gpu_uniform.cu convolution: one forward transform per
  * input and one inverse per output per job, whatever the paths; NULL paths
  * cost nothing; the filter spectra are cut, padded and transformed on the
- * device. The tail MACs run in short thread blocks (at most 8 partitions a
- * lane), so the head, on a higher-priority stream, finds SMs free within
- * microseconds: stream priority alone does not give that when the other
- * work holds the SMs with long thread blocks.
+ * device. A tail MAC runs on a grid of half as many thread blocks as the
+ * GPU has SMs, each looping over short tiles (at most 8 partitions a lane):
+ * the head, on a higher-priority stream, finds SMs and memory bandwidth
+ * free. Stream priority alone does not give that when the other work fills
+ * every SM, and a full grid of short blocks still takes the whole bus.
  *
  * Deadlines: level k starts at offset S_k >= 2 P_k + B, so job j, launched
  * once frame (j + 1) P_k is in, is first needed at frame S_k + j P_k, at
@@ -271,6 +272,23 @@ fail:
     return -1;
 }
 
+/* Thread blocks a tail level's MAC holds at once. Uncapped, a deep level
+ * puts hundreds of thousands of short thread blocks and the whole memory
+ * bandwidth between the head and the SMs whenever it runs; capped, it
+ * takes longer (a 65536-frame job still ends in milliseconds, its deadline
+ * is over a second away) and the head finds SMs and bandwidth free.
+ * EARSHOT_GPU_TAIL_GRID=N sets another cap (0: none), for measuring it. */
+static long tail_grid(int sms)
+{
+    if (const char *set = getenv("EARSHOT_GPU_TAIL_GRID")) {
+        char *end;
+        const long v = strtol(set, &end, 10);
+        if (end != set && *end == 0 && v >= 0)
+            return v;
+    }
+    return sms / 2 > 0 ? sms / 2 : 1;
+}
+
 static void forget_jobs(gnu_level *l)
 {
     for (int s = 0; s < SLOTS; s++)
@@ -453,9 +471,9 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
             es_gpu_paths_make(&c->gpu.pt, ir, c->gpu.stream, ES_ENGINE_NAME, err, n))
             goto fail;
         const int sms = es_gpu_multiprocessors();
-        /* The head: one pass, a thread block per output (it is alone on
-         * its SMs); the tails: many short thread blocks. */
-        const es_upc_layout head = {1, 0, 0, 0}, tail = {0, 1, 4L * sms, 8};
+        /* The head: one pass, a thread block per output; the tails: short
+         * tiles, on a grid of a few thread blocks that loop over them. */
+        const es_upc_layout head = {1, 0, 0, 0, 0}, tail = {0, 1, 4L * sms, 8, tail_grid(sms)};
         const es_nu_level *l0 = &c->plan.level[0];
         if (es_upc_create(&c->head, &c->gpu.pt, c->inputs, c->outputs, l0->part, l0->count, &head,
                           c->gpu.stream, ES_ENGINE_NAME, err, n))

@@ -97,7 +97,7 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
          * small part of the time); every lane keeps at least 8 partitions
          * so the reduce stays short. */
         const int part = opt->partition > 0 ? opt->partition : es_default_partition(fmt->max_block);
-        const es_upc_layout layout = {0, 0, 32L * es_gpu_multiprocessors(), 8};
+        const es_upc_layout layout = {0, 0, 32L * es_gpu_multiprocessors(), 8, 0};
         if (es_upc_create(&c->u, &c->gpu.pt, c->inputs, c->outputs, part,
                           (ir->length + part - 1) / part, &layout, c->gpu.stream, ES_ENGINE_NAME,
                           err, n))

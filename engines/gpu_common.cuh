@@ -44,7 +44,8 @@ struct es_gpu_header {
     int newest;    /* partitioned: FDL slot of the block being filled */
     int complete;  /* partitioned: this launch completes a block */
     int history;   /* nonuniform: input history index of the first frame */
-    int pad[2];
+    unsigned tag;  /* the job's number (the pipeline writes it) */
+    int last;      /* the job's last launch: hand the outputs over */
     /* nonuniform, per tail level: ring index of the launch's first frame,
      * and the frames [lo, hi) of the launch whose tail result is ready */
     int level_at[8], level_lo[8], level_hi[8];
@@ -67,7 +68,48 @@ struct es_gpu_staging {
     float *map_down;                  /* host_down as the device sees it */
     es_gpu_header *dev_header;        /* the device's copy of the header */
     float **in, **out;                /* per-channel pointers into host_up/down */
+    /* The outputs handed over in chunks as they land (gpu_pipeline.h):
+     * ready[c] gets the job's tag once chunk c is in host_down; count[c]
+     * counts the thread blocks done with it (device memory). */
+    int chunk_outputs, chunks;
+    unsigned *host_ready, *map_ready, *dev_count;
 };
+
+/* What the last kernel of a block needs to raise the ready flags. */
+struct es_gpu_ready {
+    unsigned *flags;   /* map_ready */
+    unsigned *count;   /* dev_count */
+    int chunk_outputs;
+};
+
+static inline es_gpu_ready es_staging_ready(const es_gpu_staging *s)
+{
+    es_gpu_ready r = {s->map_ready, s->dev_count, s->chunk_outputs};
+    return r;
+}
+
+/* In the last kernel of a job's last launch, by every thread of a thread
+ * block that wrote `blocks_per_row` blocks' share of output `row` (grid.x
+ * blocks per row): the last block done with a chunk raises its flag. The
+ * system fence in every thread puts its samples in host memory before the
+ * block counts itself; the last block's fence puts them all before the
+ * flag. Block-uniform: every thread of the block must call it. */
+static __device__ __forceinline__ void es_staging_hand_over(const es_gpu_ready &r,
+                                                            unsigned tag, int row, int outputs)
+{
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x != 0 || threadIdx.y != 0)
+        return;
+    const int c = row / r.chunk_outputs, first = c * r.chunk_outputs;
+    const int rows = outputs - first < r.chunk_outputs ? outputs - first : r.chunk_outputs;
+    const unsigned blocks = (unsigned)rows * gridDim.x;
+    if (atomicAdd(&r.count[c], 1u) == blocks - 1) {
+        r.count[c] = 0; /* the next job's kernel starts after this one ends */
+        __threadfence_system();
+        *(volatile unsigned *)&r.flags[c] = tag;
+    }
+}
 
 static inline es_gpu_header *es_staging_header(es_gpu_staging *s)
 {
@@ -139,6 +181,8 @@ struct es_gpu_engine {
     cudaGraphExec_t exec;      /* the per-launch work */
     cudaEvent_t began, ended;  /* around each launch: the GPU's own time */
     double job_gpu_us;         /* worker: the GPU's time for the job so far */
+    int hands_over;            /* its last kernel raises the staging's ready
+                                  flags (es_staging_hand_over) */
     size_t held;               /* device memory the engine allocated beyond
                                   the staging and path tables */
 #ifdef ES_TESTING

@@ -122,7 +122,12 @@ int es_gpu_engine_start(es_gpu_engine *g, void *ctx, int (*run)(void *, int, cha
                         const es_format *fmt, const es_options *opt, char *err, size_t n)
 {
     es_gpu_backend b = {ctx, g->st.in, g->st.out, es_gpu_engine_thread_init, run, reset, after,
-                        &g->job_gpu_us};
+                        &g->job_gpu_us, NULL, NULL, 0};
+    if (g->hands_over) {
+        b.tag = &es_staging_header(&g->st)->tag;
+        b.ready = g->st.host_ready;
+        b.chunk_outputs = g->st.chunk_outputs;
+    }
     if (!(g->pipe = es_gpu_pipeline_create(&b, g->st.inputs, g->st.outputs, g->st.max_block,
                                            fmt->sample_rate, opt, err, n)))
         return -1;
@@ -156,7 +161,7 @@ void es_gpu_engine_status(const es_engine *e, es_engine_status *st)
     es_gpu_pipeline_status(g->pipe, st);
     /* The staging is pinned host memory; only its header copy is the
      * device's. */
-    st->device_bytes = g->held + sizeof(es_gpu_header) +
+    st->device_bytes = g->held + sizeof(es_gpu_header) + sizeof(unsigned) * (size_t)g->st.chunks +
                        sizeof(int) * (3 * (size_t)g->pt.count + g->pt.outputs + 1);
 }
 
@@ -285,6 +290,12 @@ int es_staging_alloc(es_gpu_staging *s, int inputs, int outputs, int max_block,
     s->inputs = inputs;
     s->outputs = outputs;
     s->max_block = max_block;
+    /* Chunks of about 16 KB: small enough that the host copies the first
+     * while most of the block is still on its way, few enough to poll. */
+    s->chunk_outputs = (int)(16384 / (sizeof(float) * (size_t)max_block));
+    s->chunk_outputs = s->chunk_outputs < 1 ? 1 : s->chunk_outputs;
+    s->chunks = (outputs + s->chunk_outputs - 1) / s->chunk_outputs;
+    const size_t flags = sizeof(unsigned) * (size_t)s->chunks;
     s->in = (float **)calloc((size_t)inputs, sizeof *s->in);
     s->out = (float **)calloc((size_t)outputs, sizeof *s->out);
     cudaError_t rc = cudaSuccess;
@@ -293,13 +304,18 @@ int es_staging_alloc(es_gpu_staging *s, int inputs, int outputs, int max_block,
         (rc = cudaHostAlloc((void **)&s->host_down, down, cudaHostAllocMapped)) != cudaSuccess ||
         (rc = cudaHostGetDevicePointer((void **)&s->map_up, s->host_up, 0)) != cudaSuccess ||
         (rc = cudaHostGetDevicePointer((void **)&s->map_down, s->host_down, 0)) != cudaSuccess ||
-        (rc = cudaMalloc((void **)&s->dev_header, sizeof(es_gpu_header))) != cudaSuccess) {
+        (rc = cudaMalloc((void **)&s->dev_header, sizeof(es_gpu_header))) != cudaSuccess ||
+        (rc = cudaHostAlloc((void **)&s->host_ready, flags, cudaHostAllocMapped)) != cudaSuccess ||
+        (rc = cudaHostGetDevicePointer((void **)&s->map_ready, s->host_ready, 0)) != cudaSuccess ||
+        (rc = cudaMalloc((void **)&s->dev_count, flags)) != cudaSuccess ||
+        (rc = cudaMemset(s->dev_count, 0, flags)) != cudaSuccess) {
         snprintf(err, n, "%s: cannot allocate staging buffers: %s", engine,
                  rc == cudaSuccess ? "out of memory" : cudaGetErrorString(rc));
         return -1;
     }
     memset(s->host_up, 0, up);
     memset(s->host_down, 0, down);
+    memset(s->host_ready, 0, flags); /* tag 0 is never a job's */
     for (int i = 0; i < inputs; i++)
         s->in[i] = (float *)(s->host_up + sizeof(es_gpu_header)) + (size_t)i * max_block;
     for (int o = 0; o < outputs; o++)
@@ -312,6 +328,8 @@ void es_staging_free(es_gpu_staging *s)
     cudaFreeHost(s->host_up);
     cudaFreeHost(s->host_down);
     cudaFree(s->dev_header);
+    cudaFreeHost(s->host_ready);
+    cudaFree(s->dev_count);
     free(s->in);
     free(s->out);
     memset(s, 0, sizeof *s);

@@ -229,10 +229,47 @@ static ES_RT long submit(es_gpu_pipeline *p, const float *const *in, int frames)
         memcpy(p->b.in[i], in[i], (size_t)frames * sizeof(float));
     p->job_frames = frames;
     long seq = atomic_load_explicit(&p->submitted, memory_order_relaxed) + 1;
+    if (p->b.tag)
+        *p->b.tag = (unsigned)seq;
     atomic_store_explicit(&p->submitted, seq, memory_order_release);
     if (atomic_load(&p->sleeping))
         sem_post(&p->wake);
     return seq;
+}
+
+static ES_RT void copy_outputs(const es_gpu_pipeline *p, float *const *out, int from, int to,
+                               int frames)
+{
+    for (int o = from; o < to; o++)
+        memcpy(out[o], p->b.out[o], (size_t)frames * sizeof(float));
+}
+
+/* Synchronous, with ready flags: copies each chunk of outputs as the
+ * backend hands it over, so the copy of the first runs beside the GPU's
+ * writing of the last (1024 outputs are 512 KB at block 128). A job that
+ * completes without a flag (no launch, or a backend path without them)
+ * is taken whole once complete. */
+static ES_RT int collect(es_gpu_pipeline *p, long seq, float *const *out, int frames,
+                         long long deadline)
+{
+    const unsigned tag = (unsigned)seq;
+    const int step = p->b.chunk_outputs;
+    for (int c = 0, first = 0; first < p->outputs; c++, first += step) {
+        while (__atomic_load_n(&p->b.ready[c], __ATOMIC_ACQUIRE) != tag) {
+            if (atomic_load_explicit(&p->failed, memory_order_acquire))
+                return RESULT_FAILED;
+            if (atomic_load_explicit(&p->completed, memory_order_acquire) >= seq) {
+                copy_outputs(p, out, first, p->outputs, frames);
+                return RESULT_READY;
+            }
+            if (!p->offline && es_now_ns() > deadline)
+                return RESULT_LATE;
+            CPU_RELAX();
+        }
+        copy_outputs(p, out, first, first + step < p->outputs ? first + step : p->outputs,
+                     frames);
+    }
+    return RESULT_READY;
 }
 
 static ES_RT void silence(float *const *out, int outputs, int frames)
@@ -263,10 +300,12 @@ ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
     if (!p->pipelined) {
         long seq = submit(p, in, frames);
         atomic_store_explicit(&p->result_seq, seq, memory_order_relaxed);
-        int result = seq ? wait_done(p, seq, deadline) : RESULT_LATE;
+        int result = !seq        ? RESULT_LATE
+                     : p->b.ready ? collect(p, seq, out, frames, deadline)
+                                  : wait_done(p, seq, deadline);
         if (result == RESULT_READY) {
-            for (int o = 0; o < p->outputs; o++)
-                memcpy(out[o], p->b.out[o], (size_t)frames * sizeof(float));
+            if (!p->b.ready)
+                copy_outputs(p, out, 0, p->outputs, frames);
             return;
         }
         silence(out, p->outputs, frames);

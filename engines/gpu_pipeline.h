@@ -6,7 +6,10 @@
  * hands it to the worker through an atomic sequence number, and polls a
  * completion number until the block's deadline:
  *
- *   synchronous  submit block k, wait for k; latency 0.
+ *   synchronous  submit block k, wait for k; latency 0. A backend that
+ *                hands its result over in pieces (ready flags, below) has
+ *                each piece copied out as it lands, while the GPU is still
+ *                writing the next.
  *   pipelined    wait for block k-1 (it had a whole period), submit k, play
  *                k-1's result through a delay of exactly max_block frames.
  *
@@ -43,6 +46,15 @@ typedef struct {
     /* The GPU's own time for the last run() (CUDA events), which the
      * status reports as device_us; NULL: the worker's time for run(). */
     const double *job_gpu_us;
+    /* Optional (NULL: none), a result handed over in pieces: before each
+     * job the audio thread writes the job's number into *tag; once
+     * out[c * chunk_outputs ...] (chunk_outputs outputs, fewer in the last
+     * chunk) hold the job's result, the backend writes the same number into
+     * ready[c] (after the samples, with release ordering). A job that
+     * returns without raising every flag has its result taken whole. */
+    unsigned *tag;
+    const unsigned *ready;
+    int chunk_outputs;
 } es_gpu_backend;
 
 typedef struct es_gpu_pipeline es_gpu_pipeline;

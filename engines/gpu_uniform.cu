@@ -48,18 +48,20 @@ __device__ double2 sum_lanes(double2 v, double2 *sm)
 /* The sum over this split's partitions j of X_{age j}[bin] * H_j[bin] for
  * one path; age 0 is the block being filled. Each thread takes two
  * neighbouring bins with 16-byte loads (rows are 32-byte aligned, `stride`
- * is a multiple of 4). Grid (pair tiles, paths, splits); block (tile pairs,
- * lanes): lane l takes every lanes-th partition of the split, so a narrow
+ * is a multiple of 4). One tile (pair tile, path, split) of upc_mac_kernel;
+ * block (tile pairs, lanes): lane l takes every lanes-th partition of the
+ * split, so a narrow
  * spectrum still gives each thread block 256 threads of independent loads.
  * Where the sum goes: see ES_UPC_* in gpu_uniform.cuh. */
-__global__ void upc_mac_kernel(const int *newest, const int *path_input, const int *path_output,
-                               const cufftComplex *current, const cufftComplex *fdl,
-                               const cufftComplex *filter, double2 *sums, cufftComplex *acc,
-                               int mode, int parts, int bins, int stride, int splits, int paths)
+__device__ void mac_tile(int bin_tile, int path, int split, int slot0,
+                         const int *path_input, const int *path_output,
+                         const cufftComplex *current, const cufftComplex *fdl,
+                         const cufftComplex *filter, double2 *sums, cufftComplex *acc, int mode,
+                         int parts, int bins, int stride, int splits, int paths,
+                         double2 *lanes_sm)
 {
-    extern __shared__ double2 lanes_sm[];
-    const int bin = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
-    const int path = blockIdx.y, split = blockIdx.z, lanes = blockDim.y;
+    const int bin = 2 * (bin_tile * blockDim.x + threadIdx.x);
+    const int lanes = blockDim.y;
     const int per = (parts + splits - 1) / splits;
     const int first = split * per, last = min(parts, first + per);
     const size_t row = stride / 2; /* float4 (two bins) per spectrum row */
@@ -83,7 +85,7 @@ __global__ void upc_mac_kernel(const int *newest, const int *path_input, const i
             j += lanes;
         }
         /* Age j lives in slot (newest + j) % parts; step it without a modulo. */
-        int slot = (*newest + j) % parts;
+        int slot = (slot0 + j) % parts;
 #define NEXT(s) ((s) + lanes >= parts ? (s) + lanes - parts : (s) + lanes)
         /* Four partitions a step: eight 16-byte loads in flight per thread,
          * which is what keeps HBM busy when there are many paths. */
@@ -138,6 +140,30 @@ __global__ void upc_mac_kernel(const int *newest, const int *path_input, const i
             atomicAdd(s, t.x);
             atomicAdd(s + 1, t.y);
         }
+    }
+}
+
+/* The tiles (bin_tiles x paths x splits, bin tile fastest), each thread
+ * block taking every gridDim.x-th. Uncapped, a thread block is one tile.
+ * A capped grid keeps a level's MAC to that many thread blocks however
+ * much it reads: cuda-nonuniform's tails, so the head, on the same
+ * multiprocessors and the same memory, is never queued behind thousands
+ * of tail blocks nor starved of bandwidth by them. */
+__global__ void upc_mac_kernel(const int *newest, const int *path_input, const int *path_output,
+                               const cufftComplex *current, const cufftComplex *fdl,
+                               const cufftComplex *filter, double2 *sums, cufftComplex *acc,
+                               int mode, int parts, int bins, int stride, int splits, int paths,
+                               int bin_tiles)
+{
+    extern __shared__ double2 lanes_sm[];
+    const int slot0 = *newest;
+    const long tiles = (long)bin_tiles * paths * splits;
+    for (long v = blockIdx.x; v < tiles; v += gridDim.x) {
+        const long rest = v / bin_tiles;
+        mac_tile((int)(v % bin_tiles), (int)(rest % paths), (int)(rest / paths), slot0,
+                 path_input, path_output, current, fdl, filter, sums, acc, mode, parts, bins,
+                 stride, splits, paths, lanes_sm);
+        __syncthreads(); /* lane 0 is done with lanes_sm before the next tile */
     }
 }
 
@@ -243,7 +269,8 @@ __global__ void upc_convert_kernel(double2 *sums, cufftComplex *acc, int bins, i
  * thread, 10 us a block with 1024 outputs). */
 __global__ void upc_finish_kernel(const es_gpu_header *h, const __grid_constant__ es_upc u,
                                   float *out, int max_block,
-                                  const __grid_constant__ es_upc_rings rings)
+                                  const __grid_constant__ es_upc_rings rings,
+                                  const __grid_constant__ es_gpu_ready ready)
 {
     const int row = blockIdx.y;
     const int step = gridDim.x * blockDim.x;
@@ -256,6 +283,8 @@ __global__ void upc_finish_kernel(const es_gpu_header *h, const __grid_constant_
                                        ((h->level_at[k] + t) & rings.mask[k])];
             out[(size_t)row * max_block + h->offset + t] = y;
         }
+        if (h->last && ready.flags)
+            es_staging_hand_over(ready, h->tag, row, u.outputs);
         return;
     }
     if (h->complete)
@@ -313,6 +342,7 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
     u->rtile = u->bins < 256 ? (u->bins + 31) / 32 * 32 : 256;
     u->rlanes = 256 / u->rtile > 0 ? 256 / u->rtile : 1;
     u->rtiles = (u->bins + u->rtile - 1) / u->rtile;
+    u->grid_cap = layout->grid_cap;
     if (layout->by_output) {
         /* Lanes for about 4 items each, up to 1024 threads a block. */
         int most = 1;
@@ -413,6 +443,7 @@ int es_upc_run(es_upc *u, es_gpu_engine *g, int frames, es_upc_before_launch bef
         h->position = u->fill;
         h->newest = u->newest;
         h->complete = u->fill + chunk == u->part;
+        h->last = done + chunk == frames;
         if (before && before(ctx, h, err, n))
             return -1;
         ES_CUDA_TRY(es_gpu_launch_timed(g));
@@ -441,6 +472,13 @@ cudaError_t es_upc_clear(es_upc *u, cudaStream_t stream)
     return rc;
 }
 
+/* Thread blocks of the MAC: one a tile, or the layout's cap. */
+static dim3 es_upc_mac_grid(const es_upc *u)
+{
+    const long tiles = (long)u->bin_tiles * u->paths * u->splits;
+    return dim3((unsigned)(u->grid_cap > 0 && u->grid_cap < tiles ? u->grid_cap : tiles));
+}
+
 int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,
                   const char *engine, char *err, size_t n)
 {
@@ -458,9 +496,9 @@ int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStre
                 newest, pt->dev_input, pt->dev_out_first, pt->dev_out_paths, u->current, u->fdl,
                 u->filter, u->acc, u->parts, u->bins, u->stride);
         else
-            upc_mac_kernel<<<dim3(u->bin_tiles, u->paths, u->splits), block, lanes_sm, stream>>>(
+            upc_mac_kernel<<<es_upc_mac_grid(u), block, lanes_sm, stream>>>(
                 newest, pt->dev_input, pt->dev_output, u->current, u->fdl, u->filter, u->sums,
-                u->acc, u->mode, u->parts, u->bins, u->stride, u->splits, u->paths);
+                u->acc, u->mode, u->parts, u->bins, u->stride, u->splits, u->paths, u->bin_tiles);
         ES_CUDA_LAUNCHED();
         if (u->mode == ES_UPC_PARTIAL)
             upc_reduce_kernel<<<dim3(u->rtiles, u->outputs), rblock, rlanes_sm, stream>>>(
@@ -490,13 +528,14 @@ fail:
 }
 
 int es_upc_record_finish(es_upc *u, const es_gpu_header *h, float *out, int max_block,
-                         const es_upc_rings *rings, cudaStream_t stream, const char *engine,
-                         char *err, size_t n)
+                         const es_upc_rings *rings, const es_gpu_ready *ready,
+                         cudaStream_t stream, const char *engine, char *err, size_t n)
 {
     es_upc_rings none;
     memset(&none, 0, sizeof none);
+    const es_gpu_ready no_flags = {NULL, NULL, 1};
     upc_finish_kernel<<<dim3((u->bins + 255) / 256, u->outputs + u->inputs), 256, 0, stream>>>(
-        h, *u, out, max_block, rings ? *rings : none);
+        h, *u, out, max_block, rings ? *rings : none, ready ? *ready : no_flags);
     ES_CUDA_LAUNCHED();
     return 0;
 fail:
@@ -508,13 +547,15 @@ int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *hist
                          char *err, size_t n)
 {
     const es_gpu_header *h = es_staging_dev_header(&g->st);
+    const es_gpu_ready ready = es_staging_ready(&g->st);
+    g->hands_over = 1;
     ES_CUDA_TRY(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
     if (es_upc_record_insert(u, es_staging_first_header(&g->st), es_staging_dev_header(&g->st),
                              es_staging_dev_in(&g->st), max_block, history, history_mask,
                              g->stream, engine, err, n) ||
         es_upc_record(u, &g->pt, &h->newest, g->stream, engine, err, n) ||
-        es_upc_record_finish(u, h, es_staging_dev_out(&g->st), max_block, rings, g->stream, engine,
-                             err, n))
+        es_upc_record_finish(u, h, es_staging_dev_out(&g->st), max_block, rings, &ready,
+                             g->stream, engine, err, n))
         goto fail;
     ES_CUDA_TRY(es_gpu_capture_finish(g->stream, &g->exec));
     return 0;

@@ -10,10 +10,10 @@
  *     outputs) -> time: samples P.. are the output
  *
  * The MAC gives one thread to each (bin pair, path, split): `splits` cuts
- * the partitions into ranges on separate thread blocks, so a stereo room
- * still fills the GPU and no thread block runs long (a long one would hold
- * its SM while a higher-priority job waits; cuda-nonuniform's head depends
- * on that). How the paths and splits are summed per output:
+ * the partitions into ranges on separate tiles, so a stereo room still
+ * fills the GPU and no tile runs long. A tile is a thread block, or, on a
+ * capped grid (cuda-nonuniform's tails), one turn of a thread block that
+ * loops over tiles. How the paths and splits are summed per output:
  *   DIRECT   one path per output and one split: the MAC writes acc itself;
  *   PARTIAL  partial sums per (split, path) in double, a reduce kernel adds
  *            them per output (cuda-partitioned: few splits, few paths);
@@ -40,6 +40,7 @@ struct es_upc {
                                    rounded up to 4, so rows start 32-byte
                                    aligned and warps load whole sectors */
     int splits, tile, lanes, bin_tiles; /* MAC layout (bin pairs) */
+    long grid_cap;              /* MAC thread blocks at most, 0 none */
     int rtile, rlanes, rtiles;  /* reduce/convert layout (single bins) */
     int mode;                   /* ES_UPC_* */
     cufftHandle forward, inverse;
@@ -68,6 +69,8 @@ typedef struct {
     int lane_parts;      /* PARTIAL: at least this many partitions per lane
                             (short reduce); ATOMIC: at most this many (short
                             thread blocks) */
+    long grid_cap;       /* not ES_UPC_OUTPUT: thread blocks the MAC holds at
+                            once, each looping over tiles (0: one a tile) */
 } es_upc_layout;
 
 /* Sizes, allocates and plans; filter and state start zeroed (memsets on
@@ -141,17 +144,21 @@ int es_upc_plan_1d(cufftHandle *plan, int size, int in_dist, int out_dist, cufft
  *           for the kernels after it (es_staging_keep_header);
  *   finish: the output into the staging, plus the tail rings' frames
  *           [h->level_lo, h->level_hi); when h->complete, the block's
- *           spectrum into FDL slot h->newest and the segment moves on. */
+ *           spectrum into FDL slot h->newest and the segment moves on;
+ *           on the job's last launch (h->last), each chunk of outputs is
+ *           handed over as it lands (ready != NULL: es_staging_hand_over). */
 int es_upc_record_insert(es_upc *u, const es_gpu_header *h, es_gpu_header *kept, const float *in,
                          int max_block, float *history, int history_mask, cudaStream_t stream,
                          const char *engine, char *err, size_t n);
 int es_upc_record_finish(es_upc *u, const es_gpu_header *h, float *out, int max_block,
-                         const es_upc_rings *rings, cudaStream_t stream, const char *engine,
-                         char *err, size_t n);
+                         const es_upc_rings *rings, const es_gpu_ready *ready,
+                         cudaStream_t stream, const char *engine, char *err, size_t n);
 
 /* The whole per-block graph of an engine whose block is this convolution
- * (upload, insert, es_upc_record, finish, download), captured on g->stream
- * into g->exec. history and rings: as for insert and finish (NULL: none). */
+ * (insert, es_upc_record, finish: the staging read and written where it
+ * lies), captured on g->stream into g->exec; the outputs are handed over in
+ * chunks (g->hands_over). history and rings: as for insert and finish
+ * (NULL: none). */
 int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *history,
                          int history_mask, const es_upc_rings *rings, const char *engine,
                          char *err, size_t n);

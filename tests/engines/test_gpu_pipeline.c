@@ -10,7 +10,14 @@
  *     is the input delayed by exactly max_block; a 100 ms job costs 3 blocks.
  *   a backend error marks the engine failed with its message; silence
  *     follows and nothing crashes.
+ *   a backend that hands its outputs over in chunks (ready flags): each
+ *     block is played from the flags, before the job is complete (the fake
+ *     holds the job open until process() has returned, or 35 ms: a
+ *     pipeline that waited for completion would be late every block); a
+ *     job slow between its chunks is late whole; a job that raises no flag
+ *     is taken whole when complete.
  *   process() allocates nothing and takes no lock. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +29,28 @@
 #define RATE 48000.0
 #define BLOCK 1920 /* 40 ms */
 #define BLOCKS 24
+#define OUTS 3  /* outputs, all x2 of the one input */
+#define CHUNK 2 /* outputs a chunk when handing over: {0, 1}, {2} */
 
 typedef struct {
-    float *in[1], *out[1];
+    float *in[1], *out[OUTS];
     int job;          /* jobs run so far */
-    int slow_job;     /* job index that takes slow_ms */
+    int slow_job;     /* job index that takes slow_ms (between its chunks
+                         when handing over) */
     int slow_ms;
     int failing_job;  /* job index that fails, -1 none */
+    /* Handing over: */
+    int hands_over;
+    int flagless_job; /* raises no flag, -1 none */
+    unsigned tag, ready[(OUTS + CHUNK - 1) / CHUNK];
+    atomic_int returned; /* process() calls that have returned */
 } fake;
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
 
 static int fake_run(void *ctx, int frames, char *err, size_t n)
 {
@@ -39,12 +60,23 @@ static int fake_run(void *ctx, int frames, char *err, size_t n)
         snprintf(err, n, "simulated device error on job %d", job);
         return -1;
     }
-    if (job == f->slow_job) {
-        struct timespec ts = {0, (long)f->slow_ms * 1000000L};
-        nanosleep(&ts, NULL);
+    const int flags = f->hands_over && job != f->flagless_job;
+    if (job == f->slow_job && !flags)
+        sleep_ms(f->slow_ms);
+    for (int first = 0; first < OUTS; first += CHUNK) {
+        if (job == f->slow_job && flags && first > 0)
+            sleep_ms(f->slow_ms);
+        for (int o = first; o < OUTS && o < first + CHUNK; o++)
+            for (int t = 0; t < frames; t++)
+                f->out[o][t] = 2.0f * f->in[0][t];
+        if (flags)
+            __atomic_store_n(&f->ready[first / CHUNK], f->tag, __ATOMIC_RELEASE);
     }
-    for (int t = 0; t < frames; t++)
-        f->out[0][t] = 2.0f * f->in[0][t];
+    /* The GPU's work after the outputs: the job stays open until the block
+     * has been played from the flags (35 ms at most). */
+    if (flags)
+        for (int k = 0; k < 35 && atomic_load(&f->returned) <= job; k++)
+            sleep_ms(1);
     return 0;
 }
 
@@ -64,23 +96,35 @@ static void sleep_until(struct timespec *at, long add_ns)
  * output block says which input it came from. Returns per-block output
  * values in got[] (the block's first sample; -1 if the block was not
  * constant) and the engine status. */
-static void run(int pipelined, int slow_job, int slow_ms, int failing_job, float *got,
-                es_engine_status *st, es_rt_counts *rt)
+static void run(int pipelined, int slow_job, int slow_ms, int failing_job, int hands_over,
+                int flagless_job, float *got, es_engine_status *st, es_rt_counts *rt)
 {
-    fake f = {.slow_job = slow_job, .slow_ms = slow_ms, .failing_job = failing_job};
+    fake f = {.slow_job = slow_job,
+              .slow_ms = slow_ms,
+              .failing_job = failing_job,
+              .hands_over = hands_over,
+              .flagless_job = flagless_job};
     f.in[0] = calloc(BLOCK, sizeof(float));
-    f.out[0] = calloc(BLOCK, sizeof(float));
+    for (int o = 0; o < OUTS; o++)
+        f.out[o] = calloc(BLOCK, sizeof(float));
     es_gpu_backend b = {.ctx = &f, .in = f.in, .out = f.out, .run = fake_run};
+    if (hands_over) {
+        b.tag = &f.tag;
+        b.ready = f.ready;
+        b.chunk_outputs = CHUNK;
+    }
     es_options opt = {.gpu_pipelined = pipelined};
     char err[256];
-    es_gpu_pipeline *p = es_gpu_pipeline_create(&b, 1, 1, BLOCK, RATE, &opt, err, sizeof err);
+    es_gpu_pipeline *p = es_gpu_pipeline_create(&b, 1, OUTS, BLOCK, RATE, &opt, err, sizeof err);
     if (!p) {
         printf("FAIL create: %s\n", err);
         exit(1);
     }
-    float in[BLOCK], out[BLOCK];
+    static float in[BLOCK], out[OUTS][BLOCK];
     const float *ins[1] = {in};
-    float *outs[1] = {out};
+    float *outs[OUTS];
+    for (int o = 0; o < OUTS; o++)
+        outs[o] = out[o];
     struct timespec at;
     clock_gettime(CLOCK_MONOTONIC, &at);
     *rt = (es_rt_counts){0};
@@ -91,13 +135,15 @@ static void run(int pipelined, int slow_job, int slow_ms, int failing_job, float
         es_rt_count_begin();
         es_gpu_pipeline_process(p, ins, outs, BLOCK);
         es_rt_counts c = es_rt_count_end();
+        atomic_fetch_add(&f.returned, 1);
         rt->allocs += c.allocs;
         rt->frees += c.frees;
         rt->locks += c.locks;
-        got[k] = out[0];
-        for (int t = 1; t < BLOCK; t++)
-            if (out[t] != out[0])
-                got[k] = -1;
+        got[k] = out[0][0];
+        for (int o = 0; o < OUTS; o++)
+            for (int t = 0; t < BLOCK; t++)
+                if (out[o][t] != out[0][0])
+                    got[k] = -1;
     }
     es_gpu_pipeline_status(p, st);
     if (es_gpu_pipeline_latency(p) != (pipelined ? BLOCK : 0)) {
@@ -106,7 +152,8 @@ static void run(int pipelined, int slow_job, int slow_ms, int failing_job, float
     }
     es_gpu_pipeline_destroy(p);
     free(f.in[0]);
-    free(f.out[0]);
+    for (int o = 0; o < OUTS; o++)
+        free(f.out[o]);
 }
 
 /* want[k]: the input block index expected in output block k, or -1 for
@@ -144,27 +191,27 @@ int main(void)
     es_engine_status st;
     es_rt_counts rt;
 
-    run(0, -1, 0, -1, got, &st, &rt);
+    run(0, -1, 0, -1, 0, -1, got, &st, &rt);
     for (int k = 0; k < BLOCKS; k++)
         want[k] = k;
     expect("synchronous, all on time", got, want, &st, 0, 0, &rt);
 
-    run(0, 5, 60, -1, got, &st, &rt);
+    run(0, 5, 60, -1, 0, -1, got, &st, &rt);
     want[5] = -1; /* late */
     want[6] = -1; /* GPU still busy: dropped */
     expect("synchronous, one 60 ms job: 1 late + 1 dropped", got, want, &st, 2, 0, &rt);
 
-    run(1, 5, 60, -1, got, &st, &rt);
+    run(1, 5, 60, -1, 0, -1, got, &st, &rt);
     for (int k = 0; k < BLOCKS; k++)
         want[k] = k - 1; /* one block of delay: block k plays input k-1 */
     expect("pipelined, one 60 ms job: on time, delay exactly one block", got, want, &st, 0,
            0, &rt);
 
-    run(1, 5, 100, -1, got, &st, &rt);
+    run(1, 5, 100, -1, 0, -1, got, &st, &rt);
     want[6] = want[7] = want[8] = -1;
     expect("pipelined, one 100 ms job: 1 late + 2 dropped", got, want, &st, 3, 0, &rt);
 
-    run(0, -1, 0, 7, got, &st, &rt);
+    run(0, -1, 0, 7, 0, -1, got, &st, &rt);
     for (int k = 0; k < BLOCKS; k++)
         want[k] = k < 7 ? k : -1;
     expect("a backend error: failed, silence after, no crash", got, want, &st, 0, 1, &rt);
@@ -172,6 +219,15 @@ int main(void)
         printf("FAIL the failure message is lost: '%s'\n", st.message);
         failures++;
     }
+
+    run(0, 5, 60, -1, 1, 9, got, &st, &rt);
+    for (int k = 0; k < BLOCKS; k++)
+        want[k] = k;
+    want[5] = -1; /* its second chunk 60 ms late: the whole block is silence */
+    want[6] = -1; /* GPU still busy: dropped */
+    expect("handed over in chunks: played before the job completes; a job slow between "
+           "chunks late whole + 1 dropped; a flagless job taken whole",
+           got, want, &st, 2, 0, &rt);
     printf("gpu pipeline: %d failed\n", failures);
     return failures ? 1 : 0;
 }
