@@ -298,6 +298,12 @@ ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
         return;
     }
     if (!p->pipelined) {
+        /* Handed over in chunks, the last job's result came before the
+         * job was complete: wait for the worker to finish it (the GPU's
+         * last microseconds) instead of finding it busy. */
+        if (p->b.ready)
+            (void)wait_done(p, atomic_load_explicit(&p->submitted, memory_order_relaxed),
+                            deadline);
         long seq = submit(p, in, frames);
         atomic_store_explicit(&p->result_seq, seq, memory_order_relaxed);
         int result = !seq        ? RESULT_LATE

@@ -14,8 +14,10 @@
  *     block is played from the flags, before the job is complete (the fake
  *     holds the job open until process() has returned, or 35 ms: a
  *     pipeline that waited for completion would be late every block); a
- *     job slow between its chunks is late whole; a job that raises no flag
- *     is taken whole when complete.
+ *     job slow between its chunks is late whole, and the next block waits
+ *     for it to complete within its own deadline; a job that raises no flag
+ *     is taken whole when complete; offline, back to back, the next block
+ *     waits for the job before it to complete instead of being dropped.
  *   process() allocates nothing and takes no lock. */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -96,6 +98,8 @@ static void sleep_until(struct timespec *at, long add_ns)
  * output block says which input it came from. Returns per-block output
  * values in got[] (the block's first sample; -1 if the block was not
  * constant) and the engine status. */
+static int offline; /* run(): back to back, as a render does, not paced */
+
 static void run(int pipelined, int slow_job, int slow_ms, int failing_job, int hands_over,
                 int flagless_job, float *got, es_engine_status *st, es_rt_counts *rt)
 {
@@ -113,7 +117,7 @@ static void run(int pipelined, int slow_job, int slow_ms, int failing_job, int h
         b.ready = f.ready;
         b.chunk_outputs = CHUNK;
     }
-    es_options opt = {.gpu_pipelined = pipelined};
+    es_options opt = {.gpu_pipelined = pipelined, .offline = offline};
     char err[256];
     es_gpu_pipeline *p = es_gpu_pipeline_create(&b, 1, OUTS, BLOCK, RATE, &opt, err, sizeof err);
     if (!p) {
@@ -129,7 +133,8 @@ static void run(int pipelined, int slow_job, int slow_ms, int failing_job, int h
     clock_gettime(CLOCK_MONOTONIC, &at);
     *rt = (es_rt_counts){0};
     for (int k = 0; k < BLOCKS; k++) {
-        sleep_until(&at, 40000000L);
+        if (!offline)
+            sleep_until(&at, 40000000L);
         for (int t = 0; t < BLOCK; t++)
             in[t] = (float)(k + 1);
         es_rt_count_begin();
@@ -220,14 +225,24 @@ int main(void)
         failures++;
     }
 
-    run(0, 5, 60, -1, 1, 9, got, &st, &rt);
+    /* 52 ms between its chunks: 20 ms past its block's deadline; it
+     * completes 12 ms into the next block, which waits for it and is on
+     * time with 20 ms to spare. */
+    run(0, 5, 52, -1, 1, 9, got, &st, &rt);
     for (int k = 0; k < BLOCKS; k++)
         want[k] = k;
-    want[5] = -1; /* its second chunk 60 ms late: the whole block is silence */
-    want[6] = -1; /* GPU still busy: dropped */
+    want[5] = -1; /* its second chunk late: the whole block is silence */
     expect("handed over in chunks: played before the job completes; a job slow between "
-           "chunks late whole + 1 dropped; a flagless job taken whole",
-           got, want, &st, 2, 0, &rt);
+           "chunks late whole, the next block waits for it; a flagless job taken whole",
+           got, want, &st, 1, 0, &rt);
+
+    offline = 1;
+    run(0, -1, 0, -1, 1, 9, got, &st, &rt);
+    for (int k = 0; k < BLOCKS; k++)
+        want[k] = k;
+    expect("handed over in chunks, offline, back to back: every block (the next waits for "
+           "the last job to complete)",
+           got, want, &st, 0, 0, &rt);
     printf("gpu pipeline: %d failed\n", failures);
     return failures ? 1 : 0;
 }
