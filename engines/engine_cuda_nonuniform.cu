@@ -286,7 +286,7 @@ static long tail_grid(int sms)
         if (end != set && *end == 0 && v >= 0)
             return v;
     }
-    return sms / 2 > 0 ? sms / 2 : 1;
+    return sms / 4 > 0 ? sms / 4 : 1;
 }
 
 static void forget_jobs(gnu_level *l)
