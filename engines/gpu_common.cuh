@@ -75,6 +75,12 @@ struct es_gpu_staging {
     unsigned *host_ready, *map_ready, *dev_count;
 };
 
+/* Whether a block's outputs are worth handing over in chunks: not when
+ * they are one chunk (the flags' fences cost about 3 us of the GPU's time
+ * at stereo, block 32, and gain nothing). EARSHOT_GPU_HAND_OVER=0 turns it
+ * off, for measuring it. */
+int es_staging_hands_over(const es_gpu_staging *s);
+
 /* What the last kernel of a block needs to raise the ready flags. */
 struct es_gpu_ready {
     unsigned *flags;   /* map_ready */

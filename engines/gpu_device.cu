@@ -123,11 +123,7 @@ int es_gpu_engine_start(es_gpu_engine *g, void *ctx, int (*run)(void *, int, cha
 {
     es_gpu_backend b = {ctx, g->st.in, g->st.out, es_gpu_engine_thread_init, run, reset, after,
                         &g->job_gpu_us, NULL, NULL, 0};
-    /* One chunk gains nothing from the flags and costs their fences
-     * (about 3 us of the GPU's time at stereo, block 32).
-     * EARSHOT_GPU_HAND_OVER=0 turns them off, for measuring them. */
-    const char *hand = getenv("EARSHOT_GPU_HAND_OVER");
-    if (g->hands_over && g->st.chunks > 1 && !(hand && strcmp(hand, "0") == 0)) {
+    if (g->hands_over) {
         b.tag = &es_staging_header(&g->st)->tag;
         b.ready = g->st.host_ready;
         b.chunk_outputs = g->st.chunk_outputs;
@@ -137,6 +133,12 @@ int es_gpu_engine_start(es_gpu_engine *g, void *ctx, int (*run)(void *, int, cha
         return -1;
     g->base.klass = klass;
     return 0;
+}
+
+int es_staging_hands_over(const es_gpu_staging *s)
+{
+    const char *set = getenv("EARSHOT_GPU_HAND_OVER");
+    return s->chunks > 1 && !(set && strcmp(set, "0") == 0);
 }
 
 int es_gpu_engine_probe(char *why, size_t n)

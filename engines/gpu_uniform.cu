@@ -548,13 +548,14 @@ int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *hist
 {
     const es_gpu_header *h = es_staging_dev_header(&g->st);
     const es_gpu_ready ready = es_staging_ready(&g->st);
-    g->hands_over = 1;
+    g->hands_over = es_staging_hands_over(&g->st);
     ES_CUDA_TRY(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
     if (es_upc_record_insert(u, es_staging_first_header(&g->st), es_staging_dev_header(&g->st),
                              es_staging_dev_in(&g->st), max_block, history, history_mask,
                              g->stream, engine, err, n) ||
         es_upc_record(u, &g->pt, &h->newest, g->stream, engine, err, n) ||
-        es_upc_record_finish(u, h, es_staging_dev_out(&g->st), max_block, rings, &ready,
+        es_upc_record_finish(u, h, es_staging_dev_out(&g->st), max_block, rings,
+                             g->hands_over ? &ready : NULL,
                              g->stream, engine, err, n))
         goto fail;
     ES_CUDA_TRY(es_gpu_capture_finish(g->stream, &g->exec));
