@@ -6,7 +6,7 @@
  *
  *   synchronous: a 60 ms job is late (waited 32 ms, silence), and the next
  *     block finds the GPU busy and is dropped (silence); all else is exact.
- *   pipelined: the same 60 ms job is on time (it has 40 + 32 ms), and output
+ *   pipelined: a 52 ms job is on time (it has 40 + 32 ms), and output
  *     is the input delayed by exactly max_block; a 100 ms job costs 3 blocks.
  *   a backend error marks the engine failed with its message; silence
  *     follows and nothing crashes.
@@ -206,10 +206,10 @@ int main(void)
     want[6] = -1; /* GPU still busy: dropped */
     expect("synchronous, one 60 ms job: 1 late + 1 dropped", got, want, &st, 2, 0, &rt);
 
-    run(1, 5, 60, -1, 0, -1, got, &st, &rt);
+    run(1, 5, 52, -1, 0, -1, got, &st, &rt);
     for (int k = 0; k < BLOCKS; k++)
         want[k] = k - 1; /* one block of delay: block k plays input k-1 */
-    expect("pipelined, one 60 ms job: on time, delay exactly one block", got, want, &st, 0,
+    expect("pipelined, one 52 ms job: on time, delay exactly one block", got, want, &st, 0,
            0, &rt);
 
     run(1, 5, 100, -1, 0, -1, got, &st, &rt);
