@@ -27,6 +27,10 @@ static const char usage[] =
     "\n"
     "Options:\n";
 
+/* Frames read or written per file call (the processor still sees --block). */
+#define RENDER_CHUNK 65536
+#define ES_MAX_RENDER_CHANNELS 64
+
 typedef struct {
     const char *ir_path, *room, *rooms, *in_path, *out_path;
     const es_engine_class *engine;
@@ -155,9 +159,9 @@ int es_cmd_render(int argc, char **argv)
     char layout[160];
     if (!a.room && es_ir_layout_note(irinfo.file_channels, info.channels, layout, sizeof layout))
         fprintf(stderr, "earshot: note: %s: %s\n", a.ir_path, layout);
-    if (ir->outputs > 64) {
-        snprintf(err, sizeof err, "%s: %d output channels; at most 64", a.ir_path,
-                 ir->outputs);
+    if (ir->outputs > ES_MAX_RENDER_CHANNELS || ir->inputs > ES_MAX_RENDER_CHANNELS) {
+        snprintf(err, sizeof err, "%s: %d x %d channels; at most %d each way", a.ir_path,
+                 ir->inputs, ir->outputs, ES_MAX_RENDER_CHANNELS);
         goto fail;
     }
     inputs = ir->inputs;
@@ -174,10 +178,15 @@ int es_cmd_render(int argc, char **argv)
                                       .gain = 1.0f}};
     if (!(proc = es_processor_create(&fmt, engine, &pc, err, sizeof err)))
         goto fail;
-    inbuf = es_alloc_channels(fmt.inputs, (size_t)a.block);
-    outbuf = es_alloc_channels(fmt.outputs, (size_t)a.block);
+    /* The file side moves CHUNK frames a call, the processor sees the
+     * block asked for: in[] is read a chunk at a time and walked block by
+     * block; out[] gathers blocks until a chunk's worth is written. */
+    const int chunk = RENDER_CHUNK > a.block ? RENDER_CHUNK / a.block * a.block : a.block;
+    const int out_room = chunk + a.block;
+    inbuf = es_alloc_channels(fmt.inputs, (size_t)chunk);
+    outbuf = es_alloc_channels(fmt.outputs, (size_t)out_room);
     if (!inbuf || !outbuf) {
-        snprintf(err, sizeof err, "out of memory for block buffers");
+        snprintf(err, sizeof err, "out of memory for %d-frame buffers", chunk);
         goto fail;
     }
     if (!(out = es_audiofile_create(a.out_path, info.sample_rate, fmt.outputs, a.format,
@@ -189,35 +198,50 @@ int es_cmd_render(int argc, char **argv)
     const int64_t total = info.frames + ir->length - 1;
     const int latency = es_processor_latency(proc);
     int64_t fed = 0, written = 0, clipped = 0;
-    int input_done = 0;
+    int input_done = 0, in_pos = chunk, out_fill = 0;
+    const float *in_at[ES_MAX_RENDER_CHANNELS];
+    float *out_at[ES_MAX_RENDER_CHANNELS];
     const clock_t started = clock();
     while (written < total) {
-        long got = 0;
-        if (!input_done) {
-            got = es_audiofile_read(in, inbuf, a.block, err, sizeof err);
-            if (got < 0)
-                goto fail;
-            input_done = got < a.block;
+        if (in_pos == chunk) {
+            long got = 0;
+            if (!input_done) {
+                got = es_audiofile_read(in, inbuf, chunk, err, sizeof err);
+                if (got < 0)
+                    goto fail;
+                input_done = got < chunk;
+            }
+            for (int c = 0; got < chunk && c < fmt.inputs; c++)
+                memset(inbuf[c] + got, 0, (size_t)(chunk - got) * sizeof(float));
+            in_pos = 0;
         }
         for (int c = 0; c < fmt.inputs; c++)
-            memset(inbuf[c] + got, 0, (size_t)(a.block - got) * sizeof(float));
-        es_processor_process(proc, (const float *const *)inbuf, outbuf, a.block);
-        int64_t skip = latency > fed ? latency - fed : 0;
+            in_at[c] = inbuf[c] + in_pos;
+        for (int c = 0; c < fmt.outputs; c++)
+            out_at[c] = outbuf[c] + out_fill;
+        es_processor_process(proc, in_at, out_at, a.block);
+        in_pos += a.block;
+        const int64_t skip = latency > fed ? latency - fed : 0;
         fed += a.block;
         if (skip >= a.block)
             continue;
         int64_t count = a.block - skip;
         if (count > total - written)
             count = total - written;
-        float *from[64];
         for (int c = 0; c < fmt.outputs; c++) {
-            from[c] = outbuf[c] + skip;
+            if (skip)
+                memmove(out_at[c], out_at[c] + skip, (size_t)count * sizeof(float));
             for (int64_t t = 0; t < count; t++)
-                clipped += from[c][t] > 1.0f || from[c][t] < -1.0f;
+                clipped += out_at[c][t] > 1.0f || out_at[c][t] < -1.0f;
         }
-        if (es_audiofile_write(out, (const float *const *)from, (int)count, err, sizeof err))
-            goto fail;
+        out_fill += (int)count;
         written += count;
+        if (out_fill + a.block > out_room || written == total) {
+            if (es_audiofile_write(out, (const float *const *)outbuf, out_fill, err,
+                                   sizeof err))
+                goto fail;
+            out_fill = 0;
+        }
     }
     if (es_audiofile_commit(out, err, sizeof err) != 0)
         goto fail;

@@ -11,8 +11,10 @@
 
 #include "audiofile.h"
 
-/* Frames moved per libsndfile call; the interleave buffer holds this many. */
-#define CHUNK 4096
+/* Bytes of interleaved samples moved per libsndfile call (the interleave
+ * buffer): 64 k frames of stereo float, one read or write call where 4096
+ * frames made sixteen. */
+#define CHUNK_BYTES (512 * 1024)
 
 struct es_audiofile {
     SNDFILE *sf;
@@ -22,6 +24,7 @@ struct es_audiofile {
                           files are not to be had (temp_fd < 0) */
     int temp_fd;       /* writing: the unnamed file (O_TMPFILE), or -1 */
     int channels;
+    int chunk;         /* frames the interleave buffer holds */
     int64_t expected;  /* reading: frames the header promises */
     int64_t done;      /* frames read or written */
     float *interleaved;
@@ -46,7 +49,9 @@ static es_audiofile *alloc_file(const char *path, int channels)
     f->path = strdup(path);
     f->channels = channels;
     f->temp_fd = -1;
-    f->interleaved = malloc((size_t)CHUNK * (size_t)(channels > 0 ? channels : 1) * sizeof(float));
+    const size_t frame = sizeof(float) * (size_t)(channels > 0 ? channels : 1);
+    f->chunk = CHUNK_BYTES / frame > 4096 ? (int)(CHUNK_BYTES / frame) : 4096;
+    f->interleaved = malloc((size_t)f->chunk * frame);
     if (!f->path || !f->interleaved) {
         free(f->path);
         free(f->interleaved);
@@ -120,7 +125,7 @@ long es_audiofile_read(es_audiofile *f, float *const *planar, int frames,
 {
     long total = 0;
     while (total < frames) {
-        int want = frames - total < CHUNK ? frames - (int)total : CHUNK;
+        int want = frames - total < f->chunk ? frames - (int)total : f->chunk;
         sf_count_t got = sf_readf_float(f->sf, f->interleaved, want);
         if (got < 0 || sf_error(f->sf) != SF_ERR_NO_ERROR) {
             snprintf(err, n, "%s: read error: %s", f->path, sf_strerror(f->sf));
@@ -225,7 +230,7 @@ int es_audiofile_write(es_audiofile *f, const float *const *planar, int frames,
 {
     int done = 0;
     while (done < frames) {
-        int chunk = frames - done < CHUNK ? frames - done : CHUNK;
+        int chunk = frames - done < f->chunk ? frames - done : f->chunk;
         for (int t = 0; t < chunk; t++)
             for (int c = 0; c < f->channels; c++)
                 f->interleaved[t * f->channels + c] = planar[c][done + t];

@@ -101,6 +101,10 @@ int main(int argc, char **argv)
     make("room44k.wav", "decay", 44100, 2, 4410, seed + 5, 1.0);
     /* Stays below full scale once convolved, for the PCM output check. */
     make("quiet.wav", "noise", 48000, 2, 30011, seed + 6, 0.02);
+    /* Longer than two of render's 65536-frame file chunks, and with a
+     * 1000-frame block a chunk is 65000 frames: blocks, chunks and the end
+     * of the input fall in different places. */
+    make("long.wav", "noise", 48000, 1, 150011, seed + 7, 1.0);
 
     for (int k = 0; es_engines[k]; k++) {
         char why[256];
@@ -119,6 +123,7 @@ int main(int argc, char **argv)
          * that is -74 dB for 16 bits and -122 dB for 24. */
         render(e, 256, "quiet.wav", "room2.wav", "--format pcm16", 1.0, -70);
         render(e, 256, "quiet.wav", "room2.wav", "--format pcm24", 1.0, -115);
+        render(e, 1000, "long.wav", "room2.wav", "", 1.0, -120);
     }
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
