@@ -34,7 +34,7 @@ static const char usage[] =
 typedef struct {
     const char *ir_path, *room, *rooms, *in_path, *out_path;
     const es_engine_class *engine;
-    int block, format;
+    int block, format, verbose;
     double wet;
     es_options options;
 } render_args;
@@ -54,13 +54,18 @@ static const es_param params[] = {
     {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
      offsetof(render_args, rooms), NULL, NULL},
     ES_PARAM_ENGINE(render_args, engine),
-    ES_PARAM_BLOCK(render_args, block),
+    {"block", ES_PARAM_INT, ES_BLOCK_MIN, ES_BLOCK_MAX, "N",
+     "frames per block, as live playback runs it (default: the\n"
+     "engine's offline plan, the cheapest block for this IR;\n"
+     "256 for an engine without one)", offsetof(render_args, block), NULL, NULL},
     ES_PARAM_PARTITION(render_args, options.partition),
     ES_PARAM_GPU(render_args, options.gpu_device),
     {"wet", ES_PARAM_DOUBLE, 0, 1, "X", "mix: X of the convolved signal, 1-X of IN (default 1)",
      offsetof(render_args, wet), NULL, NULL},
     {"format", ES_PARAM_CHOICE, 0, 0, "F", "float (default, exact), pcm16 or pcm24",
      offsetof(render_args, format), "float|pcm16|pcm24", NULL},
+    {"verbose", ES_PARAM_FLAG, 0, 1, NULL, "(or -v) say the block and plan picked",
+     offsetof(render_args, verbose), NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -79,7 +84,7 @@ static int parse(int argc, char **argv, render_args *a)
     const char *positional[2];
     int npos = 0, help;
     char err[512];
-    *a = (render_args){.block = ES_BLOCK_DEFAULT, .wet = 1.0,
+    *a = (render_args){.block = 0, .wet = 1.0,
                        .engine = es_engine_find("cpu-partitioned"),
                        /* offline: a GPU engine waits for every result
                         * instead of dropping a late block to silence. */
@@ -114,6 +119,27 @@ static int parse(int argc, char **argv, render_args *a)
         return -1;
     }
     return 0;
+}
+
+/* Without --block: the engine's offline plan, or the live default for an
+ * engine that has none. With it: that block, exactly as live play runs. */
+static void choose_block(render_args *a, es_format *fmt, const es_ir *ir)
+{
+    char plan[300];
+    if (a->block > 0) {
+        snprintf(plan, sizeof plan, "block %d (--block), as live playback runs it", a->block);
+    } else if (a->engine->offline_block && a->options.partition == 0) {
+        a->block = a->engine->offline_block(fmt, ir, &a->options, plan, sizeof plan);
+    } else {
+        a->block = ES_BLOCK_DEFAULT;
+        snprintf(plan, sizeof plan, "block %d: %s", a->block,
+                 a->engine->offline_block ? "--partition given, so the live plan at that "
+                                            "partition"
+                                          : "this engine has no offline plan");
+    }
+    fmt->max_block = a->block;
+    if (a->verbose)
+        fprintf(stderr, "earshot: render plan: %s, %s\n", a->engine->name, plan);
 }
 
 int es_cmd_render(int argc, char **argv)
@@ -168,6 +194,7 @@ int es_cmd_render(int argc, char **argv)
     outputs = ir->outputs;
     es_format fmt = {.sample_rate = info.sample_rate, .max_block = a.block,
                      .inputs = inputs, .outputs = outputs};
+    choose_block(&a, &fmt, ir);
     char why[256];
     es_engine *engine = es_engine_create(a.engine, &fmt, ir, &a.options, why, sizeof why);
     if (!engine) {

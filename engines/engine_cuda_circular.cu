@@ -319,4 +319,5 @@ extern "C" const es_engine_class es_engine_cuda_circular = {
     cucirc_destroy,
     es_gpu_engine_status,
     "cpu-partitioned",
+    NULL, /* no offline plan: render runs the live default block */
 };

@@ -544,4 +544,5 @@ extern "C" const es_engine_class es_engine_cuda_nonuniform = {
     cunu_destroy,
     cunu_status,
     "cpu-nonuniform", /* zero latency too, on the CPU */
+    NULL, /* no offline plan: render runs the live default block */
 };

@@ -137,4 +137,5 @@ extern "C" const es_engine_class es_engine_cuda_partitioned = {
     cupart_destroy,
     es_gpu_engine_status,
     "cpu-partitioned",
+    NULL, /* no offline plan: render runs the live default block */
 };

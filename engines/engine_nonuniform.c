@@ -29,6 +29,7 @@
 #include "core/clock.h"
 #include "classes.h"
 #include "nonuniform.h"
+#include "offline_plan.h"
 #include "core/rt_thread.h"
 
 typedef struct nonuniform nonuniform;
@@ -401,5 +402,6 @@ const es_engine_class es_engine_cpu_nonuniform = {
     .latency = nu_latency,
     .reset = nu_reset,
     .destroy = nu_destroy,
+    .offline_block = es_nonuniform_offline_block,
     .status = nu_status,
 };

@@ -33,6 +33,7 @@
 #include "cmac_kernel.h"
 #include "classes.h"
 #include "fftw_planner.h"
+#include "offline_plan.h"
 #include "partition.h"
 
 typedef struct {
@@ -403,4 +404,5 @@ const es_engine_class es_engine_cpu_partitioned = {
     .latency = upols_latency,
     .reset = upols_reset,
     .destroy = upols_destroy,
+    .offline_block = es_partitioned_offline_block,
 };

@@ -30,6 +30,11 @@ typedef struct {
 int es_nu_cut_levels(int max_block, int length, int p0, int ratio, int max_part, int max_levels,
                      es_nu_level *level);
 
+/* The cost model's estimate for one level, ns of CPU per frame: ffts
+ * transforms (inputs + outputs), paths filters; a tail level pays a
+ * worker wakeup per partition. */
+double es_nu_level_cost(int ffts, int paths, const es_nu_level *l, int tail);
+
 /* The cheapest plan by the cost model for this format and IR. head_part:
  * the head's partition, 0 for the default (the block, or the next fast
  * size). */

@@ -22,7 +22,7 @@
 #define C_MAC 0.5  /* ns per complex multiply-add */
 #define C_JOB 3000.0 /* ns per worker wakeup */
 
-static double level_cost(int ffts, int paths, const es_nu_level *l, int tail)
+double es_nu_level_cost(int ffts, int paths, const es_nu_level *l, int tail)
 {
     const double P = l->part;
     return ffts * C_FFT * 2.0 * log2(2.0 * P) + paths * l->count * C_MAC * (P + 1) / P +
@@ -65,7 +65,7 @@ void es_nu_plan_make(const es_format *fmt, const es_ir *ir, int head_part, int r
     const int paths = es_ir_path_count(ir), ffts = ir->inputs + ir->outputs;
     plan->cost = 0;
     for (int k = 0; k < plan->levels; k++)
-        plan->cost += level_cost(ffts, paths, &plan->level[k], k > 0);
+        plan->cost += es_nu_level_cost(ffts, paths, &plan->level[k], k > 0);
 }
 
 void es_nu_plan_choose(const es_format *fmt, const es_ir *ir, int head_part, es_nu_plan *plan)

@@ -195,6 +195,12 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
             *help = 1;
             return 0;
         }
+        /* -v: the table's --verbose, where it has one. */
+        const es_param *verbose = es_param_find(table, "verbose");
+        if (!strcmp(a, "-v") && verbose && verbose->type == ES_PARAM_FLAG) {
+            *AT(base, verbose, int) = (int)verbose->max;
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0 || !a[2]) {
             if (!pos_count || *pos_count == pos_cap) {
                 snprintf(err, n, "unexpected argument '%.80s'", a);

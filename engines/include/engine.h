@@ -135,6 +135,12 @@ struct es_engine_class {
     /* Optional: the CPU engine a host switches to, with the same room, when
      * an instance fails (a GPU error); NULL: cpu-partitioned. */
     const char *fallback;
+    /* Optional (NULL: the engine has none): the plan for rendering a file,
+     * where latency does not matter. Returns the block to run at (within
+     * ES_BLOCK_MIN..ES_BLOCK_MAX), may set opt->partition, and says what it
+     * picked and why in one line in `plan`. */
+    int (*offline_block)(const es_format *fmt, const es_ir *ir, es_options *opt, char *plan,
+                         size_t n);
 };
 
 /* ---- registry (registry.c) ---- */

@@ -1,7 +1,8 @@
 /* earshot render end to end: WAV files written here, rendered by the
  * earshot binary, read back and compared with a float64 reference, for
  * every usable engine, several block sizes, layouts, a resampled IR, PCM
- * output and a wet/dry mix.
+ * output, a wet/dry mix, an input over three of render's file chunks, and
+ * no --block: the engine's offline plan, which -v names.
  *
  *   test_render EARSHOT MAKE_WAV */
 #include <math.h>
@@ -41,15 +42,36 @@ static void make(const char *name, const char *kind, int rate, int channels, lon
 static void render(const char *engine, int block, const char *in_name, const char *ir_name,
                    const char *extra, double wet, double limit_db)
 {
-    char in_path[512], ir_path[512], out_path[512], cmd[2048], err[512];
+    char in_path[512], ir_path[512], out_path[512], cmd[4096], err[512];
     path_in(in_path, sizeof in_path, in_name);
     path_in(ir_path, sizeof ir_path, ir_name);
     path_in(out_path, sizeof out_path, "out.wav");
     unlink(out_path);
-    snprintf(cmd, sizeof cmd, "%s render --engine %s --block %d --ir %s --wet %g %s %s %s",
-             earshot, engine, block, ir_path, wet, extra, in_path, out_path);
+    char block_arg[32] = "", plan_path[512];
+    path_in(plan_path, sizeof plan_path, "plan.txt");
+    if (block > 0)
+        snprintf(block_arg, sizeof block_arg, "--block %d", block);
+    /* Without --block, the offline plan, and -v says which. */
+    snprintf(cmd, sizeof cmd, "%s render --engine %s %s --ir %s --wet %g %s %s %s %s%s", earshot,
+             engine, block_arg, ir_path, wet, extra, in_path, out_path, block > 0 ? "" : "-v 2>",
+             block > 0 ? "" : plan_path);
     runs++;
     int rc = system(cmd);
+    if (block == 0 && rc == 0) {
+        char plan[400] = "", want[96];
+        FILE *f = fopen(plan_path, "r");
+        if (!f || !fgets(plan, sizeof plan, f))
+            plan[0] = 0;
+        if (f)
+            fclose(f);
+        snprintf(want, sizeof want, "earshot: render plan: %s, block ", engine);
+        if (!strstr(plan, want)) {
+            printf("FAIL %s: -v said '%s', not '%s...'\n", cmd, plan, want);
+            failures++;
+        } else {
+            printf("     %s", plan);
+        }
+    }
     float **x = NULL, **y = NULL;
     es_audio_info xi, yi;
     if (rc != 0 || es_audiofile_load(in_path, &x, &xi, err, sizeof err) ||
@@ -69,7 +91,8 @@ static void render(const char *engine, int block, const char *in_name, const cha
     double db = yi.frames == frames && yi.channels == ir->outputs
                     ? es_test_error_db(ir, y, ref, frames) : INFINITY;
     printf("%s %-16s block %4d %-10s %-10s %s: %lld frames (want %d), %d ch, error %.1f dB\n",
-           db <= limit_db ? "ok  " : "FAIL", engine, block, in_name, ir_name, extra,
+           db <= limit_db ? "ok  " : "FAIL", engine, block, in_name, ir_name,
+           block > 0 ? extra : "(offline plan)",
            (long long)yi.frames, frames, yi.channels, db);
     failures += !(db <= limit_db);
     es_test_free_planar(ref, ir->outputs);
@@ -124,6 +147,9 @@ int main(int argc, char **argv)
         render(e, 256, "quiet.wav", "room2.wav", "--format pcm16", 1.0, -70);
         render(e, 256, "quiet.wav", "room2.wav", "--format pcm24", 1.0, -115);
         render(e, 1000, "long.wav", "room2.wav", "", 1.0, -120);
+        /* No --block: the engine's offline plan (or the live default). */
+        render(e, 0, "long.wav", "room2.wav", "", 1.0, -120);
+        render(e, 0, "stereo.wav", "room4.wav", "", 1.0, -120);
     }
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
