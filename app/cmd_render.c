@@ -202,7 +202,8 @@ int es_cmd_render(int argc, char **argv)
         goto fail;
     }
     es_processor_config pc = {.mix = {.wet = (float)a.wet, .dry = (float)(1.0 - a.wet),
-                                      .gain = 1.0f}};
+                                      .gain = 1.0f},
+                              .offline = 1};
     if (!(proc = es_processor_create(&fmt, engine, &pc, err, sizeof err)))
         goto fail;
     /* The file side moves CHUNK frames a call, the processor sees the
@@ -224,7 +225,7 @@ int es_cmd_render(int argc, char **argv)
      * after the processor's latency, which is dropped from the front. */
     const int64_t total = info.frames + ir->length - 1;
     const int latency = es_processor_latency(proc);
-    int64_t fed = 0, written = 0, clipped = 0;
+    int64_t fed = 0, written = 0, clipped;
     int input_done = 0, in_pos = chunk, out_fill = 0;
     const float *in_at[ES_MAX_RENDER_CHANNELS];
     float *out_at[ES_MAX_RENDER_CHANNELS];
@@ -255,12 +256,8 @@ int es_cmd_render(int argc, char **argv)
         int64_t count = a.block - skip;
         if (count > total - written)
             count = total - written;
-        for (int c = 0; c < fmt.outputs; c++) {
-            if (skip)
-                memmove(out_at[c], out_at[c] + skip, (size_t)count * sizeof(float));
-            for (int64_t t = 0; t < count; t++)
-                clipped += out_at[c][t] > 1.0f || out_at[c][t] < -1.0f;
-        }
+        for (int c = 0; skip && c < fmt.outputs; c++)
+            memmove(out_at[c], out_at[c] + skip, (size_t)count * sizeof(float));
         out_fill += (int)count;
         written += count;
         if (out_fill + a.block > out_room || written == total) {
@@ -272,6 +269,12 @@ int es_cmd_render(int argc, char **argv)
     }
     if (es_audiofile_commit(out, err, sizeof err) != 0)
         goto fail;
+    /* The processor counts every sample past full scale it put out; past
+     * the written frames (the latency skipped, the last block's end) the
+     * output is the IR's silent tail, so its count is the file's. */
+    es_stats stats;
+    es_processor_stats(proc, &stats);
+    clipped = (int64_t)stats.clipped;
     printf("%s: %lld frames, %d in -> %d out, %s, block %d, %.2f s of CPU\n", a.out_path,
            (long long)written, fmt.inputs, fmt.outputs, a.engine->name, a.block,
            (double)(clock() - started) / CLOCKS_PER_SEC);

@@ -578,7 +578,8 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
                          clipped, limited, both_ran ? -1 : p->slots[p->active].ab);
     p->acc.ab_playing = p->fading ? -1 : p->slots[p->active].ab;
     p->acc.crossfading = p->fading;
-    es_stats_measure_levels(&p->acc, x, p->fmt.inputs, (const float *const *)out,
-                            p->fmt.outputs, frames, p->fmt.sample_rate);
+    if (!p->cfg.offline)
+        es_stats_measure_levels(&p->acc, x, p->fmt.inputs, (const float *const *)out,
+                                p->fmt.outputs, frames, p->fmt.sample_rate);
     publish(p);
 }

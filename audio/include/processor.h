@@ -78,6 +78,8 @@ typedef struct {
      * is raised to that. */
     int max_latency;
     int ab;  /* the A/B slot (0..ES_AB_SLOTS-1) the first engine plays for */
+    int offline; /* 1: a render; no level meters are measured (nobody
+                    reads them), the output is the same */
 } es_processor_config;
 
 /* 1 when every value of `mix` is finite and within its limits above; else
