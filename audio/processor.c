@@ -11,6 +11,7 @@
 #endif
 
 #include "core/clock.h"
+#include "limiter.h"
 #include "processor.h"
 #include "core/spsc_ring.h"
 
@@ -71,9 +72,7 @@ struct es_processor {
     int ramp_len;            /* frames of a level ramp */
     float **g;               /* [G_COUNT] max_block: each gain, per sample */
     float **trimmed;         /* [inputs] max_block: the input after the trim */
-    float limit_env;         /* the limiter's gain now, <= 1 */
-    float limit_release;     /* its recovery per sample */
-    float ceiling;           /* linear; +inf while the limiter is off */
+    es_limiter limiter;      /* the safety limiter (limiter.c) */
     float **dry;             /* [inputs] ring of dry_size */
     size_t dry_size, dry_write;
     float **scratch;         /* [outputs] max_block: raw engine output */
@@ -165,7 +164,7 @@ static ES_RT void set_levels(es_processor *p, const es_mix *m, int len)
     ramp_to(&p->r_dry, m->dry, len ? p->ramp_len : 0);
     ramp_to(&p->r_gain, m->gain, len ? p->ramp_len : 0);
     ramp_to(&p->r_bypass, (float)m->bypass, len ? p->fade_len : 0);
-    p->ceiling = m->limiter ? (float)es_db_to_gain(m->ceiling_db) : INFINITY;
+    p->limiter.ceiling = m->limiter ? (float)es_db_to_gain(m->ceiling_db) : INFINITY;
 }
 
 es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
@@ -192,9 +191,8 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
     p->ramp_len = (int)(ES_MIX_RAMP_MS * 1e-3 * fmt->sample_rate);
     p->ramp_len = p->ramp_len < 1 ? 1 : p->ramp_len;
     p->r_trim.now = p->r_trim.to = 1;
+    es_limiter_init(&p->limiter, fmt->sample_rate);
     set_levels(p, &cfg->mix, 0);
-    p->limit_env = 1;
-    p->limit_release = (float)exp(-1e3 / (ES_LIMITER_RELEASE_MS * fmt->sample_rate));
     p->delay_size = pow2_at_least((size_t)p->latency + (size_t)fmt->max_block);
     p->dry_size = p->delay_size;
     p->fade = malloc(((size_t)p->fade_len + 1) * sizeof(float));
@@ -454,42 +452,6 @@ static ES_RT void finish_fade(es_processor *p)
     atomic_fetch_sub(&p->pending_swaps, 1);
 }
 
-/* The safety limiter, channel-linked, per sample: its gain drops at once
- * to what keeps the loudest channel at the ceiling (so no sample passes
- * it) and recovers with ES_LIMITER_RELEASE_MS. Switched off, it only
- * recovers, so turning it off mid-reduction does not step. Returns the
- * samples it turned down. */
-static ES_RT uint64_t limit(es_processor *p, float *const *out, int frames)
-{
-    if (!p->mix.limiter && p->limit_env >= 1.0f)
-        return 0;
-    const float ceiling = p->ceiling, rel = p->limit_release;
-    const int outputs = p->fmt.outputs;
-    float env = p->limit_env;
-    uint64_t turned = 0;
-    for (int t = 0; t < frames; t++) {
-        float pk = 0;
-        for (int o = 0; o < outputs; o++) {
-            const float v = fabsf(out[o][t]);
-            pk = v > pk ? v : pk;
-        }
-        env = 1.0f - (1.0f - env) * rel;
-        env = env > 0.999999f ? 1.0f : env; /* else it would stall just under 1 */
-        if (pk * env > ceiling)
-            env = ceiling / pk;
-        if (env >= 1.0f)
-            continue;
-        for (int o = 0; o < outputs; o++) {
-            /* ceiling / pk * pk can round a hair above the ceiling. */
-            const float v = out[o][t] * env;
-            out[o][t] = v > ceiling ? ceiling : v < -ceiling ? -ceiling : v;
-        }
-        turned += (uint64_t)outputs;
-    }
-    p->limit_env = env;
-    return turned;
-}
-
 static ES_RT void publish(es_processor *p)
 {
     unsigned s = atomic_load_explicit(&p->seq, memory_order_relaxed);
@@ -581,7 +543,8 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
             y[t] = by == 0.0f ? v : by == 1.0f ? d : v + by * (d - v);
         }
     }
-    const uint64_t limited = limit(p, out, frames);
+    const uint64_t limited =
+        es_limiter_run(&p->limiter, p->mix.limiter, out, p->fmt.outputs, frames);
     uint64_t clipped = 0;
     for (int o = 0; o < p->fmt.outputs; o++)
         for (int t = 0; t < frames; t++)

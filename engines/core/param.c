@@ -189,15 +189,17 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
     *help = 0;
     if (pos_count)
         *pos_count = 0;
+    /* -v: the table's --verbose flag, where it has one. */
+    const es_param *verbose = es_param_find(table, "verbose");
+    if (verbose && verbose->type != ES_PARAM_FLAG)
+        verbose = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             *help = 1;
             return 0;
         }
-        /* -v: the table's --verbose, where it has one. */
-        const es_param *verbose = es_param_find(table, "verbose");
-        if (!strcmp(a, "-v") && verbose && verbose->type == ES_PARAM_FLAG) {
+        if (verbose && !strcmp(a, "-v")) {
             *AT(base, verbose, int) = (int)verbose->max;
             continue;
         }
