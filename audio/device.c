@@ -68,6 +68,11 @@ void es_device_reported(const es_device *d, int *input, int *output, int *period
     *period = d->period;
 }
 
+double es_device_skipped_seconds(const es_device *d)
+{
+    return 1e-9 * (double)atomic_load(&((es_device *)d)->skipped_ns);
+}
+
 int es_device_active(const es_device *d)
 {
     if (d->abandoned)

@@ -3,6 +3,8 @@
 #ifndef ES_DEVICE_CLASS_H
 #define ES_DEVICE_CLASS_H
 
+#include <stdatomic.h>
+
 #include "device.h"
 
 typedef struct es_device_class es_device_class;
@@ -17,6 +19,9 @@ struct es_device {
      * one (JACK), else 0. */
     int reported_input, reported_output, period;
     int abandoned;              /* it stopped answering: never touched again */
+    /* Time the device's own clock skipped after overruns rather than rush
+     * to catch up (the null device; 0 where the host API keeps time). */
+    atomic_llong skipped_ns;
 };
 
 struct es_device_class {

@@ -60,6 +60,7 @@ static void *clock_thread(void *arg)
         flags = 0;
         if (ns_of(&now) > next + period) {
             flags = ES_XRUN_OUTPUT;
+            atomic_fetch_add(&d->base.skipped_ns, ns_of(&now) - period - next);
             next = ns_of(&now) - period; /* the next period starts now */
         }
     }

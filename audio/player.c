@@ -242,6 +242,11 @@ uint64_t es_player_xruns(const es_player *pl)
     return atomic_load(&((es_player *)pl)->xruns);
 }
 
+double es_player_skipped_seconds(const es_player *pl)
+{
+    return es_device_skipped_seconds(pl->device);
+}
+
 void es_player_latency_parts(const es_player *pl, es_latency_parts *p)
 {
     *p = (es_latency_parts){.engine = es_processor_latency(pl->proc),

@@ -46,6 +46,9 @@ void es_device_latency(const es_device *d, int *input, int *output);
  * stream info, read when the stream opened) and the host's period when it
  * sets one (JACK; 0 otherwise). */
 void es_device_reported(const es_device *d, int *input, int *output, int *period);
+/* Seconds the device's clock skipped after overruns (the null device's
+ * periods that no callback ran for); 0 for a host API's device. */
+double es_device_skipped_seconds(const es_device *d);
 const char *es_device_name(const es_device *d);
 /* 1 while the stream runs as far as the host API knows; 0 once it finished
  * or was stopped from outside (a sound server that went away), or was

@@ -81,6 +81,8 @@ int es_player_probe_poll(es_player *pl, int *frames);
 es_processor *es_player_processor(es_player *pl);
 /* Host-reported over/underruns so far. */
 uint64_t es_player_xruns(const es_player *pl);
+/* Seconds the device's clock skipped after overruns (es_device_skipped_seconds). */
+double es_player_skipped_seconds(const es_player *pl);
 /* What a person hears, in frames: the processor's latency, the output
  * buffer, and the input buffer when a live input (microphone) is used.
  * The buffers are the host API's reported stream latencies (PortAudio),
