@@ -35,6 +35,7 @@
 #include "fftw_planner.h"
 #include "offline_plan.h"
 #include "partition.h"
+#include "partitioned_steps.h"
 
 typedef struct {
     es_engine base;
@@ -296,6 +297,55 @@ static ES_RT int all_zero(const float *x, int n)
     return bits == 0;
 }
 
+/* Takes frames of input i into the current block's segment and, unless the
+ * last and the current block are both silent, transforms it into the
+ * newest FDL slot. */
+static ES_RT void take_input(upols *u, const float *x, int i, int frames)
+{
+    float *seg = u->segment[i];
+    memcpy(seg + u->part + u->fill, x, (size_t)frames * sizeof(float));
+    u->cur_sound[i] |= !all_zero(x, frames);
+    const int silent = u->prev_silent[i] && !u->cur_sound[i];
+    u->silent[i][u->newest] = (unsigned char)silent;
+    if (!silent) {
+        fftwf_execute_dft_r2c(u->forward, seg, (fftwf_complex *)u->cplx);
+        u->k.split(fdl_slot(u, i, 0), u->cplx, u->part + 1, u->stride);
+    }
+}
+
+/* y = the frames of the current block from the accumulated spectrum acc
+ * (silence where nothing was added). */
+static ES_RT void emit_output(upols *u, const float *acc, int added, float *y, int frames)
+{
+    if (!added) { /* no path, or all of its input silent */
+        memset(y, 0, (size_t)frames * sizeof(float));
+        return;
+    }
+    u->k.join(u->cplx, acc, u->part + 1, u->stride);
+    fftwf_execute_dft_c2r(u->inverse, (fftwf_complex *)u->cplx, u->time);
+    memcpy(y, u->time + u->part + u->fill, (size_t)frames * sizeof(float));
+}
+
+/* After `frames` more of the current block: once it is complete its
+ * spectrum stays in its slot and the next block takes the slot of the
+ * oldest, which no partition needs. */
+static ES_RT void advance(upols *u, int frames)
+{
+    u->fill += frames;
+    if (u->fill < u->part)
+        return;
+    u->newest = (u->newest + u->parts - 1) % u->parts;
+    for (int i = 0; i < u->inputs; i++) {
+        float *seg = u->segment[i];
+        memcpy(seg, seg + u->part, (size_t)u->part * sizeof(float));
+        memset(seg + u->part, 0, (size_t)u->part * sizeof(float));
+        u->prev_silent[i] = !u->cur_sound[i];
+        u->cur_sound[i] = 0;
+    }
+    u->fill = 0;
+    u->tail_ready = 0;
+}
+
 /* Runs frames <= P - fill through the partly filled block. */
 static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
                             int offset, int frames)
@@ -307,17 +357,8 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
     const int whole = u->fill == 0 && frames == u->part;
     if (!whole && !u->tail_ready)
         compute_tail(u);
-    for (int i = 0; i < u->inputs; i++) {
-        float *seg = u->segment[i];
-        memcpy(seg + u->part + u->fill, in[i] + offset, (size_t)frames * sizeof(float));
-        u->cur_sound[i] |= !all_zero(in[i] + offset, frames);
-        const int silent = u->prev_silent[i] && !u->cur_sound[i];
-        u->silent[i][u->newest] = (unsigned char)silent;
-        if (!silent) {
-            fftwf_execute_dft_r2c(u->forward, seg, (fftwf_complex *)u->cplx);
-            u->k.split(fdl_slot(u, i, 0), u->cplx, u->part + 1, u->stride);
-        }
-    }
+    for (int i = 0; i < u->inputs; i++)
+        take_input(u, in[i] + offset, i, frames);
     for (int o = 0; o < u->outputs; o++) {
         int added = !whole && !u->tail_silent[o];
         if (added)
@@ -329,29 +370,83 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
             if (h)
                 added |= mac_ages(u, u->acc, i, h, 0, whole ? u->parts : 1);
         }
-        if (!added) { /* no path, or all of its input silent */
-            memset(out[o] + offset, 0, (size_t)frames * sizeof(float));
-            continue;
-        }
-        u->k.join(u->cplx, u->acc, u->part + 1, u->stride);
-        fftwf_execute_dft_c2r(u->inverse, (fftwf_complex *)u->cplx, u->time);
-        memcpy(out[o] + offset, u->time + u->part + u->fill, (size_t)frames * sizeof(float));
+        emit_output(u, u->acc, added, out[o] + offset, frames);
     }
-    u->fill += frames;
-    if (u->fill == u->part) {
-        /* The block is complete: its spectrum stays in its slot and the next
-         * block takes the slot of the oldest, which no partition needs. */
-        u->newest = (u->newest + u->parts - 1) % u->parts;
-        for (int i = 0; i < u->inputs; i++) {
-            float *seg = u->segment[i];
-            memcpy(seg, seg + u->part, (size_t)u->part * sizeof(float));
-            memset(seg + u->part, 0, (size_t)u->part * sizeof(float));
-            u->prev_silent[i] = !u->cur_sound[i];
-            u->cur_sound[i] = 0;
+    advance(u, frames);
+}
+
+/* A whole block in slices (partitioned_steps.h). The same arithmetic in
+ * the same order as run_chunk's whole-block path, so the result is the
+ * same bit for bit: cmac adds partition after partition per bin, so a run
+ * cut into pieces sums alike, and a slice never crosses a MAC_CHUNK
+ * boundary, where mac_ages adds a chunk's partial sum. Output o's spectrum
+ * is summed in tail[o] (unused in whole-block use) because slices of other
+ * outputs may come between; tail_silent[o] keeps saying whether it holds
+ * anything, for compute_tail. */
+void es_partitioned_steps_begin(es_block_steps *s)
+{
+    *s = (es_block_steps){0};
+}
+
+ES_RT int es_partitioned_step(es_engine *e, const float *const *in, float *const *out,
+                              es_block_steps *s)
+{
+    upols *u = (upols *)e;
+    const size_t spectrum = (size_t)2 * u->stride;
+    if (s->stage == 0) { /* one input's transform */
+        take_input(u, in[s->input], s->input, u->part);
+        if (++s->input == u->inputs) {
+            s->stage = 1;
+            s->input = s->output = s->age = 0;
         }
-        u->fill = 0;
-        u->tail_ready = 0;
+        return 0;
     }
+    if (s->stage == 2) { /* output o's inverse transform */
+        emit_output(u, u->tail[s->output], s->added, out[s->output], u->part);
+        u->tail_silent[s->output] = (unsigned char)!s->added;
+        if (++s->output == u->outputs) {
+            advance(u, u->part);
+            return 1;
+        }
+        s->stage = 1;
+        s->input = s->age = 0;
+    }
+    /* MACs of output o: input `input`, ages from `age` on. */
+    float *acc = u->tail[s->output];
+    if (s->input == 0 && s->age == 0) {
+        memset(acc, 0, spectrum * sizeof(float));
+        s->added = 0;
+    }
+    const float *h = u->filter[s->input * u->outputs + s->output];
+    if (h) {
+        const int chunked = u->parts > MAC_CHUNK;
+        const int chunk_end = chunked ? (s->age / MAC_CHUNK + 1) * MAC_CHUNK : u->parts;
+        int to = s->age + ES_SLICE_BINS / (u->part + 1);
+        to = to <= s->age ? s->age + 1 : to;
+        to = to < chunk_end ? to : chunk_end;
+        to = to < u->parts ? to : u->parts;
+        if (!chunked) {
+            s->added |= mac_run(u, acc, s->input, h, s->age, to);
+        } else {
+            if (s->age % MAC_CHUNK == 0) {
+                memset(u->chunk, 0, spectrum * sizeof(float));
+                s->chunk_added = 0;
+            }
+            s->chunk_added |= mac_run(u, u->chunk, s->input, h, s->age, to);
+            if ((to == chunk_end || to == u->parts) && s->chunk_added) {
+                for (size_t k = 0; k < spectrum; k++)
+                    acc[k] += u->chunk[k];
+                s->added = 1;
+            }
+        }
+        s->age = to;
+    }
+    if (!h || s->age == u->parts) { /* the next input's paths, or this output is summed */
+        s->age = 0;
+        if (++s->input == u->inputs)
+            s->stage = 2;
+    }
+    return 0;
 }
 
 static ES_RT void upols_process(es_engine *e, const float *const *in,
