@@ -46,8 +46,9 @@ void es_nu_plan_make(const es_format *fmt, const es_ir *ir, int head_part, int r
 #ifdef ES_TESTING
 /* Test builds only (earshot_engines_testing): the next `jobs` jobs of tail
  * level `level_index` (1 = the first tail level) each take `us`
- * microseconds longer. */
-void es_nonuniform_slow_tail(es_engine *e, int level_index, int jobs, double us);
+ * microseconds longer: in every slice (per_slice = 1: a long job that the
+ * scheduler may interrupt), or once, as one piece it cannot. */
+void es_nonuniform_slow_tail(es_engine *e, int level_index, int jobs, double us, int per_slice);
 #endif
 /* "count x part @ offset" per tail level into out; returns the tail levels. */
 int es_nonuniform_describe(const es_engine *e, char *out, size_t n);

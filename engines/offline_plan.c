@@ -54,7 +54,11 @@ int es_nonuniform_offline_block(const es_format *fmt, const es_ir *ir, es_option
         }
     }
     opt->partition = 0; /* the head's partition follows the block */
-    int used = snprintf(plan, n, "block %d, levels", best_block);
+    /* Tail jobs on the rendering thread: a worker would only add its
+     * wakeups to the CPU time (the output is the same bit for bit). */
+    opt->workers = -1;
+    int used = snprintf(plan, n, "block %d, tail jobs on the rendering thread, levels",
+                        best_block);
     for (int k = 0; k < best.levels && used > 0 && (size_t)used < n; k++)
         used += snprintf(plan + used, n - (size_t)used, " %d x %d", best.level[k].count,
                          best.level[k].part);

@@ -78,6 +78,11 @@ typedef struct {
     int offline;           /* 1: process() may wait for a result as long as it
                             * takes (render, tests); 0: never past the
                             * block's budget, a late block is silence */
+    int workers;           /* engines with helper threads (cpu-nonuniform's
+                            * tail workers): how many; 0 = one per core
+                            * but the audio thread's, at least one; -1
+                            * with offline = none (the caller runs every
+                            * tail job: least CPU time) */
 } es_options;
 
 #define ES_DEVICE_RECENT 4

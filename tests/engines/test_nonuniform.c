@@ -57,12 +57,13 @@ static int check_plans(void)
 }
 
 /* One IR length through cpu-nonuniform offline, random calls up to
- * `block`, against float64. Returns the error in dB. */
-static double run_length(int length, int block, uint64_t *seed)
+ * `block`, tail jobs on `workers` threads (es_options.workers), against
+ * float64. Returns the error in dB. */
+static double run_length(int length, int block, int workers, uint64_t *seed)
 {
     es_ir *ir = es_test_ir("stereo", length, seed);
     const es_format fmt = {.sample_rate = RATE, .max_block = block, .inputs = 2, .outputs = 2};
-    const es_options opt = {.offline = 1};
+    const es_options opt = {.offline = 1, .workers = workers};
     char err[256];
     es_engine *e = es_engine_create(es_engine_find("cpu-nonuniform"), &fmt, ir, &opt, err,
                                     sizeof err);
@@ -91,13 +92,16 @@ static double run_length(int length, int block, uint64_t *seed)
 /* The plan for a 2 s room puts levels at known offsets. IRs that end one
  * tap before, at and one tap after each of them get plans whose last level
  * is one tap short of full, exactly full, or a new level holding one tap:
- * all must null. */
+ * all must null. Three ways to run the tail jobs: the default workers,
+ * three workers (more than a 2-core machine has: jobs claimed by several
+ * threads and the offline caller at once), and none (the caller runs
+ * every job). */
 static int check_boundaries(void)
 {
     uint64_t seed = es_test_seed();
     int fail = 0;
-    const int blocks[] = {32, 64};
-    for (int b = 0; b < 2; b++) {
+    const int blocks[] = {32, 64, 64}, workers[] = {0, 3, -1};
+    for (int b = 0; b < 3; b++) {
         es_ir *room = es_test_ir("stereo", 2 * RATE, &seed);
         const es_format fmt = {.sample_rate = RATE, .max_block = blocks[b], .inputs = 2,
                                .outputs = 2};
@@ -109,7 +113,7 @@ static int check_boundaries(void)
         for (int k = 1; k < p.levels; k++)
             for (int d = -1; d <= 1; d++) {
                 const int length = p.level[k].offset + d;
-                const double db = run_length(length, blocks[b], &seed);
+                const double db = run_length(length, blocks[b], workers[b], &seed);
                 worst = db > worst ? db : worst;
                 cases++;
                 if (!(db <= -120)) {
@@ -117,9 +121,11 @@ static int check_boundaries(void)
                     fail = 1;
                 }
             }
-        printf("%s level boundaries at block %d: %d lengths up to the %d-frame level, worst "
-               "%.1f dB (limit -120)\n",
-               fail ? "FAIL" : "ok  ", blocks[b], cases, p.level[p.levels - 1].part, worst);
+        printf("%s level boundaries at block %d, %s: %d lengths up to the %d-frame level, "
+               "worst %.1f dB (limit -120)\n",
+               fail ? "FAIL" : "ok  ", blocks[b],
+               workers[b] == 0 ? "default workers" : workers[b] > 0 ? "3 workers" : "no workers",
+               cases, p.level[p.levels - 1].part, worst);
     }
     return fail;
 }
@@ -158,7 +164,7 @@ static int slowed_tail(void)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int b = 0; b < blocks; b++) {
         if (b == slow_from)
-            es_nonuniform_slow_tail(e, 1, 10, 8000);
+            es_nonuniform_slow_tail(e, 1, 10, 8000, 0);
         const float *x[1] = {in[0] + (size_t)b * BLOCK};
         float *y[1] = {out[0] + (size_t)b * BLOCK};
         es_engine_process(e, x, y, BLOCK);
@@ -198,10 +204,64 @@ static int slowed_tail(void)
     return fail;
 }
 
+/* The scheduler: the deepest level's jobs made long (each of their slices
+ * 2 ms longer, about 24 ms a job) while one worker serves every level in
+ * real time. Sliced, the first level's jobs run between the deep job's
+ * slices and nothing is late; the same slowness as one piece, which the
+ * scheduler cannot interrupt, makes the first level late (so the check can
+ * fail). Returns the late results. */
+static unsigned long long deep_level_slowed(int per_slice, char *plan, size_t n)
+{
+    uint64_t seed = es_test_seed();
+    const int length = 10 * RATE, frames = 4 * RATE, blocks = frames / BLOCK;
+    es_ir *ir = es_test_ir("mono", length, &seed);
+    es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 1};
+    es_options opt = {.workers = 1};
+    char err[256];
+    es_engine *e = es_engine_create(es_engine_find("cpu-nonuniform"), &fmt, ir, &opt, err,
+                                    sizeof err);
+    if (!e) {
+        printf("FAIL create: %s\n", err);
+        es_ir_destroy(ir);
+        return ~0ULL;
+    }
+    const int levels = es_nonuniform_describe(e, plan, n);
+    float **in = es_test_planar(1, BLOCK), **out = es_test_planar(1, BLOCK);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int b = 0; b < blocks; b++) {
+        if (b == 10)
+            es_nonuniform_slow_tail(e, levels, 1000, per_slice ? 2000 : 30000, per_slice);
+        for (int t = 0; t < BLOCK; t++)
+            in[0][t] = (float)es_test_uniform(&seed);
+        es_engine_process(e, (const float *const *)in, out, BLOCK);
+        sleep_until(&t0, (double)(b + 1) * BLOCK / RATE);
+    }
+    es_engine_status st;
+    es_engine_get_status(e, &st);
+    es_test_free_planar(in, 1);
+    es_test_free_planar(out, 1);
+    es_engine_destroy(e);
+    es_ir_destroy(ir);
+    return st.late_results;
+}
+
+static int deep_level_sliced(void)
+{
+    char plan[256];
+    const unsigned long long sliced = deep_level_slowed(1, plan, sizeof plan);
+    const unsigned long long whole = deep_level_slowed(0, plan, sizeof plan);
+    printf("%s deepest level slowed (%s, one worker): sliced %llu late results, "
+           "as one piece %llu\n",
+           sliced == 0 && whole > 0 ? "ok  " : "FAIL", plan, sliced, whole);
+    return !(sliced == 0 && whole > 0);
+}
+
 int main(void)
 {
     int fail = check_plans();
     fail |= check_boundaries();
     fail |= slowed_tail();
+    fail |= deep_level_sliced();
     return fail;
 }
