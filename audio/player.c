@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "player.h"
+#include "stall_probe.h"
 
 struct es_player {
     es_device *device;
@@ -14,6 +15,9 @@ struct es_player {
     float **source;          /* [inputs] block: the test signal */
     int inputs, outputs;
     atomic_ullong xruns;
+    es_stall_probe *stalls;  /* while the stream runs: the machine's wake-ups */
+    es_stall_stats stalls_at_stop; /* what it had counted when the stream stopped */
+    int stalls_kept;
     /* The round-trip probe: idle, armed (the next block clicks), capturing,
      * done. The control side owns `probe` except while capturing. */
     atomic_int probe_state;
@@ -123,7 +127,7 @@ int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_process
         es_processor_destroy(take);
         return -1;
     }
-    es_device_stop(pl->device);
+    es_player_stop(pl);
     const es_player_config old = pl->cfg;
     pl->cfg = *cfg; /* what open_device reads */
     es_device *next = open_device(pl, fmt, cfg->block, err, n);
@@ -133,7 +137,7 @@ int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_process
         es_free_channels(source, fmt->inputs);
         es_processor_destroy(take);
         char ignore[256];
-        es_device_start(pl->device, ignore, sizeof ignore);
+        es_player_start(pl, ignore, sizeof ignore);
         return -1;
     }
     es_device_close(pl->device);
@@ -144,7 +148,7 @@ int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_process
     pl->source = source;
     pl->inputs = fmt->inputs;
     pl->outputs = fmt->outputs;
-    return es_device_start(pl->device, err, n);
+    return es_player_start(pl, err, n);
 }
 
 int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, size_t n)
@@ -163,18 +167,46 @@ int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, si
 
 int es_player_start(es_player *pl, char *err, size_t n)
 {
-    return es_device_start(pl->device, err, n);
+    const int rc = es_device_start(pl->device, err, n);
+    /* The probe wakes at the stream's period: the block, at its rate. */
+    es_stall_probe_stop(pl->stalls);
+    const es_format *fmt = es_processor_format(pl->proc);
+    pl->stalls = rc == 0 ? es_stall_probe_start(pl->cfg.block / fmt->sample_rate) : NULL;
+    pl->stalls_kept = 0;
+    return rc;
 }
 
 void es_player_stop(es_player *pl)
 {
     es_device_stop(pl->device);
+    if (pl->stalls) {
+        es_stall_probe_read(pl->stalls, &pl->stalls_at_stop);
+        pl->stalls_kept = 1;
+    }
+    es_stall_probe_stop(pl->stalls);
+    pl->stalls = NULL;
+}
+
+int es_player_stalls(const es_player *pl, es_stall_stats *out)
+{
+    if (pl->stalls)
+        es_stall_probe_read(pl->stalls, out);
+    else if (pl->stalls_kept)
+        *out = pl->stalls_at_stop;
+    return pl->stalls || pl->stalls_kept;
+}
+
+void es_player_stalls_reset(es_player *pl)
+{
+    if (pl->stalls)
+        es_stall_probe_reset(pl->stalls);
 }
 
 void es_player_close(es_player *pl)
 {
     if (!pl)
         return;
+    es_stall_probe_stop(pl->stalls);
     es_device_close(pl->device);
     es_processor_destroy(pl->proc);
     es_free_channels(pl->source, pl->inputs);

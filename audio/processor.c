@@ -464,7 +464,7 @@ static ES_RT void publish(es_processor *p)
 ES_RT void es_processor_process(es_processor *p, const float *const *in,
                                 float *const *out, int frames)
 {
-    const long long started = es_now_ns();
+    const long long started = es_now_ns(), cpu_started = es_thread_cpu_ns();
 #if defined(__x86_64__) || defined(__i386__)
     /* Every callback: some hosts reset MXCSR between callbacks. */
     _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
@@ -555,9 +555,13 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
         finish_fade(p);
 
     const double took = 1e-3 * (double)(es_now_ns() - started);
+    const double budget = 1e6 * frames / p->fmt.sample_rate;
+    /* The thread's CPU time matters only for a late block: is it the
+     * engine's (a miss) or the machine's (a stall)? */
+    const double cpu = took > budget ? 1e-3 * (double)(es_thread_cpu_ns() - cpu_started) : 0;
     /* Only an engine playing alone counts in its A/B slot. */
-    es_stats_count_block(&p->acc, took, 1e6 * frames / p->fmt.sample_rate, frames, late,
-                         clipped, limited, both_ran ? -1 : p->slots[p->active].ab);
+    es_stats_count_block(&p->acc, took, cpu, budget, frames, late, clipped, limited,
+                         both_ran ? -1 : p->slots[p->active].ab);
     p->acc.ab_playing = p->fading ? -1 : p->slots[p->active].ab;
     p->acc.crossfading = p->fading;
     if (!p->cfg.offline)

@@ -59,6 +59,7 @@ void es_ab_stats_add(es_ab_stats *dst, const es_ab_stats *src)
     dst->frames += src->frames;
     dst->misses += src->misses;
     dst->late_results += src->late_results;
+    dst->stalls += src->stalls;
     dst->total_us += src->total_us;
     dst->budget_total_us += src->budget_total_us;
     dst->max_us = src->max_us > dst->max_us ? src->max_us : dst->max_us;
@@ -68,11 +69,12 @@ void es_ab_stats_add(es_ab_stats *dst, const es_ab_stats *src)
 }
 
 static ES_RT void count_ab(es_ab_stats *a, double took, double budget, int frames, int missed,
-                           uint64_t late, int bin)
+                           int stalled, uint64_t late, int bin)
 {
     a->blocks++;
     a->frames += (uint64_t)frames;
     a->misses += missed;
+    a->stalls += stalled;
     a->late_results += late;
     a->total_us += took;
     a->budget_total_us += budget;
@@ -81,8 +83,9 @@ static ES_RT void count_ab(es_ab_stats *a, double took, double budget, int frame
     a->load_hist[bin]++;
 }
 
-ES_RT void es_stats_count_block(es_stats *s, double took_us, double budget_us, int frames,
-                                uint64_t late, uint64_t clipped, uint64_t limited, int ab)
+ES_RT void es_stats_count_block(es_stats *s, double took_us, double cpu_us, double budget_us,
+                                int frames, uint64_t late, uint64_t clipped, uint64_t limited,
+                                int ab)
 {
     s->budget_us = budget_us;
     s->last_us = took_us;
@@ -94,14 +97,17 @@ ES_RT void es_stats_count_block(es_stats *s, double took_us, double budget_us, i
     const int bin = bin100 < ES_LOAD_BINS - 1 ? bin100 : ES_LOAD_BINS - 1;
     s->load_hist[bin]++;
     s->late_results += late;
-    const int missed = took_us > budget_us || late > 0;
+    const int over = took_us > budget_us;
+    const int missed = late > 0 || (over && cpu_us > ES_STALL_CPU_SHARE * budget_us);
+    const int stalled = over && !missed;
     if (missed)
         s->recent_misses[s->misses++ % ES_RECENT_MISSES] = s->blocks;
+    s->stalls += stalled;
     s->clipped += clipped;
     s->limited += limited;
     s->load_recent[s->blocks % ES_LOAD_RECENT] = (float)s->load_now;
     if (ab >= 0 && ab < ES_AB_SLOTS)
-        count_ab(&s->ab[ab], took_us, budget_us, frames, missed, late, bin);
+        count_ab(&s->ab[ab], took_us, budget_us, frames, missed, stalled, late, bin);
     s->blocks++;
     s->frames += (uint64_t)frames;
 }

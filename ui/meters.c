@@ -285,9 +285,23 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
     char gpu_text[48] = "GPU -";
     if (gpu)
         snprintf(gpu_text, sizeof gpu_text, "GPU %.0f us/blk", s->device_us);
-    snprintf(line, sizeof line, "xruns %llu  %.2f Msmp/s  %s",
-             (unsigned long long)es_session_xruns(m->session),
+    /* Device xruns, machine stalls (late blocks that were not the
+     * engine's) and the stall probe's worst wake; then the speed, as room
+     * allows, the GPU's time before it. */
+    es_stall_stats probe;
+    char wake[24] = "";
+    if (es_session_stalls(m->session, &probe))
+        snprintf(wake, sizeof wake, "  wake %.1fms", 1e-3 * probe.worst_us);
+    int used = snprintf(line, sizeof line, "xruns %llu  stalls %llu%s",
+                        (unsigned long long)es_session_xruns(m->session),
+                        (unsigned long long)s->stalls, wake);
+    char speed[64];
+    snprintf(speed, sizeof speed, "  %.2f Msmp/s  %s",
              es_ab_stats_throughput(&sl->stats, s->inputs) / 1e6, gpu_text);
+    if (used + (int)strlen(speed) <= r->w)
+        snprintf(line + used, sizeof line - (size_t)used, "%s", speed);
+    else if (gpu)
+        snprintf(line + used, sizeof line - (size_t)used, "  %s", gpu_text);
     mvaddnstr(r->y + row++, r->x, line, r->w);
 
     /* Levels: the input (all its channels as one row when they share it),

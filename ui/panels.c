@@ -370,7 +370,12 @@ static int help_lines(char lines[][HELP_W])
         help_entry(lines, &n, screen_only[k][0], "", screen_only[k][1]);
     static const char *const meters[][2] = {
         {"DSP load", "processing time / the block's budget (its frames / rate)"},
-        {"miss", "a block over its budget, or a GPU result not ready in time"},
+        {"miss", "an engine miss: a block over its budget while the audio thread was "
+                 "busy for 80 % of it or more, or a GPU or tail result not ready in time"},
+        {"stalls", "blocks over their budget while the audio thread was mostly off the "
+                   "CPU: the machine's, not the engine's"},
+        {"wake", "the stall probe: the latest a real-time thread beside the audio woke, "
+                 "every period since the stream started or c"},
         {"p50 p99 max", "the load over the blocks the slot's engine played alone since "
                         "it last changed or c"},
         {"x RT", "the real time those blocks stood for / the time they took "

@@ -6,6 +6,7 @@
 
 #include "device.h"
 #include "processor.h"
+#include "stall_probe.h"
 #include "test_signal.h"
 
 typedef struct es_player es_player;
@@ -81,6 +82,11 @@ int es_player_probe_poll(es_player *pl, int *frames);
 es_processor *es_player_processor(es_player *pl);
 /* Host-reported over/underruns so far. */
 uint64_t es_player_xruns(const es_player *pl);
+/* The stall probe beside the running stream (stall_probe.h): 1 and its
+ * counts (after a stop, what it had counted then), or 0 when it never ran.
+ * It starts again from zero whenever the stream (re)starts. */
+int es_player_stalls(const es_player *pl, es_stall_stats *out);
+void es_player_stalls_reset(es_player *pl);
 /* Seconds the device's clock skipped after overruns (es_device_skipped_seconds). */
 double es_player_skipped_seconds(const es_player *pl);
 /* What a person hears, in frames: the processor's latency, the output

@@ -3,6 +3,9 @@
  * block whose processing time exceeded its budget or whose GPU result was
  * late; DSP load is processing time over budget. */
 #ifndef ES_STATS_H
+/* The share of a block's budget its thread must have spent on the CPU
+ * for a late block to be the engine's miss rather than a machine stall. */
+#define ES_STALL_CPU_SHARE 0.8
 #define ES_STATS_H
 
 #include <stdint.h>
@@ -27,6 +30,7 @@
 typedef struct {
     uint64_t blocks, frames;
     uint64_t misses, late_results;
+    uint64_t stalls;              /* machine stalls (es_stats.stalls) */
     double total_us;              /* processing time */
     double budget_total_us;       /* real time those blocks stood for */
     double max_us, load_max;
@@ -36,8 +40,14 @@ typedef struct {
 
 typedef struct {
     uint64_t blocks, frames;      /* processed since the last reset */
-    uint64_t misses;              /* over budget, or GPU result late */
-    uint64_t late_results;        /* of those: GPU results not ready */
+    /* A block over its budget is an engine miss when the audio thread's
+     * own CPU time in it was over ES_STALL_CPU_SHARE of the budget, or a
+     * result of the engine's (a GPU job, a tail level) was late; else it
+     * is a machine stall: the thread was not running (descheduled, woken
+     * late inside the block), which no engine can help. */
+    uint64_t misses;              /* engine misses: over budget by its work, or a result late */
+    uint64_t late_results;        /* of those: GPU results or tail levels not ready */
+    uint64_t stalls;              /* machine stalls (not misses) */
     uint64_t clipped;             /* output samples beyond full scale */
     uint64_t swaps;               /* crossfades completed */
     double budget_us;             /* the last block's budget: frames / rate */
@@ -75,8 +85,11 @@ typedef struct {
 /* One block: its processing time and budget (us), its GPU results that
  * were late, output samples clipped and limited, and the A/B slot whose
  * engine played it alone (-1: a crossfade's block, two engines ran). */
-ES_RT void es_stats_count_block(es_stats *s, double took_us, double budget_us, int frames,
-                                uint64_t late, uint64_t clipped, uint64_t limited, int ab);
+/* One block: took_us of wall time, cpu_us of the audio thread's CPU time
+ * in it, late results of the engine. */
+ES_RT void es_stats_count_block(es_stats *s, double took_us, double cpu_us, double budget_us,
+                                int frames, uint64_t late, uint64_t clipped, uint64_t limited,
+                                int ab);
 /* The levels of one block: peaks, RMS over ES_METER_RMS_MS, held peaks. */
 ES_RT void es_stats_measure_levels(es_stats *s, const float *const *in, int inputs,
                                    const float *const *out, int outputs, int frames,

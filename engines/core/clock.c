@@ -7,6 +7,13 @@ long long es_now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+long long es_thread_cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 double es_now_seconds(void)
 {
     return 1e-9 * (double)es_now_ns();

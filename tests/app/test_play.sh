@@ -20,6 +20,16 @@ latency=$(num latency_frames)
 awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.98 * e && b <= 1.02 * e + 1) }' ||
     { echo "FAIL: $blocks blocks, $expected expected"; fail=1; }
 [ "$misses" = 0 ] || { echo "FAIL: $misses misses with a light engine"; fail=1; }
+# The stall probe ran beside the stream, a wake a period (5.33 ms): about
+# as many wakes as blocks (each period it found a whole period late makes
+# it skip ahead, so fewer on a stalled machine, never more).
+wakes=$(sed -n 's/.*"stall_probe":{"wakes":\([0-9]*\).*/\1/p' <<<"$json")
+late_periods=$(sed -n 's/.*"late_periods":\([0-9]*\).*/\1/p' <<<"$json")
+stalls=$(num stalls)
+awk -v w="$wakes" -v e="$expected" -v l="$late_periods" \
+    'BEGIN { exit !(w != "" && w <= 1.02 * e + 2 && w + 3 * l >= 0.9 * e) }' ||
+    { echo "FAIL: the stall probe woke '$wakes' times ($late_periods late), $expected blocks expected"; fail=1; }
+[ -n "$stalls" ] || { echo "FAIL: no stalls count in the JSON"; fail=1; }
 # The test signal is made in the callback: no input buffer is heard.
 [ "$latency" = 256 ] || { echo "FAIL: latency $latency, want 256 (0 engine + 256 out; no live input)"; fail=1; }
 

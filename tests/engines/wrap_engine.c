@@ -1,5 +1,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "core/clock.h"
 #include "wrap_engine.h"
@@ -12,6 +13,7 @@ typedef struct {
     const uint64_t *delay_calls;
     int delay_count, next_delay;
     double delay_us;
+    int off_cpu;           /* the delay sleeps instead of spinning */
     uint64_t calls;
     atomic_int destroyed; /* times destroy() was called */
 } wrap;
@@ -41,9 +43,16 @@ static ES_RT void wrap_process(es_engine *e, const float *const *in, float *cons
     wrap *w = (wrap *)e;
     es_engine_process(w->inner, in, out, frames);
     if (w->next_delay < w->delay_count && w->delay_calls[w->next_delay] == w->calls) {
-        const long long until = es_now_ns() + (long long)(w->delay_us * 1e3);
-        while (es_now_ns() < until)
-            ;
+        if (w->off_cpu) {
+            /* Asleep, as a descheduled thread would be. */
+            const long long ns = (long long)(w->delay_us * 1e3);
+            const struct timespec nap = {ns / 1000000000LL, ns % 1000000000LL};
+            nanosleep(&nap, NULL);
+        } else {
+            const long long until = es_now_ns() + (long long)(w->delay_us * 1e3);
+            while (es_now_ns() < until)
+                ;
+        }
         w->next_delay++;
     }
     w->calls++;
@@ -103,6 +112,7 @@ es_engine *es_test_wrap(es_engine *inner, const uint64_t *delay_calls, int delay
     w->delay_count = delay_calls ? delay_count : 0;
     w->next_delay = 0;
     w->delay_us = delay_us;
+    w->off_cpu = 0;
     w->calls = 0;
     atomic_store(&w->destroyed, 0);
     return &w->base;
@@ -145,4 +155,9 @@ int es_test_wrap_all_gone(const char *when)
 void es_test_wrap_forget(void)
 {
     atomic_store(&used, 0);
+}
+
+void es_test_wrap_off_cpu(es_engine *e)
+{
+    ((wrap *)e)->off_cpu = 1;
 }

@@ -23,6 +23,9 @@ extern const es_engine_class es_test_wrap_class;
  * is spent (inner is then destroyed). */
 es_engine *es_test_wrap(es_engine *inner, const uint64_t *delay_calls, int delay_count,
                         double delay_us);
+/* The wrapper's delays sleep (off the CPU, as a thread the machine
+ * deschedules) instead of busy-waiting (the engine's own work). */
+void es_test_wrap_off_cpu(es_engine *wrapped);
 /* es_engine_create for `k` and fmt/ir/opt, wrapped without delays. */
 es_engine *es_test_wrap_create(const es_engine_class *k, const es_format *fmt, const es_ir *ir,
                                char *err, size_t n);

@@ -107,7 +107,7 @@ void es_session_report(es_session *s, FILE *to, int json)
         es_json_string(to, engine);
         fprintf(to, ",\"rate\":%g,\"block\":%d,"
                 "\"seconds\":%.3f,\"counted_seconds\":%.3f,\"blocks\":%llu,\"blocks_expected\":%.1f,\"misses\":%llu,"
-                "\"late_results\":%llu,\"xruns\":%llu,\"load_p50\":%.4f,\"load_p99\":%.4f,"
+                "\"late_results\":%llu,\"stalls\":%llu,\"xruns\":%llu,\"load_p50\":%.4f,\"load_p99\":%.4f,"
                 "\"load_max\":%.4f,\"latency_frames\":%d,\"latency_ms\":%.3f,"
                 "\"engine_latency_frames\":%d,\"throughput\":%.0f,\"realtime_factor\":%.2f,"
                 "\"clipped\":%llu,\"swaps\":%llu,\"recorded_frames\":%llu,"
@@ -115,7 +115,8 @@ void es_session_report(es_session *s, FILE *to, int json)
                 "\"engines_destroyed\":%llu,\"miss_at_s\":[",
                 rate, s->cfg.block, elapsed, counted,
                 (unsigned long long)st.blocks, expected, (unsigned long long)st.misses,
-                (unsigned long long)st.late_results, xruns, p50, p99, st.load_max, latency,
+                (unsigned long long)st.late_results, (unsigned long long)st.stalls, xruns, p50,
+                p99, st.load_max, latency,
                 latency * ms, st.latency, es_stats_throughput(&st),
                 es_stats_realtime_factor(&st, rate), (unsigned long long)st.clipped,
                 (unsigned long long)st.swaps, recorded, lost, (unsigned long long)created,
@@ -129,7 +130,19 @@ void es_session_report(es_session *s, FILE *to, int json)
             const uint64_t block = st.recent_misses[(st.misses - kept + k) % ES_RECENT_MISSES];
             fprintf(to, "%s%.3f", k ? "," : "", (double)block * s->cfg.block / rate);
         }
-        fprintf(to, "],\"limited\":%llu,\"levels\":", (unsigned long long)st.limited);
+        fprintf(to, "],\"limited\":%llu,", (unsigned long long)st.limited);
+        /* The stall probe's view of the same time: how late a real-time
+         * thread woke, whatever the engine did. */
+        es_stall_stats sp;
+        if (es_player_stalls(pl, &sp))
+            fprintf(to, "\"stall_probe\":{\"wakes\":%llu,\"late_periods\":%llu,"
+                    "\"worst_wake_ms\":%.3f,\"period_ms\":%.3f,\"seconds\":%.3f,"
+                    "\"realtime\":%s},", (unsigned long long)sp.wakes,
+                    (unsigned long long)sp.late, 1e-3 * sp.worst_us, 1e-3 * sp.period_us,
+                    sp.seconds, sp.realtime ? "true" : "false");
+        else
+            fputs("\"stall_probe\":null,", to);
+        fputs("\"levels\":", to);
         levels_json(&s->pc.mix, to);
         slots_json(s, &st, to);
         /* The latency's parts, and the host API's own figures they came
@@ -150,9 +163,17 @@ void es_session_report(es_session *s, FILE *to, int json)
                                      : "start");
     fprintf(to, "  blocks      %llu (%.0f expected from the clock)\n",
             (unsigned long long)st.blocks, expected);
-    fprintf(to, "  misses      %llu (GPU late: %llu)   xruns %llu   clipped samples %llu\n",
-            (unsigned long long)st.misses, (unsigned long long)st.late_results, xruns,
-            (unsigned long long)st.clipped);
+    fprintf(to, "  misses      %llu engine (late results: %llu), %llu machine stalls   xruns %llu"
+            "   clipped samples %llu\n",
+            (unsigned long long)st.misses, (unsigned long long)st.late_results,
+            (unsigned long long)st.stalls, xruns, (unsigned long long)st.clipped);
+    es_stall_stats sp;
+    if (es_player_stalls(pl, &sp))
+        fprintf(to, "  machine     a %s thread woke %llu times in %.1f s: %llu over a period "
+                "(%.2f ms) late, the worst %.2f ms late\n",
+                sp.realtime ? "SCHED_FIFO" : "normal-priority", (unsigned long long)sp.wakes,
+                sp.seconds, (unsigned long long)sp.late, 1e-3 * sp.period_us,
+                1e-3 * sp.worst_us);
     char wet[32], dry[32], gain[32], lim[48] = "off";
     es_level_text(s->pc.mix.wet, 1, wet, sizeof wet);
     es_level_text(s->pc.mix.dry, 1, dry, sizeof dry);

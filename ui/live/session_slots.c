@@ -70,6 +70,7 @@ void es_session_slots_reset(es_session *s)
         s->ab[k].generation++;
     }
     s->xruns_base = es_player_xruns(s->player);
+    es_player_stalls_reset(s->player);
 }
 
 int es_session_switch_slot(es_session *s, int slot)
@@ -129,6 +130,11 @@ void es_session_slot_info(es_session *s, int slot, const es_stats *now, es_sessi
     }
     es_ab_stats_add(&out->stats, &now->ab[slot]);
     out->stats.restarts = now->ab[slot].restarts;
+}
+
+int es_session_stalls(const es_session *s, es_stall_stats *out)
+{
+    return es_player_stalls(s->player, out);
 }
 
 uint64_t es_session_xruns(const es_session *s)

@@ -135,6 +135,9 @@ int es_session_active_slot(const es_session *s);
 void es_session_slot_info(es_session *s, int slot, const es_stats *now, es_session_slot *out);
 /* Over/underruns the device reported since the meters were last reset. */
 uint64_t es_session_xruns(const es_session *s);
+/* The stall probe beside the stream (es_player_stalls): 1 and its counts
+ * since the stream started or the meters were reset, or 0. */
+int es_session_stalls(const es_session *s, es_stall_stats *out);
 
 /* ---- what is playing ---- */
 const es_session_config *es_session_now(const es_session *s); /* engine, block, ... */

@@ -6,6 +6,10 @@
 
 /* Nanoseconds on CLOCK_MONOTONIC. Real-time safe (a vDSO read). */
 long long es_now_ns(void);
+/* CPU time the calling thread has used, ns (CLOCK_THREAD_CPUTIME_ID: a
+ * system call, no lock, no allocation: real-time safe). What tells a
+ * block that was slow from a thread that was not running. */
+long long es_thread_cpu_ns(void);
 /* Seconds on CLOCK_MONOTONIC, for control-side bookkeeping. */
 double es_now_seconds(void);
 /* b - a in seconds. */

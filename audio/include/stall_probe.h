@@ -1,0 +1,34 @@
+/* The stall probe: a thread beside the audio thread, at real-time priority
+ * when the system allows, that wakes every period (as cyclictest does) and
+ * measures how late it woke. It tells the machine's share of the misses
+ * from the engine's: a machine that wakes a real-time thread a whole
+ * period late loses that block whatever the engine does.
+ *
+ * It only sleeps and reads the clock, so it costs a wakeup per period. */
+#ifndef ES_STALL_PROBE_H
+#define ES_STALL_PROBE_H
+
+#include <stdint.h>
+
+typedef struct es_stall_probe es_stall_probe;
+
+typedef struct {
+    uint64_t wakes;     /* periods it woke for since it started or was reset */
+    uint64_t late;      /* of those: woken more than a whole period late */
+    double worst_us;    /* its latest wake-up, us after the time it asked for */
+    double period_us;
+    double seconds;     /* since it started or was reset */
+    int realtime;       /* 1: it runs at SCHED_FIFO; 0: at normal priority
+                         * (the system refused), so it measures that */
+} es_stall_stats;
+
+/* Starts it with a period of `period_s` seconds. NULL when the thread
+ * cannot start (the caller plays on without it). */
+es_stall_probe *es_stall_probe_start(double period_s);
+void es_stall_probe_read(const es_stall_probe *p, es_stall_stats *out);
+/* Counts from zero again (asynchronously: within a period). */
+void es_stall_probe_reset(es_stall_probe *p);
+/* Stops, joins and frees it; NULL-safe. */
+void es_stall_probe_stop(es_stall_probe *p);
+
+#endif
