@@ -17,6 +17,7 @@ struct es_stall_probe {
     atomic_int stop, reset_asked, realtime;
     atomic_ullong wakes, late;
     atomic_llong worst_ns, since_ns;
+    atomic_llong late_at_ns[ES_STALL_RECENT]; /* since since_ns; late % ES_STALL_RECENT */
 };
 
 static void *watch(void *arg)
@@ -47,6 +48,10 @@ static void *watch(void *arg)
         if (lateness > p->period_ns) {
             /* A whole period lost: count it once, and go on from now
              * rather than wake back to back for the periods that passed. */
+            const unsigned long long k = atomic_load_explicit(&p->late, memory_order_relaxed);
+            atomic_store_explicit(&p->late_at_ns[k % ES_STALL_RECENT],
+                                  next - atomic_load_explicit(&p->since_ns, memory_order_relaxed),
+                                  memory_order_relaxed);
             atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
             next = now;
         }
@@ -79,6 +84,13 @@ void es_stall_probe_read(const es_stall_probe *p, es_stall_stats *out)
     const long long since = atomic_load_explicit(&q->since_ns, memory_order_relaxed);
     out->seconds = since ? 1e-9 * (double)(es_now_ns() - since) : 0;
     out->realtime = atomic_load_explicit(&q->realtime, memory_order_relaxed);
+    const uint64_t kept = out->late < ES_STALL_RECENT ? out->late : ES_STALL_RECENT;
+    for (uint64_t k = 0; k < ES_STALL_RECENT; k++)
+        out->late_at_s[k] = k < kept ? 1e-9 * (double)atomic_load_explicit(
+                                                  &q->late_at_ns[(out->late - kept + k) %
+                                                                 ES_STALL_RECENT],
+                                                  memory_order_relaxed)
+                                     : 0;
 }
 
 void es_stall_probe_reset(es_stall_probe *p)

@@ -20,6 +20,7 @@
  * slices. process() copies its input into the history, posts at most one
  * wakeup, runs the head and adds the finished tail results; it never waits
  * on anything, except offline, where it may run a tail job itself. */
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,10 @@
 #include "nonuniform.h"
 #include "nonuniform_tails.h"
 #include "offline_plan.h"
+
+/* The share of a block's budget the audio thread may spend running tail
+ * jobs a held-up worker has not started. */
+#define RESCUE_SHARE 0.25
 
 typedef struct {
     es_engine base;
@@ -40,11 +45,17 @@ typedef struct {
     atomic_ullong late;
     char helpers[128];
     int helpers_realtime;
+#ifdef ES_TESTING
+    int no_rescue;           /* the audio thread never runs a tail job */
+#endif
 } nonuniform;
 
-/* Adds level l's results for output frames [from, from + frames) into out. */
+/* Adds level l's results for output frames [from, from + frames) into out.
+ * Live, a job that is due and that no worker has started (a worker held up
+ * by the machine) is run here when its last run fits what is left of
+ * `allowance_ns`, a share of the block's budget. */
 static ES_RT void add_level(nonuniform *u, es_tail_level *l, float *const *out, long long from,
-                            int frames)
+                            int frames, long long *allowance_ns)
 {
     const long long end = from + frames;
     long long t = from > l->offset ? from : l->offset;
@@ -54,6 +65,8 @@ static ES_RT void add_level(nonuniform *u, es_tail_level *l, float *const *out, 
         const int run = (int)((job_end < end ? job_end : end) - t);
         if (u->offline)
             es_tails_wait(&u->tails, l, j);
+        else if (atomic_load_explicit(&l->done, memory_order_acquire) <= j)
+            es_tails_rescue(&u->tails, l, j, allowance_ns);
         if (atomic_load_explicit(&l->done, memory_order_acquire) > j) {
             const size_t at = (size_t)(j % l->slots) * (size_t)l->part +
                               (size_t)(t - l->offset - j * l->part);
@@ -87,8 +100,12 @@ static ES_RT void nu_process(es_engine *e, const float *const *in, float *const 
     u->frames += frames;
     es_tails_post(t, u->frames);
     es_engine_process(u->head, in, out, frames);
+    long long allowance_ns = (long long)(RESCUE_SHARE * 1e9 * frames / u->fmt.sample_rate);
+#ifdef ES_TESTING
+    allowance_ns = u->no_rescue ? -1 : allowance_ns;
+#endif
     for (int k = 0; k < t->levels; k++)
-        add_level(u, &t->level[k], out, from, frames);
+        add_level(u, &t->level[k], out, from, frames, &allowance_ns);
 }
 
 /* A matrix of the same paths as `ir`, taps [from, from + length). */
@@ -185,6 +202,7 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
         l->count = plan.level[k].count;
         l->slots = l->offset / l->part + 3;
         l->late_job = -1;
+        atomic_store(&l->last_job_ns, LLONG_MAX);
         if (!(l->conv = make_part(ir, fmt, l->offset, l->count * l->part, l->part,
                                   opt->fft_measure, err, n)))
             goto fail;
@@ -258,6 +276,11 @@ static int nu_probe(char *why, size_t n)
 }
 
 #ifdef ES_TESTING
+void es_nonuniform_no_rescue(es_engine *e)
+{
+    ((nonuniform *)e)->no_rescue = 1;
+}
+
 void es_nonuniform_slow_tail(es_engine *e, int level_index, int jobs, double us, int per_slice)
 {
     nonuniform *u = (nonuniform *)e;

@@ -49,6 +49,9 @@ void es_nu_plan_make(const es_format *fmt, const es_ir *ir, int head_part, int r
  * microseconds longer: in every slice (per_slice = 1: a long job that the
  * scheduler may interrupt), or once, as one piece it cannot. */
 void es_nonuniform_slow_tail(es_engine *e, int level_index, int jobs, double us, int per_slice);
+/* Test builds only: the audio thread never runs a tail job a held-up
+ * worker has not started (live rescue off). */
+void es_nonuniform_no_rescue(es_engine *e);
 #endif
 /* "count x part @ offset" per tail level into out; returns the tail levels. */
 int es_nonuniform_describe(const es_engine *e, char *out, size_t n);

@@ -95,6 +95,7 @@ static int take_input(es_tails *t, es_tail_level *l, long long j)
  * every job due earlier runs between two of its slices. */
 static void run_job(es_tails *t, es_tail_level *l, int preempt)
 {
+    const long long claimed = es_now_ns();
     const long long j = atomic_load_explicit(&l->done, memory_order_relaxed);
     if (!take_input(t, l, j)) {
         /* Its input is gone: the level starts again from the newest job,
@@ -122,6 +123,7 @@ static void run_job(es_tails *t, es_tail_level *l, int preempt)
         if (atomic_load(&l->slow_jobs) > 0)
             atomic_fetch_sub(&l->slow_jobs, 1);
 #endif
+        atomic_store_explicit(&l->last_job_ns, es_now_ns() - claimed, memory_order_relaxed);
         atomic_store_explicit(&l->done, j + 1, memory_order_release);
     }
     atomic_store_explicit(&l->busy, 0, memory_order_release);
@@ -173,6 +175,19 @@ ES_RT void es_tails_post(es_tails *t, long long frames_now)
     /* One wakeup at most, and only for a worker that sleeps. */
     if (posted && atomic_load(&t->idle) > 0)
         sem_post(&t->wake);
+}
+
+ES_RT int es_tails_rescue(es_tails *t, es_tail_level *l, long long j, long long *allowance_ns)
+{
+    const long long cost = atomic_load_explicit(&l->last_job_ns, memory_order_relaxed);
+    int free_ = 0;
+    if (cost > *allowance_ns || atomic_load(&l->done) != j || atomic_load(&l->posted) <= j ||
+        !atomic_compare_exchange_strong(&l->busy, &free_, 1))
+        return 0;
+    const long long from = es_now_ns();
+    run_job(t, l, 0);
+    *allowance_ns -= es_now_ns() - from;
+    return atomic_load_explicit(&l->done, memory_order_acquire) > j;
 }
 
 void es_tails_wait(es_tails *t, es_tail_level *l, long long j)

@@ -37,6 +37,8 @@ typedef struct {
     atomic_llong done;        /* jobs finished (job `done` is the next) */
     atomic_int busy;          /* a thread holds the level: it runs (or will run) job `done` */
     es_block_steps steps;     /* the running job's progress, owned by the holder */
+    atomic_llong last_job_ns; /* how long its last job took from claim to done
+                               * (LLONG_MAX until one has run) */
     long long late_job;       /* the last job the audio thread found late */
 #ifdef ES_TESTING
     atomic_int slow_jobs;     /* the next jobs take slow_us longer ... */
@@ -74,6 +76,11 @@ void es_tails_priority(es_tails *t, int *workers, int *realtime);
 /* Audio thread: `frames` more input frames are in the history (the first
  * at `from`); posts every job whose input is now complete. */
 ES_RT void es_tails_post(es_tails *t, long long frames_now);
+/* Live, audio thread: job j of level l is due and not done. When nobody
+ * has started it (its worker was held up) and its last job took at most
+ * `*allowance_ns`, runs it here and takes its time from the allowance;
+ * never waits. 1 when it is done now. */
+ES_RT int es_tails_rescue(es_tails *t, es_tail_level *l, long long j, long long *allowance_ns);
 /* Offline only: returns once job j of level l is done, running it on the
  * calling thread when no worker has taken it. */
 void es_tails_wait(es_tails *t, es_tail_level *l, long long j);

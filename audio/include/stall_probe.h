@@ -12,6 +12,8 @@
 
 typedef struct es_stall_probe es_stall_probe;
 
+#define ES_STALL_RECENT 16
+
 typedef struct {
     uint64_t wakes;     /* periods it woke for since it started or was reset */
     uint64_t late;      /* of those: woken more than a whole period late */
@@ -20,6 +22,10 @@ typedef struct {
     double seconds;     /* since it started or was reset */
     int realtime;       /* 1: it runs at SCHED_FIFO; 0: at normal priority
                          * (the system refused), so it measures that */
+    /* When the last min(late, ES_STALL_RECENT) late wakes were, seconds
+     * since the start or reset, oldest first: to line up with the
+     * processor's misses (miss_at_s). */
+    double late_at_s[ES_STALL_RECENT];
 } es_stall_stats;
 
 /* Starts it with a period of `period_s` seconds. NULL when the thread

@@ -134,13 +134,16 @@ void es_session_report(es_session *s, FILE *to, int json)
         /* The stall probe's view of the same time: how late a real-time
          * thread woke, whatever the engine did. */
         es_stall_stats sp;
-        if (es_player_stalls(pl, &sp))
+        if (es_player_stalls(pl, &sp)) {
             fprintf(to, "\"stall_probe\":{\"wakes\":%llu,\"late_periods\":%llu,"
                     "\"worst_wake_ms\":%.3f,\"period_ms\":%.3f,\"seconds\":%.3f,"
-                    "\"realtime\":%s},", (unsigned long long)sp.wakes,
+                    "\"realtime\":%s,\"late_at_s\":[", (unsigned long long)sp.wakes,
                     (unsigned long long)sp.late, 1e-3 * sp.worst_us, 1e-3 * sp.period_us,
                     sp.seconds, sp.realtime ? "true" : "false");
-        else
+            for (uint64_t k = 0; k < sp.late && k < ES_STALL_RECENT; k++)
+                fprintf(to, "%s%.3f", k ? "," : "", sp.late_at_s[k]);
+            fputs("]},", to);
+        } else
             fputs("\"stall_probe\":null,", to);
         fputs("\"levels\":", to);
         levels_json(&s->pc.mix, to);
