@@ -173,12 +173,14 @@ int es_player_start(es_player *pl, char *err, size_t n)
     const es_format *fmt = es_processor_format(pl->proc);
     pl->stalls = rc == 0 ? es_stall_probe_start(pl->cfg.block / fmt->sample_rate) : NULL;
     pl->stalls_kept = 0;
+    es_processor_watch(pl->proc, pl->stalls);
     return rc;
 }
 
 void es_player_stop(es_player *pl)
 {
     es_device_stop(pl->device);
+    es_processor_watch(pl->proc, NULL);
     if (pl->stalls) {
         es_stall_probe_read(pl->stalls, &pl->stalls_at_stop);
         pl->stalls_kept = 1;
@@ -206,6 +208,8 @@ void es_player_close(es_player *pl)
 {
     if (!pl)
         return;
+    es_device_stop(pl->device);
+    es_processor_watch(pl->proc, NULL);
     es_stall_probe_stop(pl->stalls);
     es_device_close(pl->device);
     es_processor_destroy(pl->proc);

@@ -50,6 +50,9 @@ typedef struct {
 } ramp;
 
 struct es_processor {
+    /* The stall probe beside the stream, when the host runs one: a late
+     * block while it was held up too is the machine's. */
+    _Atomic(const es_stall_probe *) watch;
     es_format fmt;
     es_processor_config cfg;
     int latency;
@@ -248,6 +251,11 @@ void es_processor_destroy(es_processor *p)
     es_free_channels(p->g, G_COUNT);
     free(p->fade);
     free(p);
+}
+
+void es_processor_watch(es_processor *p, const es_stall_probe *probe)
+{
+    atomic_store_explicit(&p->watch, probe, memory_order_release);
 }
 
 int es_processor_latency(const es_processor *p)
@@ -556,9 +564,17 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
 
     const double took = 1e-3 * (double)(es_now_ns() - started);
     const double budget = 1e6 * frames / p->fmt.sample_rate;
-    /* The thread's CPU time matters only for a late block: is it the
-     * engine's (a miss) or the machine's (a stall)? */
-    const double cpu = took > budget ? 1e-3 * (double)(es_thread_cpu_ns() - cpu_started) : 0;
+    /* Only a late block needs sorting: the engine's (a miss) when the
+     * thread was busy in it, the machine's (a stall) when it was off the
+     * CPU, or when a real-time thread beside it was held up at the same
+     * time (a virtual machine's stolen time counts as the thread's CPU). */
+    double cpu = 0;
+    if (took > budget) {
+        const es_stall_probe *w = atomic_load_explicit(&p->watch, memory_order_acquire);
+        cpu = w && es_stall_probe_held_during(w, started, es_now_ns())
+                  ? 0
+                  : 1e-3 * (double)(es_thread_cpu_ns() - cpu_started);
+    }
     /* Only an engine playing alone counts in its A/B slot. */
     es_stats_count_block(&p->acc, took, cpu, budget, frames, late, clipped, limited,
                          both_ran ? -1 : p->slots[p->active].ab);

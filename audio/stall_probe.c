@@ -18,18 +18,23 @@ struct es_stall_probe {
     atomic_ullong wakes, late;
     atomic_llong worst_ns, since_ns;
     atomic_llong late_at_ns[ES_STALL_RECENT]; /* since since_ns; late % ES_STALL_RECENT */
+    atomic_llong due_ns;                      /* the wake it sleeps for now */
+    atomic_llong held_from_ns, held_to_ns;    /* its last wake over a quarter period late */
 };
 
 static void *watch(void *arg)
 {
     es_stall_probe *p = arg;
     char why[160];
-    /* The helpers' priority: what a tail worker or a GPU worker gets. */
-    atomic_store(&p->realtime, es_rt_thread_promote(es_rt_helper_priority(), why, sizeof why));
+    /* Just above the helpers (tail and GPU workers), below the audio
+     * thread: earshot's own workers never hold it up, the machine can. */
+    atomic_store(&p->realtime,
+                 es_rt_thread_promote(es_rt_helper_priority() + 1, why, sizeof why));
     long long next = es_now_ns();
     atomic_store(&p->since_ns, next);
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         next += p->period_ns;
+        atomic_store_explicit(&p->due_ns, next, memory_order_release);
         const struct timespec at = {.tv_sec = next / 1000000000LL,
                                     .tv_nsec = next % 1000000000LL};
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
@@ -42,6 +47,10 @@ static void *watch(void *arg)
             atomic_store_explicit(&p->since_ns, now, memory_order_relaxed);
         }
         const long long lateness = now - next;
+        if (lateness > p->period_ns / 4) {
+            atomic_store_explicit(&p->held_to_ns, now, memory_order_relaxed);
+            atomic_store_explicit(&p->held_from_ns, next, memory_order_release);
+        }
         atomic_fetch_add_explicit(&p->wakes, 1, memory_order_relaxed);
         if (lateness > atomic_load_explicit(&p->worst_ns, memory_order_relaxed))
             atomic_store_explicit(&p->worst_ns, lateness, memory_order_relaxed);
@@ -91,6 +100,17 @@ void es_stall_probe_read(const es_stall_probe *p, es_stall_stats *out)
                                                                  ES_STALL_RECENT],
                                                   memory_order_relaxed)
                                      : 0;
+}
+
+ES_RT int es_stall_probe_held_during(const es_stall_probe *p, long long from_ns, long long to_ns)
+{
+    es_stall_probe *q = (es_stall_probe *)p;
+    const long long due = atomic_load_explicit(&q->due_ns, memory_order_acquire);
+    if (due && es_now_ns() - due > p->period_ns / 4)
+        return 1; /* it should have woken by now and has not */
+    const long long held_from = atomic_load_explicit(&q->held_from_ns, memory_order_acquire);
+    const long long held_to = atomic_load_explicit(&q->held_to_ns, memory_order_relaxed);
+    return held_from && held_from <= to_ns && held_to >= from_ns;
 }
 
 void es_stall_probe_reset(es_stall_probe *p)

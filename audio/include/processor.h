@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "stall_probe.h"
 #include "stats.h"
 
 typedef struct es_processor es_processor;
@@ -98,6 +99,11 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
 /* Destroys the engines it holds and any retired ones. Not while process()
  * may run. */
 void es_processor_destroy(es_processor *p);
+
+/* The stall probe running beside the stream (NULL: none): a block over
+ * its budget while the probe was held up too counts as a machine stall.
+ * Set before the probe may be stopped to NULL, while process() may run. */
+void es_processor_watch(es_processor *p, const es_stall_probe *probe);
 
 int es_processor_latency(const es_processor *p);
 const es_format *es_processor_format(const es_processor *p);

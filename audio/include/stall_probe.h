@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "core/rt.h"
+
 typedef struct es_stall_probe es_stall_probe;
 
 #define ES_STALL_RECENT 16
@@ -32,6 +34,11 @@ typedef struct {
  * cannot start (the caller plays on without it). */
 es_stall_probe *es_stall_probe_start(double period_s);
 void es_stall_probe_read(const es_stall_probe *p, es_stall_stats *out);
+/* Real-time safe: 1 when the probe was held up for more than a quarter of
+ * its period at some time in [from_ns, to_ns] (es_now_ns() clock), or is
+ * held up now: a real-time thread beside the audio could not run then
+ * either. */
+ES_RT int es_stall_probe_held_during(const es_stall_probe *p, long long from_ns, long long to_ns);
 /* Counts from zero again (asynchronously: within a period). */
 void es_stall_probe_reset(es_stall_probe *p);
 /* Stops, joins and frees it; NULL-safe. */
