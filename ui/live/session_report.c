@@ -136,7 +136,7 @@ void es_session_report(es_session *s, FILE *to, int json)
         es_stall_stats sp;
         if (es_player_stalls(pl, &sp)) {
             fprintf(to, "\"stall_probe\":{\"wakes\":%llu,\"late_periods\":%llu,"
-                    "\"worst_wake_ms\":%.3f,\"period_ms\":%.3f,\"seconds\":%.3f,"
+                    "\"worst_wake_ms\":%.3f,\"period_ms\":%.3f,\"watched_s\":%.3f,"
                     "\"realtime\":%s,\"late_at_s\":[", (unsigned long long)sp.wakes,
                     (unsigned long long)sp.late, 1e-3 * sp.worst_us, 1e-3 * sp.period_us,
                     sp.seconds, sp.realtime ? "true" : "false");
