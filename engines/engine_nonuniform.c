@@ -203,6 +203,7 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
         l->slots = l->offset / l->part + 3;
         l->late_job = -1;
         atomic_store(&l->last_job_ns, LLONG_MAX);
+        l->prev_job_ns = LLONG_MAX;
         if (!(l->conv = make_part(ir, fmt, l->offset, l->count * l->part, l->part,
                                   opt->fft_measure, err, n)))
             goto fail;

@@ -99,9 +99,16 @@ static void run_job(es_tails *t, es_tail_level *l, int preempt)
     const long long j = atomic_load_explicit(&l->done, memory_order_relaxed);
     if (!take_input(t, l, j)) {
         /* Its input is gone: the level starts again from the newest job,
-         * silent. */
+         * and the jobs it skips are silence (their slots still hold older
+         * results), written before `done` lets the audio thread read them. */
         es_engine_reset(l->conv);
-        atomic_store_explicit(&l->done, atomic_load(&l->posted) - 1, memory_order_release);
+        const long long newest = atomic_load(&l->posted) - 1;
+        const long long skipped = newest - j < l->slots ? newest - j : l->slots;
+        for (long long k = j; k < j + skipped; k++)
+            for (int o = 0; o < t->outputs; o++)
+                memset(l->results[o] + (size_t)(k % l->slots) * (size_t)l->part, 0,
+                       (size_t)l->part * sizeof(float));
+        atomic_store_explicit(&l->done, newest, memory_order_release);
     } else {
         /* Straight into job j's result slot: the audio thread reads a slot
          * only once `done` says it is finished. */
@@ -123,7 +130,12 @@ static void run_job(es_tails *t, es_tail_level *l, int preempt)
         if (atomic_load(&l->slow_jobs) > 0)
             atomic_fetch_sub(&l->slow_jobs, 1);
 #endif
-        atomic_store_explicit(&l->last_job_ns, es_now_ns() - claimed, memory_order_relaxed);
+        /* The rescue's estimate: the shorter of the last two jobs, so one
+         * job the machine held up does not stop the next rescue. */
+        const long long took = es_now_ns() - claimed;
+        atomic_store_explicit(&l->last_job_ns, took < l->prev_job_ns ? took : l->prev_job_ns,
+                              memory_order_relaxed);
+        l->prev_job_ns = took;
         atomic_store_explicit(&l->done, j + 1, memory_order_release);
     }
     atomic_store_explicit(&l->busy, 0, memory_order_release);
