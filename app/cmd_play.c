@@ -34,8 +34,10 @@ static const char usage[] =
     "workstation, a terminal screen with the room library, the engines, meters\n"
     "and a live spectrum, every action one key away (press ? there for the keys).\n"
     "With --headless it plays for T seconds (default 10) and prints the stream's\n"
-    "stats: blocks, deadline misses, xruns, DSP load p50/p99/max, latency in frames\n"
-    "and ms (engine + device), throughput. With --json, one JSON object.\n"
+    "stats: blocks, engine misses (the engine's: over budget while busy, or a late\n"
+    "GPU or tail result) apart from machine stalls (the thread was not running),\n"
+    "xruns, a real-time stall probe's late wakes, DSP load p50/p99/max, latency\n"
+    "in frames and ms (engine + device), throughput. With --json, one JSON object.\n"
     "\n"
     "Options:\n";
 
