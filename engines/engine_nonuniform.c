@@ -204,6 +204,9 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
         l->late_job = -1;
         atomic_store(&l->last_job_ns, LLONG_MAX);
         l->prev_job_ns = LLONG_MAX;
+        l->model_job_ns = (long long)(3.0 * l->part *
+                                      es_nu_level_cost(ir->inputs + ir->outputs,
+                                                       es_ir_path_count(ir), &plan.level[k], 1));
         if (!(l->conv = make_part(ir, fmt, l->offset, l->count * l->part, l->part,
                                   opt->fft_measure, err, n)))
             goto fail;

@@ -191,7 +191,8 @@ ES_RT void es_tails_post(es_tails *t, long long frames_now)
 
 ES_RT int es_tails_rescue(es_tails *t, es_tail_level *l, long long j, long long *allowance_ns)
 {
-    const long long cost = atomic_load_explicit(&l->last_job_ns, memory_order_relaxed);
+    const long long measured = atomic_load_explicit(&l->last_job_ns, memory_order_relaxed);
+    const long long cost = measured > l->model_job_ns ? measured : l->model_job_ns;
     int free_ = 0;
     if (cost > *allowance_ns || atomic_load(&l->done) != j || atomic_load(&l->posted) <= j ||
         !atomic_compare_exchange_strong(&l->busy, &free_, 1))

@@ -40,6 +40,9 @@ typedef struct {
     atomic_llong last_job_ns; /* the shorter of its last two jobs, claim to done
                                * (LLONG_MAX until two have run) */
     long long prev_job_ns;    /* the last job's, owned by the holder */
+    long long model_job_ns;   /* a job with sound in it by the cost model, three
+                               * times over: jobs on silent input cost almost
+                               * nothing, and must not vouch for the next */
     long long late_job;       /* the last job the audio thread found late */
 #ifdef ES_TESTING
     atomic_int slow_jobs;     /* the next jobs take slow_us longer ... */
@@ -78,8 +81,9 @@ void es_tails_priority(es_tails *t, int *workers, int *realtime);
  * at `from`); posts every job whose input is now complete. */
 ES_RT void es_tails_post(es_tails *t, long long frames_now);
 /* Live, audio thread: job j of level l is due and not done. When nobody
- * has started it (its worker was held up) and the shorter of its last two
- * jobs took at most `*allowance_ns`, runs it here and takes its time from
+ * has started it (its worker was held up) and it should take at most
+ * `*allowance_ns` (the shorter of its last two jobs, and the cost model's
+ * figure for one with sound in it), runs it here and takes its time from
  * the allowance; never waits. 1 when it is done now. */
 ES_RT int es_tails_rescue(es_tails *t, es_tail_level *l, long long j, long long *allowance_ns);
 /* Offline only: returns once job j of level l is done, running it on the
