@@ -208,9 +208,7 @@ void es_player_close(es_player *pl)
 {
     if (!pl)
         return;
-    es_device_stop(pl->device);
-    es_processor_watch(pl->proc, NULL);
-    es_stall_probe_stop(pl->stalls);
+    es_player_stop(pl);
     es_device_close(pl->device);
     es_processor_destroy(pl->proc);
     es_free_channels(pl->source, pl->inputs);

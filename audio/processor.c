@@ -460,22 +460,6 @@ static ES_RT void finish_fade(es_processor *p)
     atomic_fetch_sub(&p->pending_swaps, 1);
 }
 
-/* Samples beyond full scale (|x| > 1, infinities too, not NaN), on the
- * bits: integer compares with no branch, which the compiler vectorises
- * (the float compare with || was a branch per sample: most of a render's
- * time outside the engine). frames <= 65536 fits the 32-bit count. */
-static ES_RT uint32_t count_clipped(const float *x, int frames)
-{
-    uint32_t n = 0;
-    for (int t = 0; t < frames; t++) {
-        uint32_t b;
-        memcpy(&b, x + t, sizeof b);
-        b &= 0x7fffffffu;
-        n += (b > 0x3f800000u) & (b <= 0x7f800000u);
-    }
-    return n;
-}
-
 static ES_RT void publish(es_processor *p)
 {
     unsigned s = atomic_load_explicit(&p->seq, memory_order_relaxed);
@@ -571,7 +555,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
         es_limiter_run(&p->limiter, p->mix.limiter, out, p->fmt.outputs, frames);
     uint64_t clipped = 0;
     for (int o = 0; o < p->fmt.outputs; o++)
-        clipped += count_clipped(out[o], frames);
+        clipped += es_count_clipped(out[o], frames);
     p->dry_write = (p->dry_write + (size_t)frames) & mask;
     const int both_ran = p->fading; /* this block belongs to no A/B slot */
     if (p->fading && (p->fade_pos += frames) >= p->fade_len)

@@ -1,6 +1,7 @@
 /* What the processor measures per block (stats.h), and what is read from
  * it. The counting runs on the audio thread: no allocation, no waiting. */
 #include <math.h>
+#include <string.h>
 
 #include "stats.h"
 
@@ -81,6 +82,22 @@ static ES_RT void count_ab(es_ab_stats *a, double took, double budget, int frame
     a->max_us = took > a->max_us ? took : a->max_us;
     a->load_max = took / budget > a->load_max ? took / budget : a->load_max;
     a->load_hist[bin]++;
+}
+
+/* Samples beyond full scale (|x| > 1, infinities too, not NaN), on the
+ * bits: integer compares with no branch, which the compiler vectorises
+ * (the float compare with || was a branch per sample: most of a render's
+ * time outside the engine). */
+ES_RT uint32_t es_count_clipped(const float *x, int frames)
+{
+    uint32_t n = 0;
+    for (int t = 0; t < frames; t++) {
+        uint32_t b;
+        memcpy(&b, x + t, sizeof b);
+        b &= 0x7fffffffu;
+        n += (b > 0x3f800000u) & (b <= 0x7f800000u);
+    }
+    return n;
 }
 
 ES_RT void es_stats_count_block(es_stats *s, double took_us, double cpu_us, double budget_us,

@@ -38,7 +38,6 @@
 typedef struct {
     es_engine base;
     es_format fmt;
-    int offline;
     es_engine *head;
     es_tails tails;
     long long frames;        /* input frames so far (audio thread) */
@@ -52,8 +51,8 @@ typedef struct {
 
 /* Adds level l's results for output frames [from, from + frames) into out.
  * Live, a job that is due and that no worker has started (a worker held up
- * by the machine) is run here when its last run fits what is left of
- * `allowance_ns`, a share of the block's budget. */
+ * by the machine) is run here when it should fit what is left of
+ * `allowance_ns`, a share of the block's budget (es_tails_rescue). */
 static ES_RT void add_level(nonuniform *u, es_tail_level *l, float *const *out, long long from,
                             int frames, long long *allowance_ns)
 {
@@ -63,7 +62,7 @@ static ES_RT void add_level(nonuniform *u, es_tail_level *l, float *const *out, 
         const long long j = (t - l->offset) / l->part;
         const long long job_end = l->offset + (j + 1) * l->part;
         const int run = (int)((job_end < end ? job_end : end) - t);
-        if (u->offline)
+        if (u->tails.offline)
             es_tails_wait(&u->tails, l, j);
         else if (atomic_load_explicit(&l->done, memory_order_acquire) <= j)
             es_tails_rescue(&u->tails, l, j, allowance_ns);
@@ -176,7 +175,6 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
     }
     u->base.klass = &es_engine_cpu_nonuniform;
     u->fmt = *fmt;
-    u->offline = opt->offline;
     const int head_len = plan.levels > 1 ? plan.level[1].offset : ir->length;
     if (!(u->head = make_part(ir, fmt, 0, head_len, plan.level[0].part, opt->fft_measure, err,
                               n)))

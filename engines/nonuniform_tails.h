@@ -77,8 +77,8 @@ void es_tails_stop(es_tails *t);
  * worker has asked, up to 20 ms). */
 void es_tails_priority(es_tails *t, int *workers, int *realtime);
 
-/* Audio thread: `frames` more input frames are in the history (the first
- * at `from`); posts every job whose input is now complete. */
+/* Audio thread: the history holds the first `frames_now` input frames;
+ * posts every job whose input is now complete. */
 ES_RT void es_tails_post(es_tails *t, long long frames_now);
 /* Live, audio thread: job j of level l is due and not done. When nobody
  * has started it (its worker was held up) and it should take at most

@@ -90,6 +90,9 @@ typedef struct {
 ES_RT void es_stats_count_block(es_stats *s, double took_us, double cpu_us, double budget_us,
                                 int frames, uint64_t late, uint64_t clipped, uint64_t limited,
                                 int ab);
+/* Samples of x beyond full scale (|x| > 1, infinities too; not NaN).
+ * frames <= 65536. */
+ES_RT uint32_t es_count_clipped(const float *x, int frames);
 /* The levels of one block: peaks, RMS over ES_METER_RMS_MS, held peaks. */
 ES_RT void es_stats_measure_levels(es_stats *s, const float *const *in, int inputs,
                                    const float *const *out, int outputs, int frames,
