@@ -3,10 +3,46 @@
 #include <string.h>
 
 #include "core/args.h"
+#include "core/json.h"
 #include "app.h"
 #ifdef ES_HAVE_PORTAUDIO
 #include "device_portaudio.h"
 #endif
+#include "sound_server.h"
+
+/* Which sound server answers, and what its graph runs: what --device
+ * pipewire and jack would play on, at which rate and period. */
+static void servers(int json)
+{
+    char where[128] = "";
+    const int pipewire = es_pipewire_answers(where, sizeof where);
+    es_jack_graph g;
+    const int jack = es_jack_graph_read(&g) == 0;
+    if (json) {
+        printf("{\"server\":\"pipewire\",\"answers\":%s,\"socket\":", pipewire ? "true" : "false");
+        es_json_string(stdout, where);
+        printf(",\"jack_library\":%s}\n", es_pipewire_jack_dir() ? "true" : "false");
+        printf("{\"server\":\"jack\",\"answers\":%s,\"pipewire\":%s,\"rate\":%d,"
+               "\"period\":%d}\n", jack ? "true" : "false", g.pipewire ? "true" : "false", g.rate,
+               g.period);
+        return;
+    }
+    printf("\nsound servers\n");
+    if (pipewire)
+        printf("  PipeWire answers at %s%s\n", where,
+               g.pipewire ? "; --device pipewire plays through its JACK library"
+               : es_pipewire_jack_dir() ? ""
+               : "; its JACK library (package pipewire-jack) is not installed: --device "
+                 "pipewire plays through its ALSA plugin, with PortAudio's ALSA figures");
+    else
+        printf("  PipeWire: no daemon answers%s%s\n", where[0] ? " at " : "", where);
+    if (jack)
+        printf("  JACK%s: rate %d Hz, period (quantum) %d frames, playback ports report %d "
+               "frames, capture %d\n", g.pipewire ? " (PipeWire's library)" : "", g.rate,
+               g.period, g.playback_latency, g.capture_latency);
+    else
+        printf("  JACK: no server answers\n");
+}
 
 int es_cmd_devices(int argc, char **argv)
 {
@@ -18,7 +54,9 @@ int es_cmd_devices(int argc, char **argv)
             printf("usage: earshot devices [--json]\n"
                    "Lists the sound devices (PortAudio: name, host API, channels, default\n"
                    "rate) and the null device. Pass a name, a host API ('jack', 'alsa') or\n"
-                   "part of a name to earshot play --device.\n");
+                   "part of a name to earshot play --device; 'pipewire' for PipeWire.\n"
+                   "Then says which sound server answers (PipeWire, JACK) and the rate\n"
+                   "and period its graph runs.\n");
             return 0;
         } else {
             es_error("devices: unknown option '%s'", argv[i]);
@@ -39,5 +77,6 @@ int es_cmd_devices(int argc, char **argv)
 #else
     fprintf(stderr, "earshot: note: built without PortAudio: only the null device\n");
 #endif
+    servers(json);
     return 0;
 }

@@ -38,6 +38,10 @@ static const char usage[] =
     "GPU or tail result) apart from machine stalls (the thread was not running),\n"
     "xruns, a real-time stall probe's late wakes, DSP load p50/p99/max, latency\n"
     "in frames and ms (engine + device), throughput. With --json, one JSON object.\n"
+    "A latency is checked before it is shown: a host API's figure that is not\n"
+    "finite, negative or over 10 s is 'unknown (the server reported X)', and on\n"
+    "JACK (PipeWire's too) earshot's model of the graph stands in for it: block +\n"
+    "period + port latencies. On ALSA it is read off the stream's timestamps.\n"
     "\n"
     "Options:\n";
 

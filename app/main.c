@@ -6,6 +6,7 @@
 #include "core/args.h"
 #include "app.h"
 #include "fftw_planner.h"
+#include "sound_server.h"
 
 typedef struct {
     const char *name;
@@ -51,6 +52,10 @@ int main(int argc, char **argv)
     /* A file grown past `ulimit -f` is a write that fails (EFBIG), said in
      * one line like a full disk, not a signal that kills earshot halfway. */
     signal(SIGXFSZ, SIG_IGN);
+    /* On PipeWire, the JACK route needs PipeWire's JACK library, which is
+     * chosen when a program starts (as pw-jack does): earshot may start
+     * again on it here, before anything else runs. */
+    es_sound_server_route(argc, argv);
     /* No command, or options only: the workstation, as `earshot play`. */
     if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "-h") != 0 &&
                      strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "--version") != 0)) {

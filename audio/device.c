@@ -1,5 +1,6 @@
 /* Device dispatch: "null" is the null device; any other name goes to
  * PortAudio when earshot was built with it. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,8 +20,12 @@ es_device *es_device_open(const es_device_config *cfg, es_audio_callback cb, voi
 #endif
     }
     es_device *d = k->open(cfg, cb, ctx, err, n);
-    if (d)
+    if (d) {
         d->klass = k;
+        atomic_store(&d->timed_input, -1); /* none until a callback gives one */
+        atomic_store(&d->timed_output, -1);
+        atomic_store(&d->timed_period, -1);
+    }
     return d;
 }
 
@@ -52,8 +57,13 @@ void es_device_abandon(es_device *d)
 
 void es_device_latency(const es_device *d, int *input, int *output)
 {
-    *input = d->input_latency;
-    *output = d->output_latency;
+    const int in = atomic_load_explicit(&((es_device *)d)->timed_input, memory_order_relaxed);
+    const int out = atomic_load_explicit(&((es_device *)d)->timed_output, memory_order_relaxed);
+    *input = in >= 0 ? in : d->input_latency;
+    *output = out >= 0 ? out : d->output_latency;
+    int period = d->period;
+    if (d->klass->now && !d->abandoned)
+        d->klass->now(d, input, output, &period);
 }
 
 const char *es_device_name(const es_device *d)
@@ -66,6 +76,9 @@ void es_device_reported(const es_device *d, int *input, int *output, int *period
     *input = d->reported_input;
     *output = d->reported_output;
     *period = d->period;
+    int in = d->input_latency, out = d->output_latency;
+    if (d->klass->now && !d->abandoned)
+        d->klass->now(d, &in, &out, period);
 }
 
 double es_device_skipped_seconds(const es_device *d)
@@ -78,4 +91,24 @@ int es_device_active(const es_device *d)
     if (d->abandoned)
         return 0;
     return d->klass->active ? d->klass->active(d) : 1;
+}
+
+void es_device_latency_known(const es_device *d, int *input, int *output)
+{
+    *input = d->input_known;
+    *output = d->output_known;
+}
+
+const char *es_device_latency_note(const es_device *d)
+{
+    return d->latency_note;
+}
+
+int es_latency_checked(double seconds, double rate, int *frames)
+{
+    *frames = 0;
+    if (!isfinite(seconds) || seconds < 0 || seconds >= ES_LATENCY_MAX_S || !(rate > 0))
+        return 0;
+    *frames = (int)lround(seconds * rate);
+    return 1;
 }

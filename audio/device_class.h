@@ -18,6 +18,17 @@ struct es_device {
      * device reports its model), and the host's own period when it sets
      * one (JACK), else 0. */
     int reported_input, reported_output, period;
+    /* 0 where the figure is not known (the host API's report failed
+     * es_latency_checked and no model stands in); latency_note says why,
+     * or where a figure came from when it is not the host API's. */
+    int input_known, output_known;
+    char latency_note[192];
+    /* The delays the running stream's timestamps give (frames; -1 until
+     * a callback gave one, and on backends without them): written by the
+     * audio thread, preferred to the figures at open when set. */
+    atomic_int timed_input, timed_output;
+    /* The host's period as the callbacks show it (frames, -1 unknown). */
+    atomic_int timed_period;
     int abandoned;              /* it stopped answering: never touched again */
     /* Time the device's own clock skipped after overruns rather than rush
      * to catch up (the null device; 0 where the host API keeps time). */
@@ -32,6 +43,9 @@ struct es_device_class {
     void (*stop)(es_device *d);
     void (*close)(es_device *d);
     int (*active)(const es_device *d); /* optional: NULL means it runs until stopped */
+    /* Optional: the latency figures as the stream runs, given those from
+     * open (es_device_latency, es_device_reported's period) to amend. */
+    void (*now)(const es_device *d, int *input, int *output, int *period);
 };
 
 extern const es_device_class es_device_null;

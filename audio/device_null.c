@@ -100,6 +100,7 @@ static es_device *null_open(const es_device_config *cfg, es_audio_callback cb, v
      * block of buffering each way, as a two-period sound card would have. */
     d->base.input_latency = d->base.output_latency = cfg->block;
     d->base.reported_input = d->base.reported_output = cfg->block;
+    d->base.input_known = d->base.output_known = 1;
     snprintf(d->base.name, sizeof d->base.name, "null");
     return &d->base;
 }

@@ -4,7 +4,10 @@
  * Device names: "default" (PortAudio's default output), a host API
  * ("jack", "alsa": its default devices), or part of a device's name
  * ("USB", "hw:1"). The input is opened only when the source needs it. */
+#define _GNU_SOURCE /* RTLD_NODELETE, for the sanitizer build */
 #include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,13 +17,12 @@
 #include <unistd.h>
 
 #include <portaudio.h>
-#ifdef ES_HAVE_JACK
-#include <jack/jack.h>
-#endif
 
+#include "core/clock.h"
 #include "device_class.h"
 #include "engine.h"
 #include "device_portaudio.h"
+#include "sound_server.h"
 
 typedef struct {
     es_device base;
@@ -31,29 +33,58 @@ typedef struct {
     atomic_int finished; /* PortAudio's stream-finished callback ran */
     float **silence;    /* input when the stream has none */
     int inputs;
+    int jack;           /* on PortAudio's JACK host API (jackd or PipeWire's) */
+    int duplex, block;
+    double rate;
+    double said_input, said_output; /* PortAudio's stream latencies, seconds */
+    int timed;          /* the latency is read off the callback's timestamps */
+    /* JACK: callbacks that follow each other within a quarter block are
+     * one cycle of the server's; a cycle of several blocks is its period
+     * as it runs (PipeWire's JACK library tells a client the quantum it
+     * asked even when another client forced a longer one). Audio thread. */
+    long long last_ns, block_ns;
+    int run;
+    /* JACK, when PortAudio's figures failed their check: the graph's
+     * model (latency_now) and what it needs. */
+    int model, capture_port, playback_port, server_period;
 } pa_device;
 
-/* JACK's period: a short-lived client of the same server asks it (what
- * PortAudio's JACK host knows but does not tell). 0 when unknown. */
-static int jack_period(void)
+#ifdef ES_SANITIZE
+/* LeakSanitizer reports at exit, by when alsa-lib has unloaded the plugins
+ * it loaded (Pa_Terminate): what they leak (PipeWire's ALSA plugin: 17 kB
+ * at every start) would come from "<unknown module>", which no suppression
+ * can name, and every test would fail on it. The sanitizer build keeps
+ * them loaded; tests/lsan.supp names them. */
+static void keep_alsa_plugins(void)
 {
-#ifdef ES_HAVE_JACK
-    jack_client_t *c = jack_client_open("earshot-period", JackNoStartServer, NULL);
-    if (!c)
-        return 0;
-    const int period = (int)jack_get_buffer_size(c);
-    jack_client_close(c);
-    return period;
-#else
-    return 0;
+#ifdef ES_MULTIARCH
+    static int done;
+    if (done++)
+        return;
+    const char *dir = "/usr/lib/" ES_MULTIARCH "/alsa-lib";
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, "libasound_module_", 17) != 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        dlopen(path, RTLD_LAZY | RTLD_NODELETE);
+    }
+    closedir(d);
 #endif
 }
+#endif
 
 /* PortAudio's scan of ALSA prints pages of "ALSA lib ..." lines on a
  * machine without sound cards. They are not ours to show: stderr is parked
  * on /dev/null while PortAudio initialises. */
 int es_portaudio_init(void)
 {
+#ifdef ES_SANITIZE
+    keep_alsa_plugins();
+#endif
     fflush(stderr);
     int saved = dup(2), null = open("/dev/null", O_WRONLY);
     if (null >= 0) {
@@ -103,12 +134,47 @@ static PaDeviceIndex find_device(const char *name, int input)
     return paNoDevice;
 }
 
+/* The delay each side of the callback, from PortAudio's timestamps (on
+ * ALSA, the driver's own delay, snd_pcm_delay): when the first frame of
+ * this output block reaches the converter, and how long ago the first
+ * frame of the input was taken. Stored for the control thread when each
+ * passes es_latency_checked; two atomic stores, nothing else. */
+static void note_timestamps(pa_device *d, const PaStreamCallbackTimeInfo *t)
+{
+    int frames;
+    if (t->currentTime <= 0)
+        return;
+    if (t->outputBufferDacTime > 0 &&
+        es_latency_checked(t->outputBufferDacTime - t->currentTime, d->rate, &frames))
+        atomic_store_explicit(&d->base.timed_output, frames, memory_order_relaxed);
+    if (d->duplex && t->inputBufferAdcTime > 0 &&
+        es_latency_checked(t->currentTime - t->inputBufferAdcTime, d->rate, &frames))
+        atomic_store_explicit(&d->base.timed_input, frames, memory_order_relaxed);
+}
+
+static void note_cycle(pa_device *d)
+{
+    const long long now = es_now_ns();
+    if (now - d->last_ns < d->block_ns / 4) {
+        d->run++;
+    } else {
+        if (d->last_ns)
+            atomic_store_explicit(&d->base.timed_period, d->run >= 2 ? d->run * d->block : -1,
+                                  memory_order_relaxed);
+        d->run = 1;
+    }
+    d->last_ns = now;
+}
+
 static int pa_callback(const void *input, void *output, unsigned long frames,
                        const PaStreamCallbackTimeInfo *time, PaStreamCallbackFlags status,
                        void *arg)
 {
     pa_device *d = arg;
-    (void)time;
+    if (d->timed && time)
+        note_timestamps(d, time);
+    if (d->jack)
+        note_cycle(d);
     unsigned flags = 0;
     if (status & (paInputOverflow | paInputUnderflow))
         flags |= ES_XRUN_INPUT;
@@ -138,9 +204,101 @@ static int pa_active(const es_device *base)
     return Pa_IsStreamActive(d->stream) == 1;
 }
 
+/* The latency the device adds, from PortAudio's stream info checked
+ * (es_latency_checked), and on JACK from the graph itself.
+ *
+ * JACK calls back once a period whatever block was asked; PortAudio adapts
+ * the two with a buffer. Duplex, it primes that buffer with a block of
+ * silence and reports it (the output figure grows by the block; a loopback
+ * in JACK's graph measures block + period). Output only, it reports
+ * nothing for it, yet a block longer than the period is computed at once
+ * and played over block/period periods: its last frame leaves
+ * block - period later than a period-sized one would.
+ *
+ * PortAudio's JACK host works its figure out as port latency - period in
+ * unsigned arithmetic: a server whose ports report less than a period
+ * (PipeWire's JACK library for a null sink reports 0) gets about 2^32
+ * frames. Such a figure fails the check, and the graph's own model is
+ * used: what a loopback in the graph measures, block + period, plus what
+ * the ports report beyond the graph (a sound card's own buffers). */
+static void set_latency(pa_device *d)
+{
+    es_device *b = &d->base;
+    int in = 0, out = 0;
+    const int in_ok = !d->duplex || es_latency_checked(d->said_input, d->rate, &in);
+    const int out_ok = es_latency_checked(d->said_output, d->rate, &out);
+    b->reported_input = in_ok ? in : -1;
+    b->reported_output = out_ok ? out : -1;
+    b->input_known = b->output_known = 1;
+    b->input_latency = in;
+    b->output_latency = out;
+    b->latency_note[0] = '\0';
+    char said[96] = "";
+    if (!in_ok || !out_ok)
+        snprintf(said, sizeof said, "unknown (the server reported %s%.6g ms)",
+                 !out_ok ? "output " : "input ", 1e3 * (!out_ok ? d->said_output : d->said_input));
+    if (!d->jack) {
+        b->input_known = in_ok;
+        b->output_known = out_ok;
+        snprintf(b->latency_note, sizeof b->latency_note, "%s", said);
+        return;
+    }
+    es_jack_graph g;
+    es_jack_graph_read(&g);
+    b->period = d->server_period = g.period;
+    d->capture_port = g.capture_latency;
+    d->playback_port = g.playback_latency;
+    d->model = !(in_ok && out_ok);
+    if (d->model && g.period <= 0) {
+        d->model = 0;
+        b->input_known = in_ok;
+        b->output_known = out_ok;
+        snprintf(b->latency_note, sizeof b->latency_note, "%s; the JACK server did not "
+                 "say its period", said);
+    } else if (d->model) {
+        snprintf(b->latency_note, sizeof b->latency_note, "PortAudio's figure is %s; "
+                 "earshot's model of the JACK graph stands in: block + period + port "
+                 "latencies", said);
+    }
+}
+
+/* The figures as the stream runs (the device class's `now`): on JACK the
+ * period is the cycle the callbacks show when it is several blocks, else
+ * the server's word; a block longer than the period is buffered unreported
+ * (output only), and the graph's model stands in for figures that failed
+ * their check. */
+static void latency_now(const es_device *base, int *in, int *out, int *period)
+{
+    const pa_device *d = (const pa_device *)base;
+    if (!d->jack)
+        return;
+    const int seen = atomic_load_explicit(&((pa_device *)d)->base.timed_period,
+                                          memory_order_relaxed);
+    const int p = seen > 0 ? seen : d->server_period;
+    *period = p;
+    if (!d->model) {
+        if (!d->duplex && p > 0 && d->block > p)
+            *out += d->block - p;
+        return;
+    }
+    const int cycle = d->duplex || d->block < p ? p : d->block;
+    *in = d->duplex ? d->block + d->capture_port : 0;
+    *out = cycle + d->playback_port;
+}
+
 static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
                           char *err, size_t n)
 {
+    /* On PipeWire the block is asked as the graph's quantum: its JACK
+     * library opens PortAudio's client with this node latency, and its
+     * ALSA plugin its stream (a request: a lower one, or one another
+     * client forces, wins; on JACK the period as the stream runs says
+     * which). A sound card's own ALSA driver ignores it. */
+    if (es_jack_is_pipewire() || es_pipewire_answers(NULL, 0)) {
+        char latency[32];
+        snprintf(latency, sizeof latency, "%d/%.0f", cfg->block, cfg->sample_rate);
+        setenv("PIPEWIRE_LATENCY", latency, 1);
+    }
     if (es_portaudio_init() != 0) {
         snprintf(err, n, "device '%s': PortAudio could not start", cfg->name);
         return NULL;
@@ -155,16 +313,36 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
     d->ctx = ctx;
     d->inputs = cfg->inputs;
     d->silence = es_alloc_channels(cfg->inputs, (size_t)cfg->block);
-    PaDeviceIndex out = find_device(cfg->name, 0);
-    PaDeviceIndex in = find_device(cfg->input_name ? cfg->input_name : cfg->name, 1);
+    /* "pipewire": PortAudio's JACK host when this process runs on
+     * PipeWire's JACK library (es_sound_server_route), else the ALSA
+     * plugin's device of that name. */
+    char where[128] = "";
+    if (!strcasecmp(cfg->name, "pipewire") && !es_pipewire_answers(where, sizeof where)) {
+        snprintf(err, n, "device 'pipewire': no PipeWire daemon answered%s%s", where[0] ? " at " : "",
+                 where);
+        pa_close(&d->base);
+        return NULL;
+    }
+    const int on_pipewire_jack = es_jack_is_pipewire();
+    const char *name = on_pipewire_jack && !strcasecmp(cfg->name, "pipewire") ? "jack" : cfg->name;
+    const char *input_name = cfg->input_name ? cfg->input_name : name;
+    if (on_pipewire_jack && !strcasecmp(input_name, "pipewire"))
+        input_name = "jack";
+    PaDeviceIndex out = find_device(name, 0);
+    PaDeviceIndex in = find_device(input_name, 1);
     if (out == paNoDevice) {
         /* PortAudio lists no JACK host API when no server answered its
          * client: "no such device" would send the person looking for a
          * name, not for the server. */
-        if (!strcasecmp(cfg->name, "jack") && Pa_HostApiTypeIdToHostApiIndex(paJACK) < 0)
+        if (!strcasecmp(cfg->name, "jack") && Pa_HostApiTypeIdToHostApiIndex(paJACK) < 0 &&
+            es_pipewire_answers(NULL, 0))
+            snprintf(err, n, "device 'jack': no JACK server answered; PipeWire does, but its "
+                     "JACK library is not installed (package pipewire-jack): install it, or "
+                     "use --device pipewire (its ALSA plugin)");
+        else if (!strcasecmp(cfg->name, "jack") && Pa_HostApiTypeIdToHostApiIndex(paJACK) < 0)
             snprintf(err, n, "device 'jack': no JACK server answered (PortAudio has no JACK "
-                     "host API without one; is jackd or pipewire-jack running, and "
-                     "JACK_DEFAULT_SERVER right?)");
+                     "host API without one; is jackd running, and JACK_DEFAULT_SERVER "
+                     "right? On PipeWire: pw-jack earshot ...)");
         else
             snprintf(err, n, "device '%s': no such sound device (see earshot devices)",
                      cfg->name);
@@ -222,25 +400,25 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
      * rescales it when the stream starts (measured: five times the figure
      * at open, whatever the block). */
     const PaStreamInfo *si = Pa_GetStreamInfo(d->stream);
-    d->base.reported_input = si && ipp ? (int)(si->inputLatency * cfg->sample_rate + 0.5) : 0;
-    d->base.reported_output = si ? (int)(si->outputLatency * cfg->sample_rate + 0.5) : 0;
-    d->base.input_latency = d->base.reported_input;
-    d->base.output_latency = d->base.reported_output;
-    if (Pa_GetHostApiInfo(oi->hostApi)->type == paJACK) {
-        /* JACK calls back once a period whatever block was asked; PortAudio
-         * adapts the two with a buffer. Duplex, it primes that buffer with
-         * a block of silence and reports it (the output figure grows by the
-         * block; a loopback in JACK's graph measures block + period).
-         * Output only, it reports nothing for it, yet a block longer than
-         * the period is computed at once and played over block/period
-         * periods: its last frame leaves block - period later than a
-         * period-sized one would. */
-        d->base.period = jack_period();
-        if (!ipp && d->base.period > 0 && cfg->block > d->base.period)
-            d->base.output_latency += cfg->block - d->base.period;
-    }
+    d->said_input = si && ipp ? si->inputLatency : 0;
+    d->said_output = si ? si->outputLatency : 0;
+    d->duplex = ipp != NULL;
+    d->block = cfg->block;
+    d->rate = cfg->sample_rate;
+    d->block_ns = (long long)(1e9 * cfg->block / cfg->sample_rate);
+    d->jack = Pa_GetHostApiInfo(oi->hostApi)->type == paJACK;
+    /* ALSA's timestamps are its delay: the buffers PortAudio reports and
+     * what lies beyond them (measured on PipeWire's ALSA plugin: the
+     * graph's cycles, which the stream info leaves out, and a phase
+     * between capture and playback that differs from run to run; the two
+     * delays summed matched a loopback to the frame). JACK's follow its
+     * period model below. */
+    d->timed = Pa_GetHostApiInfo(oi->hostApi)->type == paALSA;
+    set_latency(d);
     snprintf(d->base.name, sizeof d->base.name, "%s: %s",
-             Pa_GetHostApiInfo(oi->hostApi)->name, oi->name);
+             d->jack && es_jack_is_pipewire() ? "PipeWire (JACK API)"
+                                              : Pa_GetHostApiInfo(oi->hostApi)->name,
+             oi->name);
     return &d->base;
 }
 
@@ -255,6 +433,10 @@ static int pa_start(es_device *base, char *err, size_t n)
         return -1;
     }
     d->started = 1;
+    /* The quantum PipeWire granted is the server's word once the client
+     * runs (and the callbacks' cycle, latency_now, once they come). */
+    if (d->jack)
+        set_latency(d);
     return 0;
 }
 
@@ -284,6 +466,7 @@ const es_device_class es_device_portaudio = {
     .stop = pa_stop,
     .close = pa_close,
     .active = pa_active,
+    .now = latency_now,
 };
 
 int es_portaudio_list(FILE *to, int json)

@@ -287,16 +287,34 @@ void es_player_latency_parts(const es_player *pl, es_latency_parts *p)
                             .input_counts = pl->cfg.live_input, .block = pl->cfg.block};
     es_device_latency(pl->device, &p->input, &p->output);
     es_device_reported(pl->device, &p->reported_input, &p->reported_output, &p->period);
+    int in_known, out_known;
+    es_device_latency_known(pl->device, &in_known, &out_known);
+    snprintf(p->note, sizeof p->note, "%s", es_device_latency_note(pl->device));
     /* Without a live input the source is made in the callback: nothing
      * waits in an input buffer. */
-    p->total = p->engine + p->output + (p->input_counts ? p->input : 0);
+    const long long heard = (long long)p->output + (p->input_counts ? p->input : 0);
+    p->known = out_known && (in_known || !p->input_counts);
+    if (p->known && heard >= (long long)(ES_LATENCY_MAX_S * es_processor_format(pl->proc)->sample_rate)) {
+        p->known = 0;
+        snprintf(p->note, sizeof p->note, "unknown (the device's buffers add up to %lld "
+                 "frames, over %g s)", heard, ES_LATENCY_MAX_S);
+    }
+    p->total = p->known ? p->engine + (int)heard : 0;
 }
 
 int es_player_latency(const es_player *pl)
 {
     es_latency_parts p;
     es_player_latency_parts(pl, &p);
-    return p.total;
+    return p.known ? p.total : -1;
+}
+
+void es_latency_text(const es_latency_parts *p, double rate, char *out, size_t n)
+{
+    if (p->known)
+        snprintf(out, n, "%.2f ms (%d fr)", 1e3 * p->total / rate, p->total);
+    else
+        snprintf(out, n, "%s", p->note[0] ? p->note : "unknown");
 }
 
 int es_player_device_active(const es_player *pl)

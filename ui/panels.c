@@ -60,13 +60,22 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
     es_session *s = m->session;
     es_player *pl = es_session_player(s);
     const es_session_config *c = es_session_now(s);
-    const int latency = es_player_latency(pl);
-    char line[512];
+    es_latency_parts lp;
+    es_player_latency_parts(pl, &lp);
+    char latency[224];
+    es_latency_text(&lp, c->rate, latency, sizeof latency);
+    /* A server whose period is longer than the block (JACK's own, or a
+     * PipeWire quantum another client forced): said beside the block, as
+     * it is what the latency counts. */
+    char period[32] = "";
+    if (lp.period > c->block)
+        snprintf(period, sizeof period, " (period %d)", lp.period);
+    char line[768];
     attron(A_REVERSE | A_BOLD);
     mvhline(r->y, r->x, ' ', r->w);
     /* The latency first: a long device name may run off the edge. */
-    snprintf(line, sizeof line, " earshot  block %d  latency %.2f ms (%d fr)  %g kHz  %s > %s",
-             c->block, 1e3 * latency / c->rate, latency, c->rate / 1e3,
+    snprintf(line, sizeof line, " earshot  block %d%s  latency %s  %g kHz  %s > %s",
+             c->block, period, latency, c->rate / 1e3,
              es_session_source_name(s), es_player_device(pl));
     put(r, 0, 0, line);
     attroff(A_REVERSE | A_BOLD);
@@ -255,9 +264,11 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
         char heard[24] = "";
         const int held_by = mark[0] != ' ' && mark[1] != ' ' ? m->slot_playing
                             : mark[0] != ' ' ? ES_SLOT_A : mark[1] != ' ' ? ES_SLOT_B : -1;
-        if (held_by >= 0)
+        if (held_by >= 0 && m->slot[held_by].latency >= 0)
             snprintf(heard, sizeof heard, " %.1fms",
                      1e3 * m->slot[held_by].latency / c->rate);
+        else if (held_by >= 0) /* the device's figure failed its check */
+            snprintf(heard, sizeof heard, " ?ms");
         if (playing && (k->caps & ES_CAP_PARTITION))
             snprintf(opts, sizeof opts, " p%d", c->options.partition
                                                    ? c->options.partition

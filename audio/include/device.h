@@ -46,6 +46,18 @@ void es_device_latency(const es_device *d, int *input, int *output);
  * stream info, read when the stream opened) and the host's period when it
  * sets one (JACK; 0 otherwise). */
 void es_device_reported(const es_device *d, int *input, int *output, int *period);
+/* 1 when each figure of es_device_latency is known; a note for the person
+ * ("unknown (the server reported ...)", or where a modelled figure came
+ * from), "" when the host API's report stands as it is. */
+void es_device_latency_known(const es_device *d, int *input, int *output);
+const char *es_device_latency_note(const es_device *d);
+
+/* A stream latency as a host API reported it, in seconds, checked before
+ * it is used: finite, not negative and under ES_LATENCY_MAX_S. 1 and the
+ * frames at `rate` when it passes; 0 (frames 0) when it does not. */
+#define ES_LATENCY_MAX_S 10.0
+int es_latency_checked(double seconds, double rate, int *frames);
+
 /* Seconds the device's clock skipped after overruns (the null device's
  * periods that no callback ran for); 0 for a host API's device. */
 double es_device_skipped_seconds(const es_device *d);

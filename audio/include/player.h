@@ -93,7 +93,8 @@ double es_player_skipped_seconds(const es_player *pl);
  * buffer, and the input buffer when a live input (microphone) is used.
  * The buffers are the host API's reported stream latencies (PortAudio),
  * plus what PortAudio buffers without reporting it (JACK, output only: a
- * block longer than the period); the null device's are its block. */
+ * block longer than the period); the null device's are its block. -1
+ * when the total is not known (es_latency_parts.known). */
 int es_player_latency(const es_player *pl);
 typedef struct {
     int total;            /* es_player_latency */
@@ -102,9 +103,18 @@ typedef struct {
     int input_counts;     /* a live input: the input buffer is part of the total */
     int period;           /* the host's period when it sets one (JACK), else 0 */
     int block;            /* the block earshot's processor runs */
-    int reported_input, reported_output; /* the host API's own report */
+    int reported_input, reported_output; /* the host API's own report; -1 when
+                                            it failed es_latency_checked */
+    /* 0 when the total is not known: a buffer it counts failed the check
+     * (es_latency_checked), or their sum did; total is then 0 and note
+     * says what the server reported. */
+    int known;
+    char note[192];       /* "" or why / where from (es_device_latency_note) */
 } es_latency_parts;
 void es_player_latency_parts(const es_player *pl, es_latency_parts *parts);
+/* The total as a person reads it: "10.67 ms (512 fr)", or the note when it
+ * is not known ("unknown (the server reported ...)"). */
+void es_latency_text(const es_latency_parts *p, double rate, char *out, size_t n);
 const char *es_player_device(const es_player *pl);
 
 #endif

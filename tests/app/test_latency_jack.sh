@@ -85,7 +85,7 @@ for period in 64 128 256; do
         echo "block $b" >&3
         got=
         for _ in $(seq 100); do
-            got=$(sed -n "s/.*block $b: latency now \([0-9]*\) frames.*/\1/p" "$tmux_dir/log" | tail -1)
+            got=$(sed -n "s/.*block $b: latency now [0-9.]* ms (\([0-9]*\) fr).*/\1/p" "$tmux_dir/log" | tail -1)
             [ -n "$got" ] && break
             sleep 0.1
         done
@@ -97,9 +97,11 @@ for period in 64 128 256; do
 
     # The workstation: ] doubles the block; the header follows.
     ui_start 100 30 "$earshot" --device jack --block 32
-    wait_for "block 32  latency" 10 || bad "period $period: the workstation did not start"
+    # The header says the period beside a block shorter than it.
+    wait_for "block 32 (period $period)  latency" 10 || bad "period $period: the workstation did not start"
     for b in $blocks; do
-        [ "$b" = 32 ] || { keys ']'; wait_for "block $b  latency" 10 || { bad "period $period: ] did not reach block $b"; break; }; }
+        shown="block $b"; [ "$b" -ge "$period" ] || shown="block $b (period $period)"
+        [ "$b" = 32 ] || { keys ']'; wait_for "$shown  latency" 10 || { bad "period $period: ] did not reach block $b"; break; }; }
         sleep 0.2 # the header is redrawn each frame; read it once the block shows
         got=$(screen | head -1 | sed -n 's/.*latency [0-9.]* ms (\([0-9]*\) fr).*/\1/p')
         [ "$got" = "${total[$b]}" ] || bad "period $period: workstation block $b: header says '$got' fr, expected ${total[$b]}"

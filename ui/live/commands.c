@@ -30,8 +30,12 @@ const es_param es_play_params[] = {
     {"device", ES_PARAM_STRING, 0, 255, "NAME",
      "a sound device through PortAudio: 'default', a host API\n"
      "('jack', 'alsa') or part of a device name (earshot devices);\n"
+     "'pipewire': PipeWire through its JACK library (package\n"
+     "pipewire-jack; earshot starts itself on it as pw-jack would,\n"
+     "and asks the graph for quantum = block), else its ALSA plugin;\n"
      "'null': a real-time clock with no sound card; 'auto' (the\n"
-     "default): the default device, else the null device", OPT(device), NULL, NULL},
+     "default): PipeWire when its daemon answers, else the default\n"
+     "device, else the null device", OPT(device), NULL, NULL},
     {"input", ES_PARAM_STRING, 0, 1023, "IN",
      "'signal': the built-in test signal (the default); 'mic':\n"
      "the device's input; or a sound file, looped, resampled", OPT(input), NULL, NULL},

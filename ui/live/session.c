@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "session_private.h"
+#include "sound_server.h"
 
 #define STALL_SECONDS 1.0 /* no callback for this long: the device is in trouble */
 #define LOST_SECONDS 5.0  /* stalled this long with the host still saying it runs: lost */
@@ -150,7 +151,10 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         atomic_store(&s->taps, (es_recorder *const *)s->live);
     }
     const int automatic = !strcmp(cfg->device, "auto");
-    s->cfg.device = automatic ? "default" : cfg->device;
+    /* "auto": PipeWire where its daemon answers (through its JACK
+     * library when main put earshot on it), else the default device. */
+    s->cfg.device = !automatic ? cfg->device : es_pipewire_answers(NULL, 0) ? "pipewire"
+                                                                            : "default";
     for (int attempt = 0; attempt < 2 && !s->player; attempt++) {
         char why[512];
         es_processor *proc = build_processor(s, cfg->engine, &cfg->options, ir, cfg->block,
@@ -175,6 +179,10 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->cfg.device = s->device_name;
     if (es_player_start(s->player, err, n) != 0)
         goto fail;
+    es_latency_parts lp;
+    es_player_latency_parts(s->player, &lp);
+    if (lp.note[0]) /* a figure that failed its check, or a model standing in */
+        es_session_sayf(s, !lp.known, "latency: %s", lp.note);
     /* The room list is the session's own copy, taken while the library
      * is still this thread's. */
     if (es_session_rooms_open(s, err, n) != 0)
@@ -320,7 +328,9 @@ static void watch_probe(es_session *s)
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
     const int computed = lp.input + lp.output;
-    if (frames < 0)
+    if (!lp.known)
+        es_session_sayf(s, frames < 0, "latency measured %d fr; computed: %s", frames, lp.note);
+    else if (frames < 0)
         es_session_sayf(s, 1, "latency: the click did not come back within 1 s (is the "
                         "output looped back to the input?); computed %d fr", computed);
     else

@@ -80,8 +80,11 @@ static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err
 static void say_done(es_session *s, const es_prep_result *r, int reopened, int restart)
 {
     const es_prep_request *q = &r->req;
-    const int latency = es_player_latency(s->player);
-    char line[1400] = "";
+    es_latency_parts lp;
+    es_player_latency_parts(s->player, &lp);
+    char latency[224];
+    es_latency_text(&lp, s->cfg.rate, latency, sizeof latency);
+    char line[1600] = "";
     size_t used = 0;
 #define ADD(...) used += (size_t)snprintf(line + used, sizeof line - (used < sizeof line ? used : sizeof line), __VA_ARGS__)
     if (q->ab != s->ab_active)
@@ -109,9 +112,9 @@ static void say_done(es_session *s, const es_prep_result *r, int reopened, int r
             ADD("%s", start ? " (the same room, engine and block)" : q->what);
     }
     if (q->block != s->cfg.block)
-        ADD(": latency now %d frames (%.2f ms)", latency, 1e3 * latency / s->cfg.rate);
+        ADD(": latency now %s", latency);
     else if (reopened && q->source == s->cfg.source)
-        ADD(": the stream reopened, latency now %d frames", latency);
+        ADD(": the stream reopened, latency now %s", latency);
     /* The slot holds something else now: its statistics start again. */
     if (restart && s->ab[q->ab].set)
         ADD(" (slot %c counts from now)", q->ab == ES_SLOT_A ? 'A' : 'B');

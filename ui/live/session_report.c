@@ -20,11 +20,14 @@ static void slots_json(es_session *s, const es_stats *st, FILE *to)
             es_json_string(to, sl.room);
             fputs(",\"engine\":", to);
             es_json_string(to, sl.engine->name);
-            fprintf(to, ",\"block\":%d,\"latency_frames\":%d,\"blocks\":%llu,"
+            char heard[16] = "null"; /* -1: the device's figure failed its check */
+            if (sl.latency >= 0)
+                snprintf(heard, sizeof heard, "%d", sl.latency);
+            fprintf(to, ",\"block\":%d,\"latency_frames\":%s,\"blocks\":%llu,"
                     "\"counted_seconds\":%.3f,\"misses\":%llu,\"late_results\":%llu,"
                     "\"load_p50\":%.4f,\"load_p99\":%.4f,\"load_max\":%.4f,"
                     "\"load_mean\":%.4f,\"throughput\":%.0f,\"realtime_factor\":%.2f",
-                    sl.block, sl.latency, (unsigned long long)a->blocks,
+                    sl.block, heard, (unsigned long long)a->blocks,
                     a->budget_total_us * 1e-6, (unsigned long long)a->misses,
                     (unsigned long long)a->late_results,
                     es_load_quantile(a->load_hist, a->load_max, 0.5),
@@ -92,6 +95,12 @@ void es_session_report(es_session *s, FILE *to, int json)
     es_latency_parts lp;
     es_player_latency_parts(pl, &lp);
     const int latency = lp.total;
+    /* A total that is not known is null in JSON, never a number. */
+    char total[24] = "null", total_ms[24] = "null";
+    if (lp.known) {
+        snprintf(total, sizeof total, "%d", latency);
+        snprintf(total_ms, sizeof total_ms, "%.3f", latency * ms);
+    }
     const double p50 = es_stats_load_quantile(&st, 0.5), p99 = es_stats_load_quantile(&st, 0.99);
     const unsigned long long recorded = es_session_recorded_frames(s);
     const unsigned long long lost = es_session_record_dropped(s);
@@ -108,7 +117,7 @@ void es_session_report(es_session *s, FILE *to, int json)
         fprintf(to, ",\"rate\":%g,\"block\":%d,"
                 "\"seconds\":%.3f,\"counted_seconds\":%.3f,\"blocks\":%llu,\"blocks_expected\":%.1f,\"misses\":%llu,"
                 "\"late_results\":%llu,\"stalls\":%llu,\"xruns\":%llu,\"load_p50\":%.4f,\"load_p99\":%.4f,"
-                "\"load_max\":%.4f,\"latency_frames\":%d,\"latency_ms\":%.3f,"
+                "\"load_max\":%.4f,\"latency_frames\":%s,\"latency_ms\":%s,"
                 "\"engine_latency_frames\":%d,\"throughput\":%.0f,\"realtime_factor\":%.2f,"
                 "\"clipped\":%llu,\"swaps\":%llu,\"recorded_frames\":%llu,"
                 "\"record_dropped_frames\":%llu,\"engines_created\":%llu,"
@@ -116,8 +125,7 @@ void es_session_report(es_session *s, FILE *to, int json)
                 rate, s->cfg.block, elapsed, counted,
                 (unsigned long long)st.blocks, expected, (unsigned long long)st.misses,
                 (unsigned long long)st.late_results, (unsigned long long)st.stalls, xruns, p50,
-                p99, st.load_max, latency,
-                latency * ms, st.latency, es_stats_throughput(&st),
+                p99, st.load_max, total, total_ms, st.latency, es_stats_throughput(&st),
                 es_stats_realtime_factor(&st, rate), (unsigned long long)st.clipped,
                 (unsigned long long)st.swaps, recorded, lost, (unsigned long long)created,
                 (unsigned long long)destroyed);
@@ -150,11 +158,18 @@ void es_session_report(es_session *s, FILE *to, int json)
         slots_json(s, &st, to);
         /* The latency's parts, and the host API's own figures they came
          * from, so a script can check the sum against its own expectation. */
-        fprintf(to, ",\"latency\":{\"total\":%d,\"engine\":%d,\"input\":%d,\"output\":%d,"
-                "\"input_counts\":%s,\"period\":%d,\"block\":%d,\"reported_input\":%d,"
-                "\"reported_output\":%d}}\n", lp.total, lp.engine, lp.input, lp.output,
-                lp.input_counts ? "true" : "false", lp.period, lp.block, lp.reported_input,
-                lp.reported_output);
+        char said_in[16] = "null", said_out[16] = "null"; /* -1: failed the check */
+        if (lp.reported_input >= 0)
+            snprintf(said_in, sizeof said_in, "%d", lp.reported_input);
+        if (lp.reported_output >= 0)
+            snprintf(said_out, sizeof said_out, "%d", lp.reported_output);
+        fprintf(to, ",\"latency\":{\"total\":%s,\"engine\":%d,\"input\":%d,\"output\":%d,"
+                "\"input_counts\":%s,\"period\":%d,\"block\":%d,\"reported_input\":%s,"
+                "\"reported_output\":%s,\"known\":%s,\"note\":", total, lp.engine, lp.input,
+                lp.output, lp.input_counts ? "true" : "false", lp.period, lp.block,
+                said_in, said_out, lp.known ? "true" : "false");
+        es_json_string(to, lp.note);
+        fputs("}}\n", to);
         return;
     }
     fprintf(to, "device %s, engine %s, %g Hz, block %d, %.2f s\n", es_player_device(pl),
@@ -188,13 +203,19 @@ void es_session_report(es_session *s, FILE *to, int json)
             (double)s->pc.mix.trim_db, wet, dry, gain, s->pc.mix.bypass ? ", BYPASS" : "", lim);
     fprintf(to, "  DSP load    p50 %.1f %%   p99 %.1f %%   max %.1f %%\n", 100 * p50,
             100 * p99, 100 * st.load_max);
-    fprintf(to, "  latency     %d frames, %.2f ms (engine %d + output %d%s", latency,
-            latency * ms, lp.engine, lp.output, lp.input_counts ? " + input " : "");
-    if (lp.input_counts)
-        fprintf(to, "%d", lp.input);
-    if (lp.period)
-        fprintf(to, "; host period %d", lp.period);
-    fprintf(to, ")\n");
+    if (!lp.known) {
+        fprintf(to, "  latency     %s\n", lp.note);
+    } else {
+        fprintf(to, "  latency     %d frames, %.2f ms (engine %d + output %d%s", latency,
+                latency * ms, lp.engine, lp.output, lp.input_counts ? " + input " : "");
+        if (lp.input_counts)
+            fprintf(to, "%d", lp.input);
+        if (lp.period)
+            fprintf(to, "; host period %d", lp.period);
+        fprintf(to, ")\n");
+        if (lp.note[0])
+            fprintf(to, "              %s\n", lp.note);
+    }
     fprintf(to, "  throughput  %.0f samples/s, %.1f x real time\n", es_stats_throughput(&st),
             es_stats_realtime_factor(&st, rate));
     slots_table(s, &st, to);

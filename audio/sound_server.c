@@ -1,0 +1,170 @@
+/* Asking the sound servers what they run (sound_server.h). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#ifdef ES_HAVE_JACK
+#include <jack/jack.h>
+#endif
+
+#include "sound_server.h"
+
+#ifdef ES_HAVE_JACK
+/* jackd2's library prints "cannot connect" lines when no server runs:
+ * asking is how earshot finds out, so they are not shown. */
+static void quiet(const char *msg)
+{
+    (void)msg;
+}
+
+/* The latency range's maximum of the first physical port one way. */
+static int port_latency(jack_client_t *c, unsigned long flags, jack_latency_callback_mode_t mode)
+{
+    const char **ports = jack_get_ports(c, NULL, JACK_DEFAULT_AUDIO_TYPE,
+                                        JackPortIsPhysical | flags);
+    int frames = 0;
+    if (ports && ports[0]) {
+        jack_port_t *p = jack_port_by_name(c, ports[0]);
+        if (p) {
+            jack_latency_range_t r = {0, 0};
+            jack_port_get_latency_range(p, mode, &r);
+            frames = r.max > 1u << 24 ? 0 : (int)r.max; /* a wrapped figure is no figure */
+        }
+    }
+    jack_free(ports);
+    return frames;
+}
+#endif
+
+int es_jack_graph_read(es_jack_graph *g)
+{
+    *g = (es_jack_graph){0};
+#ifdef ES_HAVE_JACK
+    jack_set_error_function(quiet);
+    jack_set_info_function(quiet);
+    jack_client_t *c = jack_client_open("earshot-graph", JackNoStartServer, NULL);
+    if (!c)
+        return -1;
+    g->answered = 1;
+    g->pipewire = es_jack_is_pipewire();
+    g->period = (int)jack_get_buffer_size(c);
+    g->rate = (int)jack_get_sample_rate(c);
+    g->capture_latency = port_latency(c, JackPortIsOutput, JackCaptureLatency);
+    g->playback_latency = port_latency(c, JackPortIsInput, JackPlaybackLatency);
+    jack_client_close(c);
+    return 0;
+#else
+    return -1;
+#endif
+}
+
+int es_jack_is_pipewire(void)
+{
+#ifdef ES_HAVE_JACK
+    Dl_info info;
+    void *sym = (void *)(size_t)jack_client_open;
+    return dladdr(sym, &info) && info.dli_fname && strstr(info.dli_fname, "pipewire") != NULL;
+#else
+    return 0;
+#endif
+}
+
+int es_pipewire_answers(char *where, size_t n)
+{
+    const char *remote = getenv("PIPEWIRE_REMOTE");
+    const char *dir = getenv("PIPEWIRE_RUNTIME_DIR");
+    if (!dir || !*dir)
+        dir = getenv("XDG_RUNTIME_DIR");
+    char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+    if (remote && remote[0] == '/')
+        snprintf(path, sizeof path, "%s", remote);
+    else if (dir && *dir)
+        snprintf(path, sizeof path, "%s/%s", dir, remote && *remote ? remote : "pipewire-0");
+    else
+        return 0;
+    if (where)
+        snprintf(where, n, "%s", path);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    const int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    close(fd);
+    return ok;
+}
+
+const char *es_pipewire_jack_dir(void)
+{
+    /* Where Debian, Fedora and Arch put it (pw-jack's own folder). */
+    static const char *const dirs[] = {
+#ifdef ES_MULTIARCH
+        "/usr/lib/" ES_MULTIARCH "/pipewire-0.3/jack",
+#endif
+        "/usr/lib64/pipewire-0.3/jack", "/usr/lib/pipewire-0.3/jack", NULL};
+    for (int i = 0; dirs[i]; i++) {
+        char lib[256];
+        snprintf(lib, sizeof lib, "%s/libjack.so.0", dirs[i]);
+        if (access(lib, R_OK) == 0)
+            return dirs[i];
+    }
+    return NULL;
+}
+
+/* The device a command will open: its --device value, "auto" when none. */
+static const char *device_argument(int argc, char **argv)
+{
+    const char *device = "auto";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            device = argv[++i];
+        else if (!strncmp(argv[i], "--device=", 9))
+            device = argv[i] + 9;
+    }
+    return device;
+}
+
+void es_sound_server_route(int argc, char **argv)
+{
+#ifdef ES_HAVE_JACK
+    if (getenv("EARSHOT_ROUTED") || es_jack_is_pipewire())
+        return;
+    /* Only the commands that open a sound device, and earshot devices. */
+    const char *cmd = argc > 1 && argv[1][0] != '-' ? argv[1] : "play";
+    if (strcmp(cmd, "play") && strcmp(cmd, "latency") && strcmp(cmd, "devices"))
+        return;
+    const char *device = device_argument(argc, argv);
+    const int devices = !strcmp(cmd, "devices");
+    if (!devices && strcmp(device, "pipewire") && strcmp(device, "auto") && strcmp(device, "jack"))
+        return;
+    const char *dir = es_pipewire_jack_dir();
+    if (!dir || !es_pipewire_answers(NULL, 0))
+        return;
+    /* A JACK server of its own (jackd) keeps "jack" and "auto" on it. */
+    if (strcmp(device, "pipewire") != 0) {
+        es_jack_graph g;
+        if (es_jack_graph_read(&g) == 0)
+            return;
+    }
+    const char *old = getenv("LD_LIBRARY_PATH");
+    char *path = malloc(strlen(dir) + (old ? strlen(old) : 0) + 2);
+    if (!path)
+        return;
+    sprintf(path, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
+    setenv("LD_LIBRARY_PATH", path, 1);
+    setenv("EARSHOT_ROUTED", "pipewire-jack", 1);
+    free(path);
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    /* Not started: earshot goes on with the library it has. */
+    unsetenv("EARSHOT_ROUTED");
+#else
+    (void)argc;
+    (void)argv;
+#endif
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# PipeWire, the desktop's sound server, headless (pipewire_lib.sh: a
+# session dbus, pipewire with a null sink and source, wireplumber, under a
+# private XDG_RUNTIME_DIR). earshot plays on it two ways:
+#   pipewire  PipeWire's JACK library (earshot starts itself on it, as
+#             pw-jack would), the block asked as the graph's quantum;
+#   default   PortAudio's ALSA host through PipeWire's ALSA plugin.
+# At blocks 64, 128, 256 and 1024, each path must play the blocks the clock
+# expects with 0 misses, and show a latency that is known, at least the
+# block and the quantum granted, and growing with the block (on the ALSA
+# path from 64 to 1024: PortAudio sizes ALSA's buffer from its own latency
+# target, so neighbouring blocks can share one buffer size). A loopback in
+# the graph (the sink's monitor into the source) measures the round trip
+# with `earshot latency`: it must equal the computed figure within one
+# period on both paths. Then: `--device jack` and pw-jack; a quantum
+# another client forces is said and used; a block change while playing asks
+# the graph for the new quantum; the workstation in tmux shows the true
+# latency; pipewire killed mid-stream is a lost device and a clean exit.
+set -u
+earshot=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+for tool in pipewire wireplumber dbus-daemon pw-link pw-metadata pw-jack; do
+    command -v $tool >/dev/null ||
+        { echo "FAIL: $tool is not installed (scripts/setup --test installs PipeWire)"; exit 1; }
+done
+. "$here/tmux_lib.sh"
+. "$here/pipewire_lib.sh"
+trap 'pw_stop; tmux_cleanup' EXIT
+pw_start "$tmux_dir" 256 || exit 1
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+num() { sed -n "s/.*\"$1\":\([0-9.a-z-]*\).*/\1/p" <<<"$2" | head -1; }
+lat() { sed -n "s/.*\"latency\":{[^}]*\"$1\":\([0-9.a-z-]*\).*/\1/p" <<<"$2"; }
+
+devices=$("$earshot" devices)
+grep -q "PipeWire answers at $XDG_RUNTIME_DIR/pipewire-0; --device pipewire plays through its JACK library" <<<"$devices" &&
+    grep -q "JACK (PipeWire's library): rate 48000 Hz, period (quantum) 256 frames" <<<"$devices" &&
+    echo "ok   devices: PipeWire answers, its graph at 48000 Hz, quantum 256" ||
+    bad "devices does not say PipeWire and its graph: $devices"
+
+for path in pipewire default; do
+    last=0; first=
+    for b in 64 128 256 1024; do
+        json=$("$earshot" play --device $path --block $b --headless --seconds 1.5 --json 2>"$tmux_dir/err")
+        blocks=$(num blocks "$json"); expected=$(num blocks_expected "$json"); misses=$(num misses "$json")
+        total=$(lat total "$json"); period=$(lat period "$json"); known=$(lat known "$json")
+        device=$(sed -n 's/.*"device":"\([^"]*\)".*/\1/p' <<<"$json")
+        what="$path block $b ($device): $blocks blocks of $expected, $misses misses, latency $total (period $period)"
+        if [ -z "$json" ]; then bad "$path block $b: no report: $(cat "$tmux_dir/err")"; continue; fi
+        ok=1
+        awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.95 * e && b <= 1.01 * e + 1) }' || ok=0
+        [ "$misses" = 0 ] && [ "$known" = true ] || ok=0
+        [ "$total" -ge "$b" ] && [ "$total" -ge "$period" ] || ok=0
+        if [ $path = pipewire ]; then [ "$total" -gt "$last" ] || ok=0
+        elif [ $b = 1024 ]; then [ "$total" -gt "$first" ] || ok=0
+        fi
+        first=${first:-$total}
+        # The JACK path asks the graph for quantum = block, and gets it here.
+        [ $path = default ] || { [ "$period" = "$b" ] && grep -q '^PipeWire (JACK API)' <<<"$device"; } || ok=0
+        [ $ok = 1 ] && echo "ok   $what" || bad "$what: $json"
+        last=$total
+    done
+done
+
+# The loopback: what earshot plays into the sink comes back from the source.
+pw-link earshot-test-sink:monitor_FL earshot-test-source:input_FL
+pw-link earshot-test-sink:monitor_FR earshot-test-source:input_FR
+for path in pipewire default; do
+    for b in 64 128 256 1024; do
+        json=$("$earshot" latency --device $path --block $b --wait 0.7 --json 2>"$tmux_dir/err")
+        m=$(num measured "$json"); c=$(num computed "$json")
+        if [ -z "$m" ]; then bad "$path block $b loopback: $(cat "$tmux_dir/err")"; continue; fi
+        line="$path block $b loopback: measured $m, computed $c"
+        # One period (the block: the quantum asked, granted above) either way.
+        [ $((m - c)) -le "$b" ] && [ $((c - m)) -le "$b" ] && echo "ok   $line" || bad "$line"
+    done
+done
+
+# --device jack, without pw-jack: earshot starts itself on PipeWire's JACK
+# library when no JACK server of its own answers; with pw-jack, the same.
+for run in "" pw-jack; do
+    json=$($run "$earshot" play --device jack --block 128 --headless --seconds 1 --json 2>"$tmux_dir/err")
+    grep -q '"device":"PipeWire (JACK API)' <<<"$json" && [ "$(num misses "$json")" = 0 ] &&
+        echo "ok   ${run:-plain} --device jack plays on PipeWire" ||
+        bad "${run:-plain} --device jack: $json $(cat "$tmux_dir/err")"
+done
+
+# Another client forces the quantum: said in the device's name, and the
+# latency is the quantum's.
+pw-metadata -n settings 0 clock.force-quantum 1024 >/dev/null
+sleep 0.3
+json=$("$earshot" play --device pipewire --block 128 --headless --seconds 1 --json 2>/dev/null)
+pw-metadata -n settings 0 clock.force-quantum 0 >/dev/null
+[ "$(lat period "$json")" = 1024 ] && [ "$(lat total "$json")" -ge 1024 ] &&
+    echo "ok   a forced quantum: period $(lat period "$json") at block 128, latency $(lat total "$json")" ||
+    bad "a forced quantum of 1024 at block 128: $json"
+sleep 0.3
+
+# A block change while playing asks the graph for the new quantum.
+mkfifo "$tmux_dir/in"
+"$earshot" play --device pipewire --block 128 --headless --commands --seconds 20 --json \
+    <"$tmux_dir/in" >"$tmux_dir/out.json" 2>"$tmux_dir/log" &
+player=$!
+exec 3>"$tmux_dir/in"
+sleep 1
+echo "block 512" >&3
+for _ in $(seq 50); do grep -q "block 512: latency now" "$tmux_dir/log" && break; sleep 0.1; done
+sleep 0.5
+echo quit >&3; exec 3>&-; wait $player
+json=$(cat "$tmux_dir/out.json")
+grep -q "block 512: latency now 10.67 ms (512 fr)" "$tmux_dir/log" && [ "$(lat period "$json")" = 512 ] &&
+    echo "ok   block 128 -> 512 while playing: $(grep -o 'block 512: latency now[^;]*' "$tmux_dir/log" | head -1), period $(lat period "$json")" ||
+    bad "block change while playing: $(cat "$tmux_dir/log") $json"
+
+# The workstation in tmux: the header's latency is the graph's.
+ui_start 100 24 "$earshot" --device pipewire --room concert-hall --block 256
+check "the workstation under PipeWire: 'latency 5.33 ms (256 fr)' in the header" \
+    "wait_for 'block 256  latency 5.33 ms (256 fr)' 10 && screen | head -1 | grep -q 'PipeWire (JACK API)'"
+keys q
+check "q: exit 0" "wait_for 'EXIT=0' 5"
+
+# pipewire killed while earshot plays: a lost device, said, exit 1.
+"$earshot" play --device pipewire --headless --seconds 5 >/dev/null 2>"$tmux_dir/err" &
+player=$!
+sleep 1.5
+kill -9 "${pw_pids[1]}"
+timeout 20 tail --pid=$player -f /dev/null
+wait $player
+rc=$?
+if [ $rc -eq 1 ] && grep -q "no audio for 1 s (device lost or stalled)" "$tmux_dir/err"; then
+    echo "ok   pipewire killed mid-play: said, exit 1"
+else
+    bad "pipewire killed mid-play: exit $rc: $(cat "$tmux_dir/err")"
+fi
+exit $fail
