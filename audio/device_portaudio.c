@@ -38,10 +38,11 @@ typedef struct {
     double rate;
     double said_input, said_output; /* PortAudio's stream latencies, seconds */
     int timed;          /* the latency is read off the callback's timestamps */
-    /* JACK: callbacks that follow each other within a quarter block are
-     * one cycle of the server's; a cycle of several blocks is its period
-     * as it runs (PipeWire's JACK library tells a client the quantum it
-     * asked even when another client forced a longer one). Audio thread. */
+    /* Callbacks that follow each other within a quarter block are one
+     * cycle of the server's; a cycle of several blocks is its period as it
+     * runs (PipeWire's JACK library tells a client the quantum it asked
+     * even when another client forced a longer one; its ALSA plugin tells
+     * nothing). JACK and ALSA. Audio thread. */
     long long last_ns, block_ns;
     int run;
     /* JACK, when PortAudio's figures failed their check: the graph's
@@ -173,7 +174,7 @@ static int pa_callback(const void *input, void *output, unsigned long frames,
     pa_device *d = arg;
     if (d->timed && time)
         note_timestamps(d, time);
-    if (d->jack)
+    if (d->jack || d->timed)
         note_cycle(d);
     unsigned flags = 0;
     if (status & (paInputOverflow | paInputUnderflow))
@@ -270,10 +271,13 @@ static void set_latency(pa_device *d)
 static void latency_now(const es_device *base, int *in, int *out, int *period)
 {
     const pa_device *d = (const pa_device *)base;
-    if (!d->jack)
-        return;
     const int seen = atomic_load_explicit(&((pa_device *)d)->base.timed_period,
                                           memory_order_relaxed);
+    if (!d->jack) { /* ALSA: a period only where the callbacks show one */
+        if (seen > 0)
+            *period = seen;
+        return;
+    }
     const int p = seen > 0 ? seen : d->server_period;
     *period = p;
     if (!d->model) {

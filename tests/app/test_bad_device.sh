@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A device that cannot be opened says why, in one line, exit 1: a name no
 # device has (the line names it), and JACK with no server running (the
-# line says no JACK server answered, not "no such device").
+# line says no JACK server answered, not "no such device"), and PipeWire
+# where no daemon answers.
 set -u
 earshot=$(realpath "$1")
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -15,4 +16,11 @@ JACK_NO_START_SERVER=1 JACK_DEFAULT_SERVER="earshot-none-$$" \
     "$earshot" play --headless --device jack --seconds 1 >/dev/null 2>"$dir/err"; rc=$?
 check "--device jack with no server: exit 1, one line saying no JACK server answered" \
     "[ $rc = 1 ] && one_line && grep -q 'no JACK server answered' '$dir/err'"
+# PipeWire asked for by name where no daemon answers: said, with where it
+# looked.
+mkdir -p "$dir/run"
+XDG_RUNTIME_DIR="$dir/run" PIPEWIRE_RUNTIME_DIR= PIPEWIRE_REMOTE= \
+    "$earshot" play --headless --device pipewire --seconds 1 >/dev/null 2>"$dir/err"; rc=$?
+check "--device pipewire with no daemon: exit 1, one line saying where it looked" \
+    "[ $rc = 1 ] && one_line && grep -q \"device 'pipewire': no PipeWire daemon answered at $dir/run/pipewire-0\" '$dir/err'"
 exit $fail
