@@ -123,6 +123,16 @@ check "the workstation under pw-jack: 'latency 5.33 ms (256 fr)' in the header" 
     "wait_for 'block 256  latency 5.33 ms (256 fr)' 10 && screen | head -1 | grep -q 'PipeWire (JACK API)'"
 keys q
 check "q: exit 0" "wait_for 'EXIT=0' 5"
+# A quantum forced longer than the block: the header says the period the
+# graph runs, and the latency counts it.
+pw-metadata -n settings 0 clock.force-quantum 1024 >/dev/null
+sleep 0.3
+ui_start 100 24 "$earshot" --device pipewire --room concert-hall --block 128
+check "a forced quantum on screen: 'block 128 (period 1024)  latency 21.33 ms (1024 fr)'" \
+    "wait_for 'block 128 (period 1024)  latency 21.33 ms (1024 fr)' 10"
+keys q
+check "q: exit 0" "wait_for 'EXIT=0' 5"
+pw-metadata -n settings 0 clock.force-quantum 0 >/dev/null
 
 # pipewire killed while earshot plays: a lost device, said, exit 1.
 "$earshot" play --device pipewire --headless --seconds 5 >/dev/null 2>"$tmux_dir/err" &
