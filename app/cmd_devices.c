@@ -17,7 +17,7 @@ static void servers(int json)
     char where[128] = "";
     const int pipewire = es_pipewire_answers(where, sizeof where);
     es_jack_graph g;
-    const int jack = es_jack_graph_read(&g) == 0;
+    const int jack = es_jack_graph_read(&g, 1) == 0;
     if (json) {
         printf("{\"server\":\"pipewire\",\"answers\":%s,\"socket\":", pipewire ? "true" : "false");
         es_json_string(stdout, where);

@@ -124,12 +124,16 @@ int es_cmd_latency(int argc, char **argv)
         es_latency_parts lp;
         es_player_latency_parts(pl, &lp);
         const int computed = lp.input + lp.output;
-        if (!lp.known) {
+        if (!lp.known && frames >= 0) {
             es_error("latency: measured %d frames, but the computed figure is %s", frames,
                      lp.note);
         } else if (frames < 0) {
-            es_error("latency: no click came back within 1 s: is the output looped to the "
-                     "input? (computed %d frames)", computed);
+            if (lp.known)
+                es_error("latency: no click came back within 1 s: is the output looped to "
+                         "the input? (computed %d frames)", computed);
+            else
+                es_error("latency: no click came back within 1 s: is the output looped to "
+                         "the input? (computed: %s)", lp.note);
         } else if (o.json) {
             printf("{\"device\":\"%s\",\"rate\":%.0f,\"block\":%d,\"measured\":%d,"
                    "\"measured_ms\":%.3f,\"computed\":%d,\"input\":%d,\"output\":%d,"

@@ -112,3 +112,8 @@ int es_latency_checked(double seconds, double rate, int *frames)
     *frames = (int)lround(seconds * rate);
     return 1;
 }
+
+int es_device_close_first(const es_device *d)
+{
+    return d && !d->abandoned && d->close_first;
+}

@@ -30,6 +30,7 @@ struct es_device {
     /* The host's period as the callbacks show it (frames, -1 unknown). */
     atomic_int timed_period;
     int abandoned;              /* it stopped answering: never touched again */
+    int close_first;            /* es_device_close_first */
     /* Time the device's own clock skipped after overruns rather than rush
      * to catch up (the null device; 0 where the host API keeps time). */
     atomic_llong skipped_ns;

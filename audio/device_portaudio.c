@@ -43,7 +43,7 @@ typedef struct {
      * runs (PipeWire's JACK library tells a client the quantum it asked
      * even when another client forced a longer one; its ALSA plugin tells
      * nothing). JACK and ALSA. Audio thread. */
-    long long last_ns, block_ns;
+    long long last_ns, block_ns; /* last_ns: when the last callback returned */
     int run;
     /* JACK, when PortAudio's figures failed their check: the graph's
      * model (latency_now) and what it needs. */
@@ -55,7 +55,8 @@ typedef struct {
  * it loaded (Pa_Terminate): what they leak (PipeWire's ALSA plugin: 17 kB
  * at every start) would come from "<unknown module>", which no suppression
  * can name, and every test would fail on it. The sanitizer build keeps
- * them loaded; tests/lsan.supp names them. */
+ * them loaded (each plugin of the multiarch folder, where Debian puts
+ * them; elsewhere nothing is kept); tests/lsan.supp names them. */
 static void keep_alsa_plugins(void)
 {
 #ifdef ES_MULTIARCH
@@ -153,6 +154,8 @@ static void note_timestamps(pa_device *d, const PaStreamCallbackTimeInfo *t)
         atomic_store_explicit(&d->base.timed_input, frames, memory_order_relaxed);
 }
 
+/* Called as a callback starts; last_ns is when the one before returned,
+ * so the gap is the time between them, not their work. */
 static void note_cycle(pa_device *d)
 {
     const long long now = es_now_ns();
@@ -164,7 +167,6 @@ static void note_cycle(pa_device *d)
                                   memory_order_relaxed);
         d->run = 1;
     }
-    d->last_ns = now;
 }
 
 static int pa_callback(const void *input, void *output, unsigned long frames,
@@ -184,6 +186,8 @@ static int pa_callback(const void *input, void *output, unsigned long frames,
     const float *const *in = input ? (const float *const *)input
                                    : (const float *const *)d->silence;
     d->cb(d->ctx, in, (float *const *)output, (int)frames, flags);
+    if (d->jack || d->timed)
+        d->last_ns = es_now_ns();
     return paContinue;
 }
 
@@ -245,17 +249,17 @@ static void set_latency(pa_device *d)
         return;
     }
     es_jack_graph g;
-    es_jack_graph_read(&g);
+    es_jack_graph_read(&g, 0);
     b->period = d->server_period = g.period;
     d->capture_port = g.capture_latency;
     d->playback_port = g.playback_latency;
     d->model = !(in_ok && out_ok);
-    if (d->model && g.period <= 0) {
+    if (d->model && (g.period <= 0 || g.capture_latency < 0 || g.playback_latency < 0)) {
         d->model = 0;
         b->input_known = in_ok;
         b->output_known = out_ok;
         snprintf(b->latency_note, sizeof b->latency_note, "%s; the JACK server did not "
-                 "say its period", said);
+                 "say its period and port latencies", said);
     } else if (d->model) {
         snprintf(b->latency_note, sizeof b->latency_note, "PortAudio's figure is %s; "
                  "earshot's model of the JACK graph stands in: block + period + port "
@@ -418,6 +422,7 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
      * delays summed matched a loopback to the frame). JACK's follow its
      * period model below. */
     d->timed = Pa_GetHostApiInfo(oi->hostApi)->type == paALSA;
+    d->base.close_first = d->jack && on_pipewire_jack;
     set_latency(d);
     snprintf(d->base.name, sizeof d->base.name, "%s: %s",
              d->jack && es_jack_is_pipewire() ? "PipeWire (JACK API)"

@@ -130,6 +130,15 @@ int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_process
     es_player_stop(pl);
     const es_player_config old = pl->cfg;
     pl->cfg = *cfg; /* what open_device reads */
+    /* A host whose new stream only takes its settings once the old one is
+     * closed (es_device_close_first) is closed first; if the new one then
+     * fails, the old settings are opened again, and failing that the null
+     * device keeps the player whole (the session says the device is lost). */
+    const int close_first = es_device_close_first(pl->device);
+    if (close_first) {
+        es_device_close(pl->device);
+        pl->device = NULL;
+    }
     es_device *next = open_device(pl, fmt, cfg->block, err, n);
     if (!next) {
         /* The old stream goes on as it was. */
@@ -137,10 +146,17 @@ int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_process
         es_free_channels(source, fmt->inputs);
         es_processor_destroy(take);
         char ignore[256];
+        if (close_first) {
+            const es_format *was = es_processor_format(pl->proc);
+            if (!(pl->device = open_device(pl, was, old.block, ignore, sizeof ignore))) {
+                pl->cfg.device = "null";
+                pl->device = open_device(pl, was, old.block, ignore, sizeof ignore);
+            }
+        }
         es_player_start(pl, ignore, sizeof ignore);
         return -1;
     }
-    es_device_close(pl->device);
+    es_device_close(pl->device); /* NULL when already closed */
     es_processor_destroy(pl->proc);
     es_free_channels(pl->source, pl->inputs);
     pl->device = next;

@@ -1,9 +1,8 @@
 /* Asking the sound servers what they run (sound_server.h). */
-#define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -22,8 +21,11 @@ static void quiet(const char *msg)
     (void)msg;
 }
 
-/* The latency range's maximum of the first physical port one way. */
-static int port_latency(jack_client_t *c, unsigned long flags, jack_latency_callback_mode_t mode)
+/* The latency range's maximum of the first physical port one way; 0 with
+ * no such port; -1 when the figure is not one (over ES_LATENCY_MAX_S at the
+ * server's rate: a wrapped subtraction somewhere). */
+static int port_latency(jack_client_t *c, unsigned long flags, jack_latency_callback_mode_t mode,
+                        int rate)
 {
     const char **ports = jack_get_ports(c, NULL, JACK_DEFAULT_AUDIO_TYPE,
                                         JackPortIsPhysical | flags);
@@ -33,7 +35,7 @@ static int port_latency(jack_client_t *c, unsigned long flags, jack_latency_call
         if (p) {
             jack_latency_range_t r = {0, 0};
             jack_port_get_latency_range(p, mode, &r);
-            frames = r.max > 1u << 24 ? 0 : (int)r.max; /* a wrapped figure is no figure */
+            frames = rate > 0 && r.max < (jack_nframes_t)(10.0 * rate) ? (int)r.max : -1;
         }
     }
     jack_free(ports);
@@ -41,12 +43,16 @@ static int port_latency(jack_client_t *c, unsigned long flags, jack_latency_call
 }
 #endif
 
-int es_jack_graph_read(es_jack_graph *g)
+int es_jack_graph_read(es_jack_graph *g, int silent)
 {
     *g = (es_jack_graph){0};
 #ifdef ES_HAVE_JACK
-    jack_set_error_function(quiet);
-    jack_set_info_function(quiet);
+    /* Only before PortAudio starts: it sets its own handlers then, which
+     * this would replace for good (JACK has no way to read them back). */
+    if (silent) {
+        jack_set_error_function(quiet);
+        jack_set_info_function(quiet);
+    }
     jack_client_t *c = jack_client_open("earshot-graph", JackNoStartServer, NULL);
     if (!c)
         return -1;
@@ -54,11 +60,12 @@ int es_jack_graph_read(es_jack_graph *g)
     g->pipewire = es_jack_is_pipewire();
     g->period = (int)jack_get_buffer_size(c);
     g->rate = (int)jack_get_sample_rate(c);
-    g->capture_latency = port_latency(c, JackPortIsOutput, JackCaptureLatency);
-    g->playback_latency = port_latency(c, JackPortIsInput, JackPlaybackLatency);
+    g->capture_latency = port_latency(c, JackPortIsOutput, JackCaptureLatency, g->rate);
+    g->playback_latency = port_latency(c, JackPortIsInput, JackPlaybackLatency, g->rate);
     jack_client_close(c);
     return 0;
 #else
+    (void)silent;
     return -1;
 #endif
 }
@@ -66,9 +73,10 @@ int es_jack_graph_read(es_jack_graph *g)
 int es_jack_is_pipewire(void)
 {
 #ifdef ES_HAVE_JACK
-    Dl_info info;
-    void *sym = (void *)(size_t)jack_client_open;
-    return dladdr(sym, &info) && info.dli_fname && strstr(info.dli_fname, "pipewire") != NULL;
+    /* PipeWire's JACK library says so in its version ("3.0.0.0 (using
+     * PipeWire 0.3.65)"), wherever a distribution installs it. */
+    const char *v = jack_get_version_string();
+    return v && strstr(v, "PipeWire") != NULL;
 #else
     return 0;
 #endif
@@ -134,35 +142,50 @@ void es_sound_server_route(int argc, char **argv)
 #ifdef ES_HAVE_JACK
     if (getenv("EARSHOT_ROUTED") || es_jack_is_pipewire())
         return;
-    /* Only the commands that open a sound device, and earshot devices. */
+    /* Only the commands that open a sound device, and earshot devices;
+     * never for a help text. */
     const char *cmd = argc > 1 && argv[1][0] != '-' ? argv[1] : "play";
     if (strcmp(cmd, "play") && strcmp(cmd, "latency") && strcmp(cmd, "devices"))
         return;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "--version"))
+            return;
     const char *device = device_argument(argc, argv);
     const int devices = !strcmp(cmd, "devices");
-    if (!devices && strcmp(device, "pipewire") && strcmp(device, "auto") && strcmp(device, "jack"))
+    if (!devices && strcasecmp(device, "pipewire") && strcasecmp(device, "auto") &&
+        strcasecmp(device, "jack"))
         return;
     const char *dir = es_pipewire_jack_dir();
     if (!dir || !es_pipewire_answers(NULL, 0))
         return;
     /* A JACK server of its own (jackd) keeps "jack" and "auto" on it. */
-    if (strcmp(device, "pipewire") != 0) {
+    if (strcasecmp(device, "pipewire") != 0) {
         es_jack_graph g;
-        if (es_jack_graph_read(&g) == 0)
+        if (es_jack_graph_read(&g, 1) == 0)
             return;
     }
-    const char *old = getenv("LD_LIBRARY_PATH");
+    const char *was = getenv("LD_LIBRARY_PATH");
+    char *old = was ? strdup(was) : NULL;
     char *path = malloc(strlen(dir) + (old ? strlen(old) : 0) + 2);
-    if (!path)
+    if (!path || (was && !old)) {
+        free(path);
+        free(old);
         return;
+    }
     sprintf(path, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
     setenv("LD_LIBRARY_PATH", path, 1);
     setenv("EARSHOT_ROUTED", "pipewire-jack", 1);
     free(path);
     fflush(NULL);
     execv("/proc/self/exe", argv);
-    /* Not started: earshot goes on with the library it has. */
+    /* Not started: earshot goes on with the library and environment it
+     * had. */
+    if (old)
+        setenv("LD_LIBRARY_PATH", old, 1);
+    else
+        unsetenv("LD_LIBRARY_PATH");
     unsetenv("EARSHOT_ROUTED");
+    free(old);
 #else
     (void)argc;
     (void)argv;

@@ -43,8 +43,9 @@ void es_device_abandon(es_device *d);
  * person at the microphone hears on top of the engine). */
 void es_device_latency(const es_device *d, int *input, int *output);
 /* What those figures came from: the host API's own report (PortAudio's
- * stream info, read when the stream opened) and the host's period when it
- * sets one (JACK; 0 otherwise). */
+ * stream info, read when the stream opened; -1 where it failed
+ * es_latency_checked) and the host's period: JACK's, or the cycle the
+ * callbacks show when it is several blocks (JACK, ALSA); 0 otherwise. */
 void es_device_reported(const es_device *d, int *input, int *output, int *period);
 /* 1 when each figure of es_device_latency is known; a note for the person
  * ("unknown (the server reported ...)", or where a modelled figure came
@@ -57,6 +58,12 @@ const char *es_device_latency_note(const es_device *d);
  * frames at `rate` when it passes; 0 (frames 0) when it does not. */
 #define ES_LATENCY_MAX_S 10.0
 int es_latency_checked(double seconds, double rate, int *frames);
+
+/* 1 when a new stream on this device's host only takes its settings once
+ * this one is closed (PipeWire's JACK library reads the quantum asked when
+ * PortAudio's one client opens, and PortAudio keeps that client while any
+ * stream is open): a reopen must close first. */
+int es_device_close_first(const es_device *d);
 
 /* Seconds the device's clock skipped after overruns (the null device's
  * periods that no callback ran for); 0 for a host API's device. */

@@ -101,7 +101,7 @@ typedef struct {
     int engine;           /* the processor's latency (padded engine latency) */
     int input, output;    /* the device's buffers, as heard */
     int input_counts;     /* a live input: the input buffer is part of the total */
-    int period;           /* the host's period when it sets one (JACK), else 0 */
+    int period;           /* the host's period (es_device_reported), else 0 */
     int block;            /* the block earshot's processor runs */
     int reported_input, reported_output; /* the host API's own report; -1 when
                                             it failed es_latency_checked */

@@ -15,13 +15,16 @@ typedef struct {
     int answered;
     int pipewire;            /* the JACK library is PipeWire's (pw-jack) */
     int period, rate;
-    int capture_latency;     /* frames, the first physical capture port's (max) */
-    int playback_latency;    /* frames, the first physical playback port's (max) */
+    int capture_latency;     /* frames, the first physical capture port's (max); -1 */
+    int playback_latency;    /* frames, the first physical playback port's (max); -1 */
 } es_jack_graph;
 
 /* 0 and the figures, or -1 when earshot has no JACK library or no server
- * answered (g->answered = 0). Opens and closes a client: not real-time. */
-int es_jack_graph_read(es_jack_graph *g);
+ * answered (g->answered = 0). A port latency that is no figure (over 10 s)
+ * is -1. Opens and closes a client: not real-time. silent: keep the JACK
+ * library's "cannot connect" lines off stderr, which replaces its error
+ * handler for good: only before PortAudio starts. */
+int es_jack_graph_read(es_jack_graph *g, int silent);
 /* 1 when the JACK library this process loaded is PipeWire's. */
 int es_jack_is_pipewire(void);
 

@@ -25,8 +25,16 @@ for tool in pipewire wireplumber dbus-daemon pw-link pw-metadata pw-jack; do
 done
 . "$here/tmux_lib.sh"
 . "$here/pipewire_lib.sh"
-trap 'pw_stop; tmux_cleanup' EXIT
+top_sock="$tmux_dir/top.sock"
+trap 'tmux -S "$top_sock" kill-server 2>/dev/null; pw_stop; tmux_cleanup' EXIT
 pw_start "$tmux_dir" 256 || exit 1
+# The quantum the graph runs, in PipeWire's own words: pw-top's QUANT for
+# the sink, read off its screen (it redraws once a second). Independent of
+# earshot's figures.
+tmux -S "$top_sock" -f /dev/null new-session -d -s top -x 160 -y 30 pw-top
+graph_quantum() {
+    tmux -S "$top_sock" capture-pane -p -t top | awk '$NF == "earshot-test-sink" { print $3 }' | head -1
+}
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 num() { sed -n "s/.*\"$1\":\([0-9.a-z-]*\).*/\1/p" <<<"$2" | head -1; }
@@ -41,11 +49,16 @@ grep -q "PipeWire answers at $XDG_RUNTIME_DIR/pipewire-0; --device pipewire play
 for path in pipewire default; do
     last=0; first=
     for b in 64 128 256 1024; do
-        json=$("$earshot" play --device $path --block $b --headless --seconds 1.5 --json 2>"$tmux_dir/err")
+        "$earshot" play --device $path --block $b --headless --seconds 2.5 --json \
+            >"$tmux_dir/out.json" 2>"$tmux_dir/err" &
+        sleep 2.2
+        quantum=$(graph_quantum)
+        wait $!
+        json=$(cat "$tmux_dir/out.json")
         blocks=$(num blocks "$json"); expected=$(num blocks_expected "$json"); misses=$(num misses "$json")
         total=$(lat total "$json"); period=$(lat period "$json"); known=$(lat known "$json")
         device=$(sed -n 's/.*"device":"\([^"]*\)".*/\1/p' <<<"$json")
-        what="$path block $b ($device): $blocks blocks of $expected, $misses misses, latency $total (period $period)"
+        what="$path block $b ($device): $blocks blocks of $expected, $misses misses, latency $total (period $period), the graph's quantum $quantum (pw-top)"
         if [ -z "$json" ]; then bad "$path block $b: no report: $(cat "$tmux_dir/err")"; continue; fi
         ok=1
         awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.95 * e && b <= 1.01 * e + 1) }' || ok=0
@@ -55,7 +68,9 @@ for path in pipewire default; do
         elif [ $b = 1024 ]; then [ "$total" -gt "$first" ] || ok=0
         fi
         first=${first:-$total}
-        # The JACK path asks the graph for quantum = block, and gets it here.
+        # Both paths ask the graph for quantum = block, and get it here; the
+        # JACK path's period says so.
+        [ "$quantum" = "$b" ] || ok=0
         [ $path = default ] || { [ "$period" = "$b" ] && grep -q '^PipeWire (JACK API)' <<<"$device"; } || ok=0
         [ $ok = 1 ] && echo "ok   $what" || bad "$what: $json"
         last=$total
@@ -108,14 +123,17 @@ mkfifo "$tmux_dir/in"
 player=$!
 exec 3>"$tmux_dir/in"
 sleep 1
+before=$(graph_quantum)
 echo "block 512" >&3
 for _ in $(seq 50); do grep -q "block 512: latency now" "$tmux_dir/log" && break; sleep 0.1; done
-sleep 0.5
+sleep 2.2
+after=$(graph_quantum)
 echo quit >&3; exec 3>&-; wait $player
 json=$(cat "$tmux_dir/out.json")
-grep -q "block 512: latency now 10.67 ms (512 fr)" "$tmux_dir/log" && [ "$(lat period "$json")" = 512 ] &&
-    echo "ok   block 128 -> 512 while playing: $(grep -o 'block 512: latency now[^;]*' "$tmux_dir/log" | head -1), period $(lat period "$json")" ||
-    bad "block change while playing: $(cat "$tmux_dir/log") $json"
+[ "$before" = 128 ] && [ "$after" = 512 ] &&
+    grep -q "block 512: latency now 10.67 ms (512 fr)" "$tmux_dir/log" && [ "$(lat period "$json")" = 512 ] &&
+    echo "ok   block 128 -> 512 while playing: the graph's quantum $before -> $after (pw-top), $(grep -o 'block 512: latency now[^;]*' "$tmux_dir/log" | head -1), period $(lat period "$json")" ||
+    bad "block change while playing: the graph's quantum $before -> $after: $(cat "$tmux_dir/log") $json"
 
 # The workstation in tmux under pw-jack: the header's latency is the graph's.
 ui_start 100 24 pw-jack "$earshot" --device jack --room concert-hall --block 256

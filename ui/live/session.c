@@ -151,11 +151,20 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         atomic_store(&s->taps, (es_recorder *const *)s->live);
     }
     const int automatic = !strcmp(cfg->device, "auto");
-    /* "auto": PipeWire where its daemon answers (through its JACK
-     * library when main put earshot on it), else the default device. */
-    s->cfg.device = !automatic ? cfg->device : es_pipewire_answers(NULL, 0) ? "pipewire"
-                                                                            : "default";
-    for (int attempt = 0; attempt < 2 && !s->player; attempt++) {
+    /* "auto": PipeWire through its JACK library when main put earshot on
+     * it (es_sound_server_route), then the default device, then null. */
+    const char *tries[3] = {cfg->device};
+    int n_tries = 1;
+    if (automatic) {
+        n_tries = 0;
+        if (es_jack_is_pipewire())
+            tries[n_tries++] = "pipewire";
+        tries[n_tries++] = "default";
+        tries[n_tries++] = "null";
+    }
+    s->cfg.device = tries[0];
+    for (int attempt = 0; attempt < n_tries && !s->player; attempt++) {
+        s->cfg.device = tries[attempt];
         char why[512];
         es_processor *proc = build_processor(s, cfg->engine, &cfg->options, ir, cfg->block,
                                              why, sizeof why);
@@ -166,11 +175,13 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         es_player_config plc;
         es_session_player_config(s, cfg->source, s->file, cfg->block, &plc);
         s->player = es_player_open(&plc, proc, why, sizeof why);
-        if (!s->player && automatic && attempt == 0) {
+        if (!s->player && attempt + 1 < n_tries && !strcmp(tries[attempt + 1], "null"))
             es_session_sayf(s, 0, "note: no usable sound device (%s); playing on the null "
                             "device", why);
-            s->cfg.device = "null";
-        } else if (!s->player) {
+        else if (!s->player && attempt + 1 < n_tries)
+            es_session_sayf(s, 0, "note: device '%s' did not open (%s); trying '%s'",
+                            tries[attempt], why, tries[attempt + 1]);
+        else if (!s->player) {
             snprintf(err, n, "%s", why);
             goto fail;
         }
@@ -328,8 +339,11 @@ static void watch_probe(es_session *s)
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
     const int computed = lp.input + lp.output;
-    if (!lp.known)
-        es_session_sayf(s, frames < 0, "latency measured %d fr; computed: %s", frames, lp.note);
+    if (!lp.known && frames >= 0)
+        es_session_sayf(s, 0, "latency measured %d fr; computed: %s", frames, lp.note);
+    else if (!lp.known)
+        es_session_sayf(s, 1, "latency: the click did not come back within 1 s (is the "
+                        "output looped back to the input?); computed: %s", lp.note);
     else if (frames < 0)
         es_session_sayf(s, 1, "latency: the click did not come back within 1 s (is the "
                         "output looped back to the input?); computed %d fr", computed);

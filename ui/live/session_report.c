@@ -163,10 +163,16 @@ void es_session_report(es_session *s, FILE *to, int json)
             snprintf(said_in, sizeof said_in, "%d", lp.reported_input);
         if (lp.reported_output >= 0)
             snprintf(said_out, sizeof said_out, "%d", lp.reported_output);
-        fprintf(to, ",\"latency\":{\"total\":%s,\"engine\":%d,\"input\":%d,\"output\":%d,"
+        /* Unknown: the buffers are not numbers either. */
+        char in[16] = "null", out[16] = "null";
+        if (lp.known) {
+            snprintf(in, sizeof in, "%d", lp.input);
+            snprintf(out, sizeof out, "%d", lp.output);
+        }
+        fprintf(to, ",\"latency\":{\"total\":%s,\"engine\":%d,\"input\":%s,\"output\":%s,"
                 "\"input_counts\":%s,\"period\":%d,\"block\":%d,\"reported_input\":%s,"
-                "\"reported_output\":%s,\"known\":%s,\"note\":", total, lp.engine, lp.input,
-                lp.output, lp.input_counts ? "true" : "false", lp.period, lp.block,
+                "\"reported_output\":%s,\"known\":%s,\"note\":", total, lp.engine, in,
+                out, lp.input_counts ? "true" : "false", lp.period, lp.block,
                 said_in, said_out, lp.known ? "true" : "false");
         es_json_string(to, lp.note);
         fputs("}}\n", to);
