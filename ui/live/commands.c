@@ -34,8 +34,9 @@ const es_param es_play_params[] = {
      "pipewire-jack; earshot starts itself on it as pw-jack would,\n"
      "and asks the graph for quantum = block), else its ALSA plugin;\n"
      "'null': a real-time clock with no sound card; 'auto' (the\n"
-     "default): PipeWire when its daemon answers, else the default\n"
-     "device, else the null device", OPT(device), NULL, NULL},
+     "default): PipeWire through its JACK library when its daemon\n"
+     "answers, else the default device, else the null device",
+     OPT(device), NULL, NULL},
     {"input", ES_PARAM_STRING, 0, 1023, "IN",
      "'signal': the built-in test signal (the default); 'mic':\n"
      "the device's input; or a sound file, looped, resampled", OPT(input), NULL, NULL},
