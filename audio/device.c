@@ -117,3 +117,9 @@ int es_device_close_first(const es_device *d)
 {
     return d && !d->abandoned && d->close_first;
 }
+
+int es_device_latency_pending(const es_device *d)
+{
+    return d->timed &&
+           atomic_load_explicit(&((es_device *)d)->timed_output, memory_order_relaxed) < 0;
+}

@@ -29,6 +29,7 @@ struct es_device {
     atomic_int timed_input, timed_output;
     /* The host's period as the callbacks show it (frames, -1 unknown). */
     atomic_int timed_period;
+    int timed;                  /* the backend writes timed_input/output */
     int abandoned;              /* it stopped answering: never touched again */
     int close_first;            /* es_device_close_first */
     /* Time the device's own clock skipped after overruns rather than rush

@@ -421,7 +421,7 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
      * between capture and playback that differs from run to run; the two
      * delays summed matched a loopback to the frame). JACK's follow its
      * period model below. */
-    d->timed = Pa_GetHostApiInfo(oi->hostApi)->type == paALSA;
+    d->timed = d->base.timed = Pa_GetHostApiInfo(oi->hostApi)->type == paALSA;
     d->base.close_first = d->jack && on_pipewire_jack;
     set_latency(d);
     snprintf(d->base.name, sizeof d->base.name, "%s: %s",

@@ -306,6 +306,7 @@ void es_player_latency_parts(const es_player *pl, es_latency_parts *p)
     int in_known, out_known;
     es_device_latency_known(pl->device, &in_known, &out_known);
     snprintf(p->note, sizeof p->note, "%s", es_device_latency_note(pl->device));
+    p->pending = es_device_latency_pending(pl->device);
     /* Without a live input the source is made in the callback: nothing
      * waits in an input buffer. */
     const long long heard = (long long)p->output + (p->input_counts ? p->input : 0);
@@ -327,7 +328,10 @@ int es_player_latency(const es_player *pl)
 
 void es_latency_text(const es_latency_parts *p, double rate, char *out, size_t n)
 {
-    if (p->known)
+    if (p->known && p->pending)
+        snprintf(out, n, "%.2f ms (%d fr; the host's report until the stream's timestamps "
+                 "come)", 1e3 * p->total / rate, p->total);
+    else if (p->known)
         snprintf(out, n, "%.2f ms (%d fr)", 1e3 * p->total / rate, p->total);
     else
         snprintf(out, n, "%s", p->note[0] ? p->note : "unknown");

@@ -52,6 +52,10 @@ void es_device_reported(const es_device *d, int *input, int *output, int *period
  * from), "" when the host API's report stands as it is. */
 void es_device_latency_known(const es_device *d, int *input, int *output);
 const char *es_device_latency_note(const es_device *d);
+/* 1 while a device whose latency comes from the stream's timestamps has
+ * not had one yet: the figures are the host API's report at open until
+ * then. */
+int es_device_latency_pending(const es_device *d);
 
 /* A stream latency as a host API reported it, in seconds, checked before
  * it is used: finite, not negative and under ES_LATENCY_MAX_S. 1 and the

@@ -110,6 +110,7 @@ typedef struct {
      * says what the server reported. */
     int known;
     char note[192];       /* "" or why / where from (es_device_latency_note) */
+    int pending;          /* es_device_latency_pending: the report at open for now */
 } es_latency_parts;
 void es_player_latency_parts(const es_player *pl, es_latency_parts *parts);
 /* The total as a person reads it: "10.67 ms (512 fr)", or the note when it
