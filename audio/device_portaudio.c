@@ -240,7 +240,7 @@ static void set_latency(pa_device *d)
     b->latency_note[0] = '\0';
     char said[96] = "";
     if (!in_ok || !out_ok)
-        snprintf(said, sizeof said, "unknown (the server reported %s%.6g ms)",
+        snprintf(said, sizeof said, "unknown (the server reported %s%.0f ms)",
                  !out_ok ? "output " : "input ", 1e3 * (!out_ok ? d->said_output : d->said_input));
     if (!d->jack) {
         b->input_known = in_ok;
@@ -260,10 +260,20 @@ static void set_latency(pa_device *d)
         b->output_known = out_ok;
         snprintf(b->latency_note, sizeof b->latency_note, "%s; the JACK server did not "
                  "say its period and port latencies", said);
+    } else if (d->model && d->duplex && es_jack_is_pipewire() &&
+               d->block > ES_PIPEWIRE_MAX_QUANTUM) {
+        /* PipeWire caps its quantum at its max-quantum, which a JACK client
+         * cannot read: the round trip (block + quantum) is then not known. */
+        d->model = 0;
+        b->input_known = b->output_known = 0;
+        snprintf(b->latency_note, sizeof b->latency_note, "unknown (PipeWire runs at most "
+                 "its max-quantum, %d by default and not told to JACK clients, below the "
+                 "block %d)", ES_PIPEWIRE_MAX_QUANTUM, d->block);
     } else if (d->model) {
         snprintf(b->latency_note, sizeof b->latency_note, "PortAudio's figure is %s; "
-                 "earshot's model of the JACK graph stands in: block + period + port "
-                 "latencies", said);
+                 "earshot's model of the JACK graph stands in: %s", said,
+                 d->duplex ? "block + period + the ports' latencies"
+                           : "the longer of block and period + the playback port's latency");
     }
 }
 
@@ -282,14 +292,18 @@ static void latency_now(const es_device *base, int *in, int *out, int *period)
             *period = seen;
         return;
     }
-    const int p = seen > 0 ? seen : d->server_period;
+    int p = seen > 0 ? seen : d->server_period;
+    /* PipeWire's JACK library says the quantum asked; above its default
+     * max-quantum the graph may run less, which no callback shows. */
+    if (seen <= 0 && d->base.close_first && d->block > ES_PIPEWIRE_MAX_QUANTUM)
+        p = 0;
     *period = p;
     if (!d->model) {
         if (!d->duplex && p > 0 && d->block > p)
             *out += d->block - p;
         return;
     }
-    const int cycle = d->duplex || d->block < p ? p : d->block;
+    const int cycle = d->duplex || d->block < p ? p : d->block; /* p = 0: output only, the block */
     *in = d->duplex ? d->block + d->capture_port : 0;
     *out = cycle + d->playback_port;
 }
@@ -327,7 +341,7 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
     char where[128] = "";
     if (!strcasecmp(cfg->name, "pipewire") && !es_pipewire_answers(where, sizeof where)) {
         snprintf(err, n, "device 'pipewire': no PipeWire daemon answered%s%s", where[0] ? " at " : "",
-                 where);
+                 where[0] ? where : " (neither XDG_RUNTIME_DIR nor PIPEWIRE_RUNTIME_DIR is set)");
         pa_close(&d->base);
         return NULL;
     }
@@ -350,7 +364,7 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
         else if (!strcasecmp(cfg->name, "jack") && Pa_HostApiTypeIdToHostApiIndex(paJACK) < 0)
             snprintf(err, n, "device 'jack': no JACK server answered (PortAudio has no JACK "
                      "host API without one; is jackd running, and JACK_DEFAULT_SERVER "
-                     "right? On PipeWire: pw-jack earshot ...)");
+                     "right?)");
         else
             snprintf(err, n, "device '%s': no such sound device (see earshot devices)",
                      cfg->name);

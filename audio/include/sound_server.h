@@ -8,6 +8,10 @@
 
 #include <stddef.h>
 
+/* PipeWire's default max-quantum: the longest period its graph runs
+ * unless configured otherwise (a JACK client cannot read the setting). */
+#define ES_PIPEWIRE_MAX_QUANTUM 2048
+
 /* What a short-lived JACK client sees of the server it reaches: its period
  * (buffer size), rate, and the latency its first physical ports report
  * (what PortAudio's JACK host connects to). answered 0: no server. */

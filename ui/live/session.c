@@ -192,8 +192,8 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         goto fail;
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
-    if (lp.note[0]) /* a figure that failed its check, or a model standing in */
-        es_session_sayf(s, !lp.known, "latency: %s", lp.note);
+    if (!lp.known) /* said at once; a model standing in is said in the report */
+        es_session_sayf(s, 1, "latency: %s", lp.note);
     /* The room list is the session's own copy, taken while the library
      * is still this thread's. */
     if (es_session_rooms_open(s, err, n) != 0)
