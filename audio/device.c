@@ -55,15 +55,23 @@ void es_device_abandon(es_device *d)
     d->abandoned = 1;
 }
 
-void es_device_latency(const es_device *d, int *input, int *output)
+/* The figures as the stream runs: the timestamps' where a backend writes
+ * them, else those from open, amended by the backend's `now`. */
+static void figures_now(const es_device *d, int *input, int *output, int *period)
 {
     const int in = atomic_load_explicit(&((es_device *)d)->timed_input, memory_order_relaxed);
     const int out = atomic_load_explicit(&((es_device *)d)->timed_output, memory_order_relaxed);
     *input = in >= 0 ? in : d->input_latency;
     *output = out >= 0 ? out : d->output_latency;
-    int period = d->period;
+    *period = d->period;
     if (d->klass->now && !d->abandoned)
-        d->klass->now(d, input, output, &period);
+        d->klass->now(d, input, output, period);
+}
+
+void es_device_latency(const es_device *d, int *input, int *output)
+{
+    int period;
+    figures_now(d, input, output, &period);
 }
 
 const char *es_device_name(const es_device *d)
@@ -73,12 +81,10 @@ const char *es_device_name(const es_device *d)
 
 void es_device_reported(const es_device *d, int *input, int *output, int *period)
 {
+    int in, out;
+    figures_now(d, &in, &out, period);
     *input = d->reported_input;
     *output = d->reported_output;
-    *period = d->period;
-    int in = d->input_latency, out = d->output_latency;
-    if (d->klass->now && !d->abandoned)
-        d->klass->now(d, &in, &out, period);
 }
 
 double es_device_skipped_seconds(const es_device *d)

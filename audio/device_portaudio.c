@@ -34,10 +34,10 @@ typedef struct {
     float **silence;    /* input when the stream has none */
     int inputs;
     int jack;           /* on PortAudio's JACK host API (jackd or PipeWire's) */
+    int pipewire;       /* that JACK is PipeWire's library */
     int duplex, block;
     double rate;
     double said_input, said_output; /* PortAudio's stream latencies, seconds */
-    int timed;          /* the latency is read off the callback's timestamps */
     /* Callbacks that follow each other within a quarter block are one
      * cycle of the server's; a cycle of several blocks is its period as it
      * runs (PipeWire's JACK library tells a client the quantum it asked
@@ -174,9 +174,9 @@ static int pa_callback(const void *input, void *output, unsigned long frames,
                        void *arg)
 {
     pa_device *d = arg;
-    if (d->timed && time)
+    if (d->base.timed && time)
         note_timestamps(d, time);
-    if (d->jack || d->timed)
+    if (d->jack || d->base.timed)
         note_cycle(d);
     unsigned flags = 0;
     if (status & (paInputOverflow | paInputUnderflow))
@@ -186,7 +186,7 @@ static int pa_callback(const void *input, void *output, unsigned long frames,
     const float *const *in = input ? (const float *const *)input
                                    : (const float *const *)d->silence;
     d->cb(d->ctx, in, (float *const *)output, (int)frames, flags);
-    if (d->jack || d->timed)
+    if (d->jack || d->base.timed)
         d->last_ns = es_now_ns();
     return paContinue;
 }
@@ -260,7 +260,7 @@ static void set_latency(pa_device *d)
         b->output_known = out_ok;
         snprintf(b->latency_note, sizeof b->latency_note, "%s; the JACK server did not "
                  "say its period and port latencies", said);
-    } else if (d->model && d->duplex && es_jack_is_pipewire() &&
+    } else if (d->model && d->duplex && d->pipewire &&
                d->block > ES_PIPEWIRE_MAX_QUANTUM) {
         /* PipeWire caps its quantum at its max-quantum, which a JACK client
          * cannot read: the round trip (block + quantum) is then not known. */
@@ -295,7 +295,7 @@ static void latency_now(const es_device *base, int *in, int *out, int *period)
     int p = seen > 0 ? seen : d->server_period;
     /* PipeWire's JACK library says the quantum asked; above its default
      * max-quantum the graph may run less, which no callback shows. */
-    if (seen <= 0 && d->base.close_first && d->block > ES_PIPEWIRE_MAX_QUANTUM)
+    if (seen <= 0 && d->pipewire && d->block > ES_PIPEWIRE_MAX_QUANTUM)
         p = 0;
     *period = p;
     if (!d->model) {
@@ -435,12 +435,13 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
      * between capture and playback that differs from run to run; the two
      * delays summed matched a loopback to the frame). JACK's follow its
      * period model below. */
-    d->timed = d->base.timed = Pa_GetHostApiInfo(oi->hostApi)->type == paALSA;
-    d->base.close_first = d->jack && on_pipewire_jack;
+    d->base.timed = Pa_GetHostApiInfo(oi->hostApi)->type == paALSA;
+    d->pipewire = d->jack && on_pipewire_jack;
+    d->base.close_first = d->pipewire;
     set_latency(d);
     snprintf(d->base.name, sizeof d->base.name, "%s: %s",
-             d->jack && es_jack_is_pipewire() ? "PipeWire (JACK API)"
-                                              : Pa_GetHostApiInfo(oi->hostApi)->name,
+             d->pipewire ? "PipeWire (JACK API)"
+                        : Pa_GetHostApiInfo(oi->hostApi)->name,
              oi->name);
     return &d->base;
 }
