@@ -22,6 +22,10 @@
 //
 //   earshot-zita-compare [--seconds S] [--runs N] [--blocks 64,128,256] [--irs 2,10]
 //                        [--engines cpu-nonuniform,cpu-partitioned] [--no-brutefir]
+//                        [--no-zita]
+//
+// --no-zita runs earshot's engines alone (no ratio), so that a profiler
+// (perf record) sees only their work.
 #include <fftw3.h>
 #include <zita-convolver.h>
 
@@ -249,7 +253,7 @@ int main(int argc, char **argv)
 {
     double seconds = 5;
     int runs = 5;
-    bool brutefir = brutefir_available();
+    bool brutefir = brutefir_available(), zita = true;
     std::vector<std::string> blocks = {"64", "128", "256"}, irs = {"2", "10"},
                              engines = {"cpu-nonuniform", "cpu-partitioned"};
     for (int i = 1; i < argc; i++) {
@@ -262,6 +266,8 @@ int main(int argc, char **argv)
             runs = std::max(1, std::atoi(argv[++i]));
         else if (o == "--no-brutefir")
             brutefir = false;
+        else if (o == "--no-zita")
+            zita = false;
         else if (i + 1 < argc && o == "--irs")
             irs = split(argv[++i]);
         else if (i + 1 < argc && o == "--engines")
@@ -301,6 +307,10 @@ int main(int argc, char **argv)
             // Rounds of one run each, by turns, so that a slow spell of the
             // machine falls on every contender alike; medians are reported.
             Result z, bf;
+            if (!zita) {
+                z.ok = false;
+                z.note = "not run (--no-zita)";
+            }
             std::vector<Result> ours(classes.size());
             for (int round = 0; round < runs; round++) {
                 if (z.ok)

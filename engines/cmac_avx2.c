@@ -47,6 +47,41 @@ ES_RT void es_cmac_avx2(float *acc, const float *x, const float *h, int count,
     }
 }
 
+/* The time-blocked pass (cmac_kernel.h): four ages a group, their x in
+ * registers while each sum takes its four products, so x is read from
+ * memory once for all `outs` sums; h_{q+t} for t >= 1 was read a group
+ * earlier and comes from the cache. The rest goes one age at a time
+ * through es_cmac_avx2, whose products round alike. */
+ES_RT void es_cmac_ahead_avx2(float *const *acc, int outs, const float *x, const float *h,
+                              int count, int hcount, int stride)
+{
+    const size_t step = (size_t)2 * stride;
+    int q = 0;
+    for (; q + 4 <= count && q + 3 + outs - 1 < hcount; q += 4) {
+        const float *xq = x + q * step;
+        for (int b = 0; b < stride; b += 8) {
+            __m256 xr[4], xi[4];
+            for (int g = 0; g < 4; g++) {
+                xr[g] = _mm256_load_ps(xq + g * step + b);
+                xi[g] = _mm256_load_ps(xq + g * step + stride + b);
+            }
+            for (int t = 0; t < outs; t++) {
+                float *a = acc[t];
+                const float *hq = h + (q + t) * step;
+                __m256 ar = _mm256_load_ps(a + b), ai = _mm256_load_ps(a + stride + b);
+                for (int g = 0; g < 4; g++)
+                    MAC(ar, ai, xr[g], xi[g], _mm256_load_ps(hq + g * step + b),
+                        _mm256_load_ps(hq + g * step + stride + b));
+                _mm256_store_ps(a + b, ar);
+                _mm256_store_ps(a + stride + b, ai);
+            }
+        }
+    }
+    for (; q < count; q++)
+        for (int t = 0; t < outs && q + t < hcount; t++)
+            es_cmac_avx2(acc[t], x + q * step, h + (q + t) * step, 1, stride);
+}
+
 /* Eight bins at a time. shuffle_ps picks the even (real) or odd (imaginary)
  * floats of two registers lane by lane, which leaves them in the order
  * 0 1 4 5 | 2 3 6 7; permute4x64 puts the 64-bit pairs back in order. */

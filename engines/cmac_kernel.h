@@ -22,6 +22,31 @@ ES_RT void es_cmac_avx2(float *acc, const float *x, const float *h, int count,
                         int stride);
 #endif
 
+/* The time-blocked MAC: one pass over a filter's partitions serves `outs`
+ * blocks (1 <= outs <= ES_PASS_BLOCKS_MAX), the current one and the
+ * parts of the next ones that are known now:
+ *
+ *   acc[t] += sum_{q < count, q + t < hcount} x_q * h_{q+t}
+ *
+ * Each x_q is read once for all outs sums; for a filter too large for the
+ * cache the pass costs about what one block's plain pass does, and serves
+ * outs blocks (engine_partitioned.c says how the sums are used). */
+#define ES_PASS_BLOCKS_MAX 4
+typedef ES_RT void (*es_cmac_ahead_fn)(float *const *acc, int outs, const float *x,
+                                       const float *h, int count, int hcount, int stride);
+
+ES_RT void es_cmac_ahead_portable(float *const *acc, int outs, const float *x, const float *h,
+                                  int count, int hcount, int stride);
+#ifdef ES_HAVE_AVX2
+ES_RT void es_cmac_ahead_avx2(float *const *acc, int outs, const float *x, const float *h,
+                              int count, int hcount, int stride);
+#endif
+#ifdef ES_HAVE_AVX512
+ES_RT void es_cmac_avx512(float *acc, const float *x, const float *h, int count, int stride);
+ES_RT void es_cmac_ahead_avx512(float *const *acc, int outs, const float *x, const float *h,
+                                int count, int hcount, int stride);
+#endif
+
 /* FFTW's fastest real transforms (SIMD codelets) write and read
  * interleaved complex (re, im pairs); its split-array transforms run about
  * half as fast at partition sizes. So the engine transforms interleaved and
@@ -41,6 +66,7 @@ ES_RT void es_join_avx2(float *interleaved, const float *planar, int bins, int s
 
 typedef struct {
     es_cmac_fn cmac;
+    es_cmac_ahead_fn cmac_ahead;
     es_split_fn split;
     es_join_fn join;
     const char *name;

@@ -15,3 +15,17 @@ int es_cpu_use_avx2_fma(void)
     return 0;
 #endif
 }
+
+int es_cpu_use_avx512(void)
+{
+#ifdef ES_HAVE_AVX512
+    if (!es_cpu_use_avx2_fma()) /* EARSHOT_FORCE_PORTABLE, or no AVX2 */
+        return 0;
+    const char *force = getenv("EARSHOT_FORCE_AVX2");
+    if (force && strcmp(force, "0") != 0)
+        return 0;
+    return __builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}

@@ -3,7 +3,7 @@
  * The IR is cut into levels. The head, taps [0, S1), is a uniformly
  * partitioned engine with the host's block as its partition, run inside
  * process(): it gives the zero latency. Each tail level k covers taps
- * [S_k, S_k + n_k P_k) with partitions P_k that grow by 2 or 4, and is a
+ * [S_k, S_k + n_k P_k) with partitions P_k that grow by 2 to 16, and is a
  * uniformly partitioned engine of its own, fed whole blocks of P_k frames.
  * Because S_k >= 2 P_k + max_block, a tail level's result for input block
  * j (frames [j P, (j+1) P)) is first needed P_k - max_block frames after
@@ -147,8 +147,12 @@ static void nu_destroy(es_engine *e)
     free(u);
 }
 
+/* pass_blocks: blocks one MAC pass sums (engine_partitioned.c): 0 for the
+ * head, the callback's choice; 4 for a tail level, whose jobs have slack. */
+#define TAIL_PASS_BLOCKS 4
+
 static es_engine *make_part(const es_ir *ir, const es_format *fmt, int from, int length,
-                            int part, int fft_measure, char *err, size_t n)
+                            int part, int pass_blocks, int fft_measure, char *err, size_t n)
 {
     es_ir *seg = ir_segment(ir, from, length);
     if (!seg) {
@@ -158,7 +162,7 @@ static es_engine *make_part(const es_ir *ir, const es_format *fmt, int from, int
     es_format f = *fmt;
     f.max_block = part;
     es_options opt = {.partition = part, .fft_measure = fft_measure};
-    es_engine *e = es_engine_cpu_partitioned.create(&f, seg, &opt, err, n);
+    es_engine *e = es_partitioned_create(&f, seg, &opt, pass_blocks, err, n);
     es_ir_destroy(seg);
     return e;
 }
@@ -176,7 +180,7 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
     u->base.klass = &es_engine_cpu_nonuniform;
     u->fmt = *fmt;
     const int head_len = plan.levels > 1 ? plan.level[1].offset : ir->length;
-    if (!(u->head = make_part(ir, fmt, 0, head_len, plan.level[0].part, opt->fft_measure, err,
+    if (!(u->head = make_part(ir, fmt, 0, head_len, plan.level[0].part, 0, opt->fft_measure, err,
                               n)))
         goto fail;
     es_tails *t = &u->tails;
@@ -202,10 +206,12 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
         l->late_job = -1;
         atomic_store(&l->last_job_ns, LLONG_MAX);
         l->prev_job_ns = LLONG_MAX;
-        l->model_job_ns = (long long)(3.0 * l->part *
+        /* The rescue's floor: a job the size of a time-blocked pass, which
+         * one job in TAIL_PASS_BLOCKS is (about that many blocks' MACs). */
+        l->model_job_ns = (long long)(TAIL_PASS_BLOCKS * l->part *
                                       es_nu_level_cost(ir->inputs + ir->outputs,
                                                        es_ir_path_count(ir), &plan.level[k], 1));
-        if (!(l->conv = make_part(ir, fmt, l->offset, l->count * l->part, l->part,
+        if (!(l->conv = make_part(ir, fmt, l->offset, l->count * l->part, l->part, TAIL_PASS_BLOCKS,
                                   opt->fft_measure, err, n)))
             goto fail;
         l->in = es_alloc_channels(fmt->inputs, (size_t)l->part);

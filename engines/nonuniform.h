@@ -19,7 +19,7 @@ typedef struct {
 typedef struct {
     int levels;   /* level 0 is the head, run in the callback */
     es_nu_level level[ES_NU_MAX_LEVELS];
-    int ratio;    /* growth from level to level: 2 or 4 */
+    int ratio;    /* growth from level to level: 2, 4, 8 or 16 */
     double cost;  /* the model's estimate, ns of CPU per frame */
 } es_nu_plan;
 

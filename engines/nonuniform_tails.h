@@ -40,9 +40,10 @@ typedef struct {
     atomic_llong last_job_ns; /* the shorter of its last two jobs, claim to done
                                * (LLONG_MAX until two have run) */
     long long prev_job_ns;    /* the last job's, owned by the holder */
-    long long model_job_ns;   /* a job with sound in it by the cost model, three
-                               * times over: jobs on silent input cost almost
-                               * nothing, and must not vouch for the next */
+    long long model_job_ns;   /* a time-blocked pass with sound in it by the cost
+                               * model: jobs on silent input, and the jobs
+                               * between two passes, cost far less and must
+                               * not vouch for the next */
     long long late_job;       /* the last job the audio thread found late */
 #ifdef ES_TESTING
     atomic_int slow_jobs;     /* the next jobs take slow_us longer ... */

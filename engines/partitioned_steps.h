@@ -16,9 +16,19 @@ typedef struct {
     int stage;          /* 0: the inputs' transforms; 1: MACs; 2: an output's inverse */
     int input, output;  /* where the block has got to */
     int age;            /* the next partition of the current path */
-    int added;          /* the current output has something to transform */
-    int chunk_added;    /* the current MAC chunk has */
+    int known;          /* 1: a time-blocked pass summed the older ages already */
+    int ages;           /* ages this block sums (all, or the newest few) */
+    int outs;           /* sums per age: 1, or the blocks a time-blocked pass serves */
+    unsigned added;     /* bit t: the current output's sum t has something */
+    unsigned chunk_added; /* bit t: the current MAC chunk's sum t has */
 } es_block_steps;
+
+/* cpu-partitioned with `pass_blocks` blocks summed per MAC pass (1 to
+ * ES_PASS_BLOCKS_MAX; 0: the engine's own choice for the callback; see
+ * engine_partitioned.c). cpu-nonuniform's tail levels, whose blocks have
+ * slack, take 4. */
+es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es_options *opt,
+                                 int pass_blocks, char *err, size_t n);
 
 void es_partitioned_steps_begin(es_block_steps *s);
 /* One slice of the block of P frames (the engine's partition) in in[];
