@@ -23,7 +23,7 @@ ES_RT void es_cmac_avx2(float *acc, const float *x, const float *h, int count,
 #endif
 
 /* The time-blocked MAC: one pass over a filter's partitions serves `outs`
- * blocks (1 <= outs <= ES_PASS_BLOCKS_MAX), the current one and the
+ * blocks (outs >= 1), the current one and the
  * parts of the next ones that are known now:
  *
  *   acc[t] += sum_{q < count, q + t < hcount} x_q * h_{q+t}
@@ -31,7 +31,6 @@ ES_RT void es_cmac_avx2(float *acc, const float *x, const float *h, int count,
  * Each x_q is read once for all outs sums; for a filter too large for the
  * cache the pass costs about what one block's plain pass does, and serves
  * outs blocks (engine_partitioned.c says how the sums are used). */
-#define ES_PASS_BLOCKS_MAX 4
 typedef ES_RT void (*es_cmac_ahead_fn)(float *const *acc, int outs, const float *x,
                                        const float *h, int count, int hcount, int stride);
 

@@ -462,6 +462,12 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
  * plain (every age into tail[o]); a time-blocked pass (every age into
  * tail[o] and later[o]); or, within pass_blocks blocks of such a pass,
  * later[o]'s sum for this block plus the `phase` newest ages. */
+int es_partitioned_next_is_light(const es_engine *e)
+{
+    const upols *u = (const upols *)e;
+    return u->phase >= 1 && u->phase < u->pass_blocks;
+}
+
 void es_partitioned_steps_begin(es_block_steps *s)
 {
     *s = (es_block_steps){0};

@@ -23,6 +23,9 @@ typedef struct {
     unsigned chunk_added; /* bit t: the current MAC chunk's sum t has */
 } es_block_steps;
 
+/* The most blocks one time-blocked MAC pass sums (engine_partitioned.c). */
+#define ES_PASS_BLOCKS_MAX 4
+
 /* cpu-partitioned with `pass_blocks` blocks summed per MAC pass (1 to
  * ES_PASS_BLOCKS_MAX; 0: the engine's own choice for the callback; see
  * engine_partitioned.c). cpu-nonuniform's tail levels, whose blocks have
@@ -31,6 +34,9 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
                                  int pass_blocks, char *err, size_t n);
 
 void es_partitioned_steps_begin(es_block_steps *s);
+/* 1 when the engine's next block needs only the few newest partitions' MACs
+ * (a time-blocked pass summed the rest): its transforms and little else. */
+ES_RT int es_partitioned_next_is_light(const es_engine *e);
 /* One slice of the block of P frames (the engine's partition) in in[];
  * returns 1 when out[] holds the block's P frames of output, else 0. The
  * engine must be between blocks (every earlier call whole blocks) when the

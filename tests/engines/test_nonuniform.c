@@ -157,14 +157,21 @@ static int slowed_tail(void)
     float **in = es_test_planar(1, frames), **out = es_test_planar(1, frames);
     for (int t = 0; t < frames; t++)
         in[0][t] = (float)es_test_uniform(&seed);
-    /* Level 1's deadline is (P - block) frames, a few ms; 8 ms per job for
-     * 10 jobs from block 300 makes it late for about 80 ms. */
+    /* Level 1's deadline is (P - block) frames (the plan's first tail
+     * partition, 256 to 1024 frames: 4 to 20 ms); twice that and 2 ms more
+     * per job for 10 jobs from block 300 makes it late for tens of ms. */
+    int part1 = 0;
+    if (sscanf(plan, "%*dx%d", &part1) != 1 || part1 <= BLOCK) {
+        printf("FAIL no tail level in the plan '%s'\n", plan);
+        return 1;
+    }
+    const double slow_us = 2e6 * (part1 - BLOCK) / RATE + 2000;
     const int slow_from = 300;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int b = 0; b < blocks; b++) {
         if (b == slow_from)
-            es_nonuniform_slow_tail(e, 1, 10, 8000, 0);
+            es_nonuniform_slow_tail(e, 1, 10, slow_us, 0);
         const float *x[1] = {in[0] + (size_t)b * BLOCK};
         float *y[1] = {out[0] + (size_t)b * BLOCK};
         es_engine_process(e, x, y, BLOCK);
@@ -205,7 +212,8 @@ static int slowed_tail(void)
 }
 
 /* The scheduler: the deepest level's jobs made long (each of their slices
- * 2 ms longer, about 24 ms a job; as one piece 60 ms) while one worker
+ * 2 ms longer, about 20 ms a job; as one piece 150 ms, seven periods of a
+ * first level of 1024 frames) while one worker
  * serves every level in real time. Sliced, the first level's jobs run between the deep job's
  * slices and nothing is late; the same slowness as one piece, which the
  * scheduler cannot interrupt, makes the first levels late (so the check
@@ -234,7 +242,7 @@ static unsigned long long deep_level_slowed(int per_slice, int rescue, char *pla
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int b = 0; b < blocks; b++) {
         if (b == 10)
-            es_nonuniform_slow_tail(e, levels, 1000, per_slice ? 2000 : 60000, per_slice);
+            es_nonuniform_slow_tail(e, levels, 1000, per_slice ? 2000 : 150000, per_slice);
         for (int t = 0; t < BLOCK; t++)
             in[0][t] = (float)es_test_uniform(&seed);
         es_engine_process(e, (const float *const *)in, out, BLOCK);
@@ -255,7 +263,7 @@ static int deep_level_sliced(void)
     const unsigned long long sliced = deep_level_slowed(1, 0, plan, sizeof plan);
     const unsigned long long whole = deep_level_slowed(0, 0, plan, sizeof plan);
     const unsigned long long rescued = deep_level_slowed(0, 1, plan, sizeof plan);
-    /* One piece, every deep job holds the first level up for 60 ms: tens
+    /* One piece, every deep job holds the first level up for 150 ms: tens
      * of late results in 4 s. Sliced or rescued, none, but for what the
      * machine itself does: it stalls a real-time thread by tens of ms now
      * and then (docs/PERFORMANCE.md), which can make a result late

@@ -7,7 +7,9 @@
  * Cases: partitions from 64 to 16384 frames (a slice is then a part of one
  * path's MACs), filters of 1 to 70 partitions (over 32 the MACs are summed
  * in chunks, which slices must not cross), a 3 x 2 matrix with a NULL path,
- * and input with silent blocks (their transforms and MACs are skipped). */
+ * and input with silent blocks (their transforms and MACs are skipped);
+ * each with one block a MAC pass and with four (time-blocked passes, whose
+ * sums for the next blocks must survive another engine's slices). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,17 +35,16 @@ static es_ir *matrix(const shape *c, uint64_t *rng)
     return ir;
 }
 
-static int run_case(const shape *c, uint64_t *rng)
+static int run_case(const shape *c, int pass_blocks, uint64_t *rng)
 {
     es_ir *ir = matrix(c, rng);
     es_format fmt = {.sample_rate = 48000, .max_block = c->part, .inputs = c->inputs,
                      .outputs = c->outputs};
     es_options opt = {.partition = c->part};
     char err[256];
-    const es_engine_class *k = es_engine_find("cpu-partitioned");
-    es_engine *whole = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
-    es_engine *sliced = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
-    es_engine *other = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
+    es_engine *whole = es_partitioned_create(&fmt, ir, &opt, pass_blocks, err, sizeof err);
+    es_engine *sliced = es_partitioned_create(&fmt, ir, &opt, pass_blocks, err, sizeof err);
+    es_engine *other = es_partitioned_create(&fmt, ir, &opt, pass_blocks, err, sizeof err);
     if (!whole || !sliced || !other) {
         printf("FAIL %s\n", err);
         return 1;
@@ -79,9 +80,9 @@ static int run_case(const shape *c, uint64_t *rng)
             equal &= memcmp(a[o], b[o], sizeof(float) * (size_t)c->part) == 0 &&
                      memcmp(a[o], scratch[o], sizeof(float) * (size_t)c->part) == 0;
     }
-    printf("%s %d x %d, %d partitions of %d: %d blocks in %d slices, %s\n",
-           equal ? "ok  " : "FAIL", c->inputs, c->outputs, c->parts, c->part, blocks, slices,
-           equal ? "equal bit for bit" : "NOT equal");
+    printf("%s %d x %d, %d partitions of %d, %d block%s a pass: %d blocks in %d slices, %s\n",
+           equal ? "ok  " : "FAIL", c->inputs, c->outputs, c->parts, c->part, pass_blocks,
+           pass_blocks == 1 ? "" : "s", blocks, slices, equal ? "equal bit for bit" : "NOT equal");
     es_test_free_planar(in, c->inputs);
     es_test_free_planar(a, c->outputs);
     es_test_free_planar(b, c->outputs);
@@ -102,7 +103,8 @@ int main(void)
     };
     int failures = 0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        failures += run_case(&cases[k], &rng);
+        for (int pass_blocks = 1; pass_blocks <= ES_PASS_BLOCKS_MAX; pass_blocks += 3)
+            failures += run_case(&cases[k], pass_blocks, &rng);
     printf("sliced blocks: %s\n", failures ? "FAIL" : "ok");
     return failures ? 1 : 0;
 }
