@@ -1,86 +1,18 @@
-/* AVX2 + FMA split-complex MAC, and the layout conversions. Four partitions per pass over the bins: the
- * accumulator is loaded and stored once per four products, which brings the
- * loop close to 2 loads per 8 complex MACs, the load ports' rate. */
+/* AVX2 + FMA split-complex MACs (cmac_simd.h on 8 floats a vector), and
+ * the layout conversions. */
 #include <immintrin.h>
 
 #include "cmac_kernel.h"
 
-#define MAC(ar, ai, xr, xi, hr, hi)              \
-    do {                                         \
-        ar = _mm256_fmadd_ps(xr, hr, ar);        \
-        ar = _mm256_fnmadd_ps(xi, hi, ar);       \
-        ai = _mm256_fmadd_ps(xr, hi, ai);        \
-        ai = _mm256_fmadd_ps(xi, hr, ai);        \
-    } while (0)
-
-ES_RT void es_cmac_avx2(float *acc, const float *x, const float *h, int count,
-                        int stride)
-{
-    const size_t step = (size_t)2 * stride;
-    int q = 0;
-    for (; q + 4 <= count; q += 4) {
-        const float *x0 = x + q * step, *x1 = x0 + step, *x2 = x1 + step, *x3 = x2 + step;
-        const float *h0 = h + q * step, *h1 = h0 + step, *h2 = h1 + step, *h3 = h2 + step;
-        for (int b = 0; b < stride; b += 8) {
-            __m256 ar = _mm256_load_ps(acc + b), ai = _mm256_load_ps(acc + stride + b);
-            MAC(ar, ai, _mm256_load_ps(x0 + b), _mm256_load_ps(x0 + stride + b),
-                _mm256_load_ps(h0 + b), _mm256_load_ps(h0 + stride + b));
-            MAC(ar, ai, _mm256_load_ps(x1 + b), _mm256_load_ps(x1 + stride + b),
-                _mm256_load_ps(h1 + b), _mm256_load_ps(h1 + stride + b));
-            MAC(ar, ai, _mm256_load_ps(x2 + b), _mm256_load_ps(x2 + stride + b),
-                _mm256_load_ps(h2 + b), _mm256_load_ps(h2 + stride + b));
-            MAC(ar, ai, _mm256_load_ps(x3 + b), _mm256_load_ps(x3 + stride + b),
-                _mm256_load_ps(h3 + b), _mm256_load_ps(h3 + stride + b));
-            _mm256_store_ps(acc + b, ar);
-            _mm256_store_ps(acc + stride + b, ai);
-        }
-    }
-    for (; q < count; q++) {
-        const float *x0 = x + q * step, *h0 = h + q * step;
-        for (int b = 0; b < stride; b += 8) {
-            __m256 ar = _mm256_load_ps(acc + b), ai = _mm256_load_ps(acc + stride + b);
-            MAC(ar, ai, _mm256_load_ps(x0 + b), _mm256_load_ps(x0 + stride + b),
-                _mm256_load_ps(h0 + b), _mm256_load_ps(h0 + stride + b));
-            _mm256_store_ps(acc + b, ar);
-            _mm256_store_ps(acc + stride + b, ai);
-        }
-    }
-}
-
-/* The time-blocked pass (cmac_kernel.h): four ages a group, their x in
- * registers while each sum takes its four products, so x is read from
- * memory once for all `outs` sums; h_{q+t} for t >= 1 was read a group
- * earlier and comes from the cache. The rest goes one age at a time
- * through es_cmac_avx2, whose products round alike. */
-ES_RT void es_cmac_ahead_avx2(float *const *acc, int outs, const float *x, const float *h,
-                              int count, int hcount, int stride)
-{
-    const size_t step = (size_t)2 * stride;
-    int q = 0;
-    for (; q + 4 <= count && q + 3 + outs - 1 < hcount; q += 4) {
-        const float *xq = x + q * step;
-        for (int b = 0; b < stride; b += 8) {
-            __m256 xr[4], xi[4];
-            for (int g = 0; g < 4; g++) {
-                xr[g] = _mm256_load_ps(xq + g * step + b);
-                xi[g] = _mm256_load_ps(xq + g * step + stride + b);
-            }
-            for (int t = 0; t < outs; t++) {
-                float *a = acc[t];
-                const float *hq = h + (q + t) * step;
-                __m256 ar = _mm256_load_ps(a + b), ai = _mm256_load_ps(a + stride + b);
-                for (int g = 0; g < 4; g++)
-                    MAC(ar, ai, xr[g], xi[g], _mm256_load_ps(hq + g * step + b),
-                        _mm256_load_ps(hq + g * step + stride + b));
-                _mm256_store_ps(a + b, ar);
-                _mm256_store_ps(a + stride + b, ai);
-            }
-        }
-    }
-    for (; q < count; q++)
-        for (int t = 0; t < outs && q + t < hcount; t++)
-            es_cmac_avx2(acc[t], x + q * step, h + (q + t) * step, 1, stride);
-}
+#define V __m256
+#define W 8
+#define LOAD _mm256_load_ps
+#define STORE _mm256_store_ps
+#define FMADD _mm256_fmadd_ps
+#define FNMADD _mm256_fnmadd_ps
+#define CMAC es_cmac_avx2
+#define CMAC_AHEAD es_cmac_ahead_avx2
+#include "cmac_simd.h"
 
 /* Eight bins at a time. shuffle_ps picks the even (real) or odd (imaginary)
  * floats of two registers lane by lane, which leaves them in the order

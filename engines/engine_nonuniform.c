@@ -185,8 +185,8 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
     u->base.klass = &es_engine_cpu_nonuniform;
     u->fmt = *fmt;
     const int head_len = plan.levels > 1 ? plan.level[1].offset : ir->length;
-    if (!(u->head = make_part(ir, fmt, 0, head_len, plan.level[0].part, NU_PASS_BLOCKS, opt->fft_measure, err,
-                              n)))
+    if (!(u->head = make_part(ir, fmt, 0, head_len, plan.level[0].part, NU_PASS_BLOCKS,
+                              opt->fft_measure, err, n)))
         goto fail;
     es_tails *t = &u->tails;
     t->inputs = fmt->inputs;

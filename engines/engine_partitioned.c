@@ -39,51 +39,15 @@
  * to add skips its inverse FFT. A gated microphone or the gaps in a file
  * then cost the scan for zeros only. */
 #include <fftw3.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmac_kernel.h"
 #include "classes.h"
 #include "fftw_planner.h"
 #include "offline_plan.h"
 #include "partition.h"
-#include "partitioned_steps.h"
-
-typedef struct {
-    es_engine base;
-    int inputs, outputs;
-    int part;          /* P: partition size in frames */
-    int parts;         /* partitions per filter */
-    int stride;        /* floats per half spectrum: P + 1 bins rounded up to 16 */
-    int fill;          /* frames of the current block already taken, < P */
-    int tail_ready;    /* tail[] holds the sum for the current block */
-    int newest;        /* FDL slot of the block being filled; older ones follow */
-    float **filter;    /* [in * out] parts spectra of 2*stride, scaled 1/(2P); NULL = no path */
-    float **fdl;       /* [inputs] parts + pad slots of 2*stride, see fdl_slot() */
-    float **segment;   /* [inputs] 2P frames: previous block | current block */
-    unsigned char **silent; /* [inputs][parts]: 1 = that FDL slot's spectrum is zero */
-    unsigned char *prev_silent, *cur_sound; /* [inputs]: the last complete block was
-                                             * all zeros; the current one is not (yet) */
-    unsigned char *tail_silent; /* [outputs]: tail[] is zero (nothing added) */
-    float **tail;      /* [outputs] 2*stride: sum over j >= 1 for this block; in
-                        * whole-block use, the block's own sum */
-    int pass_blocks;   /* blocks one MAC pass sums (1 = plain), see the top */
-    int phase;         /* blocks since the last pass that summed later blocks;
-                        * pass_blocks (or more) when later[] holds nothing valid */
-    float **later;     /* [outputs] pass_blocks - 1 spectra: the known part of the
-                        * sums of the next blocks */
-    unsigned char *later_added; /* [outputs] bit t - 1: later sum t has something */
-    const float **in_at; /* [inputs], [outputs]: a whole block's place in a call */
-    float **out_at;
-    float *acc;        /* 2*stride scratch spectrum */
-    float *chunk;      /* pass_blocks x 2*stride: one chunk's partial sums */
-    float *time;       /* 2P scratch time signal */
-    float *cplx;       /* P + 1 interleaved bins: FFTW's side of the transforms */
-    fftwf_plan forward, inverse;
-    es_spectral_kernels k;
-} upols;
+#include "partitioned.h"
 
 static void upols_reset(es_engine *e);
 
@@ -93,15 +57,6 @@ static int upols_probe(char *why, size_t n)
     es_spectral_select(&k);
     snprintf(why, n, "FFTW %s, %s MAC kernel", fftwf_version, k.name);
     return 1;
-}
-
-/* Slot of the block `age` blocks older than the one being filled. The FDL is
- * stored newest-first so that ages 1, 2, 3... are ascending addresses, in
- * step with H_1, H_2, H_3...: the MAC streams both forward. */
-static inline ES_RT float *fdl_slot(const upols *u, int input, int age)
-{
-    int slot = (u->newest + age) % u->parts;
-    return u->fdl[input] + (size_t)slot * 2 * u->stride;
 }
 
 static void upols_destroy(es_engine *e)
@@ -268,147 +223,6 @@ static es_engine *upols_create(const es_format *fmt, const es_ir *ir,
     return es_partitioned_create(fmt, ir, opt, 0, err, n);
 }
 
-/* sums[t] += X_{k-age} H_{age+t} for ages [from, to) of input i's FDL and
- * t < outs (outs 1: the plain sum), in runs of consecutive slots that are
- * not silent. Returns a mask: bit t, sums[t] got something. */
-static ES_RT unsigned mac_run(const upols *u, float *const *sums, int outs, int i,
-                              const float *h, int from, int to)
-{
-    const size_t spectrum = (size_t)2 * u->stride;
-    const unsigned char *silent = u->silent[i];
-    unsigned added = 0;
-    int age = from;
-    while (age < to) {
-        int slot = (u->newest + age) % u->parts;
-        if (silent[slot]) {
-            age++;
-            continue;
-        }
-        /* The run goes on while slots are sound, up to the wrap or `to`. */
-        int run = 1;
-        while (age + run < to && slot + run < u->parts && !silent[slot + run])
-            run++;
-        const float *x = u->fdl[i] + (size_t)slot * spectrum, *hh = h + (size_t)age * spectrum;
-        if (outs == 1) {
-            u->k.cmac(sums[0], x, hh, run, u->stride);
-            added |= 1;
-        } else {
-            u->k.cmac_ahead(sums, outs, x, hh, run, u->parts - age, u->stride);
-            for (int t = 0; t < outs && age + t < u->parts; t++)
-                added |= 1u << t;
-        }
-        age += run;
-    }
-    return added;
-}
-
-/* The same, for any number of ages. A float sum over thousands of
- * partitions loses precision as it grows (-111.5 dB at 7500 partitions,
- * measured): so long filters are summed in chunks of MAC_CHUNK partitions,
- * each into a fresh accumulator added to acc, and the rounding error grows
- * with the number of chunks rather than of partitions. */
-#define MAC_CHUNK 32
-static ES_RT int mac_ages(const upols *u, float *acc, int i, const float *h, int from, int to)
-{
-    if (to - from <= MAC_CHUNK)
-        return (int)mac_run(u, &acc, 1, i, h, from, to);
-    const int n = 2 * u->stride;
-    int added = 0;
-    for (int a = from; a < to; a += MAC_CHUNK) {
-        const int b = a + MAC_CHUNK < to ? a + MAC_CHUNK : to;
-        memset(u->chunk, 0, (size_t)n * sizeof(float));
-        if (!mac_run(u, &u->chunk, 1, i, h, a, b))
-            continue;
-        for (int k = 0; k < n; k++)
-            acc[k] += u->chunk[k];
-        added = 1;
-    }
-    return added;
-}
-
-/* tail[o] = sum over paths (i, o) and j = 1..parts-1 of X_{k-j} H_j. */
-static ES_RT void compute_tail(upols *u)
-{
-    const size_t spectrum = (size_t)2 * u->stride;
-    for (int o = 0; o < u->outputs; o++) {
-        float *tail = u->tail[o];
-        if (!u->tail_silent[o])
-            memset(tail, 0, spectrum * sizeof(float));
-        int added = 0;
-        for (int i = 0; i < u->inputs; i++) {
-            const float *h = u->filter[i * u->outputs + o];
-            if (h && u->parts > 1)
-                added |= mac_ages(u, tail, i, h, 1, u->parts);
-        }
-        u->tail_silent[o] = !added;
-    }
-    u->tail_ready = 1;
-}
-
-/* Whether x holds only zeros (of either sign): an OR of the bits, which
- * the compiler vectorises, rather than a compare per sample. */
-static ES_RT int all_zero(const float *x, int n)
-{
-    uint32_t bits = 0;
-    for (int t = 0; t < n; t++) {
-        uint32_t b;
-        memcpy(&b, x + t, sizeof b);
-        bits |= b << 1; /* the sign bit does not count */
-    }
-    return bits == 0;
-}
-
-/* Takes frames of input i into the current block's segment and, unless the
- * last and the current block are both silent, transforms it into the
- * newest FDL slot. */
-static ES_RT void take_input(upols *u, const float *x, int i, int frames)
-{
-    float *seg = u->segment[i];
-    memcpy(seg + u->part + u->fill, x, (size_t)frames * sizeof(float));
-    u->cur_sound[i] |= !all_zero(x, frames);
-    const int silent = u->prev_silent[i] && !u->cur_sound[i];
-    u->silent[i][u->newest] = (unsigned char)silent;
-    if (!silent) {
-        fftwf_execute_dft_r2c(u->forward, seg, (fftwf_complex *)u->cplx);
-        u->k.split(fdl_slot(u, i, 0), u->cplx, u->part + 1, u->stride);
-    }
-}
-
-/* y = the frames of the current block from the accumulated spectrum acc
- * (silence where nothing was added). */
-static ES_RT void emit_output(upols *u, const float *acc, int added, float *y, int frames)
-{
-    if (!added) { /* no path, or all of its input silent */
-        memset(y, 0, (size_t)frames * sizeof(float));
-        return;
-    }
-    u->k.join(u->cplx, acc, u->part + 1, u->stride);
-    fftwf_execute_dft_c2r(u->inverse, (fftwf_complex *)u->cplx, u->time);
-    memcpy(y, u->time + u->part + u->fill, (size_t)frames * sizeof(float));
-}
-
-/* After `frames` more of the current block: once it is complete its
- * spectrum stays in its slot and the next block takes the slot of the
- * oldest, which no partition needs. */
-static ES_RT void advance(upols *u, int frames)
-{
-    u->fill += frames;
-    if (u->fill < u->part)
-        return;
-    u->newest = (u->newest + u->parts - 1) % u->parts;
-    for (int i = 0; i < u->inputs; i++) {
-        float *seg = u->segment[i];
-        memcpy(seg, seg + u->part, (size_t)u->part * sizeof(float));
-        memset(seg + u->part, 0, (size_t)u->part * sizeof(float));
-        u->prev_silent[i] = !u->cur_sound[i];
-        u->cur_sound[i] = 0;
-    }
-    u->fill = 0;
-    u->tail_ready = 0;
-    if (u->phase < u->pass_blocks)
-        u->phase++;
-}
-
 /* Runs frames <= P - fill through the partly filled block. A whole block
  * in one call (the usual case, and always so inside cpu-nonuniform) runs
  * the steps below one after another: one MAC pass, time-blocked or not,
@@ -430,9 +244,9 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
         return;
     }
     if (!u->tail_ready)
-        compute_tail(u);
+        upols_compute_tail(u);
     for (int i = 0; i < u->inputs; i++)
-        take_input(u, in[i] + offset, i, frames);
+        upols_take_input(u, in[i] + offset, i, frames);
     for (int o = 0; o < u->outputs; o++) {
         int added = !u->tail_silent[o];
         if (added)
@@ -442,142 +256,11 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
         for (int i = 0; i < u->inputs; i++) {
             const float *h = u->filter[i * u->outputs + o];
             if (h)
-                added |= mac_ages(u, u->acc, i, h, 0, 1);
+                added |= upols_mac_ages(u, u->acc, i, h, 0, 1);
         }
-        emit_output(u, u->acc, added, out[o] + offset, frames);
+        upols_emit_output(u, u->acc, added, out[o] + offset, frames);
     }
-    advance(u, frames);
-}
-
-/* A whole block in slices (partitioned_steps.h); run_chunk runs the same
- * steps back to back, so a sliced block and a whole one are the same
- * arithmetic in the same order. cmac adds partition after partition per
- * bin, so a run cut into pieces sums alike, and a slice never crosses a
- * MAC_CHUNK boundary, where a chunk's partial sum is added. Output o's
- * spectrum is summed in tail[o] because slices of other outputs may come
- * between; tail_silent[o] keeps saying whether it holds anything, for
- * compute_tail.
- *
- * The block's MACs are one of three kinds, chosen when its inputs are in:
- * plain (every age into tail[o]); a time-blocked pass (every age into
- * tail[o] and later[o]); or, within pass_blocks blocks of such a pass,
- * later[o]'s sum for this block plus the `phase` newest ages. */
-int es_partitioned_next_is_light(const es_engine *e)
-{
-    const upols *u = (const upols *)e;
-    return u->phase >= 1 && u->phase < u->pass_blocks;
-}
-
-void es_partitioned_steps_begin(es_block_steps *s)
-{
-    *s = (es_block_steps){0};
-}
-
-/* The sums a MAC slice of output o adds to: the block's own, then, in a
- * time-blocked pass, those of the next blocks. */
-static ES_RT void sum_targets(const upols *u, int o, float **sums)
-{
-    const size_t spectrum = (size_t)2 * u->stride;
-    sums[0] = u->tail[o];
-    for (int t = 1; t < u->pass_blocks; t++)
-        sums[t] = u->later[o] + (size_t)(t - 1) * spectrum;
-}
-
-/* Output o's sums before its first MAC slice. */
-static ES_RT void begin_output(upols *u, int o, es_block_steps *s)
-{
-    const size_t spectrum = (size_t)2 * u->stride;
-    float *sums[ES_PASS_BLOCKS_MAX];
-    sum_targets(u, o, sums);
-    s->added = 0;
-    if (s->known) { /* this block's known part is in later[o] */
-        const int t = u->phase;
-        if (u->later_added[o] >> (t - 1) & 1) {
-            memcpy(sums[0], sums[t], spectrum * sizeof(float));
-            s->added = 1;
-        } else {
-            memset(sums[0], 0, spectrum * sizeof(float));
-        }
-        return;
-    }
-    for (int t = 0; t < s->outs; t++)
-        memset(sums[t], 0, spectrum * sizeof(float));
-}
-
-ES_RT int es_partitioned_step(es_engine *e, const float *const *in, float *const *out,
-                              es_block_steps *s)
-{
-    upols *u = (upols *)e;
-    const size_t spectrum = (size_t)2 * u->stride;
-    if (s->stage == 0) { /* one input's transform */
-        take_input(u, in[s->input], s->input, u->part);
-        if (++s->input == u->inputs) {
-            s->stage = 1;
-            s->input = s->output = s->age = 0;
-            const int known = u->phase >= 1 && u->phase < u->pass_blocks;
-            s->known = known;
-            s->outs = known || u->pass_blocks == 1 ? 1 : u->pass_blocks;
-            s->ages = known && u->phase < u->parts ? u->phase : u->parts;
-        }
-        return 0;
-    }
-    if (s->stage == 2) { /* output o's inverse transform */
-        emit_output(u, u->tail[s->output], (int)(s->added & 1), out[s->output], u->part);
-        u->tail_silent[s->output] = (unsigned char)!(s->added & 1);
-        if (s->outs > 1)
-            u->later_added[s->output] = (unsigned char)(s->added >> 1);
-        if (++s->output == u->outputs) {
-            if (s->outs > 1)
-                u->phase = 0; /* advance() makes it 1 */
-            advance(u, u->part);
-            return 1;
-        }
-        s->stage = 1;
-        s->input = s->age = 0;
-    }
-    /* MACs of output o: input `input`, ages from `age` on. */
-    if (s->input == 0 && s->age == 0)
-        begin_output(u, s->output, s);
-    const float *h = u->filter[s->input * u->outputs + s->output];
-    if (h) {
-        float *sums[ES_PASS_BLOCKS_MAX];
-        sum_targets(u, s->output, sums);
-        const int chunked = s->ages > MAC_CHUNK;
-        int chunk_end = chunked ? (s->age / MAC_CHUNK + 1) * MAC_CHUNK : s->ages;
-        chunk_end = chunk_end < s->ages ? chunk_end : s->ages;
-        /* A slice's ages: about ES_SLICE_BINS products, in whole groups of
-         * four for the time-blocked kernels. */
-        int ages = ES_SLICE_BINS / ((u->part + 1) * s->outs);
-        ages = ages > 0 ? ages : 1;
-        ages = s->outs > 1 ? (ages + 3) / 4 * 4 : ages;
-        const int to = s->age + ages < chunk_end ? s->age + ages : chunk_end;
-        if (!chunked) {
-            s->added |= mac_run(u, sums, s->outs, s->input, h, s->age, to);
-        } else {
-            float *chunk[ES_PASS_BLOCKS_MAX];
-            for (int t = 0; t < s->outs; t++)
-                chunk[t] = u->chunk + (size_t)t * spectrum;
-            if (s->age % MAC_CHUNK == 0) {
-                memset(u->chunk, 0, (size_t)s->outs * spectrum * sizeof(float));
-                s->chunk_added = 0;
-            }
-            s->chunk_added |= mac_run(u, chunk, s->outs, s->input, h, s->age, to);
-            if (to == chunk_end) {
-                for (int t = 0; t < s->outs; t++)
-                    if (s->chunk_added >> t & 1)
-                        for (size_t k = 0; k < spectrum; k++)
-                            sums[t][k] += chunk[t][k];
-                s->added |= s->chunk_added;
-            }
-        }
-        s->age = to;
-    }
-    if (!h || s->age == s->ages) { /* the next input's paths, or this output is summed */
-        s->age = 0;
-        if (++s->input == u->inputs)
-            s->stage = 2;
-    }
-    return 0;
+    upols_advance(u, frames);
 }
 
 static ES_RT void upols_process(es_engine *e, const float *const *in,

@@ -34,9 +34,6 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
                                  int pass_blocks, char *err, size_t n);
 
 void es_partitioned_steps_begin(es_block_steps *s);
-/* 1 when the engine's next block needs only the few newest partitions' MACs
- * (a time-blocked pass summed the rest): its transforms and little else. */
-ES_RT int es_partitioned_next_is_light(const es_engine *e);
 /* One slice of the block of P frames (the engine's partition) in in[];
  * returns 1 when out[] holds the block's P frames of output, else 0. The
  * engine must be between blocks (every earlier call whole blocks) when the
