@@ -124,6 +124,7 @@ const char *es_pipewire_jack_dir(void)
     return NULL;
 }
 
+#ifdef ES_HAVE_JACK
 /* The device a command will open: its --device value, "auto" when none. */
 static const char *device_argument(int argc, char **argv)
 {
@@ -136,6 +137,7 @@ static const char *device_argument(int argc, char **argv)
     }
     return device;
 }
+#endif
 
 void es_sound_server_route(int argc, char **argv)
 {
