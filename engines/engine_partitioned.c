@@ -29,9 +29,10 @@
  * pass streams the spectra once for pass_blocks blocks; measured on
  * 2 x 22 x 4096 with AVX-512, 0.15 ns per product for 4 blocks a pass
  * against 0.49 for one. The work comes in one pass every pass_blocks
- * blocks, so only engines whose blocks have slack use 4 (cpu-nonuniform's
- * tail levels); in the callback, 2 and only when the spectra are larger
- * than the cache (a pass then costs about what a plain one did).
+ * blocks. cpu-nonuniform's levels take 4 (its tail jobs have slack, and
+ * its head's MACs are a few microseconds); this engine on its own takes
+ * 2, and only when its spectra are larger than the cache, where a pass
+ * costs about what a plain one did and the worst block does not grow.
  *
  * Silent input costs (almost) nothing: a segment that is all zeros has an
  * all-zero spectrum, so its FFT is skipped and its FDL slot is only marked

@@ -41,6 +41,13 @@ static ES_RT unsigned mac_run(const upols *u, float *const *sums, int outs, int 
     return added;
 }
 
+/* acc += part over n floats: a chunk's partial sum into its total. */
+static ES_RT void add_spectrum(float *restrict acc, const float *restrict part, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        acc[k] += part[k];
+}
+
 /* The same, for any number of ages. A float sum over thousands of
  * partitions loses precision as it grows (-111.5 dB at 7500 partitions,
  * measured): so long filters are summed in chunks of MAC_CHUNK partitions,
@@ -57,8 +64,7 @@ ES_RT int upols_mac_ages(const upols *u, float *acc, int i, const float *h, int 
         memset(u->chunk, 0, (size_t)n * sizeof(float));
         if (!mac_run(u, &u->chunk, 1, i, h, a, b))
             continue;
-        for (int k = 0; k < n; k++)
-            acc[k] += u->chunk[k];
+        add_spectrum(acc, u->chunk, (size_t)n);
         added = 1;
     }
     return added;
@@ -165,6 +171,14 @@ void es_partitioned_steps_begin(es_block_steps *s)
     *s = (es_block_steps){0};
 }
 
+/* Whether a time-blocked pass within the last pass_blocks blocks summed
+ * the older ages of this one (its known part is in later[]). The phase
+ * moves only when a block ends. */
+static ES_RT int later_known(const upols *u)
+{
+    return u->phase >= 1 && u->phase < u->pass_blocks;
+}
+
 /* The sums a MAC slice of output o adds to: the block's own, then, in a
  * time-blocked pass, those of the next blocks. */
 static ES_RT void sum_targets(const upols *u, int o, float **sums)
@@ -182,7 +196,7 @@ static ES_RT void begin_output(upols *u, int o, es_block_steps *s)
     float *sums[ES_PASS_BLOCKS_MAX];
     sum_targets(u, o, sums);
     s->added = 0;
-    if (s->known) { /* this block's known part is in later[o] */
+    if (later_known(u)) { /* this block's known part is in later[o] */
         const int t = u->phase;
         if (u->later_added[o] >> (t - 1) & 1) {
             memcpy(sums[0], sums[t], spectrum * sizeof(float));
@@ -206,8 +220,7 @@ ES_RT int es_partitioned_step(es_engine *e, const float *const *in, float *const
         if (++s->input == u->inputs) {
             s->stage = 1;
             s->input = s->output = s->age = 0;
-            const int known = u->phase >= 1 && u->phase < u->pass_blocks;
-            s->known = known;
+            const int known = later_known(u);
             s->outs = known || u->pass_blocks == 1 ? 1 : u->pass_blocks;
             s->ages = known && u->phase < u->parts ? u->phase : u->parts;
         }
@@ -257,8 +270,7 @@ ES_RT int es_partitioned_step(es_engine *e, const float *const *in, float *const
             if (to == chunk_end) {
                 for (int t = 0; t < s->outs; t++)
                     if (s->chunk_added >> t & 1)
-                        for (size_t k = 0; k < spectrum; k++)
-                            sums[t][k] += chunk[t][k];
+                        add_spectrum(sums[t], chunk[t], spectrum);
                 s->added |= s->chunk_added;
             }
         }

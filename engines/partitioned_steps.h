@@ -16,7 +16,6 @@ typedef struct {
     int stage;          /* 0: the inputs' transforms; 1: MACs; 2: an output's inverse */
     int input, output;  /* where the block has got to */
     int age;            /* the next partition of the current path */
-    int known;          /* 1: a time-blocked pass summed the older ages already */
     int ages;           /* ages this block sums (all, or the newest few) */
     int outs;           /* sums per age: 1, or the blocks a time-blocked pass serves */
     unsigned added;     /* bit t: the current output's sum t has something */
