@@ -27,14 +27,9 @@ release_server() {
 }
 trap 'kill -9 $jack 2>/dev/null; wait $jack 2>/dev/null; release_server; tmux_cleanup' EXIT
 for _ in $(seq 50); do "$earshot" devices 2>/dev/null | grep -q JACK && break; sleep 0.1; done
-# Like ui_start, but stderr goes to the pane as a terminal's would: any
-# text a library prints there and earshot does not capture shows up.
-ui_start_stderr() {
-    tmux_fresh
-    printf '%q ' "$@" >"$tmux_dir/cmd"
-    t -f /dev/null new-session -d -s ui -x 100 -y 30 \
-        "cd '$tmux_dir' && LANG=C $(cat "$tmux_dir/cmd"); echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; echo MODES-SHOWN; sleep 600"
-}
+# Like ui_start (its own settings folder too), but stderr goes to the pane
+# as a terminal's would.
+ui_start_stderr() { ui_stderr_to_pane=1 ui_start 100 30 "$@"; }
 
 # A line on fd 2 from another thread while the screen is up (the test
 # hook): it becomes a message of the log; after q it is not printed again.

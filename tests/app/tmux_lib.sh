@@ -18,10 +18,15 @@ tmux_fresh() {
 }
 
 # ui_start COLS LINES ARGS...: earshot ARGS in a new pane; when it exits the
-# pane prints its status and the terminal's modes, then stays open.
+# pane prints its status and the terminal's modes, then stays open. Its
+# stderr goes to a file, or with ui_stderr_to_pane=1 to the pane, as a
+# terminal's would: then any text a library prints there and earshot does
+# not capture shows up on the screen.
 ui_start() {
     local cols=$1 lines=$2
     shift 2
+    local stderr="2>'$tmux_dir/stderr'"
+    [ "${ui_stderr_to_pane:-0}" = 1 ] && stderr=""
     tmux_fresh
     printf '%q ' "$@" >"$tmux_dir/cmd"
     # TERM inside tmux is tmux's; LANG keeps the screen ASCII and stable.
@@ -29,7 +34,7 @@ ui_start() {
     # each start clean unless the test keeps a folder in XDG_CONFIG_HOME.
     local config=${XDG_CONFIG_HOME:-$(mktemp -d "$tmux_dir/config.XXXXXX")}
     t -f /dev/null new-session -d -s ui -x "$cols" -y "$lines" \
-        "cd '$tmux_dir' && LANG=C XDG_CONFIG_HOME='$config' $(cat "$tmux_dir/cmd") 2>'$tmux_dir/stderr'; echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; echo MODES-SHOWN; sleep 600"
+        "cd '$tmux_dir' && LANG=C XDG_CONFIG_HOME='$config' $(cat "$tmux_dir/cmd") $stderr; echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -E -x -- '-?(icanon|echo)'; echo MODES-SHOWN; sleep 600"
 }
 
 screen() { t capture-pane -p -t ui 2>/dev/null; }
