@@ -45,6 +45,36 @@ static uint64_t gpu_bytes(const es_engine_class *e, char *why, size_t n)
     return bytes;
 }
 
+/* Every GPU --gpu can name, with its memory free now; or why there is none. */
+static void list_gpus(int json)
+{
+    const int count = es_gpu_count();
+    char line[256];
+    if (!json)
+        printf("\nGPUs (--gpu N, a list N,M,... to split a matrix by outputs, or all):\n");
+    if (count == 0) {
+        /* A GPU engine's probe says why there is none (no driver, ...). */
+        snprintf(line, sizeof line, "no CUDA device");
+        for (int k = 0; es_engines[k]; k++)
+            if (es_engines[k]->caps & ES_CAP_GPU) {
+                es_engines[k]->probe(line, sizeof line);
+                break;
+            }
+        if (json)
+            printf("{\"gpus\":0,\"note\":\"%s\"}\n", line);
+        else
+            printf("  none: %s\n", line);
+        return;
+    }
+    for (int d = 0; d < count; d++) {
+        es_gpu_describe(d, line, sizeof line);
+        if (json)
+            printf("{\"gpu\":%d,\"note\":\"%s\"}\n", d, line);
+        else
+            printf("  GPU %d  %s\n", d, line);
+    }
+}
+
 int es_cmd_engines(int argc, char **argv)
 {
     int json = 0;
@@ -55,7 +85,8 @@ int es_cmd_engines(int argc, char **argv)
             printf("usage: earshot engines [--json]\n"
                    "Lists every engine, whether it is usable on this machine, and why not;\n"
                    "for a GPU engine that is, the GPU memory one instance holds for a\n"
-                   "stereo %d s room at block %d.\n", SAMPLE_SECONDS, SAMPLE_BLOCK);
+                   "stereo %d s room at block %d; then every GPU, with its memory free.\n",
+                   SAMPLE_SECONDS, SAMPLE_BLOCK);
             return 0;
         } else {
             es_error("engines: unknown option '%s'", argv[i]);
@@ -86,5 +117,6 @@ int es_cmd_engines(int argc, char **argv)
             printf("%-17s %-12s %s\n%17s %12s %s\n", e->name,
                    usable ? "usable" : "unavailable", e->summary, "", "", why);
     }
+    list_gpus(json);
     return 0;
 }

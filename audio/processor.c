@@ -414,6 +414,8 @@ static ES_RT void run_slot(es_processor *p, slot *s, const float *const *in, int
     s->delay_write = (s->delay_write + (size_t)frames) & mask;
 }
 
+_Static_assert(ES_STATS_SHARDS == ES_GPUS_MAX, "stats report every shard an engine has");
+
 static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
 {
     es_engine_status st;
@@ -423,6 +425,15 @@ static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
     if (s == &p->slots[p->active] && st.failed && !p->acc.engine_failed) {
         p->acc.engine_failed = 1;
         memcpy(p->acc.engine_error, st.message, sizeof p->acc.engine_error);
+    }
+    if (s == &p->slots[p->active]) {
+        p->acc.shards = st.shards < ES_STATS_SHARDS ? st.shards : ES_STATS_SHARDS;
+        for (int k = 0; k < p->acc.shards; k++) {
+            p->acc.shard[k].device = st.shard[k].device;
+            p->acc.shard[k].first_output = st.shard[k].first_output;
+            p->acc.shard[k].outputs = st.shard[k].outputs;
+            p->acc.shard[k].late = st.shard[k].late;
+        }
     }
     uint64_t late = st.late_results - s->late_seen;
     s->late_seen = st.late_results;

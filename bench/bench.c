@@ -84,7 +84,7 @@ static const es_param params[] = {
     {"measure", ES_PARAM_FLAG, 0, 0, NULL, "FFTW_MEASURE plans (the default)",
      offsetof(bench_args, estimate), NULL, NULL},
     ES_PARAM_PIPELINED(bench_args, base.options.gpu_pipelined),
-    ES_PARAM_GPU(bench_args, base.options.gpu_device),
+    ES_PARAM_GPU(bench_args, base.options.gpus),
     {"max-wall", ES_PARAM_DOUBLE, 0.1, 36000, "S",
      "stop a measurement after S seconds of wall time (default 30)",
      offsetof(bench_args, base.max_wall), NULL, NULL},
@@ -155,6 +155,11 @@ static int parse(int argc, char **argv, bench_args *a)
             es_error("bench: --engine '%s': %s", name, why);
             return -1;
         }
+        if (es_gpu_list_for(a->engines[a->engine_count - 1], &a->base.options.gpus, why,
+                            sizeof why)) {
+            es_error("bench: %s", why);
+            return -1;
+        }
     }
     return 0;
 }
@@ -168,6 +173,7 @@ static void print_header(void)
 
 static void print_row(const es_bench_config *c, const es_bench_result *r, int json)
 {
+    char gpus[96];
     if (json) {
         printf("{\"engine\":\"%s\",\"ir_seconds\":%g,\"taps\":%d,\"paths\":%d,"
                "\"block\":%d,\"rate\":%g,\"budget_us\":%.3f,\"p50_us\":%.3f,"
@@ -177,7 +183,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                "\"device_max_us\":%.3f,\"device_p50_us\":%.3f,\"device_p99_us\":%.3f,"
                "\"helpers_realtime\":%d,\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
-               "\"cut_short\":%s}\n",
+               "\"cut_short\":%s,\"gpus\":\"%s\",\"shards\":[",
                c->engine->name, c->ir_seconds, r->taps, r->paths, c->block, c->rate,
                r->budget_us, r->p50_us, r->p99_us, r->p999_us, r->max_us, r->mean_us,
                r->blocks, c->paced ? "true" : "false", r->misses, r->stalls, r->late_wakes,
@@ -186,7 +192,16 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->device_p99_us,
                r->helpers_realtime, r->realtime_factor,
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
-               r->cut_short ? "true" : "false");
+               r->cut_short ? "true" : "false",
+               es_gpu_list_text(&c->options.gpus, gpus, sizeof gpus));
+        for (int k = 0; k < r->split.shards; k++)
+            printf("%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu,"
+                   "\"device_max_us\":%.3f,\"device_bytes\":%llu}", k ? "," : "",
+                   r->split.shard[k].device, r->split.shard[k].first_output + 1,
+                   r->split.shard[k].outputs, (unsigned long long)r->split.shard[k].late,
+                   r->split.shard[k].device_max_us,
+                   (unsigned long long)r->split.shard[k].device_bytes);
+        printf("]}\n");
     } else {
         printf("%-17s %7.3g %8d %5d %6d %9.1f %9.2f %9.2f %9.2f %9.2f %7ld %6ld %8.1f %8.2f "
                "%9.2f%s%s", c->engine->name, c->ir_seconds, r->taps, r->paths, c->block,
@@ -199,6 +214,11 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
             printf("  GPU %.1f MB held", r->device_bytes / 1e6);
         if (r->device_p50_us >= 0)
             printf("  device p50/p99 %.1f/%.1f us", r->device_p50_us, r->device_p99_us);
+        for (int k = 0; k < r->split.shards; k++)
+            printf("%s GPU %d: %d out, %llu late, device max %.1f us, %.1f MB",
+                   k ? ";" : "  shards:", r->split.shard[k].device, r->split.shard[k].outputs,
+                   (unsigned long long)r->split.shard[k].late, r->split.shard[k].device_max_us,
+                   r->split.shard[k].device_bytes / 1e6);
         printf("\n");
     }
     /* Once per run: whether the engine's helper threads got real-time

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "classes.h"
+#include "gpu_device.h"
 
 static int not_built(char *why, size_t n)
 {
@@ -47,3 +48,28 @@ const es_engine_class es_engine_cuda_partitioned = {
     .probe = not_built,
     .create = no_create,
 };
+
+int es_gpu_count(void)
+{
+    return 0;
+}
+
+int es_gpu_describe(int device, char *buf, size_t n)
+{
+    (void)device;
+    return not_built(buf, n);
+}
+
+/* Never reached: a split is only made of instances that were created. */
+struct es_gpu_pipeline *es_gpu_engine_pipeline(es_engine *e)
+{
+    (void)e;
+    return NULL;
+}
+
+#ifdef ES_TESTING
+void es_gpu_engine_fault_off(es_engine *e)
+{
+    (void)e;
+}
+#endif

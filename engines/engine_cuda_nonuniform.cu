@@ -439,14 +439,21 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
 #endif
     const es_gnu_shape shape = {ir->inputs, ir->outputs, es_ir_path_count(ir), ir->length,
                                 fmt->max_block, opt->partition};
-    es_gnu_plan_choose(&shape, &c->plan);
+    /* A shard of a split plans as the whole matrix: the same levels give
+     * its outputs the same samples, bit for bit. */
+    es_gnu_shape plan_shape = shape;
+    if (opt->plan_outputs > 0) {
+        plan_shape.outputs = opt->plan_outputs;
+        plan_shape.paths = opt->plan_paths;
+    }
+    es_gnu_plan_choose(&plan_shape, &c->plan);
 #ifdef ES_TESTING
     /* EARSHOT_GPU_NU_PLAN=RATIO,MAX_PART: that plan instead of the
      * cheapest, so the tests reach tail levels with short IRs. */
     int ratio = 0, max_part = 0;
     if (const char *forced = getenv("EARSHOT_GPU_NU_PLAN"))
         if (sscanf(forced, "%d,%d", &ratio, &max_part) == 2)
-            es_gnu_plan_make(&shape, ratio, max_part, &c->plan);
+            es_gnu_plan_make(&plan_shape, ratio, max_part, &c->plan);
 #endif
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
     {

@@ -47,6 +47,41 @@ extern "C" int es_gpu_probe(int device, char *why, size_t n)
     return 1;
 }
 
+extern "C" int es_gpu_count(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+extern "C" int es_gpu_describe(int device, char *buf, size_t n)
+{
+    cudaDeviceProp prop;
+    size_t free_bytes = 0, total = 0;
+    cudaError_t rc = cudaGetDeviceProperties(&prop, device);
+    if (rc == cudaSuccess && (rc = cudaSetDevice(device)) == cudaSuccess)
+        rc = cudaMemGetInfo(&free_bytes, &total);
+    if (rc != cudaSuccess) {
+        snprintf(buf, n, "cannot be asked: %s", cudaGetErrorString(rc));
+        return 0;
+    }
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    snprintf(buf, n, "%s, %.1f of %.1f GiB free", prop.name, (double)free_bytes / gib,
+             (double)total / gib);
+    return 1;
+}
+
+extern "C" es_gpu_pipeline *es_gpu_engine_pipeline(es_engine *e)
+{
+    return ((es_gpu_engine *)e)->pipe;
+}
+
+#ifdef ES_TESTING
+extern "C" void es_gpu_engine_fault_off(es_engine *e)
+{
+    ((es_gpu_engine *)e)->fail_after = 0;
+}
+#endif
+
 cudaError_t es_gpu_wait(cudaStream_t stream)
 {
     cudaError_t rc;

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "engine.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -14,6 +16,18 @@ extern "C" {
  * range. Creates the CUDA context on success, so the first engine build
  * does not pay for it. */
 int es_gpu_probe(int device, char *why, size_t n);
+
+/* The worker pipeline of a GPU engine instance (every CUDA engine's
+ * struct starts with es_gpu_engine), for gpu_split.c, which runs several
+ * in one block. */
+struct es_gpu_pipeline;
+struct es_gpu_pipeline *es_gpu_engine_pipeline(es_engine *e);
+
+#ifdef ES_TESTING
+/* Test builds: no simulated fault in this instance (EARSHOT_GPU_FAIL_AFTER
+ * then fails only the shards gpu_split.c leaves it in). */
+void es_gpu_engine_fault_off(es_engine *e);
+#endif
 
 #ifdef __cplusplus
 }

@@ -55,6 +55,9 @@ struct es_gpu_pipeline {
     /* Audio-thread state. */
     long awaiting;             /* pipelined: seq whose result is still owed, 0 none */
     int awaiting_frames;
+    long pending;              /* synchronous: this block's job, 0 dropped */
+    long long block_start;     /* stream time at this block's begin */
+    int block_failed;          /* the engine had failed at this block's begin */
     atomic_ulong late;         /* blocks that were silence because of the GPU */
     /* Pipelined output delay line: a power-of-two ring indexed by absolute
      * frame time; the result for [t, t+n) is written at t, read D later. */
@@ -288,15 +291,15 @@ static ES_RT void ring_write(es_gpu_pipeline *p, long long t, int frames, int ha
             p->ring[o][(size_t)(t + k) & mask] = have ? p->b.out[o][k] : 0.0f;
 }
 
-ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
-                                   float *const *out, int frames)
+ES_RT long long es_gpu_pipeline_deadline(const es_gpu_pipeline *p, int frames)
 {
-    const long long deadline =
-        es_now_ns() + (long long)(1e9 * ES_GPU_WAIT_FRACTION * frames / p->rate);
-    if (atomic_load_explicit(&p->failed, memory_order_acquire)) {
-        silence(out, p->outputs, frames);
-        return;
-    }
+    return es_now_ns() + (long long)(1e9 * ES_GPU_WAIT_FRACTION * frames / p->rate);
+}
+
+ES_RT int es_gpu_pipeline_prepare(es_gpu_pipeline *p, long long deadline)
+{
+    if (atomic_load_explicit(&p->failed, memory_order_acquire))
+        return 0;
     if (!p->pipelined) {
         /* Handed over in chunks, the last job's result came before the
          * job was complete: wait for the worker to finish it (the GPU's
@@ -304,11 +307,55 @@ ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
         if (p->b.ready)
             (void)wait_done(p, atomic_load_explicit(&p->submitted, memory_order_relaxed),
                             deadline);
-        long seq = submit(p, in, frames);
+        return worker_idle(p);
+    }
+    /* Pipelined: the previous block's result into the delay line. */
+    atomic_store_explicit(&p->result_seq, p->awaiting, memory_order_relaxed);
+    if (p->awaiting) {
+        const long long t = p->time - p->awaiting_frames;
+        const int result = wait_done(p, p->awaiting, deadline);
+        ring_write(p, t, p->awaiting_frames, result == RESULT_READY);
+        if (result == RESULT_LATE)
+            atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
+        p->awaiting = 0;
+    }
+    return worker_idle(p);
+}
+
+ES_RT void es_gpu_pipeline_begin(es_gpu_pipeline *p, const float *const *in, int frames, int go)
+{
+    p->block_start = p->time;
+    p->block_failed = atomic_load_explicit(&p->failed, memory_order_acquire);
+    if (p->block_failed)
+        return;
+    const long seq = go ? submit(p, in, frames) : 0;
+    if (!p->pipelined) {
+        p->pending = seq;
         atomic_store_explicit(&p->result_seq, seq, memory_order_relaxed);
-        int result = !seq        ? RESULT_LATE
-                     : p->b.ready ? collect(p, seq, out, frames, deadline)
-                                  : wait_done(p, seq, deadline);
+        return;
+    }
+    if (seq) {
+        p->awaiting = seq;
+        p->awaiting_frames = frames;
+    } else {
+        ring_write(p, p->time, frames, 0);
+        atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
+    }
+    p->time += frames;
+}
+
+ES_RT void es_gpu_pipeline_finish(es_gpu_pipeline *p, float *const *out, int frames,
+                                  long long deadline)
+{
+    if (p->block_failed) {
+        silence(out, p->outputs, frames);
+        return;
+    }
+    if (!p->pipelined) {
+        const long seq = p->pending;
+        const int result = !seq        ? RESULT_LATE
+                           : p->b.ready ? collect(p, seq, out, frames, deadline)
+                                        : wait_done(p, seq, deadline);
         if (result == RESULT_READY) {
             if (!p->b.ready)
                 copy_outputs(p, out, 0, p->outputs, frames);
@@ -319,32 +366,32 @@ ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
             atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
         return;
     }
-    /* Pipelined: collect the previous block's result, then submit this one. */
-    const long long start = p->time;
-    atomic_store_explicit(&p->result_seq, p->awaiting, memory_order_relaxed);
-    if (p->awaiting) {
-        long long t = start - p->awaiting_frames;
-        int result = wait_done(p, p->awaiting, deadline);
-        ring_write(p, t, p->awaiting_frames, result == RESULT_READY);
-        if (result == RESULT_LATE)
-            atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
-        p->awaiting = 0;
-    }
-    long seq = submit(p, in, frames);
-    if (seq) {
-        p->awaiting = seq;
-        p->awaiting_frames = frames;
-    } else {
-        ring_write(p, start, frames, 0);
-        atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
-    }
-    p->time += frames;
-    /* Output is delayed by exactly max_block frames. */
+    /* Output is delayed by exactly max_block frames. A failure after begin
+     * leaves the delay line as it was: what it holds was computed. */
     const size_t mask = p->ring_size - 1;
-    const long long from = start - p->max_block;
+    const long long from = p->block_start - p->max_block;
     for (int o = 0; o < p->outputs; o++)
         for (int k = 0; k < frames; k++)
             out[o][k] = from + k < 0 ? 0.0f : p->ring[o][(size_t)(from + k) & mask];
+}
+
+ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
+                                   float *const *out, int frames)
+{
+    const long long deadline = es_gpu_pipeline_deadline(p, frames);
+    const int go = es_gpu_pipeline_prepare(p, deadline);
+    es_gpu_pipeline_begin(p, in, frames, go);
+    es_gpu_pipeline_finish(p, out, frames, deadline);
+}
+
+ES_RT uint64_t es_gpu_pipeline_late(const es_gpu_pipeline *p)
+{
+    return atomic_load_explicit(&p->late, memory_order_relaxed);
+}
+
+ES_RT int es_gpu_pipeline_failed(const es_gpu_pipeline *p)
+{
+    return atomic_load_explicit(&p->failed, memory_order_acquire);
 }
 
 int es_gpu_pipeline_latency(const es_gpu_pipeline *p)
@@ -365,6 +412,7 @@ void es_gpu_pipeline_reset(es_gpu_pipeline *p)
         memset(p->ring[o], 0, p->ring_size * sizeof(float));
     p->time = 0;
     p->awaiting = 0;
+    p->pending = 0;
 }
 
 ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st)

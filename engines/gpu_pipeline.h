@@ -24,6 +24,7 @@
 #define ES_GPU_PIPELINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "engine.h"
 
@@ -68,6 +69,31 @@ void es_gpu_pipeline_destroy(es_gpu_pipeline *p);
 
 ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
                                    float *const *out, int frames);
+/* process() in three steps, for a host that runs several pipelines in one
+ * block and keeps their jobs in step (a matrix split over GPUs,
+ * gpu_split.c); process() is the three in a row. With one deadline for
+ * the block (es_gpu_pipeline_deadline):
+ *   prepare  waits, until the deadline at most, for what the last block
+ *            left: the rest of a job whose result came in pieces, or,
+ *            pipelined, the last block's result into the delay line. 1 when
+ *            the worker is free for this block's job, 0 when it is still
+ *            busy with a late one (or the engine failed);
+ *   begin    go = 1: hands the block to the worker; go = 0: drops it (late,
+ *            silence). A host of several drops the block on all of them
+ *            when any is busy, so that their job numbers stay equal;
+ *   finish   the result into out[]: waited for until the deadline
+ *            (synchronous) or read from the delay line (pipelined). */
+ES_RT long long es_gpu_pipeline_deadline(const es_gpu_pipeline *p, int frames);
+ES_RT int es_gpu_pipeline_prepare(es_gpu_pipeline *p, long long deadline);
+ES_RT void es_gpu_pipeline_begin(es_gpu_pipeline *p, const float *const *in, int frames, int go);
+ES_RT void es_gpu_pipeline_finish(es_gpu_pipeline *p, float *const *out, int frames,
+                                  long long deadline);
+/* Blocks that were silence because of the GPU so far (status's
+ * late_results before the engine adds its own). */
+ES_RT uint64_t es_gpu_pipeline_late(const es_gpu_pipeline *p);
+/* 1 once the worker has failed (for good). */
+ES_RT int es_gpu_pipeline_failed(const es_gpu_pipeline *p);
+
 int es_gpu_pipeline_latency(const es_gpu_pipeline *p);
 void es_gpu_pipeline_reset(es_gpu_pipeline *p);
 ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st);

@@ -6,6 +6,7 @@
 #include "classes.h"
 #include "partition.h"
 #include "engine_params.h"
+#include "gpu_split.h"
 
 /* The CUDA classes always exist: without the toolkit they come from
  * cuda_unavailable.c and their probe says why. */
@@ -49,6 +50,32 @@ const char *es_engine_names(char *buf, size_t n)
  * at 48 kHz; anything larger is a mistake, not a latency setting. */
 #define ES_MAX_BLOCK 65536
 
+/* The list a host asked for, against this machine: `all` becomes every
+ * GPU; an ordinal past the last is refused, naming it. */
+static int resolve_gpus(const es_gpu_list *asked, es_gpu_list *gpus, char *err, size_t n)
+{
+    const int have = es_gpu_count();
+    if (asked->count == ES_GPUS_ALL) {
+        gpus->count = have < ES_GPUS_MAX ? have : ES_GPUS_MAX;
+        for (int k = 0; k < gpus->count; k++)
+            gpus->device[k] = k;
+        if (gpus->count == 0) {
+            snprintf(err, n, "--gpu all: this machine has no GPU");
+            return -1;
+        }
+        return 0;
+    }
+    *gpus = *asked;
+    for (int k = 0; k < gpus->count; k++)
+        if (gpus->device[k] >= have) {
+            snprintf(err, n, "--gpu: entry %d, GPU %d, is past the last GPU (this machine has %d%s)",
+                     k + 1, gpus->device[k], have,
+                     have == 0 ? "" : have == 1 ? ": GPU 0" : ": GPU 0 and up");
+            return -1;
+        }
+    return 0;
+}
+
 es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
                             const es_ir *ir, const es_options *opt,
                             char *err, size_t n)
@@ -81,7 +108,24 @@ es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
         snprintf(err, n, "%s is not available here: %s", k->name, why);
         return NULL;
     }
-    es_engine *e = k->create(fmt, ir, opt ? opt : &defaults, err, n);
+    opt = opt ? opt : &defaults;
+    es_options one;
+    if ((k->caps & ES_CAP_GPU) && opt->gpus.count != 0) {
+        es_gpu_list gpus;
+        if (resolve_gpus(&opt->gpus, &gpus, err, n) != 0)
+            return NULL;
+        if (gpus.count > 1) {
+            es_engine *e = es_gpu_split_create(k, fmt, ir, opt, &gpus, err, n);
+            if (e)
+                atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);
+            return e;
+        }
+        one = *opt;
+        one.gpu_device = gpus.device[0];
+        one.gpus.count = 0;
+        opt = &one;
+    }
+    es_engine *e = k->create(fmt, ir, opt, err, n);
     if (e)
         atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);
     return e;
@@ -105,6 +149,76 @@ int es_engine_param_parse(const char *text, void *dst, char *why, size_t n)
     }
     *(const es_engine_class **)dst = k;
     return 0;
+}
+
+int es_gpu_list_parse(const char *text, es_gpu_list *l, char *why, size_t n)
+{
+    memset(l, 0, sizeof *l);
+    if (strcmp(text, "all") == 0) {
+        l->count = ES_GPUS_ALL;
+        return 0;
+    }
+    const char *at = text;
+    for (int entry = 1;; entry++) {
+        const char *end = at + strcspn(at, ",");
+        if (end == at) {
+            snprintf(why, n, "entry %d is empty (a list is N,M,... of GPU ordinals, or all)",
+                     entry);
+            return -1;
+        }
+        if (*at == '-') {
+            snprintf(why, n, "entry %d, '%.*s', is negative: GPU ordinals count from 0", entry,
+                     (int)(end - at) > 20 ? 20 : (int)(end - at), at);
+            return -1;
+        }
+        long v = 0;
+        for (const char *c = at; c < end; c++) {
+            if (*c < '0' || *c > '9') {
+                snprintf(why, n, "entry %d, '%.*s', is not a GPU ordinal (0, 1, ...)", entry,
+                         (int)(end - at) > 20 ? 20 : (int)(end - at), at);
+                return -1;
+            }
+            v = v * 10 + (*c - '0');
+            if (v > 1000) {
+                snprintf(why, n, "entry %d is past any GPU ordinal", entry);
+                return -1;
+            }
+        }
+        if (l->count == ES_GPUS_MAX) {
+            snprintf(why, n, "more than %d entries (one shard each)", ES_GPUS_MAX);
+            return -1;
+        }
+        l->device[l->count++] = (int)v;
+        if (!*end)
+            return 0;
+        at = end + 1;
+    }
+}
+
+const char *es_gpu_list_text(const es_gpu_list *l, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    if (l->count == ES_GPUS_ALL)
+        snprintf(buf, n, "all");
+    for (int k = 0; k < l->count && at < n; k++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%d", k ? "," : "", l->device[k]);
+    return buf;
+}
+
+int es_gpu_list_for(const es_engine_class *k, const es_gpu_list *l, char *why, size_t n)
+{
+    if (l->count == 0 || (k->caps & ES_CAP_GPU))
+        return 0;
+    char text[80];
+    snprintf(why, n, "--gpu %s: %s runs on the CPU; --gpu is for the GPU engines (earshot engines)",
+             es_gpu_list_text(l, text, sizeof text), k->name);
+    return -1;
+}
+
+int es_gpu_list_param_parse(const char *text, void *dst, char *why, size_t n)
+{
+    return es_gpu_list_parse(text, (es_gpu_list *)dst, why, n);
 }
 
 int es_engine_default_partition(int max_block)

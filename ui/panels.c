@@ -255,7 +255,7 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
         const es_engine_class *k = es_engines[i];
         const int lost = es_session_device_state(m->session) == ES_DEVICE_LOST;
         const int playing = !lost && m->stats.engine && !strcmp(m->stats.engine, k->name);
-        char line[256], mark[3] = "  ", opts[32] = "";
+        char line[256], mark[3] = "  ", opts[96] = "";
         for (int slot = 0; slot < ES_AB_SLOTS; slot++)
             if (m->slot[slot].set && m->slot[slot].engine == k)
                 mark[slot] = "AB"[slot];
@@ -275,6 +275,11 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
                                                    : es_engine_default_partition(c->block));
         if (playing && (k->caps & ES_CAP_PIPELINED) && c->options.gpu_pipelined)
             snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " pipe");
+        /* --gpu's list is every GPU engine's: said on each of their rows. */
+        char gpus[64];
+        if ((k->caps & ES_CAP_GPU) && c->options.gpus.count != 0)
+            snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " gpu %s",
+                     es_gpu_list_text(&c->options.gpus, gpus, sizeof gpus));
         if (m->engine_ok[i]) {
             snprintf(line, sizeof line, "%d %s %-17s %s%s%s", i + 1, mark, k->name,
                      playing ? (m->stats.crossfading ? "crossfading" : "playing")

@@ -21,6 +21,7 @@
 #define ES_METER_RMS_MS 300.0 /* the RMS meters' integration time */
 #define ES_AB_SLOTS 2         /* A/B slots with statistics of their own */
 #define ES_LOAD_RECENT 256    /* per-block loads kept, newest last (a power of two) */
+#define ES_STATS_SHARDS 16    /* shards of a split engine reported (engine.h's ES_GPUS_MAX) */
 
 /* The statistics of one A/B slot: the blocks its engine played alone (a
  * crossfade's blocks, with two engines running, belong to neither), since
@@ -68,6 +69,13 @@ typedef struct {
     float load_recent[ES_LOAD_RECENT];
     int ab_playing;               /* the A/B slot playing alone, -1 while crossfading */
     es_ab_stats ab[ES_AB_SLOTS];
+    /* The active engine's shards when its matrix is split over GPUs (0:
+     * not split): each one's CUDA device, outputs and late blocks so far. */
+    int shards;
+    struct {
+        int device, first_output, outputs;
+        uint64_t late;
+    } shard[ES_STATS_SHARDS];
     int engine_failed;            /* the active engine failed (GPU error) */
     char engine_error[256];       /* and why, in the engine's words */
     /* The last block's peak; RMS integrated over about ES_METER_RMS_MS. */

@@ -29,8 +29,13 @@ int es_engine_param_parse(const char *text, void *dst, char *why, size_t n);
     {"pipelined", ES_PARAM_FLAG, 0, 1, NULL,                                           \
      "GPU engines: result one block later (+1 block of latency)", offsetof(T, f), NULL, \
      NULL}
+/* CUSTOM parser: --gpu's list into an es_gpu_list. */
+int es_gpu_list_param_parse(const char *text, void *dst, char *why, size_t n);
+
 #define ES_PARAM_GPU(T, f)                                                             \
-    {"gpu", ES_PARAM_INT, 0, 64, "N", "GPU engines: the CUDA device (default 0)",     \
-     offsetof(T, f), NULL, NULL}
+    {"gpu", ES_PARAM_CUSTOM, 0, 0, "LIST",                                             \
+     "GPU engines: the CUDA device (default 0); a list N,M,... or all splits the "     \
+     "matrix by outputs, a shard a GPU (an entry may repeat)",                          \
+     offsetof(T, f), NULL, es_gpu_list_param_parse}
 
 #endif

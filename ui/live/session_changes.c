@@ -3,6 +3,7 @@
  * it (take_prepared: a crossfade, or a stream reopened), or says why not
  * and forgets it. session.c opens, watches and closes the stream. */
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 
 #include "session_private.h"
@@ -238,8 +239,34 @@ void es_session_submit(es_session *s, const char *what, int fallback)
 
 /* A failed engine (a GPU error): the preparer builds the fallback for the
  * same room, and it crossfades in like any change. Asked once per failure. */
+/* A shard of a split engine that falls behind is named by its GPU in the
+ * log, at most once a second, with its late blocks so far. A new instance
+ * counts from 0 again. */
+static void watch_shards(es_session *s, const es_stats *st)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    const int quiet = now - s->shard_said_at < 1.0;
+    for (int k = 0; k < st->shards; k++) {
+        const uint64_t late = st->shard[k].late;
+        if (late < s->shard_said[k])
+            s->shard_said[k] = 0;
+        if (late == s->shard_said[k] || quiet)
+            continue;
+        es_session_sayf(s, 1, "%s: GPU %d (shard %d of %d, outputs %d-%d) late: %llu blocks so far",
+                        st->engine, st->shard[k].device, k + 1, st->shards,
+                        st->shard[k].first_output + 1,
+                        st->shard[k].first_output + st->shard[k].outputs,
+                        (unsigned long long)late);
+        s->shard_said[k] = late;
+        s->shard_said_at = now;
+    }
+}
+
 void es_session_watch_engine(es_session *s, const es_stats *st)
 {
+    watch_shards(s, st);
     if (!st->engine_failed) {
         s->fallback_asked = 0;
         return;

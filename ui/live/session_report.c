@@ -153,7 +153,12 @@ void es_session_report(es_session *s, FILE *to, int json)
             fputs("]},", to);
         } else
             fputs("\"stall_probe\":null,", to);
-        fputs("\"levels\":", to);
+        fputs("\"shards\":[", to);
+        for (int k = 0; k < st.shards; k++)
+            fprintf(to, "%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu}",
+                    k ? "," : "", st.shard[k].device, st.shard[k].first_output + 1,
+                    st.shard[k].outputs, (unsigned long long)st.shard[k].late);
+        fputs("],\"levels\":", to);
         levels_json(&s->pc.mix, to);
         slots_json(s, &st, to);
         /* The latency's parts, and the host API's own figures they came
@@ -191,6 +196,11 @@ void es_session_report(es_session *s, FILE *to, int json)
             "   clipped samples %llu\n",
             (unsigned long long)st.misses, (unsigned long long)st.late_results,
             (unsigned long long)st.stalls, xruns, (unsigned long long)st.clipped);
+    for (int k = 0; k < st.shards; k++)
+        fprintf(to, "  %s GPU %d, outputs %d-%d: %llu late blocks\n",
+                k ? "           " : "shards     ", st.shard[k].device,
+                st.shard[k].first_output + 1, st.shard[k].first_output + st.shard[k].outputs,
+                (unsigned long long)st.shard[k].late);
     es_stall_stats sp;
     if (es_player_stalls(pl, &sp))
         fprintf(to, "  machine     a %s thread woke %llu times in %.1f s: %llu over a period "

@@ -19,7 +19,8 @@ typedef struct {
     const char *report;
     const es_engine_class *engine;
     double trim, limiter; /* dB; limiter NAN: off */
-    int block, partition, pipelined, gpu, headless, json, commands;
+    int block, partition, pipelined, headless, json, commands;
+    es_gpu_list gpus;   /* --gpu: empty when not given */
     int restore, no_restore; /* remembered settings (settings.h) */
     double rate, seconds, crossfade_ms, fps;
 } es_play_options;

@@ -1,0 +1,241 @@
+/* A GPU engine's matrix split by outputs into shards, one per entry of
+ * --gpu (an entry may repeat: --gpu 0,0 is two shards on one GPU, which
+ * is how the split is tested where one GPU is lent).
+ *
+ * Each shard is a whole instance of the engine's class on its own device:
+ * the spectra of its outputs' paths, its own head job and tail levels on
+ * its own streams, its own worker thread. Every shard takes every input
+ * (a path may run from any input to its outputs); the audio thread copies
+ * the block into each shard's pinned staging, where its GPU reads it.
+ *
+ * One block, with one deadline for all shards:
+ *   prepare all   (what the last block left; is each worker free?)
+ *   begin all     the block goes to every shard, or, when one is still
+ *                 busy with a late job, to none: their job numbers stay
+ *                 equal, so a job's GPU time is the same job's on each
+ *   finish all    each shard's outputs into its slice of out[], in turn;
+ *                 the GPUs work at the same time, the waits overlap.
+ * A block any shard was late for is one late block of the engine; each
+ * shard counts its own too, reported with its GPU's ordinal. A shard that
+ * fails fails the engine as one (status names its GPU), and the host falls
+ * back to the class's CPU engine with the same room; until it does, the
+ * other shards keep playing their outputs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_device.h"
+#include "gpu_pipeline.h"
+#include "gpu_split.h"
+
+typedef struct {
+    es_engine *e;           /* NULL: no path into its outputs (silence) */
+    es_gpu_pipeline *pipe;
+    int device, first, outputs;
+    uint64_t late_seen;     /* audio thread: the pipeline's late count */
+} shard;
+
+typedef struct {
+    es_engine base;         /* base.klass = &klass */
+    es_engine_class klass;  /* the class split, with the functions below */
+    const es_engine_class *inner;
+    int shards, outputs;
+    shard shard[ES_GPUS_MAX];
+    unsigned long long late; /* blocks a shard was late for (atomic) */
+} gpu_split;
+
+static ES_RT void split_process(es_engine *e, const float *const *in, float *const *out,
+                                int frames)
+{
+    gpu_split *s = (gpu_split *)e;
+    long long deadline = 0;
+    for (int k = 0; k < s->shards && !deadline; k++)
+        if (s->shard[k].pipe)
+            deadline = es_gpu_pipeline_deadline(s->shard[k].pipe, frames);
+    /* Every prepare runs (a pipelined one collects the last result); a
+     * failed shard does not hold the others back. */
+    int go = 1;
+    for (int k = 0; k < s->shards; k++) {
+        shard *h = &s->shard[k];
+        if (h->pipe && !es_gpu_pipeline_prepare(h->pipe, deadline) &&
+            !es_gpu_pipeline_failed(h->pipe))
+            go = 0;
+    }
+    for (int k = 0; k < s->shards; k++)
+        if (s->shard[k].pipe)
+            es_gpu_pipeline_begin(s->shard[k].pipe, in, frames, go);
+    int late = 0;
+    for (int k = 0; k < s->shards; k++) {
+        shard *h = &s->shard[k];
+        float *const *mine = out + h->first;
+        if (!h->pipe) {
+            for (int o = 0; o < h->outputs; o++)
+                memset(mine[o], 0, sizeof(float) * (size_t)frames);
+            continue;
+        }
+        es_gpu_pipeline_finish(h->pipe, mine, frames, deadline);
+        const uint64_t seen = es_gpu_pipeline_late(h->pipe);
+        late |= seen != h->late_seen;
+        h->late_seen = seen;
+    }
+    if (late)
+        __atomic_fetch_add(&s->late, 1ull, __ATOMIC_RELAXED);
+}
+
+static int split_latency(const es_engine *e)
+{
+    const gpu_split *s = (const gpu_split *)e;
+    for (int k = 0; k < s->shards; k++)
+        if (s->shard[k].e)
+            return es_engine_latency(s->shard[k].e);
+    return 0;
+}
+
+static void split_reset(es_engine *e)
+{
+    gpu_split *s = (gpu_split *)e;
+    for (int k = 0; k < s->shards; k++)
+        if (s->shard[k].e)
+            es_engine_reset(s->shard[k].e);
+}
+
+static void split_destroy(es_engine *e)
+{
+    gpu_split *s = (gpu_split *)e;
+    if (!s)
+        return;
+    for (int k = 0; k < s->shards; k++)
+        if (s->shard[k].e)
+            s->inner->destroy(s->shard[k].e);
+    free(s);
+}
+
+static inline double larger(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* The engine's condition from its shards': late blocks are the split's own
+ * count (a block late on two shards is one late block) plus every shard's
+ * late tail levels; a job's GPU time is its slowest shard's. */
+static ES_RT void split_status(const es_engine *e, es_engine_status *st)
+{
+    const gpu_split *s = (const gpu_split *)e;
+    int first = 1;
+    st->shards = s->shards;
+    st->helpers_realtime = 1;
+    for (int k = 0; k < s->shards; k++) {
+        const shard *h = &s->shard[k];
+        st->shard[k].device = h->device;
+        st->shard[k].first_output = h->first;
+        st->shard[k].outputs = h->outputs;
+        if (!h->e || !s->inner->status)
+            continue;
+        es_engine_status one;
+        memset(&one, 0, sizeof one);
+        s->inner->status(h->e, &one);
+        st->shard[k].late = one.late_results;
+        st->shard[k].device_max_us = one.device_max_us;
+        st->shard[k].device_bytes = one.device_bytes;
+        st->late_levels += one.late_levels;
+        st->device_bytes += one.device_bytes;
+        st->device_max_us = larger(st->device_max_us, one.device_max_us);
+        if (one.helpers_realtime < st->helpers_realtime) {
+            st->helpers_realtime = one.helpers_realtime;
+            memcpy(st->helpers, one.helpers, sizeof st->helpers);
+        }
+        if (one.failed && !st->failed) {
+            st->failed = 1;
+            snprintf(st->message, sizeof st->message, "GPU %d (shard %d of %d): %.200s", h->device,
+                     k + 1, s->shards, one.message);
+        }
+        if (first) {
+            st->device_us = one.device_us;
+            st->device_seq = one.device_seq;
+            st->result_seq = one.result_seq;
+            memcpy(st->recent_seq, one.recent_seq, sizeof st->recent_seq);
+            memcpy(st->recent_us, one.recent_us, sizeof st->recent_us);
+            first = 0;
+            continue;
+        }
+        if (one.device_seq == st->device_seq)
+            st->device_us = larger(st->device_us, one.device_us);
+        for (int j = 0; j < ES_DEVICE_RECENT; j++)
+            if (one.recent_seq[j] == st->recent_seq[j])
+                st->recent_us[j] = larger(st->recent_us[j], one.recent_us[j]);
+    }
+    st->late_results = __atomic_load_n(&s->late, __ATOMIC_RELAXED) + st->late_levels;
+}
+
+es_engine *es_gpu_split_create(const es_engine_class *k, const es_format *fmt, const es_ir *ir,
+                               const es_options *opt, const es_gpu_list *gpus, char *err,
+                               size_t n)
+{
+    if (gpus->count > ir->outputs) {
+        snprintf(err, n, "--gpu lists %d GPUs for %d outputs: a shard needs an output",
+                 gpus->count, ir->outputs);
+        return NULL;
+    }
+    gpu_split *s = calloc(1, sizeof *s);
+    float **taps = calloc((size_t)ir->inputs * ir->outputs, sizeof *taps);
+    if (!s || !taps) {
+        free(s);
+        free(taps);
+        snprintf(err, n, "%s: out of memory", k->name);
+        return NULL;
+    }
+    s->inner = k;
+    s->klass = *k;
+    s->klass.process = split_process;
+    s->klass.latency = split_latency;
+    s->klass.reset = split_reset;
+    s->klass.destroy = split_destroy;
+    s->klass.status = split_status;
+    s->base.klass = &s->klass;
+    s->shards = gpus->count;
+    s->outputs = ir->outputs;
+#ifdef ES_TESTING
+    /* EARSHOT_GPU_FAIL_SHARD=K: only shard K (from 1) takes the simulated
+     * fault of EARSHOT_GPU_FAIL_AFTER. */
+    const char *only = getenv("EARSHOT_GPU_FAIL_SHARD");
+#endif
+    /* Outputs in order, the first shards one more when they do not divide. */
+    const int each = ir->outputs / s->shards, extra = ir->outputs % s->shards;
+    for (int c = 0, first = 0; c < s->shards; c++) {
+        shard *h = &s->shard[c];
+        h->device = gpus->device[c];
+        h->first = first;
+        h->outputs = each + (c < extra);
+        first += h->outputs;
+        es_ir sub = {ir->inputs, h->outputs, ir->length, ir->sample_rate, taps};
+        for (int i = 0; i < ir->inputs; i++)
+            for (int o = 0; o < h->outputs; o++)
+                taps[i * h->outputs + o] = ir->taps[i * ir->outputs + h->first + o];
+        if (es_ir_path_count(&sub) == 0)
+            continue; /* nothing reaches these outputs */
+        es_format f = *fmt;
+        f.outputs = h->outputs;
+        es_options o = *opt;
+        o.gpu_device = h->device;
+        o.gpus.count = 0;
+        o.plan_outputs = ir->outputs;
+        o.plan_paths = es_ir_path_count(ir);
+        char why[512] = "";
+        if (!k->probe(why, sizeof why) ||
+            !(h->e = k->create(&f, &sub, &o, why, sizeof why))) {
+            snprintf(err, n, "GPU %d (shard %d of %d): %s", h->device, c + 1, s->shards, why);
+            goto fail;
+        }
+        h->pipe = es_gpu_engine_pipeline(h->e);
+#ifdef ES_TESTING
+        if (only && atoi(only) != c + 1)
+            es_gpu_engine_fault_off(h->e);
+#endif
+    }
+    free(taps);
+    return &s->base;
+fail:
+    free(taps);
+    split_destroy(&s->base);
+    return NULL;
+}
