@@ -62,7 +62,9 @@ fi
 export JACK_DEFAULT_SERVER="earshot-lost-$$"
 jackd --no-realtime -d dummy -r 48000 -p 256 >"$dir/jackd2.log" 2>&1 &
 jack2=$!
-sleep 1
+# Up when it answers (a fixed sleep was too short on a loaded machine).
+for _ in $(seq 100); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
+jack_lsp >/dev/null 2>&1 || { echo "FAIL the second JACK server did not start:"; cat "$dir/jackd2.log"; fail=1; }
 (sleep 1.5; kill $jack2) &
 timeout 20 "$earshot" play --device jack --ir "$dir/room.wav" --headless --seconds 4 \
     >/dev/null 2>"$dir/err"
