@@ -19,7 +19,8 @@
  * shard counts its own too, reported with its GPU's ordinal. A shard that
  * fails fails the engine as one (status names its GPU), and the host falls
  * back to the class's CPU engine with the same room; until it does, the
- * other shards keep playing their outputs. */
+ * other shards keep playing their outputs, and the failed shard's come
+ * from its stand-by (make_standby), where it has one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,16 @@
 #include "gpu_pipeline.h"
 #include "gpu_split.h"
 
+/* A shard's stand-by, the class's CPU fallback for the shard's outputs,
+ * is built only up to this many taps (paths x length): a larger one would
+ * hold gigabytes of host memory for a moment that may never come. */
+#define STANDBY_MAX_TAPS (32L << 20)
+
 typedef struct {
     es_engine *e;           /* NULL: no path into its outputs (silence) */
+    es_engine *standby;     /* the CPU fallback for its outputs, idle until
+                             * the shard fails; NULL: none (too large,
+                             * offline, or another latency) */
     es_gpu_pipeline *pipe;
     int device, first, outputs;
     uint64_t late_seen;     /* audio thread: the pipeline's late count */
@@ -74,6 +83,13 @@ static ES_RT void split_process(es_engine *e, const float *const *in, float *con
             continue;
         }
         es_gpu_pipeline_finish(h->pipe, mine, frames, deadline);
+        /* A failed shard's outputs come from its stand-by, from the block
+         * it failed in, until the host's fallback takes the whole room:
+         * no gap, only the reverberation of what came before is missing. */
+        if (h->standby && es_gpu_pipeline_failed(h->pipe)) {
+            es_engine_process(h->standby, in, mine, frames);
+            continue;
+        }
         const uint64_t seen = es_gpu_pipeline_late(h->pipe);
         late |= seen != h->late_seen;
         h->late_seen = seen;
@@ -94,9 +110,12 @@ static int split_latency(const es_engine *e)
 static void split_reset(es_engine *e)
 {
     gpu_split *s = (gpu_split *)e;
-    for (int k = 0; k < s->shards; k++)
+    for (int k = 0; k < s->shards; k++) {
         if (s->shard[k].e)
             es_engine_reset(s->shard[k].e);
+        if (s->shard[k].standby)
+            es_engine_reset(s->shard[k].standby);
+    }
 }
 
 static void split_destroy(es_engine *e)
@@ -104,9 +123,12 @@ static void split_destroy(es_engine *e)
     gpu_split *s = (gpu_split *)e;
     if (!s)
         return;
-    for (int k = 0; k < s->shards; k++)
+    for (int k = 0; k < s->shards; k++) {
         if (s->shard[k].e)
             s->inner->destroy(s->shard[k].e);
+        if (s->shard[k].standby)
+            s->shard[k].standby->klass->destroy(s->shard[k].standby);
+    }
     free(s);
 }
 
@@ -146,8 +168,9 @@ static ES_RT void split_status(const es_engine *e, es_engine_status *st)
         }
         if (one.failed && !st->failed) {
             st->failed = 1;
-            snprintf(st->message, sizeof st->message, "GPU %d (shard %d of %d): %.200s", h->device,
-                     k + 1, s->shards, one.message);
+            snprintf(st->message, sizeof st->message, "GPU %d (shard %d of %d%s): %.180s",
+                     h->device, k + 1, s->shards,
+                     h->standby ? ", its outputs now on the CPU" : "", one.message);
         }
         if (first) {
             st->device_us = one.device_us;
@@ -165,6 +188,27 @@ static ES_RT void split_status(const es_engine *e, es_engine_status *st)
                 st->recent_us[j] = larger(st->recent_us[j], one.recent_us[j]);
     }
     st->late_results = __atomic_load_n(&s->late, __ATOMIC_RELAXED) + st->late_levels;
+}
+
+/* The shard's stand-by, where it is worth having: live (offline waits for
+ * every result, so nothing is late to cover), small enough, and with the
+ * shard's own latency (a pipelined shard's is a block more), so that it
+ * takes over in place. Without one, a failed shard is silent until the
+ * host's fallback plays. */
+static void make_standby(shard *h, const es_engine_class *k, const es_format *f,
+                         const es_ir *sub, const es_options *opt)
+{
+    const es_engine_class *cpu = es_engine_fallback(k->name);
+    if (opt->offline || !cpu || (long)es_ir_path_count(sub) * sub->length > STANDBY_MAX_TAPS)
+        return;
+    const es_options o = {0}; /* FFTW's estimated plans: built in milliseconds */
+    char why[256];
+    es_engine *e = cpu->create(f, sub, &o, why, sizeof why);
+    if (e && es_engine_latency(e) != es_engine_latency(h->e)) {
+        cpu->destroy(e);
+        e = NULL;
+    }
+    h->standby = e;
 }
 
 es_engine *es_gpu_split_create(const es_engine_class *k, const es_format *fmt, const es_ir *ir,
@@ -227,6 +271,7 @@ es_engine *es_gpu_split_create(const es_engine_class *k, const es_format *fmt, c
             goto fail;
         }
         h->pipe = es_gpu_engine_pipeline(h->e);
+        make_standby(h, k, &f, &sub, opt);
 #ifdef ES_TESTING
         if (only && atoi(only) != c + 1)
             es_gpu_engine_fault_off(h->e);

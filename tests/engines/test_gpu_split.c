@@ -15,7 +15,9 @@
  *     their sum.
  *   - One shard fails mid-stream (EARSHOT_GPU_FAIL_AFTER with
  *     EARSHOT_GPU_FAIL_SHARD, test builds): the engine is failed as one,
- *     its message names the shard's GPU, and the other shard still plays.
+ *     its message names the shard's GPU, and the other shard still plays;
+ *     offline the failed shard's outputs go silent, live its CPU stand-by
+ *     plays them from the block it failed in (no silent block).
  *   - Bad lists: more shards than outputs, a GPU past the last: one line
  *     each, naming what is wrong.
  *   test_gpu_split [ENGINE]   (default cuda-nonuniform) */
@@ -211,13 +213,21 @@ static void empty_shard(uint64_t *rng)
     es_ir_destroy(ir);
 }
 
-static void one_shard_fails(uint64_t *rng)
+/* live = 0: offline, no stand-by: the failed shard's outputs go silent.
+ * live = 1: the shard's CPU stand-by plays its outputs from the block it
+ * failed in: no silent block on either output. */
+static void one_shard_fails(uint64_t *rng, int live)
 {
     setenv("EARSHOT_GPU_FAIL_AFTER", "20", 1);
     setenv("EARSHOT_GPU_FAIL_SHARD", "2", 1);
     es_ir *ir = matrix(1, 2, TAPS, rng);
-    es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 2};
-    es_options opt = {.offline = 1, .gpus = gpus_of(2)};
+    /* Live, each block's result is waited for 80 % of its duration: at
+     * 8 kHz, 2048 frames give the GPU 200 ms, so a loaded machine does not
+     * make blocks late (silent) and the test is about the stand-by. */
+    const int block = live ? 2048 : BLOCK;
+    es_format fmt = {.sample_rate = live ? 8000 : RATE, .max_block = block, .inputs = 1,
+                     .outputs = 2};
+    es_options opt = {.offline = !live, .gpus = gpus_of(2)};
     char err[512];
     es_engine *e = es_engine_create(engine, &fmt, ir, &opt, err, sizeof err);
     unsetenv("EARSHOT_GPU_FAIL_AFTER");
@@ -228,29 +238,41 @@ static void one_shard_fails(uint64_t *rng)
         es_ir_destroy(ir);
         return;
     }
-    float **in = es_test_planar(1, BLOCK), **out = es_test_planar(2, BLOCK);
-    int first_after_silent = 1, second_after_loud = 1;
+    float **in = es_test_planar(1, block), **out = es_test_planar(2, block);
+    int first_after_silent = 1, second_after_loud = 1, silent_blocks[2] = {0, 0};
     for (int b = 0; b < 60; b++) {
-        for (int t = 0; t < BLOCK; t++)
+        for (int t = 0; t < block; t++)
             in[0][t] = (float)es_test_uniform(rng);
-        es_engine_process(e, (const float *const *)in, out, BLOCK);
+        es_engine_process(e, (const float *const *)in, out, block);
         float peak[2] = {0, 0};
         for (int o = 0; o < 2; o++)
-            for (int t = 0; t < BLOCK; t++)
+            for (int t = 0; t < block; t++)
                 peak[o] = fmaxf(peak[o], fabsf(out[o][t]));
         if (b >= 21) {
             first_after_silent &= peak[1] == 0;
             second_after_loud &= peak[0] > 0;
         }
+        for (int o = 0; o < 2; o++)
+            silent_blocks[o] += !(peak[o] > 0);
     }
     es_engine_status st;
     es_engine_get_status(e, &st);
     printf("  status: failed %d, '%s'\n", st.failed, st.message);
-    es_test_check(st.failed && strstr(st.message, "GPU 0 (shard 2 of 2)") &&
+    es_test_check(st.failed && strstr(st.message, "GPU 0 (shard 2 of 2") &&
                       strstr(st.message, "simulated device error"),
                   "shard 2 fails: the engine is failed as one, its message names GPU 0, shard 2");
-    es_test_check(first_after_silent && second_after_loud,
-                  "after it: shard 2's output silent, shard 1's still playing");
+    char what[200];
+    if (!live) {
+        es_test_check(first_after_silent && second_after_loud,
+                      "offline, after it: shard 2's output silent, shard 1's still playing");
+    } else {
+        snprintf(what, sizeof what, "live, with its stand-by: silent blocks of 60: shard 1's "
+                 "output %d, shard 2's %d (the stand-by took over)", silent_blocks[0],
+                 silent_blocks[1]);
+        es_test_check(silent_blocks[0] == 0 && silent_blocks[1] == 0 &&
+                          strstr(st.message, "outputs now on the CPU"),
+                      what);
+    }
     es_engine_destroy(e);
     es_test_free_planar(in, 1);
     es_test_free_planar(out, 2);
@@ -294,7 +316,8 @@ int main(int argc, char **argv)
     uint64_t rng = es_test_seed();
     exact_splits(&rng);
     empty_shard(&rng);
-    one_shard_fails(&rng);
+    one_shard_fails(&rng, 0);
+    one_shard_fails(&rng, 1);
     bad_lists(&rng);
     printf("%s: %s\n", engine->name, es_test_failures ? "FAIL" : "ok");
     return es_test_failures ? 1 : 0;
