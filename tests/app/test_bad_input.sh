@@ -66,6 +66,18 @@ expect "unwritable output"    "no-such-dir/out.wav: cannot write" -- render --ir
 expect "output is a directory" "adir: cannot write" -- render --ir room.wav in.wav adir
 expect "output overwrites input" "in.wav: the output would overwrite an input" -- render --ir room.wav in.wav in.wav
 expect "unknown command"      "unknown command 'rendr'" -- rendr --ir room.wav in.wav out.wav
+# --gpu lists: the entry that is wrong is named; a CPU engine is refused.
+expect "--gpu empty entry"    "--gpu '0,,1': entry 2 is empty" -- render --engine cuda-nonuniform --gpu 0,,1 --ir room.wav in.wav out.wav
+expect "--gpu negative"       "--gpu '-1': entry 1, '-1', is negative" -- render --engine cuda-nonuniform --gpu -1 --ir room.wav in.wav out.wav
+expect "--gpu not a number"   "--gpu '0,x': entry 2, 'x', is not a GPU ordinal" -- render --engine cuda-nonuniform --gpu 0,x --ir room.wav in.wav out.wav
+expect "--gpu, CPU engine"    "--gpu 0,1: cpu-partitioned runs on the CPU" -- render --gpu 0,1 --ir room.wav in.wav out.wav
+expect "bench --gpu, CPU engine" "--gpu 0: cpu-direct runs on the CPU" -- bench --engine cpu-direct --gpu 0 --seconds 0.1
+# Past the last GPU: with none here, the engine's probe says why first.
+if [ "$("$earshot" engines --json | grep -c '"gpu":')" = 0 ]; then
+    expect "--gpu past the last" "cuda-nonuniform is not available here" -- render --engine cuda-nonuniform --gpu 7 --ir room.wav in.wav out.wav
+else
+    expect "--gpu past the last" "entry 2, GPU 64, is past the last GPU" -- render --engine cuda-nonuniform --gpu 0,64 --ir room.wav in.wav out.wav
+fi
 
 # And a good run from the same files works, so the failures above are the
 # inputs' fault and not the setup's.
