@@ -34,6 +34,40 @@ static void tap(void *ctx, const float *const *out, int channels, int frames)
         block_peak[blocks_seen++] = peak;
 }
 
+/* Plays the engine for 2 s on the null device through a processor, with
+ * the control side's fallback polled as a session does: the times it fell
+ * back (-1: could not), its last words in `what`, the stats after. */
+static int play_and_fall_back(const es_engine_class *k, es_engine *e, const es_ir *ir,
+                              const es_format *fmt, es_player_config *plc, char *what,
+                              size_t n, es_stats *s)
+{
+    char err[256];
+    es_processor_config pc = {.mix = {.wet = 1, .gain = 1}};
+    es_processor *p = es_processor_create(fmt, e, &pc, err, sizeof err);
+    es_player *pl = p ? es_player_open(plc, p, err, sizeof err) : NULL;
+    if (!pl || es_player_start(pl, err, sizeof err) != 0) {
+        printf("FAIL %s: %s\n", k->name, err);
+        es_player_close(pl);
+        return -1;
+    }
+    int fell = 0;
+    struct timespec tick = {0, 20000000};
+    for (int i = 0; i < 100; i++) { /* 2 s */
+        nanosleep(&tick, NULL);
+        es_processor_collect(p);
+        int r = es_fallback_poll(p, ir, what, n);
+        if (r != 0)
+            printf("  %s\n", what);
+        fell += r == 1;
+        if (r < 0)
+            break;
+    }
+    es_player_stop(pl);
+    es_processor_stats(p, s);
+    es_player_close(pl);
+    return fell;
+}
+
 static int check(const es_engine_class *k)
 {
     setenv("EARSHOT_GPU_FAIL_AFTER", "50", 1);
@@ -47,30 +81,10 @@ static int check(const es_engine_class *k)
         printf("FAIL %s: %s\n", k->name, err);
         return 1;
     }
-    es_processor_config pc = {.mix = {.wet = 1, .gain = 1}};
-    es_processor *p = es_processor_create(&fmt, e, &pc, err, sizeof err);
     es_player_config plc = {.device = "null", .block = BLOCK, .tap = tap};
     blocks_seen = 0;
-    es_player *pl = es_player_open(&plc, p, err, sizeof err);
-    if (!pl || es_player_start(pl, err, sizeof err) != 0) {
-        printf("FAIL %s: %s\n", k->name, err);
-        return 1;
-    }
-    int fell = 0;
-    struct timespec tick = {0, 20000000};
-    for (int i = 0; i < 100; i++) { /* 2 s */
-        nanosleep(&tick, NULL);
-        es_processor_collect(p);
-        int r = es_fallback_poll(p, ir, what, sizeof what);
-        if (r != 0)
-            printf("  %s\n", what);
-        fell += r == 1;
-        if (r < 0)
-            break;
-    }
-    es_player_stop(pl);
     es_stats s;
-    es_processor_stats(p, &s);
+    const int fell = play_and_fall_back(k, e, ir, &fmt, &plc, what, sizeof what, &s);
     /* Sound after the switch: the test signal's click at 1.0 s through the
      * room lands in blocks 187 onward. */
     float after = 0;
@@ -82,7 +96,6 @@ static int check(const es_engine_class *k)
     printf("%s %s: fell back %d time(s), now %s, %llu swaps, %d blocks, sound after: %.3f\n",
            ok ? "ok  " : "FAIL", k->name, fell, s.engine, (unsigned long long)s.swaps,
            blocks_seen, after);
-    es_player_close(pl);
     es_ir_destroy(ir);
     return !ok;
 }
@@ -141,30 +154,10 @@ static int check_split(const es_engine_class *k)
         es_ir_destroy(ir);
         return 1;
     }
-    es_processor_config pc = {.mix = {.wet = 1, .gain = 1}};
-    es_processor *p = es_processor_create(&fmt, e, &pc, err, sizeof err);
     es_player_config plc = {.device = "null", .block = BLOCK, .tap = tap_channels,
                             .source = noise};
-    es_player *pl = es_player_open(&plc, p, err, sizeof err);
-    if (!pl || es_player_start(pl, err, sizeof err) != 0) {
-        printf("FAIL %s split: %s\n", k->name, err);
-        return 1;
-    }
-    int fell = 0;
-    struct timespec tick = {0, 20000000};
-    for (int i = 0; i < 100; i++) { /* 2 s */
-        nanosleep(&tick, NULL);
-        es_processor_collect(p);
-        int r = es_fallback_poll(p, ir, what, sizeof what);
-        if (r != 0)
-            printf("  %s\n", what);
-        fell += r == 1;
-        if (r < 0)
-            break;
-    }
-    es_player_stop(pl);
     es_stats s;
-    es_processor_stats(p, &s);
+    const int fell = play_and_fall_back(k, e, ir, &fmt, &plc, what, sizeof what, &s);
     int ok = fell == 1 && strstr(what, "GPU 0 (shard 2 of 2") &&
              strstr(what, "simulated device error") &&
              !strcmp(s.engine, es_engine_fallback(k->name)->name) && s.swaps == 1 &&
@@ -172,7 +165,6 @@ static int check_split(const es_engine_class *k)
     printf("%s %s split in 2 on GPU 0, shard 2 failed: fell back %d time(s) as one, now %s; "
            "longest silence: shard 1's output %d blocks, shard 2's %d blocks (of %d frames)\n",
            ok ? "ok  " : "FAIL", k->name, fell, s.engine, run_max[0], run_max[1], BLOCK);
-    es_player_close(pl);
     es_ir_destroy(ir);
     return !ok;
 }
