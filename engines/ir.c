@@ -172,3 +172,34 @@ int es_ir_layout_note(int file_channels, int inputs, char *out, size_t n)
         return 0; /* es_ir_from_channels refuses it */
     return 1;
 }
+
+es_ir *es_ir_outputs(es_ir *ir, int first, int count, char *err, size_t n)
+{
+    if (first < 0 || count < 1 || first + count > ir->outputs) {
+        snprintf(err, n, "--outputs %d-%d: the room has %d output%s", first + 1, first + count,
+                 ir->outputs, ir->outputs == 1 ? "" : "s");
+        es_ir_destroy(ir);
+        return NULL;
+    }
+    es_ir *share = es_ir_create(ir->inputs, count, ir->length, ir->sample_rate);
+    if (!share) {
+        snprintf(err, n, "out of memory");
+        es_ir_destroy(ir);
+        return NULL;
+    }
+    /* The rows move, not their samples. */
+    for (int i = 0; i < ir->inputs; i++)
+        for (int o = 0; o < count; o++) {
+            float **row = &ir->taps[i * ir->outputs + first + o];
+            share->taps[i * count + o] = *row;
+            *row = NULL;
+        }
+    es_ir_destroy(ir);
+    if (es_ir_path_count(share) == 0) {
+        snprintf(err, n, "--outputs %d-%d: no path of the room reaches these outputs", first + 1,
+                 first + count);
+        es_ir_destroy(share);
+        return NULL;
+    }
+    return share;
+}

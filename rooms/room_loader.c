@@ -45,8 +45,23 @@ const char *es_room_loader_default(const es_room_loader *l)
     return es_library_find(&l->lib, DEFAULT_ROOM) ? DEFAULT_ROOM : NULL;
 }
 
+static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs, char *note,
+                   size_t note_n, char *err, size_t n);
+
 es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
                           char *note, size_t note_n, char *err, size_t n)
+{
+    es_ir *ir = load(l, what, rate, inputs, note, note_n, err, n);
+    if (!ir || l->outputs == 0)
+        return ir;
+    char why[200];
+    if (!(ir = es_ir_outputs(ir, l->first_output, l->outputs, why, sizeof why)))
+        snprintf(err, n, "%.600s: %s", what, why);
+    return ir;
+}
+
+static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs, char *note,
+                   size_t note_n, char *err, size_t n)
 {
     note[0] = 0;
     const es_room *room = es_library_find(&l->lib, what);

@@ -271,6 +271,12 @@ es_ir *es_ir_from_channels(const float *const *chan, int file_channels,
  * line in `out`, 0 (and "") when there is nothing to say. */
 int es_ir_layout_note(int file_channels, int inputs, char *out, size_t n);
 
+/* The outputs first..first+count-1 (from 0) of `ir`, which it takes: a
+ * host that plays a share of a big matrix (one earshot per host, each its
+ * outputs). NULL with one line when the range is past the matrix's
+ * outputs or no path reaches it (ir is freed either way). */
+es_ir *es_ir_outputs(es_ir *ir, int first, int count, char *err, size_t n);
+
 /* ES_OK, or ES_E_IR with a message: empty, no path, NaN/Inf at a place. */
 int es_ir_check(const es_ir *ir, char *err, size_t n);
 

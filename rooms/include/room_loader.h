@@ -13,6 +13,9 @@
 typedef struct {
     es_library lib;
     es_room_cache cache;
+    /* A share of every room's outputs (play --outputs): outputs
+     * first_output.. first_output + outputs - 1 (from 0); outputs 0: all. */
+    int first_output, outputs;
 } es_room_loader;
 
 /* Opens the library (shipped, user, and `extra`, which may be NULL). Its
@@ -21,8 +24,9 @@ void es_room_loader_open(es_room_loader *l, const char *extra);
 void es_room_loader_close(es_room_loader *l);
 
 /* The IR for `what` (room name or file) at `rate` for `inputs` input
- * channels. `note` gets a line worth showing (the gain applied, a
- * resampling), or "". NULL with a message naming the room or file. */
+ * channels, cut to the loader's share of outputs when it has one. `note`
+ * gets a line worth showing (the gain applied, a resampling), or "". NULL
+ * with a message naming the room or file. */
 es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
                           char *note, size_t note_n, char *err, size_t n);
 

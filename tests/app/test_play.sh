@@ -54,6 +54,19 @@ expect "nothere.wav: No such file" \
 expect "the workstation needs a terminal" play --ir "$dir/room.wav"
 expect "missing.wav" play --ir "$dir/missing.wav" --headless
 expect "--block 4: out of range" play --block 4 --ir "$dir/room.wav" --headless
+expect "--outputs 2-3: the room has 2 outputs" \
+    play --device null --ir "$dir/room.wav" --outputs 2-3 --headless
+# A share of the outputs (one host's of a matrix split across hosts): the
+# stream has that many channels (the WAV header's channel count at byte 22).
+"$earshot" play --device null --ir "$dir/room.wav" --outputs 2 --headless --seconds 0.3 \
+    --record "$dir/share.wav" >/dev/null 2>&1
+channels=$(od -An -tu2 -j22 -N2 "$dir/share.wav" 2>/dev/null | tr -d ' ')
+if [ "$channels" = 1 ]; then
+    echo "ok   --outputs 2 of a stereo room: a 1-channel stream"
+else
+    echo "FAIL --outputs 2 of a stereo room: the recording has '$channels' channels"
+    fail=1
+fi
 
 # A full disk while recording, simulated by a file size limit (SIGXFSZ
 # ignored, so the write fails as on a full disk): one line naming the file,

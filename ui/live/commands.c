@@ -9,6 +9,8 @@
 #include "processor.h"
 
 #define OPT(f) offsetof(es_play_options, f)
+
+static int parse_outputs(const char *text, void *dst, char *why, size_t n);
 #define END {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL}
 
 const es_param es_play_params[] = {
@@ -25,6 +27,10 @@ const es_param es_play_params[] = {
     ES_PARAM_PARTITION(es_play_options, partition),
     ES_PARAM_PIPELINED(es_play_options, pipelined),
     ES_PARAM_GPU(es_play_options, gpus),
+    {"outputs", ES_PARAM_CUSTOM, 0, 0, "A-B",
+     "play only outputs A to B of the room (from 1), for one share of a\n"
+     "big matrix split by outputs across hosts (docs/SCALING.md)",
+     OPT(outputs), NULL, parse_outputs},
     {"rate", ES_PARAM_DOUBLE, 8000, 384000, "HZ", "stream sample rate (default 48000)",
      OPT(rate), NULL, NULL},
     {"device", ES_PARAM_STRING, 0, 255, "NAME",
@@ -76,6 +82,27 @@ const es_param es_play_params[] = {
     END,
 };
 
+/* --outputs A-B (or A, one output): from 1, as a person counts them. */
+static int parse_outputs(const char *text, void *dst, char *why, size_t n)
+{
+    int *range = dst, a = 0, b = 0, used = 0;
+    if (sscanf(text, "%d-%d%n", &a, &b, &used) == 2 && !text[used]) {
+        /* A-B */
+    } else if (sscanf(text, "%d%n", &a, &used) == 1 && !text[used]) {
+        b = a;
+    } else {
+        snprintf(why, n, "not a range of outputs (A-B, from 1, or one output A)");
+        return -1;
+    }
+    if (a < 1 || b < a) {
+        snprintf(why, n, "outputs count from 1 and the range must not run backwards");
+        return -1;
+    }
+    range[0] = a - 1;
+    range[1] = b - a + 1;
+    return 0;
+}
+
 void es_play_options_default(es_play_options *o)
 {
     *o = (es_play_options){.device = "auto", .input = "signal", .block = ES_BLOCK_DEFAULT,
@@ -120,7 +147,8 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                                           .gpus = o->gpus,
                                           .gpu_pipelined = o->pipelined},
                               .rate = o->rate, .crossfade_ms = o->crossfade_ms,
-                              .block = o->block, .record = o->record,
+                              .block = o->block, .first_output = o->outputs[0],
+                              .outputs = o->outputs[1], .record = o->record,
                               .record_input = o->record_input, .trim_db = o->trim,
                               .limiter = !isnan(o->limiter),
                               .ceiling_db = isnan(o->limiter) ? 0 : o->limiter};

@@ -131,6 +131,8 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     if (es_gpu_list_for(cfg->engine, &cfg->options.gpus, gpu_why, sizeof gpu_why) != 0)
         es_session_sayf(s, 0, "note: %s; the list is kept for a switch to one", gpu_why);
     es_room_loader_open(&s->rooms, cfg->rooms_dir);
+    s->rooms.first_output = cfg->first_output;
+    s->rooms.outputs = cfg->outputs;
     for (int m = 0; m < s->rooms.lib.message_count; m++)
         es_session_sayf(s, 1, "%s", s->rooms.lib.messages[m]);
     const char *room = cfg->room ? cfg->room : es_room_loader_default(&s->rooms);

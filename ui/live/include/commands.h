@@ -21,6 +21,8 @@ typedef struct {
     double trim, limiter; /* dB; limiter NAN: off */
     int block, partition, pipelined, headless, json, commands;
     es_gpu_list gpus;   /* --gpu: empty when not given */
+    int outputs[2];     /* --outputs A-B: the first output (from 0) and how
+                         * many; {0, 0}: all */
     int restore, no_restore; /* remembered settings (settings.h) */
     double rate, seconds, crossfade_ms, fps;
 } es_play_options;

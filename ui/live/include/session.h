@@ -40,6 +40,8 @@ typedef struct {
     double rate;
     double crossfade_ms;
     int block;
+    int first_output, outputs; /* a share of the room's outputs (--outputs),
+                                * from 0; outputs 0: all of them */
     const char *record, *record_input; /* record from the start, or NULL */
     double trim_db;            /* the input trim from the start */
     int limiter;               /* 1: the limiter on from the start, at: */
