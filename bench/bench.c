@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/args.h"
 #include "core/param.h"
@@ -13,10 +14,10 @@
 
 static const char usage[] =
     "usage: earshot bench [--engine NAME,...|all] [--ir-seconds S[,S...]] [--ir-taps N]\n"
-    "                     [--channels C[,C...]] [--true-stereo] [--fan-out N] [--matrix N]\n"
+    "                     [--channels C[,C...]] [--true-stereo] [--fan-out N] [--matrix N|IxO]\n"
     "                     [--block N[,N...]] [--seconds T] [--rate HZ]\n"
-    "                     [--partition P] [--measure|--estimate] [--pipelined]\n"
-    "                     [--max-wall S] [--find-max] [--paced|--back-to-back]\n"
+    "                     [--partition P] [--measure|--estimate] [--pipelined] [--gpu LIST]\n"
+    "                     [--max-wall S] [--find-max|--find-max-paths] [--paced|--back-to-back]\n"
     "                     [--realtime] [--json]\n"
     "\n"
     "Runs a synthetic room (decaying noise, T60 = IR length) through each engine and\n"
@@ -48,9 +49,31 @@ typedef struct {
     int engine_count;
     es_double_list ir_seconds;
     es_int_list blocks, channels;
-    int find_max, json, realtime, estimate, back_to_back;
+    int find_max, find_max_paths, json, realtime, estimate, back_to_back;
     es_bench_config base;
 } bench_args;
+
+/* --matrix N or IxO into es_bench_config's matrix and matrix_outputs,
+ * which follow each other. */
+static int parse_matrix(const char *text, void *dst, char *why, size_t n)
+{
+    int *m = dst, ins = 0, outs = 0, used = 0;
+    if (sscanf(text, "%dx%d%n", &ins, &outs, &used) == 2 && !text[used]) {
+        /* I x O */
+    } else if (sscanf(text, "%d%n", &ins, &used) == 1 && !text[used]) {
+        outs = ins;
+    } else {
+        snprintf(why, n, "not N or IxO (64, 128x64)");
+        return -1;
+    }
+    if (ins < 1 || ins > 256 || outs < 1 || outs > 256) {
+        snprintf(why, n, "inputs and outputs are 1..256 each");
+        return -1;
+    }
+    m[0] = ins;
+    m[1] = outs;
+    return 0;
+}
 
 /* bench's options: the engine knobs are the entries every command shares
  * (engine_params.h), so their limits and words are render's and play's. */
@@ -69,8 +92,10 @@ static const es_param params[] = {
      offsetof(bench_args, base.true_stereo), NULL, NULL},
     {"fan-out", ES_PARAM_INT, 1, 4096, "N", "1 input -> N outputs, one filter each (N paths)",
      offsetof(bench_args, base.fan_out), NULL, NULL},
-    {"matrix", ES_PARAM_INT, 1, 64, "N", "N inputs -> N outputs, every path a filter (N x N paths)",
-     offsetof(bench_args, base.matrix), NULL, NULL},
+    {"matrix", ES_PARAM_CUSTOM, 0, 0, "N|IxO",
+     "N inputs -> N outputs, or I -> O, every path a filter (N x N\n"
+     "or I x O paths; up to 256 each way)", offsetof(bench_args, base.matrix), NULL,
+     parse_matrix},
     {"block", ES_PARAM_INT_LIST, ES_BLOCK_MIN, ES_BLOCK_MAX, "N,...",
      "frames per block (default 256)", offsetof(bench_args, blocks), NULL, NULL},
     {"seconds", ES_PARAM_DOUBLE, 0.01, 3600, "T",
@@ -91,6 +116,10 @@ static const es_param params[] = {
     {"find-max", ES_PARAM_FLAG, 0, 1, NULL,
      "search the longest IR each engine runs with zero misses", offsetof(bench_args, find_max),
      NULL, NULL},
+    {"find-max-paths", ES_PARAM_FLAG, 0, 1, NULL,
+     "search the most outputs of --matrix I (I x O paths) each\n"
+     "engine runs with zero misses at the first IR length",
+     offsetof(bench_args, find_max_paths), NULL, NULL},
     {"paced", ES_PARAM_FLAG, 0, 1, NULL,
      "start each block one period after the previous one on an\n"
      "absolute clock, as an audio callback runs (a pipelined\n"
@@ -241,13 +270,6 @@ static void print_failure(const es_bench_config *c, const char *why, int json)
     fflush(stdout);
 }
 
-static int paths(const es_bench_config *c)
-{
-    return c->matrix > 0    ? c->matrix * c->matrix
-           : c->fan_out > 0 ? c->fan_out
-           : c->true_stereo ? 4
-                            : c->channels;
-}
 
 /* A trial passes when no block of `seconds` of audio was an engine miss
  * (a machine stall does not end the search: one would make the answer a
@@ -285,11 +307,68 @@ static void find_max(es_bench_config *c, int json)
     if (json)
         printf("{\"engine\":\"%s\",\"block\":%d,\"paths\":%d,\"paced\":%s,"
                "\"max_ir_seconds\":%.4g,\"max_taps\":%.0f}\n", c->engine->name, c->block,
-               paths(c), c->paced ? "true" : "false", good, good * c->rate);
+               es_bench_paths(c), c->paced ? "true" : "false", good, good * c->rate);
     else
         printf("%-17s block %5d  %d path%s: longest IR with zero misses %.3g s "
-               "(%.0f taps)\n", c->engine->name, c->block, paths(c),
-               paths(c) > 1 ? "s" : "", good, good * c->rate);
+               "(%.0f taps)\n", c->engine->name, c->block, es_bench_paths(c),
+               es_bench_paths(c) > 1 ? "s" : "", good, good * c->rate);
+    fflush(stdout);
+}
+
+/* A trial of `outputs` outputs of the --matrix inputs at the IR length
+ * set: as sustains(), for the paths. */
+static int sustains_outputs(es_bench_config *c, int outputs, es_bench_result *r)
+{
+    c->matrix_outputs = outputs;
+    c->stop_on_miss = 1;
+    /* The synthetic room is made in host memory first: past half of it the
+     * machine would swap or kill the run before the engine could refuse. */
+    const double taps = c->ir_taps > 0 ? c->ir_taps : c->ir_seconds * c->rate;
+    const double bytes = 4.0 * taps * c->matrix * outputs;
+    const double host = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (bytes > 0.5 * host) {
+        fprintf(stderr, "bench: %s %d x %d: the room's taps would take %.1f GB of the host's "
+                "%.1f GB\n", c->engine->name, c->matrix, outputs, bytes / 1e9, host / 1e9);
+        return 0;
+    }
+    const int ok = es_bench_run(c, r) == 0 && r->misses == 0;
+    if (!ok)
+        fprintf(stderr, "bench: %s %d x %d: %s\n", c->engine->name, c->matrix, outputs,
+                r->error[0] ? r->error : r->first_miss);
+    return ok;
+}
+
+/* The most outputs of the matrix's inputs with zero engine misses: doubles
+ * from --matrix's outputs until a trial misses (or cannot be built: the
+ * GPU's memory), then bisects to one output. */
+static void find_max_paths(es_bench_config *c, int json)
+{
+    es_bench_result r;
+    int good = 0, bad = 0, o = c->matrix_outputs > 0 ? c->matrix_outputs : c->matrix;
+    for (; o <= 4096; o *= 2) {
+        if (!sustains_outputs(c, o, &r))
+            break;
+        good = o;
+    }
+    bad = o;
+    while (good > 0 && bad - good > 1) {
+        const int mid = good + (bad - good) / 2;
+        if (sustains_outputs(c, mid, &r))
+            good = mid;
+        else
+            bad = mid;
+    }
+    char gpus[96];
+    es_gpu_list_text(&c->options.gpus, gpus, sizeof gpus);
+    if (json)
+        printf("{\"engine\":\"%s\",\"block\":%d,\"ir_seconds\":%g,\"inputs\":%d,"
+               "\"max_outputs\":%d,\"max_paths\":%d,\"paced\":%s,\"gpus\":\"%s\"}\n",
+               c->engine->name, c->block, c->ir_seconds, c->matrix, good, good * c->matrix,
+               c->paced ? "true" : "false", gpus);
+    else
+        printf("%-17s block %5d  %g s IR, %d inputs: most outputs with zero misses %d "
+               "(%d paths)%s%s\n", c->engine->name, c->block, c->ir_seconds, c->matrix, good,
+               good * c->matrix, gpus[0] ? ", --gpu " : "", gpus);
     fflush(stdout);
 }
 
@@ -308,7 +387,7 @@ int es_bench_main(int argc, char **argv)
         fprintf(stderr, "bench: measuring thread: %s\n", why);
     }
     int failures = 0;
-    if (!a.json && !a.find_max)
+    if (!a.json && !a.find_max && !a.find_max_paths)
         print_header();
     for (int k = 0; k < a.engine_count; k++)
         for (int ch = 0; ch < a.channels.count; ch++)
@@ -323,6 +402,16 @@ int es_bench_main(int argc, char **argv)
                 c.channels = a.channels.v[ch];
                 if (a.find_max) {
                     find_max(&c, a.json);
+                    continue;
+                }
+                if (a.find_max_paths) {
+                    if (c.matrix == 0) {
+                        es_error("bench: --find-max-paths searches the outputs of --matrix I "
+                                 "or IxO: give one");
+                        return 2;
+                    }
+                    c.ir_seconds = a.ir_seconds.v[0];
+                    find_max_paths(&c, a.json);
                     continue;
                 }
                 const int ir_taps_given = a.base.ir_taps > 0;

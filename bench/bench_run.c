@@ -47,10 +47,16 @@ static int bench_inputs(const es_bench_config *cfg)
 
 static int bench_outputs(const es_bench_config *cfg)
 {
-    return cfg->matrix > 0    ? cfg->matrix
+    return cfg->matrix > 0    ? (cfg->matrix_outputs > 0 ? cfg->matrix_outputs : cfg->matrix)
            : cfg->fan_out > 0 ? cfg->fan_out
            : cfg->true_stereo ? 2
                               : cfg->channels;
+}
+
+int es_bench_paths(const es_bench_config *cfg)
+{
+    const int ins = bench_inputs(cfg), outs = bench_outputs(cfg);
+    return cfg->matrix > 0 || cfg->true_stereo ? ins * outs : outs;
 }
 
 /* Noise under an exponential decay that falls 60 dB over the IR: a room

@@ -16,7 +16,9 @@ typedef struct {
     int channels;         /* C in, C out, one filter per channel */
     int fan_out;          /* > 0: 1 input -> fan_out outputs, one filter each */
     int true_stereo;      /* 2 in, 2 out, 4 filters (overrides channels) */
-    int matrix;           /* > 0: matrix in, matrix out, every path a filter */
+    int matrix;           /* > 0: matrix inputs, every path a filter */
+    int matrix_outputs;   /* its outputs (--matrix IxO; 0: as many as inputs);
+                           * right after matrix: --matrix's parser sets both */
     double seconds;       /* audio to run, after warm-up */
     double max_wall;      /* stop early after this much wall time (s) */
     int stop_on_miss;     /* stop at the first block over budget */
@@ -74,5 +76,7 @@ typedef struct {
  * descheduled. Anything not shown to be a stall is an engine miss. Late
  * results of helper threads (cpu-nonuniform's tails) are engine misses. */
 int es_bench_run(const es_bench_config *cfg, es_bench_result *result);
+/* The paths (filters) of the configuration's synthetic room. */
+int es_bench_paths(const es_bench_config *cfg);
 
 #endif

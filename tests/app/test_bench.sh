@@ -23,7 +23,15 @@ grep -q "longest IR with zero misses" <<<"$max" || { echo "FAIL: --find-max prin
 # values are refused in one line naming the option.
 json=$("$earshot" bench --engine cpu-partitioned --matrix 3 --ir-seconds 0.05 --block 128 --seconds 0.1 --json)
 grep -q '"paths":9' <<<"$json" || { echo "FAIL: --matrix 3 is not 9 paths: $json"; fail=1; }
-for bad in 0 65 nan 1e9 '' $'3\x01' "$(printf '9%.0s' $(seq 300))"; do
+json=$("$earshot" bench --engine cpu-partitioned --matrix 3x2 --ir-seconds 0.05 --block 128 --seconds 0.1 --json)
+grep -q '"paths":6' <<<"$json" || { echo "FAIL: --matrix 3x2 is not 6 paths: $json"; fail=1; }
+# --find-max-paths: the most outputs of --matrix's inputs at zero misses.
+max=$("$earshot" bench --engine cpu-partitioned --matrix 2 --ir-seconds 0.01 --block 256 --seconds 0.05 --find-max-paths --json 2>/dev/null)
+grep -q '"inputs":2,"max_outputs":[1-9][0-9]*,"max_paths":' <<<"$max" ||
+    { echo "FAIL: --find-max-paths printed no result: $max"; fail=1; }
+"$earshot" bench --engine cpu-partitioned --find-max-paths --seconds 0.1 2>/dev/null &&
+    { echo "FAIL: --find-max-paths without --matrix accepted"; fail=1; }
+for bad in 0 257 0x2 2x0 3x nan 1e9 '' $'3\x01' "$(printf '9%.0s' $(seq 300))"; do
     err=$("$earshot" bench --engine cpu-partitioned --matrix "$bad" --seconds 0.1 2>&1 >/dev/null)
     rc=$?
     if [ $rc -ne 2 ] || [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -q -- "--matrix\|matrix" <<<"$err"; then
