@@ -57,12 +57,8 @@ typedef struct {
  * which follow each other. */
 static int parse_matrix(const char *text, void *dst, char *why, size_t n)
 {
-    int *m = dst, ins = 0, outs = 0, used = 0;
-    if (sscanf(text, "%dx%d%n", &ins, &outs, &used) == 2 && !text[used]) {
-        /* I x O */
-    } else if (sscanf(text, "%d%n", &ins, &used) == 1 && !text[used]) {
-        outs = ins;
-    } else {
+    int *m = dst, ins = 0, outs = 0;
+    if (!es_param_int_pair(text, 'x', &ins, &outs)) {
         snprintf(why, n, "not N or IxO (64, 128x64)");
         return -1;
     }

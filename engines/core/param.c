@@ -257,3 +257,17 @@ void es_params_help(const es_param *table, FILE *to)
         }
     }
 }
+
+int es_param_int_pair(const char *text, char sep, int *a, int *b)
+{
+    char fmt[16];
+    int used = 0;
+    snprintf(fmt, sizeof fmt, "%%d%c%%d%%n", sep);
+    if (sscanf(text, fmt, a, b, &used) == 2 && !text[used])
+        return 2;
+    if (sscanf(text, "%d%n", a, &used) == 1 && !text[used]) {
+        *b = *a;
+        return 1;
+    }
+    return 0;
+}

@@ -85,12 +85,8 @@ const es_param es_play_params[] = {
 /* --outputs A-B (or A, one output): from 1, as a person counts them. */
 static int parse_outputs(const char *text, void *dst, char *why, size_t n)
 {
-    int *range = dst, a = 0, b = 0, used = 0;
-    if (sscanf(text, "%d-%d%n", &a, &b, &used) == 2 && !text[used]) {
-        /* A-B */
-    } else if (sscanf(text, "%d%n", &a, &used) == 1 && !text[used]) {
-        b = a;
-    } else {
+    int *range = dst, a = 0, b = 0;
+    if (!es_param_int_pair(text, '-', &a, &b)) {
         snprintf(why, n, "not a range of outputs (A-B, from 1, or one output A)");
         return -1;
     }

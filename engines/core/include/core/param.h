@@ -72,6 +72,11 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
                          const char **pos, int pos_cap, int *pos_count, int *help,
                          char *err, size_t n);
 
+/* "A<sep>B" (two whole numbers) or "A" alone, as CUSTOM parsers take a
+ * range or a shape (--outputs 3-4, --matrix 128x64): 2 or 1 with the
+ * numbers in *a and *b (b = a for one), 0 when the text is neither. */
+int es_param_int_pair(const char *text, char sep, int *a, int *b);
+
 /* One or more lines per entry: "  --block N        what it does (16..8192)". */
 void es_params_help(const es_param *table, FILE *to);
 
