@@ -49,8 +49,12 @@ static ES_RT void wrap_process(es_engine *e, const float *const *in, float *cons
             const struct timespec nap = {ns / 1000000000LL, ns % 1000000000LL};
             nanosleep(&nap, NULL);
         } else {
-            const long long until = es_now_ns() + (long long)(w->delay_us * 1e3);
-            while (es_now_ns() < until)
+            /* Busy for this long of the thread's own CPU time, not the
+             * clock's: on a loaded machine a wall-clock spin can be mostly
+             * descheduled, and the block would read as a machine stall
+             * rather than the engine's own work. */
+            const long long until = es_thread_cpu_ns() + (long long)(w->delay_us * 1e3);
+            while (es_thread_cpu_ns() < until)
                 ;
         }
         w->next_delay++;
