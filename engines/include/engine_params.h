@@ -34,8 +34,9 @@ int es_gpu_list_param_parse(const char *text, void *dst, char *why, size_t n);
 
 #define ES_PARAM_GPU(T, f)                                                             \
     {"gpu", ES_PARAM_CUSTOM, 0, 0, "LIST",                                             \
-     "GPU engines: the CUDA device (default 0); a list N,M,... or all splits the "     \
-     "matrix by outputs, a shard a GPU (an entry may repeat)",                          \
+     "GPU engines: the CUDA device (default 0); a list N,M,... or\n"                  \
+     "all splits the matrix by outputs, a shard a GPU (an entry\n"                     \
+     "may repeat: 0,0 is two shards on GPU 0)",                                          \
      offsetof(T, f), NULL, es_gpu_list_param_parse}
 
 #endif
