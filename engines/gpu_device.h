@@ -23,11 +23,10 @@ int es_gpu_probe(int device, char *why, size_t n);
 struct es_gpu_pipeline;
 struct es_gpu_pipeline *es_gpu_engine_pipeline(es_engine *e);
 
-#ifdef ES_TESTING
 /* Test builds: no simulated fault in this instance (EARSHOT_GPU_FAIL_AFTER
- * then fails only the shards gpu_split.c leaves it in). */
+ * then fails only the shards gpu_split.c leaves it in). Defined in the
+ * testing library, and without CUDA in both. */
 void es_gpu_engine_fault_off(es_engine *e);
-#endif
 
 #ifdef __cplusplus
 }
