@@ -414,8 +414,6 @@ static ES_RT void run_slot(es_processor *p, slot *s, const float *const *in, int
     s->delay_write = (s->delay_write + (size_t)frames) & mask;
 }
 
-_Static_assert(ES_STATS_SHARDS == ES_GPUS_MAX, "stats report every shard an engine has");
-
 static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
 {
     es_engine_status st;
@@ -427,13 +425,8 @@ static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
         memcpy(p->acc.engine_error, st.message, sizeof p->acc.engine_error);
     }
     if (s == &p->slots[p->active]) {
-        p->acc.shards = st.shards < ES_STATS_SHARDS ? st.shards : ES_STATS_SHARDS;
-        for (int k = 0; k < p->acc.shards; k++) {
-            p->acc.shard[k].device = st.shard[k].device;
-            p->acc.shard[k].first_output = st.shard[k].first_output;
-            p->acc.shard[k].outputs = st.shard[k].outputs;
-            p->acc.shard[k].late = st.shard[k].late;
-        }
+        p->acc.shards = st.shards;
+        memcpy(p->acc.shard, st.shard, sizeof(es_shard_status) * (size_t)st.shards);
     }
     uint64_t late = st.late_results - s->late_seen;
     s->late_seen = st.late_results;

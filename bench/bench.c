@@ -1,3 +1,4 @@
+#include <math.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -219,13 +220,13 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
                r->cut_short ? "true" : "false",
                es_gpu_list_text(&c->options.gpus, gpus, sizeof gpus));
-        for (int k = 0; k < r->split.shards; k++)
+        for (int k = 0; k < r->shards; k++)
             printf("%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu,"
                    "\"device_max_us\":%.3f,\"device_bytes\":%llu}", k ? "," : "",
-                   r->split.shard[k].device, r->split.shard[k].first_output + 1,
-                   r->split.shard[k].outputs, (unsigned long long)r->split.shard[k].late,
-                   r->split.shard[k].device_max_us,
-                   (unsigned long long)r->split.shard[k].device_bytes);
+                   r->shard[k].device, r->shard[k].first_output + 1,
+                   r->shard[k].outputs, (unsigned long long)r->shard[k].late,
+                   r->shard[k].device_max_us,
+                   (unsigned long long)r->shard[k].device_bytes);
         printf("]}\n");
     } else {
         printf("%-17s %7.3g %8d %5d %6d %9.1f %9.2f %9.2f %9.2f %9.2f %7ld %6ld %8.1f %8.2f "
@@ -239,11 +240,11 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
             printf("  GPU %.1f MB held", r->device_bytes / 1e6);
         if (r->device_p50_us >= 0)
             printf("  device p50/p99 %.1f/%.1f us", r->device_p50_us, r->device_p99_us);
-        for (int k = 0; k < r->split.shards; k++)
+        for (int k = 0; k < r->shards; k++)
             printf("%s GPU %d: %d out, %llu late, device max %.1f us, %.1f MB",
-                   k ? ";" : "  shards:", r->split.shard[k].device, r->split.shard[k].outputs,
-                   (unsigned long long)r->split.shard[k].late, r->split.shard[k].device_max_us,
-                   r->split.shard[k].device_bytes / 1e6);
+                   k ? ";" : "  shards:", r->shard[k].device, r->shard[k].outputs,
+                   (unsigned long long)r->shard[k].late, r->shard[k].device_max_us,
+                   r->shard[k].device_bytes / 1e6);
         printf("\n");
     }
     /* Once per run: whether the engine's helper threads got real-time
@@ -270,36 +271,52 @@ static void print_failure(const es_bench_config *c, const char *why, int json)
 /* A trial passes when no block of `seconds` of audio was an engine miss
  * (a machine stall does not end the search: one would make the answer a
  * matter of luck). */
-static int sustains(es_bench_config *c, double ir_seconds, es_bench_result *r)
+static int sustains(es_bench_config *c, double ir_seconds)
 {
+    es_bench_result r;
     c->ir_seconds = ir_seconds;
     c->ir_taps = 0;
     c->stop_on_miss = 1;
-    const int ok = es_bench_run(c, r) == 0 && r->misses == 0;
+    const int ok = es_bench_run(c, &r) == 0 && r.misses == 0;
     if (!ok) /* what ended the trial, so a surprising answer can be read */
         fprintf(stderr, "bench: %s %.4g s: %s\n", c->engine->name, ir_seconds,
-                r->error[0] ? r->error : r->first_miss);
+                r.error[0] ? r.error : r.first_miss);
     return ok;
 }
 
-/* Doubles the IR until a trial misses, then bisects to 2 % resolution. */
-static void find_max(es_bench_config *c, int json)
+/* The largest size a trial sustains: sizes double from `from` while trials
+ * pass (up to `limit`), then the gap to the first failure is bisected until
+ * `next` says the answer is close enough (it gives the next size to try,
+ * or a negative number). 0 when even `from` fails. */
+static double largest(es_bench_config *c, double from, double limit,
+                      int (*held)(es_bench_config *, double),
+                      double (*next)(double good, double bad))
 {
-    es_bench_result r;
-    double good = 0, bad = 0, s = 0.125;
-    for (; s <= 600; s *= 2) {
-        if (!sustains(c, s, &r))
-            break;
-        good = s;
-    }
-    bad = s;
-    while (good > 0 && bad - good > 0.02 * good) {
-        double mid = 0.5 * (good + bad);
-        if (sustains(c, mid, &r))
+    double good = 0, bad = from;
+    for (; bad <= limit && held(c, bad); bad *= 2)
+        good = bad;
+    for (double mid; good > 0 && (mid = next(good, bad)) > 0;)
+        if (held(c, mid))
             good = mid;
         else
             bad = mid;
-    }
+    return good;
+}
+
+static double within_2_percent(double good, double bad)
+{
+    return bad - good > 0.02 * good ? 0.5 * (good + bad) : -1;
+}
+
+static double within_one(double good, double bad)
+{
+    return bad - good > 1 ? good + floor(0.5 * (bad - good)) : -1;
+}
+
+/* The longest IR with zero misses, to 2 %. */
+static void find_max(es_bench_config *c, int json)
+{
+    const double good = largest(c, 0.125, 600, sustains, within_2_percent);
     if (json)
         printf("{\"engine\":\"%s\",\"block\":%d,\"paths\":%d,\"paced\":%s,"
                "\"max_ir_seconds\":%.4g,\"max_taps\":%.0f}\n", c->engine->name, c->block,
@@ -313,8 +330,10 @@ static void find_max(es_bench_config *c, int json)
 
 /* A trial of `outputs` outputs of the --matrix inputs at the IR length
  * set: as sustains(), for the paths. */
-static int sustains_outputs(es_bench_config *c, int outputs, es_bench_result *r)
+static int sustains_outputs(es_bench_config *c, double many)
 {
+    es_bench_result r;
+    const int outputs = (int)many;
     c->matrix_outputs = outputs;
     c->stop_on_miss = 1;
     /* The synthetic room is made in host memory first: past half of it the
@@ -327,10 +346,10 @@ static int sustains_outputs(es_bench_config *c, int outputs, es_bench_result *r)
                 "%.1f GB\n", c->engine->name, c->matrix, outputs, bytes / 1e9, host / 1e9);
         return 0;
     }
-    const int ok = es_bench_run(c, r) == 0 && r->misses == 0;
+    const int ok = es_bench_run(c, &r) == 0 && r.misses == 0;
     if (!ok)
         fprintf(stderr, "bench: %s %d x %d: %s\n", c->engine->name, c->matrix, outputs,
-                r->error[0] ? r->error : r->first_miss);
+                r.error[0] ? r.error : r.first_miss);
     return ok;
 }
 
@@ -339,21 +358,8 @@ static int sustains_outputs(es_bench_config *c, int outputs, es_bench_result *r)
  * GPU's memory), then bisects to one output. */
 static void find_max_paths(es_bench_config *c, int json)
 {
-    es_bench_result r;
-    int good = 0, bad = 0, o = c->matrix_outputs > 0 ? c->matrix_outputs : c->matrix;
-    for (; o <= 4096; o *= 2) {
-        if (!sustains_outputs(c, o, &r))
-            break;
-        good = o;
-    }
-    bad = o;
-    while (good > 0 && bad - good > 1) {
-        const int mid = good + (bad - good) / 2;
-        if (sustains_outputs(c, mid, &r))
-            good = mid;
-        else
-            bad = mid;
-    }
+    const int good = (int)largest(c, c->matrix_outputs > 0 ? c->matrix_outputs : c->matrix,
+                                  4096, sustains_outputs, within_one);
     char gpus[96];
     es_gpu_list_text(&c->options.gpus, gpus, sizeof gpus);
     if (json)

@@ -271,8 +271,8 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     r->late_levels = st.late_levels;
     r->device_bytes = st.device_bytes;
     r->device_max_us = st.device_max_us;
-    if (st.shards)
-        r->split = st;
+    r->shards = st.shards;
+    memcpy(r->shard, st.shard, sizeof(es_shard_status) * (size_t)st.shards);
     r->helpers_realtime = st.helpers_realtime;
     snprintf(r->helpers, sizeof r->helpers, "%s", st.helpers);
     if (st.failed)

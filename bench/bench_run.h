@@ -49,10 +49,9 @@ typedef struct {
     double device_p50_us, device_p99_us; /* GPU engines: the device's own time per
                                           * job (events around the graph), < 0
                                           * when none was seen */
-    es_engine_status split; /* a matrix split over GPUs (--gpu N,M,...): the
-                           * engine's last status, whose shards[] says each
-                           * one's GPU, outputs, late blocks, largest GPU time
-                           * and memory; split.shards 0 when not split */
+    int shards;           /* a matrix split over GPUs (--gpu N,M,...): its
+                           * shards at the end, 0 when not split */
+    es_shard_status shard[ES_GPUS_MAX];
     int helpers_realtime; /* engine's helper threads: 1 real-time, 0 not, -1 none */
     char helpers[128];    /* their scheduling in words */
     double realtime_factor;  /* audio time / processing time */

@@ -48,7 +48,7 @@ typedef struct {
     es_engine base;         /* base.klass = &klass */
     es_engine_class klass;  /* the class split, with the functions below */
     const es_engine_class *inner;
-    int shards, outputs;
+    int shards;
     shard shard[ES_GPUS_MAX];
     unsigned long long late; /* blocks a shard was late for (atomic) */
 } gpu_split;
@@ -237,7 +237,6 @@ es_engine *es_gpu_split_create(const es_engine_class *k, const es_format *fmt, c
     s->klass.status = split_status;
     s->base.klass = &s->klass;
     s->shards = gpus->count;
-    s->outputs = ir->outputs;
 #ifdef ES_TESTING
     /* EARSHOT_GPU_FAIL_SHARD=K: only shard K (from 1) takes the simulated
      * fault of EARSHOT_GPU_FAIL_AFTER. */

@@ -109,23 +109,17 @@ es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
         return NULL;
     }
     opt = opt ? opt : &defaults;
-    es_options one;
+    es_options one = *opt;
+    es_gpu_list gpus = {0, {0}};
     if ((k->caps & ES_CAP_GPU) && opt->gpus.count != 0) {
-        es_gpu_list gpus;
         if (resolve_gpus(&opt->gpus, &gpus, err, n) != 0)
             return NULL;
-        if (gpus.count > 1) {
-            es_engine *e = es_gpu_split_create(k, fmt, ir, opt, &gpus, err, n);
-            if (e)
-                atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);
-            return e;
-        }
-        one = *opt;
+        /* One entry only picks the device; several split the matrix. */
         one.gpu_device = gpus.device[0];
         one.gpus.count = 0;
-        opt = &one;
     }
-    es_engine *e = k->create(fmt, ir, opt, err, n);
+    es_engine *e = gpus.count > 1 ? es_gpu_split_create(k, fmt, ir, opt, &gpus, err, n)
+                                  : k->create(fmt, ir, &one, err, n);
     if (e)
         atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);
     return e;

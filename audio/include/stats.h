@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/rt.h"
+#include "engine.h"
 
 #define ES_METER_CHANNELS 8  /* channels with level meters */
 #define ES_LOAD_BINS 201     /* DSP load histogram: 1 % bins, last = 200 % and over */
@@ -21,7 +22,6 @@
 #define ES_METER_RMS_MS 300.0 /* the RMS meters' integration time */
 #define ES_AB_SLOTS 2         /* A/B slots with statistics of their own */
 #define ES_LOAD_RECENT 256    /* per-block loads kept, newest last (a power of two) */
-#define ES_STATS_SHARDS 16    /* shards of a split engine reported (engine.h's ES_GPUS_MAX) */
 
 /* The statistics of one A/B slot: the blocks its engine played alone (a
  * crossfade's blocks, with two engines running, belong to neither), since
@@ -72,10 +72,7 @@ typedef struct {
     /* The active engine's shards when its matrix is split over GPUs (0:
      * not split): each one's CUDA device, outputs and late blocks so far. */
     int shards;
-    struct {
-        int device, first_output, outputs;
-        uint64_t late;
-    } shard[ES_STATS_SHARDS];
+    es_shard_status shard[ES_GPUS_MAX];
     int engine_failed;            /* the active engine failed (GPU error) */
     char engine_error[256];       /* and why, in the engine's words */
     /* The last block's peak; RMS integrated over about ES_METER_RMS_MS. */

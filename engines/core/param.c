@@ -258,16 +258,34 @@ void es_params_help(const es_param *table, FILE *to)
     }
 }
 
+/* A whole number of at most 9 digits at *at (digits only: no sign, no
+ * space), *at moved past it; 0 when there is none. */
+static int small_number(const char **at, int *v)
+{
+    const char *p = *at;
+    long x = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (p - *at >= 9)
+            return 0;
+        else
+            x = 10 * x + (*p - '0');
+    if (p == *at)
+        return 0;
+    *v = (int)x;
+    *at = p;
+    return 1;
+}
+
 int es_param_int_pair(const char *text, char sep, int *a, int *b)
 {
-    char fmt[16];
-    int used = 0;
-    snprintf(fmt, sizeof fmt, "%%d%c%%d%%n", sep);
-    if (sscanf(text, fmt, a, b, &used) == 2 && !text[used])
-        return 2;
-    if (sscanf(text, "%d%n", a, &used) == 1 && !text[used]) {
+    const char *at = text;
+    if (!small_number(&at, a))
+        return 0;
+    if (!*at) {
         *b = *a;
         return 1;
     }
-    return 0;
+    if (*at++ != sep || !small_number(&at, b) || *at)
+        return 0;
+    return 2;
 }

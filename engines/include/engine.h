@@ -108,6 +108,15 @@ typedef struct {
 
 #define ES_DEVICE_RECENT 4
 
+/* One shard of a matrix split over GPUs (gpu_split.c): its CUDA device,
+ * its first output and how many, the blocks it was late (or dropped), the
+ * device memory it holds and its largest GPU time per job. */
+typedef struct {
+    int device, first_output, outputs;
+    uint64_t late, device_bytes;
+    double device_max_us;
+} es_shard_status;
+
 /* Run-time condition of an instance, for meters and fallback. */
 typedef struct {
     uint64_t late_results; /* blocks whose result was not ready in time */
@@ -130,16 +139,8 @@ typedef struct {
                             * played or found late (0: none) */
     int failed;            /* 1: instance is dead and outputs silence */
     char message[256];     /* why it failed, empty otherwise */
-    /* A matrix split over GPUs (gpu_split.c): per shard, its CUDA device,
-     * its first output and how many, the blocks it was late (or dropped),
-     * its largest GPU time per job and the device memory it holds; shards
-     * 0 when not split. */
-    int shards;
-    struct {
-        int device, first_output, outputs;
-        uint64_t late, device_bytes;
-        double device_max_us;
-    } shard[ES_GPUS_MAX];
+    int shards;            /* a matrix split over GPUs: its shards (0: not split) */
+    es_shard_status shard[ES_GPUS_MAX];
     int helpers_realtime;  /* engines with helper threads: 1 when they got
                             * real-time priority, 0 when not, -1 no helpers */
     char helpers[128];     /* the helpers' scheduling in words */

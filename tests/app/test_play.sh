@@ -56,6 +56,15 @@ expect "missing.wav" play --ir "$dir/missing.wav" --headless
 expect "--block 4: out of range" play --block 4 --ir "$dir/room.wav" --headless
 expect "--outputs 2-3: the room has 2 outputs" \
     play --device null --ir "$dir/room.wav" --outputs 2-3 --headless
+# --outputs and --gpu: NaN, huge, empty, signed, a control character and an
+# over-long value are each refused in one line naming the option.
+for bad in nan 99999999999 '' 0 -1 +2 2-1 1-2-3 $'2\x01' "$(printf '9%.0s' $(seq 300))"; do
+    expect "--outputs" play --device null --ir "$dir/room.wav" --outputs "$bad" --headless
+done
+for bad in nan 99999999999 '' , 0,,1 -1 $'0\x01' "$(printf '0,%.0s' $(seq 300))"; do
+    expect "--gpu" play --device null --ir "$dir/room.wav" --engine cuda-nonuniform \
+        --gpu "$bad" --headless
+done
 # A share of the outputs (one host's of a matrix split across hosts): the
 # stream has that many channels (the WAV header's channel count at byte 22).
 "$earshot" play --device null --ir "$dir/room.wav" --outputs 2 --headless --seconds 0.3 \

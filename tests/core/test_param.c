@@ -115,6 +115,24 @@ int main(void)
     rc = es_params_parse_argv(table, 2, extra, &v, pos, 1, &npos, &help, err, sizeof err);
     printf("%s argv: a positional argument kept\n", !rc && npos == 1 ? "ok  " : "FAIL");
     failed |= !(!rc && npos == 1 && !strcmp(pos[0], "in.wav"));
+    /* es_param_int_pair: A-B and A; everything else is 0. */
+    static const struct {
+        const char *text;
+        int parts, a, b;
+    } pairs[] = {{"3-4", 2, 3, 4}, {"7", 1, 7, 7}, {"128x64", 0, 0, 0}, {"0-0", 2, 0, 0},
+                 {"", 0, 0, 0},    {"-", 0, 0, 0},  {"3-", 0, 0, 0},    {"-3", 0, 0, 0},
+                 {"+3", 0, 0, 0},  {" 3", 0, 0, 0}, {"3-4-5", 0, 0, 0}, {"nan", 0, 0, 0},
+                 {"1e9", 0, 0, 0}, {"3\x01", 0, 0, 0}, {"9999999999", 0, 0, 0},
+                 {"1-99999999999999999999", 0, 0, 0}, {"123456789-2", 2, 123456789, 2}};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        int a = -1, b = -1;
+        const int parts = es_param_int_pair(pairs[k].text, '-', &a, &b);
+        const int ok = parts == pairs[k].parts &&
+                       (!parts || (a == pairs[k].a && b == pairs[k].b));
+        printf("%s int pair '%s': %d (%d, %d)\n", ok ? "ok  " : "FAIL", pairs[k].text, parts, a,
+               b);
+        failed |= !ok;
+    }
     printf("%s\n", failed ? "param: FAILED" : "param: all refusals one line, limits taken");
     return failed;
 }

@@ -3,9 +3,9 @@
  * it (take_prepared: a crossfade, or a stream reopened), or says why not
  * and forgets it. session.c opens, watches and closes the stream. */
 #include <stdio.h>
-#include <time.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "session_private.h"
 
 
@@ -244,9 +244,7 @@ void es_session_submit(es_session *s, const char *what, int fallback)
  * counts from 0 again. */
 static void watch_shards(es_session *s, const es_stats *st)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    const double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    const double now = 1e-9 * (double)es_now_ns();
     const int quiet = now - s->shard_said_at < 1.0;
     for (int k = 0; k < st->shards; k++) {
         const uint64_t late = st->shard[k].late;

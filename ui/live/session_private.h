@@ -74,7 +74,7 @@ struct es_session {
     uint64_t progress_blocks;
     int stalled, fallback_asked, source_said, stopped_yet;
     /* A split engine's shards: late blocks already said, and when. */
-    uint64_t shard_said[ES_STATS_SHARDS];
+    uint64_t shard_said[ES_GPUS_MAX];
     double shard_said_at;
     int lost;                  /* the device is gone: left alone, changes refused */
     int probing;               /* a latency measurement is under way */

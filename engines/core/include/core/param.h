@@ -72,9 +72,10 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
                          const char **pos, int pos_cap, int *pos_count, int *help,
                          char *err, size_t n);
 
-/* "A<sep>B" (two whole numbers) or "A" alone, as CUSTOM parsers take a
- * range or a shape (--outputs 3-4, --matrix 128x64): 2 or 1 with the
- * numbers in *a and *b (b = a for one), 0 when the text is neither. */
+/* "A<sep>B" (two whole numbers, digits only, up to 9 each) or "A" alone,
+ * as CUSTOM parsers take a range or a shape (--outputs 3-4, --matrix
+ * 128x64): 2 or 1 with the numbers in *a and *b (b = a for one), 0 when
+ * the text is neither (a sign, a space, a huge number, anything else). */
 int es_param_int_pair(const char *text, char sep, int *a, int *b);
 
 /* One or more lines per entry: "  --block N        what it does (16..8192)". */
