@@ -13,6 +13,7 @@ earshot=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
 . "$here/tmux_lib.sh"
+. "$here/jack_lib.sh"
 export JACK_DEFAULT_SERVER="earshot-lost-ui-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
 jackd --no-realtime -d dummy -r 48000 -p 256 >"$tmux_dir/jackd.log" 2>&1 &
 jack=$!
@@ -22,11 +23,11 @@ jack=$!
 release_server() {
     jackd --no-realtime -d dummy -r 48000 -p 256 >/dev/null 2>&1 &
     local again=$!
-    for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
+    jack_wait $again /dev/null >/dev/null
     kill $again 2>/dev/null; wait $again 2>/dev/null
 }
 trap 'kill -9 $jack 2>/dev/null; wait $jack 2>/dev/null; release_server; tmux_cleanup' EXIT
-for _ in $(seq 50); do "$earshot" devices 2>/dev/null | grep -q JACK && break; sleep 0.1; done
+jack_wait $jack "$tmux_dir/jackd.log" || exit 1
 # Like ui_start (its own settings folder too), but stderr goes to the pane
 # as a terminal's would.
 ui_start_stderr() { ui_stderr_to_pane=1 ui_start 100 30 "$@"; }

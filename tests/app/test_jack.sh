@@ -6,6 +6,8 @@
 set -u
 earshot=$1
 make_wav=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/jack_lib.sh"
 command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
 dir=$(mktemp -d)
 # A private server, so nothing else on the machine is touched or in the way.
@@ -13,11 +15,7 @@ export JACK_DEFAULT_SERVER="earshot-test-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDI
 jackd --no-realtime -d dummy -r 48000 -p 256 >"$dir/jackd.log" 2>&1 &
 jack=$!
 trap 'kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 50); do
-    "$earshot" devices 2>/dev/null | grep -q "JACK" && break
-    sleep 0.1
-done
-"$earshot" devices | grep -q "JACK" || { echo "FAIL: the JACK server did not come up"; cat "$dir/jackd.log"; exit 1; }
+jack_wait $jack "$dir/jackd.log" || exit 1
 "$make_wav" "$dir/room.wav" decay 48000 2 9600
 json=$("$earshot" play --device jack --ir "$dir/room.wav" --block 256 --headless --seconds 3 --json)
 rc=$?
@@ -63,8 +61,7 @@ export JACK_DEFAULT_SERVER="earshot-lost-$$"
 jackd --no-realtime -d dummy -r 48000 -p 256 >"$dir/jackd2.log" 2>&1 &
 jack2=$!
 # Up when it answers (a fixed sleep was too short on a loaded machine).
-for _ in $(seq 100); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
-jack_lsp >/dev/null 2>&1 || { echo "FAIL the second JACK server did not start:"; cat "$dir/jackd2.log"; fail=1; }
+jack_wait $jack2 "$dir/jackd2.log" || fail=1
 (sleep 1.5; kill $jack2) &
 timeout 20 "$earshot" play --device jack --ir "$dir/room.wav" --headless --seconds 4 \
     >/dev/null 2>"$dir/err"

@@ -7,6 +7,8 @@
 # (no microphone), as is a bad block.
 set -u
 earshot=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/jack_lib.sh"
 command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
 dir=$(mktemp -d)
 export JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1 JACK_DEFAULT_SERVER="earshot-latcmd-$$"
@@ -24,7 +26,7 @@ check "--block 7: exit 2, one line naming --block" "[ $rc = 2 ] && grep -q -- '-
 period=256
 jackd --no-realtime -d dummy -r 48000 -p $period >"$dir/jackd.log" 2>&1 &
 jack=$!
-for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
+jack_wait $jack "$dir/jackd.log" || exit 1
 for block in 64 512; do
     # the loopback cable, wired as soon as earshot's ports are there
     ( for _ in $(seq 100); do jack_lsp | grep -q 'PortAudio:in_0' && break; sleep 0.05; done

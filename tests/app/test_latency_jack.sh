@@ -23,6 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
 command -v jack_lsp >/dev/null || { echo "FAIL: jack_lsp is not installed (jackd2 has it)"; exit 1; }
 . "$here/tmux_lib.sh"
+. "$here/jack_lib.sh"
 export JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
 jack=
 trap 'kill $jack 2>/dev/null; wait $jack 2>/dev/null; tmux_cleanup' EXIT
@@ -35,7 +36,7 @@ for period in 64 128 256; do
     export JACK_DEFAULT_SERVER="earshot-latency-$$-$period"
     jackd --no-realtime -d dummy -r 48000 -p "$period" >"$tmux_dir/jackd.log" 2>&1 &
     jack=$!
-    for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
+    jack_wait $jack "$tmux_dir/jackd.log" || { fail=1; kill $jack; wait $jack; continue; }
     # JACK's own word on its playback latency, independent of earshot.
     playback=$(jack_lsp -l system:playback_1 | sed -n 's/.*playback latency = \[ \([0-9]*\).*/\1/p')
     [ -n "$playback" ] || { bad "period $period: the JACK server did not come up"; cat "$tmux_dir/jackd.log"; kill $jack; wait $jack; continue; }

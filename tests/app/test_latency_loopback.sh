@@ -9,6 +9,8 @@
 # measured figure must be exactly that, and equal to the computed one.
 set -u
 earshot=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/jack_lib.sh"
 command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
 dir=$(mktemp -d)
 export JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
@@ -19,7 +21,7 @@ for period in 64 256; do
     export JACK_DEFAULT_SERVER="earshot-loop-$$-$period"
     jackd --no-realtime -d dummy -r 48000 -p "$period" >"$dir/jackd.log" 2>&1 &
     jack=$!
-    for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
+    jack_wait $jack "$dir/jackd.log" || { fail=1; kill $jack; wait $jack; continue; }
     for block in 32 $period 1024; do
         rm -f "$dir/in"; mkfifo "$dir/in"
         "$earshot" play --device jack --input mic --block "$block" --headless --commands \

@@ -10,6 +10,7 @@ earshot=$(realpath "$1")
 backend=${2:-null}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tmux_lib.sh"
+. "$here/jack_lib.sh"
 
 device=null
 if [ "$backend" = jack ]; then
@@ -18,7 +19,7 @@ if [ "$backend" = jack ]; then
     jackd --no-realtime -d dummy -r 48000 -p 256 >"$tmux_dir/jackd.log" 2>&1 &
     jack=$!
     trap 'kill $jack 2>/dev/null; wait $jack 2>/dev/null; tmux_cleanup' EXIT
-    for _ in $(seq 50); do "$earshot" devices 2>/dev/null | grep -q JACK && break; sleep 0.1; done
+    jack_wait $jack "$tmux_dir/jackd.log" || exit 1
     device=jack
 else
     trap tmux_cleanup EXIT
