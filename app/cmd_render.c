@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "core/args.h"
+#include "core/files.h"
 #include "audiofile.h"
 #include "app.h"
 #include "engine.h"
@@ -24,6 +24,8 @@ static const char usage[] =
     "same block-by-block processor as live playback. OUT holds the whole result:\n"
     "IN's length + the IR's length - 1 frames. The IR is used as it is (no\n"
     "normalisation); if its sample rate differs from IN's it is resampled first.\n"
+    "OUT may be \"-\" (standard output) or a FIFO or device node, which get the\n"
+    "WAV as a stream; a link is followed and its target replaced.\n"
     "\n"
     "Options:\n";
 
@@ -69,16 +71,6 @@ static const es_param params[] = {
     {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
-/* The same file by device and inode, whatever the paths say
- * (dir/../x.wav, a link); by name when either is not there yet. */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return strcmp(a, b) == 0;
-}
-
 static int parse(int argc, char **argv, render_args *a)
 {
     const char *positional[2];
@@ -114,7 +106,8 @@ static int parse(int argc, char **argv, render_args *a)
     a->out_path = positional[1];
     if (!a->ir_path)
         a->ir_path = a->room;
-    if (same_file(a->in_path, a->out_path) || same_file(a->ir_path, a->out_path)) {
+    if (es_same_file(a->in_path, a->out_path) || es_same_file(a->ir_path, a->out_path) ||
+        !strcmp(a->in_path, a->out_path) || !strcmp(a->ir_path, a->out_path)) {
         es_error("%s: the output would overwrite an input", a->out_path);
         return -1;
     }
@@ -156,6 +149,7 @@ int es_cmd_render(int argc, char **argv)
 
     if (parse(argc, argv, &a) != 0)
         return 2;
+    const int to_stdout = !strcmp(a.out_path, "-");
     if (!(in = es_audiofile_open_read(a.in_path, &info, err, sizeof err)))
         goto fail;
     if (info.frames < 1) {
@@ -219,13 +213,15 @@ int es_cmd_render(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory for %d-frame buffers", chunk);
         goto fail;
     }
-    if (!(out = es_audiofile_create(a.out_path, info.sample_rate, fmt.outputs, a.format,
-                                    err, sizeof err)))
-        goto fail;
-
     /* Input, then zeros until the tail has left: IN + IR - 1 frames come out
      * after the processor's latency, which is dropped from the front. */
     const int64_t total = info.frames + ir->length - 1;
+    const es_write_spec spec = {.sample_rate = info.sample_rate, .channels = fmt.outputs,
+                                .format = a.format, .mode = ES_WRITE_REPLACE,
+                                .frames = total};
+    if (!(out = es_audiofile_create(a.out_path, &spec, err, sizeof err)))
+        goto fail;
+
     const int latency = es_processor_latency(proc);
     int64_t fed = 0, written = 0, clipped;
     int input_done = 0, in_pos = chunk, out_fill = 0;
@@ -277,7 +273,9 @@ int es_cmd_render(int argc, char **argv)
     es_stats stats;
     es_processor_stats(proc, &stats);
     clipped = (int64_t)stats.clipped;
-    printf("%s: %lld frames, %d in -> %d out, %s, block %d, %.2f s of CPU\n", a.out_path,
+    /* The summary goes where the audio does not: stderr when OUT is "-". */
+    fprintf(to_stdout ? stderr : stdout,
+            "%s: %lld frames, %d in -> %d out, %s, block %d, %.2f s of CPU\n", a.out_path,
            (long long)written, fmt.inputs, fmt.outputs, a.engine->name, a.block,
            (double)(clock() - started) / CLOCKS_PER_SEC);
     if (clipped && a.format != ES_SAMPLE_FLOAT)

@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "core/args.h"
+#include "core/files.h"
+#include "core/lines.h"
+#include "core/text.h"
 #include "audiofile.h"
 #include "jconvolver.h"
 #include "library.h"
@@ -20,33 +23,50 @@
 
 typedef struct {
     es_room meta;          /* name, description, source, licence, layout, gain, predelay */
+    char description[256], source[256], licence[64]; /* meta's text */
     const char *to;        /* destination folder; NULL: the user's */
 } destination;
+
+static void destination_init(destination *d, const char *to)
+{
+    memset(d, 0, sizeof *d);
+    d->meta.path = "";
+    d->meta.description = d->description;
+    d->meta.source = d->source;
+    d->meta.licence = d->licence;
+    d->to = to;
+}
 
 /* Options every subcommand takes; 1 consumed, 0 not ours, -1 bad. */
 static int common_option(destination *d, int argc, char **argv, int *i)
 {
     const char *o = argv[*i], *v;
     char *field = !strcmp(o, "--name")          ? d->meta.name
-                : !strcmp(o, "--description")   ? d->meta.description
-                : !strcmp(o, "--source")        ? d->meta.source
-                : !strcmp(o, "--licence")       ? d->meta.licence
+                : !strcmp(o, "--description")   ? d->description
+                : !strcmp(o, "--source")        ? d->source
+                : !strcmp(o, "--licence")       ? d->licence
                 : !strcmp(o, "--layout")        ? d->meta.layout : NULL;
     const size_t size = !strcmp(o, "--name")     ? sizeof d->meta.name
                       : !strcmp(o, "--layout")   ? sizeof d->meta.layout
-                      : !strcmp(o, "--licence")  ? sizeof d->meta.licence
-                                                 : sizeof d->meta.description;
+                      : !strcmp(o, "--licence")  ? sizeof d->licence
+                                                 : sizeof d->description;
     if (field) {
         if (!(v = es_arg_value(argc, argv, i)))
             return -1;
-        /* A manifest line each: not empty, no control character (a newline
-         * would write lines of its own), and whole or refused. */
+        /* A manifest line each: not empty, valid UTF-8 with no control
+         * character (a newline would write lines of its own, an escape
+         * would drive the terminal of whoever lists the room), and whole
+         * or refused. */
         const es_param text = {o + 2, ES_PARAM_STRING, 0, (double)(size - 1), NULL, NULL, 0,
                                NULL, NULL};
         const char *value = NULL;
         char err[256];
         if (es_param_parse(&text, o, v, &value, err, sizeof err) != 0) {
             es_error("rooms: %s", err);
+            return -1;
+        }
+        if (es_text_check(value, err, sizeof err) != 0) {
+            es_error("rooms: %s: %s", o, err);
             return -1;
         }
         snprintf(field, size, "%s", value);
@@ -82,8 +102,8 @@ static int check_destination(destination *d, char *dir, size_t n)
     else
         es_library_user_dir(dir, n);
     if (!es_room_name_valid(d->meta.name)) {
-        es_error("rooms: '%s' is not a room name (letters, digits, - _ . up to 63)",
-                 d->meta.name);
+        es_error("rooms: '%s' is not a room name (letters, digits, - _ . up to 63, not "
+                 "starting with .)", d->meta.name);
         return -1;
     }
     es_library lib;
@@ -96,40 +116,32 @@ static int check_destination(destination *d, char *dir, size_t n)
     return same ? -1 : 0;
 }
 
-/* Writes the channels as DIR/NAME.wav (float) and appends the entry. */
+/* Puts the channels into DIR as the room's WAV and manifest entry. */
 static int save(destination *d, const char *dir, float *const *ch, int channels, int frames,
                 double rate)
 {
-    char file[ES_ROOM_NAME_MAX + 8], path[1200], err[1400];
-    snprintf(file, sizeof file, "%s.wav", d->meta.name);
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    es_audiofile *f = NULL;
-    /* The WAV is written unnamed and put in place whole; the manifest is
-     * renamed over the old one last. If that fails, the WAV goes again:
-     * the library is as it was. */
-    if (es_library_make_dir(dir, err, sizeof err) != 0 ||
-        !(f = es_audiofile_create(path, rate, channels, ES_SAMPLE_FLOAT, err, sizeof err)) ||
-        es_audiofile_write(f, (const float *const *)ch, frames, err, sizeof err) != 0 ||
-        es_audiofile_commit(f, err, sizeof err) != 0) {
-        es_error("%s", err);
-        es_audiofile_close(f);
+    char path[1300], err[1400];
+    if (es_library_put_room(dir, &d->meta, ch, channels, frames, rate, path, sizeof path, err,
+                            sizeof err) != 0) {
+        es_error("rooms: %s", err);
         return -1;
     }
-    es_audiofile_close(f);
-    if (es_library_append(dir, &d->meta, file, err, sizeof err) != 0) {
-        unlink(path);
-        es_error("%s", err);
-        return -1;
-    }
-    printf("room '%s' added: %s (%.2f s, %d channel%s, %g Hz)\n", d->meta.name, path,
+    const char *base = strrchr(path, '/');
+    char wanted[ES_ROOM_NAME_MAX + 8];
+    snprintf(wanted, sizeof wanted, "%s.wav", d->meta.name);
+    printf("room '%s' added: %s (%.2f s, %d channel%s, %g Hz)", d->meta.name, path,
            frames / rate, channels, channels == 1 ? "" : "s", rate);
+    if (base && strcmp(base + 1, wanted) != 0)
+        printf("; %s is another file's, so this one is %s", wanted, base + 1);
+    printf("\n");
     return 0;
 }
 
 /* earshot rooms new NAME recipe... */
 static int cmd_new(int argc, char **argv)
 {
-    destination d = {0};
+    destination d;
+    destination_init(&d, NULL);
     es_room_spec spec;
     es_room_spec_defaults(&spec);
     char err[512];
@@ -173,12 +185,12 @@ static int cmd_new(int argc, char **argv)
     }
     double t60[ES_OCTAVE_BANDS];
     es_room_eyring(&spec, t60);
-    if (!d.meta.description[0])
-        snprintf(d.meta.description, sizeof d.meta.description,
+    if (!d.description[0])
+        snprintf(d.description, sizeof d.description,
                  "%gx%gx%g m, Eyring T60 %.2f s at 1 kHz", spec.size[0], spec.size[1],
                  spec.size[2], t60[3]);
-    if (!d.meta.source[0])
-        snprintf(d.meta.source, sizeof d.meta.source,
+    if (!d.source[0])
+        snprintf(d.source, sizeof d.source,
                  "synthesised by earshot rooms new (image sources, Eyring tail)");
     snprintf(d.meta.layout, sizeof d.meta.layout, "stereo");
     const int rc = save(&d, dir, ch, 2, frames, spec.rate);
@@ -224,11 +236,12 @@ static int input_and_options(destination *d, int argc, char **argv, const char *
  * then copied (as float WAV, so any format libsndfile reads comes along). */
 static int cmd_add(int argc, char **argv)
 {
-    destination d = {0};
+    destination d;
+    destination_init(&d, NULL);
     if (input_and_options(&d, argc, argv, "IR FILE") != 0)
         return 2;
     const char *file = argv[2];
-    snprintf(d.meta.path, sizeof d.meta.path, "%s", file);
+    d.meta.path = file;
     char err[1400], dir[1024];
     es_prepared_room check;
     if (es_rooms_prepare_native(&d.meta, &check, err, sizeof err) != 0) {
@@ -244,8 +257,8 @@ static int cmd_add(int argc, char **argv)
         es_error("rooms add: %s", err);
         return 1;
     }
-    if (!d.meta.source[0])
-        snprintf(d.meta.source, sizeof d.meta.source, "added from %s", file);
+    if (!d.source[0])
+        snprintf(d.source, sizeof d.source, "added from %s", file);
     const int rc = save(&d, dir, ch, info.channels, (int)info.frames, info.sample_rate);
     es_audiofile_free_channels(ch, info.channels);
     return rc ? 1 : 0;
@@ -254,7 +267,8 @@ static int cmd_add(int argc, char **argv)
 /* earshot rooms import-jconvolver FILE.conf */
 static int cmd_import(int argc, char **argv)
 {
-    destination d = {0};
+    destination d;
+    destination_init(&d, NULL);
     if (input_and_options(&d, argc, argv, "FILE.conf") != 0)
         return 2;
     const char *conf = argv[2];
@@ -272,8 +286,8 @@ static int cmd_import(int argc, char **argv)
         if (ins * outs == 1 || (ins == 2 && outs == 2))
             snprintf(d.meta.layout, sizeof d.meta.layout, "%s",
                      ins * outs == 1 ? "mono" : "true-stereo");
-        if (!d.meta.source[0])
-            snprintf(d.meta.source, sizeof d.meta.source, "imported from jconvolver %s", conf);
+        if (!d.source[0])
+            snprintf(d.source, sizeof d.source, "imported from jconvolver %s", conf);
         rc = save(&d, dir, ch, ins * outs, frames, rate) ? 1 : 0;
     }
     es_audiofile_free_channels(ch, ins * outs);
@@ -281,68 +295,123 @@ static int cmd_import(int argc, char **argv)
 }
 
 /* earshot rooms build-shipped RECIPES DIR: the build runs this to make the
- * rooms that ship with earshot; DIR's manifest is written afresh. */
+ * rooms that ship with earshot. Every line is checked before anything is
+ * written; the WAVs are written whole, then DIR's manifest afresh, so a
+ * bad recipe leaves the last build's rooms as they were. */
+typedef struct {
+    char *name, *description;
+    es_room_spec spec;
+} recipe;
+
+/* Reads and checks every line; the count, or -1 (said). */
+static int read_recipes(const char *list, char *text, size_t cap, recipe *out, int max)
+{
+    char err[1400];
+    FILE *f = es_fopen_regular(list, err, sizeof err);
+    if (!f) {
+        es_error("%s", err);
+        return -1;
+    }
+    int count = 0, number = 0, bad = 0, got;
+    size_t used = 0, len;
+    while (!bad && used < cap &&
+           (got = es_line_read(f, text + used, cap - used < 2048 ? cap - used : 2048, &len)) !=
+               ES_LINE_END) {
+        number++;
+        /* Whole lines, or one message: never a long line read in pieces. */
+        if (got != ES_LINE_OK) {
+            es_error("%s:%d: %s", list, number,
+                     got == ES_LINE_LONG  ? "a line longer than 2047 characters"
+                     : got == ES_LINE_NUL ? "a NUL byte"
+                                          : "read error");
+            bad = 1;
+            break;
+        }
+        char *line = text + used;
+        used += len + 1;
+        recipe r;
+        const int kind = es_room_recipe_line(line, &r.name, &r.description, &r.spec, err,
+                                             sizeof err);
+        if (kind < 0) {
+            es_error("%s:%d: %s", list, number, err);
+            bad = 1;
+        } else if (kind > 0 && count == max) {
+            es_error("%s:%d: more than %d rooms", list, number, max);
+            bad = 1;
+        } else if (kind > 0) {
+            for (int k = 0; k < count && !bad; k++)
+                if (!strcmp(out[k].name, r.name)) {
+                    es_error("%s:%d: a second room '%s'", list, number, r.name);
+                    bad = 1;
+                }
+            if (!es_room_name_valid(r.name)) {
+                es_error("%s:%d: '%s' is not a room name", list, number, r.name);
+                bad = 1;
+            }
+            out[count++] = r;
+        }
+    }
+    if (!bad && used >= cap) {
+        es_error("%s: longer than %zu bytes", list, cap);
+        bad = 1;
+    }
+    fclose(f);
+    return bad ? -1 : count;
+}
+
 static int cmd_build_shipped(int argc, char **argv)
 {
+    enum { MAX_SHIPPED = 64, LIST_BYTES = 64 * 1024 };
     if (argc != 4) {
         es_error("rooms build-shipped: expected RECIPES DIR");
         return 2;
     }
-    FILE *f = fopen(argv[2], "r");
-    char err[1400], manifest[1200], *line = NULL;
-    size_t line_cap = 0;
-    ssize_t got_line;
-    if (!f) {
-        es_error("%s: cannot read: %s", argv[2], strerror(errno));
+    static char text[LIST_BYTES];
+    static recipe recipes[MAX_SHIPPED];
+    static es_room rooms[MAX_SHIPPED];
+    static char descriptions[MAX_SHIPPED][256], files[MAX_SHIPPED][ES_ROOM_NAME_MAX + 8];
+    const int count = read_recipes(argv[2], text, sizeof text, recipes, MAX_SHIPPED);
+    if (count < 0)
         return 1;
-    }
-    snprintf(manifest, sizeof manifest, "%s/rooms.txt", argv[3]);
-    if (es_library_make_dir(argv[3], err, sizeof err) != 0 ||
-        (remove(manifest) != 0 && errno != ENOENT &&
-         snprintf(err, sizeof err, "%s: cannot replace: %s", manifest, strerror(errno)))) {
+    char err[1400], path[1300];
+    if (es_library_make_dir(argv[3], err, sizeof err) != 0) {
         es_error("%s", err);
-        fclose(f);
         return 1;
     }
-    int number = 0, rc = 0;
-    while (rc == 0 && (got_line = getline(&line, &line_cap, f)) >= 0) {
-        number++;
-        /* Whole lines, or one message: never a long line read in pieces. */
-        if (got_line > 2048 || memchr(line, 0, (size_t)got_line)) {
-            es_error("%s:%d: %s", argv[2], number,
-                     got_line > 2048 ? "a line longer than 2047 characters" : "a NUL byte");
-            rc = 1;
-            break;
-        }
-        destination d = {.to = argv[3]};
-        char *name, *description;
-        es_room_spec spec;
-        const int got = es_room_recipe_line(line, &name, &description, &spec, err, sizeof err);
-        if (got < 0) {
-            es_error("%s:%d: %s", argv[2], number, err);
-            rc = 1;
-        }
-        if (got <= 0)
-            continue;
+    for (int i = 0; i < count; i++) {
         float **ch;
         int frames;
-        if (es_room_synthesise(&spec, &ch, &frames, err, sizeof err) != 0) {
-            es_error("%s:%d: %s", argv[2], number, err);
-            rc = 1;
-            break;
+        const es_room_spec *spec = &recipes[i].spec;
+        if (es_room_synthesise(spec, &ch, &frames, err, sizeof err) != 0) {
+            es_error("%s: room '%s': %s", argv[2], recipes[i].name, err);
+            return 1;
         }
-        snprintf(d.meta.name, sizeof d.meta.name, "%s", name);
-        snprintf(d.meta.description, sizeof d.meta.description, "%s", description);
-        snprintf(d.meta.source, sizeof d.meta.source,
-                 "synthesised at build time by earshot (image sources, Eyring tail)");
-        snprintf(d.meta.licence, sizeof d.meta.licence, "generated, no recorded audio");
-        snprintf(d.meta.layout, sizeof d.meta.layout, "stereo");
-        rc = save(&d, argv[3], ch, 2, frames, spec.rate) ? 1 : 0;
+        snprintf(files[i], sizeof files[i], "%.63s.wav", recipes[i].name);
+        snprintf(path, sizeof path, "%.1200s/%.71s", argv[3], files[i]);
+        const es_write_spec ws = {.sample_rate = spec->rate, .channels = 2};
+        es_audiofile *f = es_audiofile_create(path, &ws, err, sizeof err);
+        const int ok = f && es_audiofile_write(f, (const float *const *)ch, frames, err,
+                                               sizeof err) == 0 &&
+                       es_audiofile_commit(f, err, sizeof err) == 0;
+        es_audiofile_close(f);
         es_audiofile_free_channels(ch, 2);
+        if (!ok) {
+            es_error("%s", err);
+            return 1;
+        }
+        snprintf(descriptions[i], sizeof descriptions[i], "%s", recipes[i].description);
+        rooms[i] = (es_room){.path = files[i], .description = descriptions[i],
+                             .source = "synthesised at build time by earshot (image sources, "
+                                       "Eyring tail)",
+                             .licence = "generated, no recorded audio", .layout = "stereo"};
+        snprintf(rooms[i].name, sizeof rooms[i].name, "%s", recipes[i].name);
+        printf("room '%s' built: %s (%.2f s)\n", rooms[i].name, path, frames / spec->rate);
     }
-    fclose(f);
-    free(line);
-    return rc;
+    if (es_library_write_manifest(argv[3], rooms, count, err, sizeof err) != 0) {
+        es_error("%s", err);
+        return 1;
+    }
+    return 0;
 }
 
 int es_cmd_rooms_edit(int argc, char **argv)

@@ -5,21 +5,24 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/rt_thread.h"
 #include "audiofile.h"
 #include "frame_ring.h"
 #include "recorder.h"
 
-#define WRITE_CHUNK 4096 /* frames per write */
+#define WRITE_CHUNK 4096   /* frames per write */
+#define SYNC_SECONDS 0.5   /* header and data onto the disk this often: what a crash loses */
 
 struct es_recorder {
     es_audiofile *file;
     int channels;
     es_frame_ring ring;     /* callback -> writer */
     atomic_ullong dropped, written;
-    atomic_int stop, failed;
+    atomic_int stop, failed; /* failed: the write error's errno, 0 none */
     int finished;
     char error[512];        /* written before `failed` is released */
+    struct timespec synced; /* writer's own: the last sync */
     pthread_t thread;
     float *chunk;           /* WRITE_CHUNK frames, writer's own */
     float **planar;         /* channel pointers for es_audiofile_write */
@@ -37,6 +40,13 @@ void es_recorder_tap(void *recorder, const float *const *out, int channels, int 
     es_frame_ring_write_planar(&r->ring, out, (size_t)frames);
 }
 
+static void fail(es_recorder *r, const char *err)
+{
+    snprintf(r->error, sizeof r->error, "%s", err);
+    const int code = es_audiofile_write_errno(r->file);
+    atomic_store_explicit(&r->failed, code ? code : -1, memory_order_release);
+}
+
 /* Writes what is in the ring; returns frames written, -1 on error. */
 static long drain(es_recorder *r)
 {
@@ -49,8 +59,7 @@ static long drain(es_recorder *r)
             char err[512];
             if (es_audiofile_write(r->file, (const float *const *)r->planar, (int)n, err,
                                    sizeof err) != 0) {
-                snprintf(r->error, sizeof r->error, "%s", err);
-                atomic_store_explicit(&r->failed, 1, memory_order_release);
+                fail(r, err);
                 return -1;
             }
             atomic_fetch_add(&r->written, n);
@@ -60,20 +69,36 @@ static long drain(es_recorder *r)
     return total;
 }
 
+/* About once a second: the header says what is written, and it is on the
+ * disk. A failure here (a disk gone, a full one) is a write error too. */
+static void sync_due(es_recorder *r)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (atomic_load(&r->failed) || es_seconds_between(&r->synced, &now) < SYNC_SECONDS)
+        return;
+    r->synced = now;
+    char err[512];
+    if (es_audiofile_sync(r->file, err, sizeof err) != 0)
+        fail(r, err);
+}
+
 static void *writer(void *arg)
 {
     es_recorder *r = arg;
     const struct timespec nap = {0, 5000000}; /* 5 ms: a fraction of the ring */
+    clock_gettime(CLOCK_MONOTONIC, &r->synced);
     while (!atomic_load(&r->stop)) {
         if (drain(r) == 0)
             nanosleep(&nap, NULL);
+        sync_due(r);
     }
     drain(r);
     return NULL;
 }
 
 es_recorder *es_recorder_open(const char *path, double sample_rate, int channels,
-                              double ring_seconds, char *err, size_t n)
+                              int exclusive, double ring_seconds, char *err, size_t n)
 {
     es_recorder *r = calloc(1, sizeof *r);
     if (!r) {
@@ -90,7 +115,10 @@ es_recorder *es_recorder_open(const char *path, double sample_rate, int channels
     }
     for (int c = 0; c < channels; c++)
         r->planar[c] = r->chunk + (size_t)c * WRITE_CHUNK;
-    if (!(r->file = es_audiofile_create(path, sample_rate, channels, ES_SAMPLE_FLOAT, err, n)))
+    const es_write_spec spec = {.sample_rate = sample_rate, .channels = channels,
+                                .format = ES_SAMPLE_FLOAT, .mode = ES_WRITE_LIVE,
+                                .exclusive = exclusive};
+    if (!(r->file = es_audiofile_create(path, &spec, err, n)))
         goto fail;
     if (es_thread_start(&r->thread, writer, r) != 0) {
         snprintf(err, n, "%s: cannot start the writer thread", path);
@@ -116,6 +144,14 @@ uint64_t es_recorder_written(const es_recorder *r)
     return atomic_load(&((es_recorder *)r)->written);
 }
 
+int es_recorder_failed(const es_recorder *r, char *why, size_t n)
+{
+    const int code = atomic_load_explicit(&((es_recorder *)r)->failed, memory_order_acquire);
+    if (code && why && n)
+        snprintf(why, n, "%s", r->error);
+    return code;
+}
+
 int es_recorder_finish(es_recorder *r, char *err, size_t n)
 {
     if (!r || r->finished)
@@ -126,7 +162,8 @@ int es_recorder_finish(es_recorder *r, char *err, size_t n)
     int rc = 0;
     char commit_err[512] = "";
     /* Keep what was written even after a write error: finishing the file
-     * writes its header, so the recorded part stays playable. */
+     * writes its header (into the file's first block, which a full disk
+     * has already), so the recorded part stays playable. */
     if (es_audiofile_commit(r->file, commit_err, sizeof commit_err) != 0) {
         snprintf(err, n, "%s", commit_err);
         rc = -1;

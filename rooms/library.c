@@ -9,13 +9,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/files.h"
+#include "core/lines.h"
+#include "core/text.h"
 #include "library.h"
 
 #define MANIFEST "rooms.txt"
-/* The longest manifest line read, newline included; longer ones are
- * refused whole. Fields are at most 1024 bytes, so this is generous. */
+/* The longest manifest line read; longer ones are refused whole (and
+ * never held in memory). Fields are at most 1024 bytes, so this is
+ * generous. */
 #define MANIFEST_LINE_MAX 4096
 #define MANIFEST_LINE_MAX_TEXT "4096"
+#define TEXT_BLOCK (256 * 1024) /* the rooms' text is kept in blocks of this */
+
+/* The rooms' text fields, in blocks that never move (rooms point into
+ * them): one allocation per 256 KB, not four per room. */
+struct es_library_text {
+    es_library_text *next;
+    size_t used, size;
+    char bytes[];
+};
 
 static int exists(const char *path)
 {
@@ -67,12 +80,29 @@ void es_library_shipped_dir(char *out, size_t n)
 int es_room_name_valid(const char *name)
 {
     const size_t len = strlen(name);
-    if (len == 0 || len >= ES_ROOM_NAME_MAX)
+    /* Visible: no ".", "..", or a name hidden from ls (and from a file
+     * named after it). */
+    if (len == 0 || len >= ES_ROOM_NAME_MAX || name[0] == '.')
         return 0;
     for (const char *p = name; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
             return 0;
     return 1;
+}
+
+int es_room_fields_check(const es_room *r, char *err, size_t n)
+{
+    const char *fields[] = {r->name, r->description, r->source, r->licence, r->layout};
+    static const char *const names[] = {"name", "description", "source", "licence",
+                                        "layout"};
+    for (int k = 0; k < 5; k++) {
+        char why[96];
+        if (fields[k] && es_text_check(fields[k], why, sizeof why) != 0) {
+            snprintf(err, n, "the %s has %s", names[k], why);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 const char *es_layout_for_channels(int channels)
@@ -106,9 +136,73 @@ int es_layout_check(const char *layout, int channels, char *err, size_t n)
     return 0;
 }
 
+/* FNV-1a: names are short, and a library's are all different. */
+static unsigned name_hash(const char *name)
+{
+    unsigned h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+/* Puts room i into the index (the first of a name stays found first). */
+static void index_put(es_library *lib, int i)
+{
+    const unsigned mask = (unsigned)lib->index_size - 1;
+    for (unsigned at = name_hash(lib->rooms[i].name) & mask;; at = (at + 1) & mask) {
+        if (lib->index[at] < 0) {
+            lib->index[at] = i;
+            return;
+        }
+        if (!strcmp(lib->rooms[lib->index[at]].name, lib->rooms[i].name))
+            return;
+    }
+}
+
+/* Grows the index to keep it under half full; -1 when out of memory (the
+ * lookups then scan). */
+static int index_grow(es_library *lib, int rooms)
+{
+    if (lib->index && rooms * 2 < lib->index_size)
+        return 0;
+    int size = 64;
+    while (size <= rooms * 2)
+        size *= 2;
+    int *fresh = malloc(sizeof *fresh * (size_t)size);
+    if (!fresh)
+        return -1;
+    free(lib->index);
+    lib->index = fresh;
+    lib->index_size = size;
+    for (int k = 0; k < size; k++)
+        fresh[k] = -1;
+    for (int i = 0; i < lib->indexed; i++)
+        index_put(lib, i);
+    return 0;
+}
+
+void es_library_reindex(es_library *lib)
+{
+    lib->indexed = 0;
+    free(lib->index);
+    lib->index = NULL;
+    if (index_grow(lib, lib->count) != 0)
+        return;
+    for (int i = 0; i < lib->count; i++)
+        index_put(lib, i);
+    lib->indexed = lib->count;
+}
+
 const es_room *es_library_find(const es_library *lib, const char *name)
 {
-    for (int i = 0; i < lib->count; i++)
+    if (lib->index && lib->indexed == lib->count) {
+        const unsigned mask = (unsigned)lib->index_size - 1;
+        for (unsigned at = name_hash(name) & mask; lib->index[at] >= 0; at = (at + 1) & mask)
+            if (!strcmp(lib->rooms[lib->index[at]].name, name))
+                return &lib->rooms[lib->index[at]];
+        return NULL;
+    }
+    for (int i = 0; i < lib->count; i++) /* rooms changed by hand, not reindexed yet */
         if (!strcmp(lib->rooms[i].name, name))
             return &lib->rooms[i];
     return NULL;
@@ -130,6 +224,46 @@ void es_room_stamp(es_room *room)
     stamp(room->path, &room->file_mtime_ns, &room->file_size);
 }
 
+/* A copy of s in the library's text blocks; NULL when out of memory. */
+static const char *keep_text(es_library *lib, const char *s)
+{
+    const size_t len = strlen(s) + 1;
+    es_library_text *t = lib->text;
+    if (!t || t->size - t->used < len) {
+        const size_t size = len > TEXT_BLOCK ? len : TEXT_BLOCK;
+        if (!(t = malloc(sizeof *t + size)))
+            return NULL;
+        t->next = lib->text;
+        t->used = 0;
+        t->size = size;
+        lib->text = t;
+    }
+    char *at = t->bytes + t->used;
+    memcpy(at, s, len);
+    t->used += len;
+    return at;
+}
+
+es_room *es_room_dup(const es_room *r)
+{
+    const char *fields[] = {r->path, r->description, r->source, r->licence};
+    size_t len[4], total = 0;
+    for (int k = 0; k < 4; k++)
+        total += (len[k] = strlen(fields[k] ? fields[k] : "") + 1);
+    es_room *d = malloc(sizeof *d + total);
+    if (!d)
+        return NULL;
+    *d = *r;
+    char *at = (char *)(d + 1);
+    const char **dst[] = {&d->path, &d->description, &d->source, &d->licence};
+    for (int k = 0; k < 4; k++) {
+        memcpy(at, fields[k] ? fields[k] : "", len[k]);
+        *dst[k] = at;
+        at += len[k];
+    }
+    return d;
+}
+
 int es_room_same(const es_room *a, const es_room *b)
 {
     return !strcmp(a->name, b->name) && !strcmp(a->path, b->path) && a->origin == b->origin &&
@@ -148,7 +282,18 @@ int es_library_add(es_library *lib, const es_room *r)
         lib->rooms = grown;
         lib->capacity = cap;
     }
-    lib->rooms[lib->count++] = *r;
+    es_room kept = *r;
+    const char **fields[] = {&kept.path, &kept.description, &kept.source, &kept.licence};
+    for (int k = 0; k < 4; k++)
+        if (!(*fields[k] = keep_text(lib, *fields[k] ? *fields[k] : "")))
+            return -1;
+    lib->rooms[lib->count++] = kept;
+    /* Kept indexed as rooms come; one that was not (rooms moved by hand)
+     * stays so until es_library_reindex. */
+    if (lib->indexed == lib->count - 1 && index_grow(lib, lib->count) == 0) {
+        index_put(lib, lib->count - 1);
+        lib->indexed = lib->count;
+    }
     return 0;
 }
 
@@ -188,6 +333,22 @@ static int number(const char *text, double lo, double hi, double *out)
     return 0;
 }
 
+/* A room while its manifest entry is read: the text fields' buffers. */
+typedef struct {
+    es_room room;
+    char path[1024], description[256], source[256], licence[64];
+} reading;
+
+static void reading_start(reading *r, es_room_origin origin)
+{
+    memset(r, 0, sizeof *r);
+    r->room.origin = origin;
+    r->room.path = r->path;
+    r->room.description = r->description;
+    r->room.source = r->source;
+    r->room.licence = r->licence;
+}
+
 /* Validates the room that `[name]` began at `line` and adds it. */
 static void finish(es_library *lib, es_room *r, const char *where, int line, int bad)
 {
@@ -195,11 +356,13 @@ static void finish(es_library *lib, es_room *r, const char *where, int line, int
         return;
     const char *why = NULL;
     char buf[1200];
+    if (!bad && r->path[0])
+        es_room_stamp(r); /* -1 when the file is not there */
     if (bad)
         why = "it has a bad value (see above)";
     else if (!r->path[0])
         why = "it names no file (file = ...)";
-    else if (!exists(r->path)) {
+    else if (r->file_size < 0) {
         snprintf(buf, sizeof buf, "file %s not found", r->path);
         why = buf;
     } else if (r->layout[0] && es_layout_check(r->layout, 0, buf, sizeof buf) != 0) {
@@ -215,46 +378,59 @@ static void finish(es_library *lib, es_room *r, const char *where, int line, int
         say(lib, "%s:%d: room '%s' left out: %s", where, line, r->name, why);
         return;
     }
-    es_room_stamp(r);
-    es_library_add(lib, r);
+    if (es_library_add(lib, r) != 0)
+        say(lib, "%s:%d: room '%s' left out: out of memory", where, line, r->name);
 }
 
 static void read_manifest(es_library *lib, const char *dir, es_room_origin origin)
 {
-    char where[1200];
+    char where[1200], why[1300];
     snprintf(where, sizeof where, "%s/" MANIFEST, dir);
-    FILE *f = fopen(where, "r");
-    if (!f) {
+    struct stat st;
+    if (stat(where, &st) != 0) {
         if (errno != ENOENT)
             say(lib, "%s: cannot read: %s", where, strerror(errno));
         return;
     }
-    char *text = NULL;
-    size_t text_cap = 0;
-    ssize_t got;
-    es_room r;
-    int line = 0, began = 0, bad = 0;
-    memset(&r, 0, sizeof r);
-    while ((got = getline(&text, &text_cap, f)) >= 0) {
+    /* A regular file only: a FIFO would block for good, /dev/zero never
+     * ends. */
+    FILE *f = es_fopen_regular(where, why, sizeof why);
+    if (!f) {
+        say(lib, "%s", why);
+        return;
+    }
+    char *line_text = malloc(MANIFEST_LINE_MAX + 1);
+    if (!line_text) {
+        say(lib, "%s: out of memory", where);
+        fclose(f);
+        return;
+    }
+    reading r;
+    reading_start(&r, origin);
+    int line = 0, began = 0, bad = 0, got;
+    size_t len;
+    while ((got = es_line_read(f, line_text, MANIFEST_LINE_MAX + 1, &len)) != ES_LINE_END) {
         line++;
         /* Whole lines: one that is too long, or holds a NUL, is one message
          * and leaves its room out, never pieces read as lines. */
-        if (got > MANIFEST_LINE_MAX || memchr(text, 0, (size_t)got)) {
+        if (got != ES_LINE_OK) {
             say(lib, "%s:%d: %s%s", where, line,
-                got > MANIFEST_LINE_MAX ? "a line longer than " MANIFEST_LINE_MAX_TEXT
-                                          " characters"
-                                        : "a NUL byte in the line",
+                got == ES_LINE_LONG   ? "a line longer than " MANIFEST_LINE_MAX_TEXT
+                                        " characters"
+                : got == ES_LINE_NUL ? "a NUL byte in the line"
+                                     : "a read error",
                 began ? " (its room is left out)" : "");
             bad = 1;
+            if (got == ES_LINE_ERROR)
+                break;
             continue;
         }
-        char *s = trim(text);
+        char *s = trim(line_text);
         if (!*s || *s == '#')
             continue;
         if (*s == '[') {
-            finish(lib, &r, where, began, bad);
-            memset(&r, 0, sizeof r);
-            r.origin = origin;
+            finish(lib, &r.room, where, began, bad);
+            reading_start(&r, origin);
             began = line;
             bad = 0;
             char *close = strchr(s, ']');
@@ -262,12 +438,12 @@ static void read_manifest(es_library *lib, const char *dir, es_room_origin origi
                 *close = 0;
             char *name = trim(s + 1);
             if (!close || !es_room_name_valid(name)) {
-                say(lib, "%s:%d: '%s' is not a room name (letters, digits, - _ .)", where,
-                    line, s);
-                r.name[0] = 0;
+                say(lib, "%s:%d: '%s' is not a room name (letters, digits, - _ ., not "
+                    "starting with .)", where, line, s);
+                r.room.name[0] = 0;
                 continue;
             }
-            snprintf(r.name, sizeof r.name, "%s", name);
+            snprintf(r.room.name, sizeof r.room.name, "%s", name);
             continue;
         }
         char *eq = strchr(s, '=');
@@ -287,23 +463,24 @@ static void read_manifest(es_library *lib, const char *dir, es_room_origin origi
         else if (!strcmp(key, "licence") || !strcmp(key, "license"))
             snprintf(r.licence, sizeof r.licence, "%s", value);
         else if (!strcmp(key, "layout"))
-            snprintf(r.layout, sizeof r.layout, "%s", value);
-        else if (!strcmp(key, "gain") && number(value, -60, 60, &r.gain_db) != 0)
+            snprintf(r.room.layout, sizeof r.room.layout, "%s", value);
+        else if (!strcmp(key, "gain") && number(value, -60, 60, &r.room.gain_db) != 0)
             bad = 1, say(lib, "%s:%d: room '%s': gain '%s' is not -60 to 60 dB", where, line,
-                         r.name, value);
-        else if (!strcmp(key, "predelay") && number(value, 0, 1000, &r.predelay_ms) != 0)
+                         r.room.name, value);
+        else if (!strcmp(key, "predelay") && number(value, 0, 1000, &r.room.predelay_ms) != 0)
             bad = 1, say(lib, "%s:%d: room '%s': predelay '%s' is not 0 to 1000 ms", where,
-                         line, r.name, value);
-        else if (!strcmp(key, "rate") && number(value, 1000, 768000, &r.rate) != 0)
+                         line, r.room.name, value);
+        else if (!strcmp(key, "rate") && number(value, 1000, 768000, &r.room.rate) != 0)
             bad = 1, say(lib, "%s:%d: room '%s': rate '%s' is not a sample rate", where, line,
-                         r.name, value);
+                         r.room.name, value);
         else if (strcmp(key, "file") && strcmp(key, "description") && strcmp(key, "source") &&
                  strcmp(key, "licence") && strcmp(key, "license") && strcmp(key, "layout") &&
                  strcmp(key, "gain") && strcmp(key, "predelay") && strcmp(key, "rate"))
-            say(lib, "%s:%d: room '%s': unknown key '%s' (ignored)", where, line, r.name, key);
+            say(lib, "%s:%d: room '%s': unknown key '%s' (ignored)", where, line, r.room.name,
+                key);
     }
-    finish(lib, &r, where, began, bad);
-    free(text);
+    finish(lib, &r.room, where, began, bad);
+    free(line_text);
     fclose(f);
 }
 
@@ -344,6 +521,17 @@ int es_library_open(es_library *lib, const char *extra)
     return 0;
 }
 
+int es_library_read_dir(es_library *lib, const char *dir)
+{
+    memset(lib, 0, sizeof *lib);
+    snprintf(lib->dirs[0], sizeof lib->dirs[0], "%s", dir);
+    lib->dir_origin[0] = ES_ROOMS_EXTRA;
+    lib->dir_count = 1;
+    manifest_stamp(lib, 0, lib->manifest_stamp[0]);
+    read_manifest(lib, dir, ES_ROOMS_EXTRA);
+    return 0;
+}
+
 int es_library_changed(const es_library *lib)
 {
     for (int d = 0; d < lib->dir_count; d++) {
@@ -360,7 +548,12 @@ int es_library_copy(es_library *dst, const es_library *src)
     *dst = *src;
     dst->rooms = NULL;
     dst->messages = NULL;
-    dst->count = dst->capacity = dst->message_count = 0;
+    dst->text = NULL;
+    dst->index = NULL;
+    dst->count = dst->capacity = dst->message_count = dst->indexed = dst->index_size = 0;
+    if (src->count && !(dst->rooms = malloc(sizeof *dst->rooms * (size_t)src->count)))
+        goto fail;
+    dst->capacity = src->count;
     for (int i = 0; i < src->count; i++)
         if (es_library_add(dst, &src->rooms[i]) != 0)
             goto fail;
@@ -383,92 +576,10 @@ void es_library_close(es_library *lib)
         free(lib->messages[i]);
     free(lib->messages);
     free(lib->rooms);
+    free(lib->index);
+    for (es_library_text *t = lib->text, *next; t; t = next) {
+        next = t->next;
+        free(t);
+    }
     memset(lib, 0, sizeof *lib);
-}
-
-int es_library_make_dir(const char *dir, char *err, size_t n)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(path, 0755) != 0 && errno != EEXIST)
-                break;
-            *p = '/';
-        }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, n, "%s: cannot create the folder: %s", dir, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-int es_library_append(const char *dir, const es_room *r, const char *file_name, char *err,
-                      size_t n)
-{
-    if (es_library_make_dir(dir, err, n) != 0)
-        return -1;
-    char where[1200];
-    snprintf(where, sizeof where, "%s/" MANIFEST, dir);
-    /* Every field is one line of the manifest: a control character (a
-     * newline above all) would write lines of its own. */
-    const char *fields[] = {r->name, file_name, r->description, r->source, r->licence,
-                            r->layout};
-    static const char *field_names[] = {"name", "file", "description", "source", "licence",
-                                        "layout"};
-    for (int k = 0; k < 6; k++)
-        for (const unsigned char *c = (const unsigned char *)fields[k]; *c; c++)
-            if (*c < 0x20 || *c == 0x7f) {
-                snprintf(err, n, "%s: room '%.64s': the %s has a control character", where,
-                         r->name, field_names[k]);
-                return -1;
-            }
-    /* The new manifest is written whole beside the old one and renamed over
-     * it: a failure at any step (a full disk, `ulimit -f`) leaves the old
-     * one as it was. */
-    char temp[1300];
-    snprintf(temp, sizeof temp, "%s.partial-%ld", where, (long)getpid());
-    FILE *old = fopen(where, "r");
-    if (!old && errno != ENOENT) {
-        snprintf(err, n, "%s: cannot read: %s", where, strerror(errno));
-        return -1;
-    }
-    FILE *f = fopen(temp, "w");
-    if (!f) {
-        snprintf(err, n, "%s: cannot write: %s", where, strerror(errno));
-        if (old)
-            fclose(old);
-        return -1;
-    }
-    char chunk[8192];
-    size_t got;
-    int failed = 0;
-    while (old && (got = fread(chunk, 1, sizeof chunk, old)) > 0)
-        failed |= fwrite(chunk, 1, got, f) != got;
-    failed |= old && ferror(old);
-    if (old)
-        fclose(old);
-    fprintf(f, "\n[%s]\nfile = %s\n", r->name, file_name);
-    if (r->description[0])
-        fprintf(f, "description = %s\n", r->description);
-    if (r->source[0])
-        fprintf(f, "source = %s\n", r->source);
-    if (r->licence[0])
-        fprintf(f, "licence = %s\n", r->licence);
-    if (r->layout[0])
-        fprintf(f, "layout = %s\n", r->layout);
-    if (r->gain_db != 0)
-        fprintf(f, "gain = %g\n", r->gain_db);
-    if (r->predelay_ms != 0)
-        fprintf(f, "predelay = %g\n", r->predelay_ms);
-    failed |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-    const int saved = errno;
-    failed |= fclose(f) != 0;
-    if (failed || rename(temp, where) != 0) {
-        snprintf(err, n, "%s: write failed: %s", where, strerror(failed ? saved : errno));
-        unlink(temp);
-        return -1;
-    }
-    return 0;
 }

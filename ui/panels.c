@@ -97,9 +97,20 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
              m->stats.engine ? m->stats.engine : c->engine->name,
              mx->trim_db > 0 ? "+" : "", round(mx->trim_db) + 0.0, wet, dry, out,
              mx->bypass ? " BYPASS" : "", mx->limiter ? " LIMIT" : "");
+    /* While recording, REC and its time (or why it failed) at the end. */
+    char rec[48] = "";
+    if (es_session_recording(s)) {
+        const char *failed = es_session_record_failed(s);
+        if (failed)
+            snprintf(rec, sizeof rec, "  REC FAILED: %s", failed);
+        else
+            snprintf(rec, sizeof rec, "  REC %.1f s",
+                     (double)es_session_recorded_frames(s) / c->rate);
+    }
+    const int rec_w = rec[0] ? ((int)strlen(rec) > 13 ? (int)strlen(rec) : 13) : 0;
     /* Where the room's name would get under 4 letters it is left out (the
      * room list marks it playing); while recording, REC keeps its place. */
-    const int room_w = r->w - 10 - (int)strlen(tail) - (es_session_recording(s) ? 13 : 0);
+    const int room_w = r->w - 10 - (int)strlen(tail) - rec_w;
     if (room_w >= 4)
         snprintf(line, sizeof line, " room %.*s | %s", room_w, room_label(es_session_room(s)),
                  tail);
@@ -109,15 +120,12 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
     /* How long the stream has played, to a tenth: it moves on every other
      * redraw, so a screen that stopped drawing shows it. */
     snprintf(line, sizeof line, "up %.1f s", es_session_elapsed(s));
-    const int at = r->w - (int)strlen(line) - 1 - (es_session_recording(s) ? 13 : 0);
+    const int at = r->w - (int)strlen(line) - 1 - rec_w;
     if (at > getcurx(stdscr) + 1)
         put(r, 1, at, line);
-    const char *rec = es_session_recording(s);
-    if (rec) {
-        snprintf(line, sizeof line, "  REC %.1f s",
-                 (double)es_session_recorded_frames(s) / c->rate);
+    if (rec[0]) {
         attron(COLOR_PAIR(UI_BAD) | A_BOLD);
-        addnstr(line, r->w - getcurx(stdscr));
+        addnstr(rec, r->w - getcurx(stdscr));
         attroff(COLOR_PAIR(UI_BAD) | A_BOLD);
     }
 }

@@ -251,16 +251,26 @@ static void toggle_recording(ui_model *m)
         command(m, "record");
         return;
     }
-    char out[64], dry[64], stamp[32];
+    char out[80], dry[80], stamp[32];
     time_t t = time(NULL);
     struct tm tm;
     localtime_r(&t, &tm);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(out, sizeof out, "earshot-%s.wav", stamp);
-    snprintf(dry, sizeof dry, "earshot-%s-dry.wav", stamp);
+    /* Names no file has yet (a second take within the second gets -2, -3,
+     * ...); the session refuses rather than replace one that appears
+     * meanwhile. */
+    for (int take = 1; take < 100; take++) {
+        char suffix[8] = "";
+        if (take > 1)
+            snprintf(suffix, sizeof suffix, "-%d", take);
+        snprintf(out, sizeof out, "earshot-%s%s.wav", stamp, suffix);
+        snprintf(dry, sizeof dry, "earshot-%s%s-dry.wav", stamp, suffix);
+        if (access(out, F_OK) != 0 && access(dry, F_OK) != 0)
+            break;
+    }
     /* The dry take too: more than a command line says, so straight to the
      * session (the names are made here, never typed). */
-    es_session_record(m->session, out, dry);
+    es_session_record(m->session, out, dry, 1);
 }
 
 /* A click: a room row moves the cursor there (a second click on it, or a

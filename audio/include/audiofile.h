@@ -2,8 +2,23 @@
  *
  * Reading checks what libsndfile lets pass: a WAV whose data chunk is
  * shorter than its header says is reported as truncated, not played short.
- * Writing goes to a temporary file beside the target that only becomes the
- * target on es_audiofile_commit(): a failed render leaves nothing behind. */
+ * Only regular files are read (a FIFO or a device node is refused in one
+ * line, without an open that could block).
+ *
+ * Writing never destroys what it was not asked to change. The path is
+ * followed through symbolic links to the file they name, and what is
+ * written depends on what that is:
+ *   - a regular file, or nothing yet: ES_WRITE_REPLACE (render, the room
+ *     library) writes an unnamed file in the target's folder that becomes
+ *     the target whole on es_audiofile_commit(), so a failure at any point
+ *     leaves the old file or none; ES_WRITE_LIVE (recordings) writes the
+ *     real name from the start and es_audiofile_sync() brings its header
+ *     up to date and onto the disk, so a kill -9 or a power cut loses only
+ *     what came after the last sync;
+ *   - a FIFO, a device node, or "-" (standard output): a stream. The WAV
+ *     header goes first with the length when it is known (else the
+ *     streaming convention, 0xFFFFFFFF), then the samples; the node
+ *     itself is never replaced. */
 #ifndef ES_AUDIOFILE_H
 #define ES_AUDIOFILE_H
 
@@ -38,15 +53,37 @@ long es_audiofile_read(es_audiofile *f, float *const *planar, int frames,
 /* Back to the first frame, for looping. 0, or -1 with a message. */
 int es_audiofile_rewind(es_audiofile *f, char *err, size_t n);
 
-es_audiofile *es_audiofile_create(const char *path, double sample_rate,
-                                  int channels, es_sample_format format,
-                                  char *err, size_t n);
+typedef enum {
+    ES_WRITE_REPLACE, /* the whole file or nothing: named on commit */
+    ES_WRITE_LIVE,    /* a recording: named from the start, synced */
+} es_write_mode;
+
+typedef struct {
+    double sample_rate;
+    int channels;
+    es_sample_format format;
+    es_write_mode mode;
+    int64_t frames;   /* the length when known (a stream's header says it), else 0 */
+    int exclusive;    /* refuse a target that exists (a name earshot made up) */
+} es_write_spec;
+
+/* Opens `path` ("-": standard output) for writing; messages name it. */
+es_audiofile *es_audiofile_create(const char *path, const es_write_spec *spec, char *err,
+                                  size_t n);
 int es_audiofile_write(es_audiofile *f, const float *const *planar, int frames,
                        char *err, size_t n);
-/* Closes and moves the written file into place. 0, or -1 and a message. */
+/* ES_WRITE_LIVE: the header brought up to date with what is written, and
+ * the file onto the disk (fdatasync). Nothing for other targets. 0, or -1
+ * and a message. */
+int es_audiofile_sync(es_audiofile *f, char *err, size_t n);
+/* The errno of the last failed write (ENOSPC: the disk is full), or 0. */
+int es_audiofile_write_errno(const es_audiofile *f);
+/* Finishes: the header, then (ES_WRITE_REPLACE) the file moved into place.
+ * 0, or -1 and a message. */
 int es_audiofile_commit(es_audiofile *f, char *err, size_t n);
 
-/* Closes; a written file that was not committed is removed. NULL-safe. */
+/* Closes. An ES_WRITE_REPLACE file that was not committed is dropped (the
+ * target stays as it was); a recording keeps what it holds. NULL-safe. */
 void es_audiofile_close(es_audiofile *f);
 
 /* Whole file into planar channels (caller frees each with free() and the

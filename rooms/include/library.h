@@ -27,12 +27,17 @@
  * (the live session's room list keeps those beside the library's). */
 typedef enum { ES_ROOMS_SHIPPED, ES_ROOMS_USER, ES_ROOMS_EXTRA, ES_ROOMS_FILE } es_room_origin;
 
+/* One room. Its text fields are never NULL ("" when the manifest does not
+ * say). In a library they point into the library's own text, valid while
+ * it is open (es_library_add copies a room's text in); a room built by a
+ * caller points at the caller's buffers. es_room_dup makes one that owns
+ * its text, for keeping beyond its library. */
 typedef struct {
     char name[ES_ROOM_NAME_MAX];
-    char path[1024];        /* the IR file */
-    char description[256];
-    char source[256];
-    char licence[64];
+    const char *path;       /* the IR file */
+    const char *description;
+    const char *source;
+    const char *licence;
     char layout[16];        /* "" when the manifest does not say */
     double gain_db;
     double predelay_ms;
@@ -41,6 +46,8 @@ typedef struct {
     long long file_mtime_ns, file_size; /* the IR file when read: tells a changed file */
     int gone;               /* no longer in the library (kept while it plays) */
 } es_room;
+
+typedef struct es_library_text es_library_text;
 
 typedef struct {
     es_room *rooms;
@@ -52,6 +59,9 @@ typedef struct {
     int dir_count;
     char extra[1024];       /* the extra folder asked for, "" none: a rescan reads it again */
     long long manifest_stamp[ES_LIBRARY_MAX_DIRS][2]; /* mtime (ns) and size, -1 absent */
+    es_library_text *text;  /* the rooms' text fields, in blocks */
+    int *index;             /* names hashed to room indices (-1 empty), index_size slots */
+    int index_size, indexed;/* indexed: rooms in the index; != count: rebuilt on change */
 } es_library;
 
 /* The user's folder (not created). */
@@ -65,16 +75,27 @@ void es_library_shipped_dir(char *out, size_t n);
  * memory. */
 int es_library_open(es_library *lib, const char *extra);
 void es_library_close(es_library *lib);
+/* One folder's manifest alone (its rooms as ES_ROOMS_EXTRA). */
+int es_library_read_dir(es_library *lib, const char *dir);
 
+/* The room named `name`, or NULL: a hash lookup (a library of 100,000
+ * rooms is read in well under a second). */
 const es_room *es_library_find(const es_library *lib, const char *name);
+/* After rooms were removed or moved by hand (lib->rooms and lib->count):
+ * the name index made again. */
+void es_library_reindex(es_library *lib);
 
 /* 1 when a manifest the library was read from has changed (or appeared, or
  * gone) since: a stat() per folder, cheap enough to ask once a second. */
 int es_library_changed(const es_library *lib);
 /* A deep copy (rooms and messages); 0, or -1 when out of memory. */
 int es_library_copy(es_library *dst, const es_library *src);
-/* Appends one room as it is (no checks); 0, or -1 when out of memory. */
+/* Appends one room as it is (no checks), its text copied into the
+ * library's; 0, or -1 when out of memory. */
 int es_library_add(es_library *lib, const es_room *room);
+/* A copy of `room` that owns its text: one allocation, free() frees it.
+ * NULL when out of memory. */
+es_room *es_room_dup(const es_room *room);
 /* 1 when two entries play the same thing: the same file, unchanged, with
  * the same manifest settings (so a measurement of one holds for both). */
 int es_room_same(const es_room *a, const es_room *b);
@@ -86,15 +107,38 @@ int es_layout_check(const char *layout, int channels, char *err, size_t n);
 /* The layout word for a channel count when the manifest has none. */
 const char *es_layout_for_channels(int channels);
 
+/* A name is letters, digits, '-', '_' and '.', up to 63 characters, and
+ * does not start with '.' (no ".", "..", or a hidden name). */
+int es_room_name_valid(const char *name);
+
+/* 0 when every field a person writes into a manifest is one line of valid
+ * UTF-8 with no control character (core/text.h); else -1 and "the FIELD
+ * has ..." in err. */
+int es_room_fields_check(const es_room *room, char *err, size_t n);
+
+/* ---- Writing a folder of the library (library_write.c, app builds) ---- */
+
 /* Creates `dir` and its parents; 0 or -1 with a message. */
 int es_library_make_dir(const char *dir, char *err, size_t n);
 
-/* Appends a room to the manifest in `dir` (creating dir and manifest);
- * 0 or -1 with a message. */
-int es_library_append(const char *dir, const es_room *room, const char *file_name,
-                      char *err, size_t n);
+/* Puts a room into folder `dir`: its channels as a float WAV under a name
+ * no file in the folder has (NAME.wav, else NAME-2.wav, ...: another
+ * room's file or the user's is never replaced), then its entry at the end
+ * of the folder's rooms.txt (followed through a link), which is written
+ * whole beside the old and renamed over it. The folder is locked (flock)
+ * from the check that the name is free to that rename, so earshots adding
+ * rooms at once each add theirs. `room` gives the name and fields (checked
+ * with es_room_name_valid and es_room_fields_check); its path is ignored.
+ * file_out gets the WAV's path. 0, or -1 with a message and the folder as
+ * it was. */
+int es_library_put_room(const char *dir, const es_room *room, float *const *ch, int channels,
+                        int frames, double rate, char *file_out, size_t fn, char *err,
+                        size_t n);
 
-/* A name is letters, digits, '-', '_' and '.', up to 63 characters. */
-int es_room_name_valid(const char *name);
+/* Writes `dir`'s manifest afresh with `rooms` (each room's path is its
+ * file's name in dir), replacing the old one whole once the new is on the
+ * disk, under the folder's lock. 0, or -1 with a message. */
+int es_library_write_manifest(const char *dir, const es_room *rooms, int count, char *err,
+                              size_t n);
 
 #endif

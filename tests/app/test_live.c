@@ -50,7 +50,7 @@ static void write_signal(double seconds)
     float *x = malloc(sizeof(float) * frames);
     float *ch[1] = {x};
     es_signal_fill(&s, ch, 1, frames);
-    es_audiofile *f = es_audiofile_create(p, 48000, 1, ES_SAMPLE_FLOAT, err, sizeof err);
+    es_audiofile *f = es_audiofile_create(p, &(es_write_spec){.sample_rate = 48000, .channels = 1}, err, sizeof err);
     if (!f || es_audiofile_write(f, (const float *const *)ch, frames, err, sizeof err) ||
         es_audiofile_commit(f, err, sizeof err)) {
         printf("FAIL writing the signal: %s\n", err);

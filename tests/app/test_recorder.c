@@ -15,7 +15,7 @@ int main(void)
     if (!mkdtemp(dir))
         return 1;
     snprintf(path, sizeof path, "%s/r.wav", dir);
-    es_recorder *r = es_recorder_open(path, 48000, 1, 0.01, err, sizeof err);
+    es_recorder *r = es_recorder_open(path, 48000, 1, 0, 0.01, err, sizeof err);
     if (!r) {
         printf("FAIL open: %s\n", err);
         return 1;

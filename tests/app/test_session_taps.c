@@ -79,7 +79,7 @@ int main(void)
     float *ir[2], a[64] = {1.0f}, b[64] = {0.5f};
     ir[0] = a;
     ir[1] = b;
-    es_audiofile *f = es_audiofile_create(room, 48000, 2, ES_SAMPLE_FLOAT, err, sizeof err);
+    es_audiofile *f = es_audiofile_create(room, &(es_write_spec){.sample_rate = 48000, .channels = 2}, err, sizeof err);
     if (!f || es_audiofile_write(f, (const float *const *)ir, 64, err, sizeof err) != 0 ||
         es_audiofile_commit(f, err, sizeof err) != 0) {
         printf("FAIL %s\n", err);
@@ -104,10 +104,10 @@ int main(void)
         char out[128], dry[128];
         snprintf(out, sizeof out, "%s/take%02d.wav", dir, k);
         snprintf(dry, sizeof dry, "%s/take%02d-dry.wav", dir, k);
-        if (es_session_record(s, out, dry) != 0)
+        if (es_session_record(s, out, dry, 1) != 0)
             fail = 1;
         nanosleep(&nap, NULL);
-        if (es_session_record(s, NULL, NULL) != 0) /* stops */
+        if (es_session_record(s, NULL, NULL, 0) != 0) /* stops */
             fail = 1;
     }
     atomic_store(&stop, 1);

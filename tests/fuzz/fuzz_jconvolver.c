@@ -16,7 +16,7 @@ static void make_ir(void)
     const float *ch[2] = {left, right};
     char path[600], err[512];
     snprintf(path, sizeof path, "%s/ir.wav", fuzz_dir());
-    es_audiofile *f = es_audiofile_create(path, 48000, 2, ES_SAMPLE_FLOAT, err, sizeof err);
+    es_audiofile *f = es_audiofile_create(path, &(es_write_spec){.sample_rate = 48000, .channels = 2}, err, sizeof err);
     if (!f || es_audiofile_write(f, ch, 64, err, sizeof err) != 0 ||
         es_audiofile_commit(f, err, sizeof err) != 0) {
         fprintf(stderr, "fuzz_jconvolver: %s\n", err);

@@ -29,7 +29,7 @@ static void write_ir(const char *path, int channels, int frames, int audible, do
             ch[c][t] = (float)((c + 1) * 0.5 * exp(-t / 400.0) * ((t * 7919 % 13) - 6) / 6.0);
     }
     char err[256];
-    es_audiofile *f = es_audiofile_create(path, rate, channels, ES_SAMPLE_FLOAT, err, sizeof err);
+    es_audiofile *f = es_audiofile_create(path, &(es_write_spec){.sample_rate = rate, .channels = channels}, err, sizeof err);
     es_audiofile_write(f, (const float *const *)ch, frames, err, sizeof err);
     es_audiofile_commit(f, err, sizeof err);
     es_audiofile_close(f);
@@ -58,8 +58,8 @@ int main(void)
     /* 4800 audible frames (an exponential decay, 104 dB down at the end), then
      * 43200 zeros: the trim keeps what is within ES_TRIM_DB (90 dB) of the peak. */
     write_ir(wav, 2, 48000, 4800, 48000);
-    es_room room = {.name = "test"};
-    snprintf(room.path, sizeof room.path, "%s", wav);
+    es_room room = {.name = "test", .path = wav, .description = "", .source = "",
+                    .licence = ""};
     es_prepared_room p;
     char err[512], what[200];
     check(es_room_prepare(&room, 48000, &p, err, sizeof err) == 0, "stereo room prepared");

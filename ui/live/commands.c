@@ -302,7 +302,7 @@ static int run_source(es_session *s, const es_command_args *a, int given)
 
 static int run_record(es_session *s, const es_command_args *a, int given)
 {
-    return es_session_record(s, given ? a->text : NULL, NULL);
+    return es_session_record(s, given ? a->text : NULL, NULL, 0);
 }
 
 static int run_slot(es_session *s, const es_command_args *a, int given)

@@ -38,7 +38,7 @@ struct es_preparer {
     uint64_t newest;           /* id of the newest request submitted */
     es_prep_result *done;      /* finished, not yet taken */
 
-    es_room measure[MEASURE_QUEUE];
+    es_room *measure[MEASURE_QUEUE]; /* copies that own their text (es_room_dup) */
     int measure_count;
 
     int rescan_asked, rescanning;
@@ -262,11 +262,12 @@ static void *run(void *arg)
         } else if (p->quit) {
             break;
         } else if (p->measure_count && p->measured_count < MEASURE_QUEUE) {
-            const es_room room = p->measure[0];
+            es_room *room = p->measure[0];
             memmove(p->measure, p->measure + 1, (size_t)--p->measure_count * sizeof room);
             pthread_mutex_unlock(&p->lock);
             es_room_info info;
-            measure(p, &room, &info);
+            measure(p, room, &info);
+            free(room);
             pthread_mutex_lock(&p->lock);
             p->measured[p->measured_count++] = info;
         } else {
@@ -314,6 +315,8 @@ void es_preparer_destroy(es_preparer *p)
     p->quit = 1;
     p->has_pending = 0;
     p->newest++; /* whatever is being built is dropped when it finishes */
+    for (int i = 0; i < p->measure_count; i++)
+        free(p->measure[i]);
     p->measure_count = 0;
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);
@@ -411,10 +414,13 @@ void es_preparer_measure(es_preparer *p, const es_room *room)
     pthread_mutex_lock(&p->lock);
     int queued = 0;
     for (int i = 0; i < p->measure_count; i++)
-        queued |= !strcmp(p->measure[i].name, room->name) &&
-                  !strcmp(p->measure[i].path, room->path);
-    if (!queued && p->measure_count < MEASURE_QUEUE) {
-        p->measure[p->measure_count++] = *room;
+        queued |= !strcmp(p->measure[i]->name, room->name) &&
+                  !strcmp(p->measure[i]->path, room->path);
+    /* The session's list may be read again before the thread gets to it:
+     * the queue keeps copies of its own. */
+    es_room *copy = !queued && p->measure_count < MEASURE_QUEUE ? es_room_dup(room) : NULL;
+    if (copy) {
+        p->measure[p->measure_count++] = copy;
         pthread_cond_signal(&p->wake);
     }
     pthread_mutex_unlock(&p->lock);

@@ -149,7 +149,8 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         if (!path)
             continue;
         const int channels = w == REC_OUTPUT ? ir->outputs : s->inputs;
-        if (!(s->recorder[w] = es_recorder_open(path, cfg->rate, channels, 0, err, n)))
+        if (es_session_record_overwrites_input(s, path, err, n) ||
+            !(s->recorder[w] = es_recorder_open(path, cfg->rate, channels, 0, 0, err, n)))
             goto fail;
         snprintf(s->record_path[w], sizeof s->record_path[w], "%s", path);
         s->live[w] = s->recorder[w];

@@ -39,7 +39,7 @@ struct es_session {
     es_prep_request target;    /* the latest change asked for */
     es_prep_result *waiting;   /* built, waiting for the processor to take a swap */
     es_library view;           /* the room list the screen reads (session_rooms.c) */
-    es_room_info *room_info;   /* one per entry of the view */
+    es_room_info **room_info;  /* one per entry of the view, NULL until the screen asks */
     unsigned rooms_version;
     int inputs;                /* the source's channels */
     es_file_source *file;
@@ -66,6 +66,7 @@ struct es_session {
     es_recorder *const *block_taps;      /* the audio thread's, for this callback */
     es_recorder *recorder[2];
     char record_path[2][1024];
+    int failure_said;                    /* bit per take: its write error is said */
     uint64_t dropped_said;
     struct timespec dropped_when;
 
@@ -128,6 +129,10 @@ void es_session_output_tap(void *ctx, const float *const *out, int channels, int
 void es_session_input_tap(void *ctx, const float *const *in, int channels, int frames);
 /* Takes recorder `which` off the audio path and finishes it; 0 or -1 (said). */
 int es_session_finish_recording(es_session *s, int which);
+/* 1 (and why in err) when recording to `path` would replace the input
+ * file or the room's IR file. */
+int es_session_record_overwrites_input(const es_session *s, const char *path, char *err,
+                                       size_t n);
 /* Says so when a recording lost frames since it last said. */
 void es_session_watch_recording(es_session *s);
 

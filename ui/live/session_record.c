@@ -11,9 +11,11 @@
  * raises from the input tap to the end of the output tap, read after the
  * pointer is cleared (sequentially consistent, so either the callback saw
  * NULL or the control side sees the flag). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/files.h"
 #include "session_private.h"
 
 #define DROP_SAY_SECONDS 1.0 /* lost frames are said at most this often */
@@ -71,7 +73,8 @@ static int finish(es_session *s, int which)
     es_recorder *r = s->recorder[which];
     char err[768];
     if (es_recorder_finish(r, err, sizeof err) != 0) {
-        es_session_sayf(s, 1, "%s", err);
+        if (!(s->failure_said & (1 << which))) /* else said once, when it happened */
+            es_session_sayf(s, 1, "%s", err);
         return -1;
     }
     const unsigned long long lost = es_recorder_dropped(r);
@@ -94,7 +97,21 @@ int es_session_finish_recording(es_session *s, int which)
     return finish(s, which);
 }
 
-int es_session_record(es_session *s, const char *path, const char *input_path)
+int es_session_record_overwrites_input(const es_session *s, const char *path, char *err,
+                                       size_t n)
+{
+    /* The input file and the room's IR, by device and inode: a take
+     * replaces its file when it starts, and these are what plays. */
+    const char *inputs[] = {s->cfg.file, s->room};
+    for (size_t k = 0; k < sizeof inputs / sizeof *inputs; k++)
+        if (inputs[k] && inputs[k][0] && es_same_file(path, inputs[k])) {
+            snprintf(err, n, "%.300s: the recording would overwrite %.300s", path, inputs[k]);
+            return 1;
+        }
+    return 0;
+}
+
+int es_session_record(es_session *s, const char *path, const char *input_path, int exclusive)
 {
     if (es_session_recording(s)) {
         /* Both off the audio path at once, so both end on the same block. */
@@ -118,8 +135,13 @@ int es_session_record(es_session *s, const char *path, const char *input_path)
                              s->inputs};
     char err[768];
     for (int w = 0; w < 2; w++) {
-        if (paths[w] && !(next[w] = es_recorder_open(paths[w], s->cfg.rate, channels[w], 0,
-                                                     err, sizeof err))) {
+        if (paths[w] && es_session_record_overwrites_input(s, paths[w], err, sizeof err)) {
+            es_session_sayf(s, 1, "record: %s", err);
+            es_recorder_free(next[0]);
+            return -1;
+        }
+        if (paths[w] && !(next[w] = es_recorder_open(paths[w], s->cfg.rate, channels[w],
+                                                     exclusive, 0, err, sizeof err))) {
             es_session_sayf(s, 1, "record: %s", err);
             es_recorder_free(next[0]);
             return -1;
@@ -131,6 +153,7 @@ int es_session_record(es_session *s, const char *path, const char *input_path)
         snprintf(s->record_path[w], sizeof s->record_path[w], "%s", paths[w] ? paths[w] : "");
     }
     s->dropped_said = 0;
+    s->failure_said = 0;
     /* Both start on the same callback: one pointer says both. Nothing is
      * recording here, so `taps` is NULL and no callback holds `live`. */
     taps_pause(s);
@@ -163,10 +186,34 @@ uint64_t es_session_record_dropped(const es_session *s)
     return lost;
 }
 
+const char *es_session_record_failed(const es_session *s)
+{
+    for (int w = 0; w < 2; w++) {
+        const int code = s->live[w] ? es_recorder_failed(s->live[w], NULL, 0) : 0;
+        if (code)
+            return code == ENOSPC || code == EDQUOT ? "disk full"
+                   : code == EFBIG                  ? "file too large"
+                                                    : "write error";
+    }
+    return NULL;
+}
+
 void es_session_watch_recording(es_session *s)
 {
     if (!es_session_recording(s))
         return;
+    /* A write error is said at once, whole, and once: the take goes on
+     * holding what it has until it is stopped. */
+    for (int w = 0; w < 2; w++) {
+        char why[600];
+        if (!(s->failure_said & (1 << w)) && s->live[w] &&
+            es_recorder_failed(s->live[w], why, sizeof why)) {
+            s->failure_said |= 1 << w;
+            es_session_sayf(s, 1, "recording FAILED: %s; the first %.1f s are kept in %s",
+                            why, (double)es_recorder_written(s->live[w]) / s->cfg.rate,
+                            s->record_path[w]);
+        }
+    }
     const uint64_t lost = es_session_record_dropped(s);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);

@@ -5,7 +5,11 @@
  * read on the preparer thread; es_session_poll swaps it in here, on the
  * control thread, so the screen never reads a list being rebuilt. The
  * measurements are kept by room name and file: an unchanged room keeps
- * its own across a rescan, a changed one is measured again. */
+ * its own across a rescan, a changed one is measured again.
+ *
+ * A library may hold 100,000 rooms: nothing here is per room and large.
+ * An entry's measurement is allocated when the screen first asks for it,
+ * and every lookup by name goes through the library's index. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +26,28 @@ const char *es_session_room_word(const es_room *r)
     return is_file(r) ? r->path : r->name;
 }
 
-int es_session_room_index(const es_session *s, const char *room)
+/* The entry of kind `file` (a file played, or a library room) named
+ * `name` (a file by its path too, when path is not NULL), or -1. Library
+ * rooms come first in the list and by the index; the files played are a
+ * few at the end. */
+static int entry(const es_library *v, int file, const char *name, const char *path)
 {
-    const es_library *v = &s->view;
-    for (int i = 0; i < v->count; i++) /* a name in the library comes first, as in the loader */
-        if (!is_file(&v->rooms[i]) && !strcmp(v->rooms[i].name, room))
-            return i;
-    for (int i = 0; i < v->count; i++)
-        if (is_file(&v->rooms[i]) && !strcmp(v->rooms[i].path, room))
+    if (!file) {
+        const es_room *r = es_library_find(v, name);
+        return r && !is_file(r) ? (int)(r - v->rooms) : -1;
+    }
+    for (int i = v->count - 1; i >= 0 && is_file(&v->rooms[i]); i--)
+        if ((!name || !strcmp(v->rooms[i].name, name)) &&
+            (!path || !strcmp(v->rooms[i].path, path)))
             return i;
     return -1;
+}
+
+int es_session_room_index(const es_session *s, const char *room)
+{
+    /* A name in the library comes first, as in the loader. */
+    const int i = entry(&s->view, 0, room, NULL);
+    return i >= 0 ? i : entry(&s->view, 1, NULL, room);
 }
 
 const es_library *es_session_library(const es_session *s)
@@ -44,27 +60,32 @@ unsigned es_session_rooms_version(const es_session *s)
     return s->rooms_version;
 }
 
-/* Room infos for `count` entries, all unmeasured; NULL when out of memory. */
-static es_room_info *infos(int count)
+/* Measurement slots for `count` entries, none asked for yet; NULL when
+ * out of memory. */
+static es_room_info **infos(int count)
 {
-    return calloc((size_t)(count > 0 ? count : 1), sizeof(es_room_info));
+    return calloc((size_t)(count > 0 ? count : 1), sizeof(es_room_info *));
 }
 
-/* Appends an entry (and its info, copied when given). 0 or -1. */
-static int add(es_session *s, const es_room *r, const es_room_info *info)
+static void free_infos(es_room_info **info, int count)
 {
-    es_room_info *grown = realloc(s->room_info, sizeof *grown * (size_t)(s->view.count + 1));
+    for (int i = 0; info && i < count; i++)
+        free(info[i]);
+    free(info);
+}
+
+/* Appends an entry, taking its measurement when given. 0 or -1. */
+static int add(es_session *s, const es_room *r, es_room_info *info)
+{
+    es_room_info **grown = realloc(s->room_info, sizeof *grown * (size_t)(s->view.count + 1));
     if (!grown)
         return -1;
     s->room_info = grown;
     if (es_library_add(&s->view, r) != 0)
         return -1;
-    es_room_info *at = &s->room_info[s->view.count - 1];
+    s->room_info[s->view.count - 1] = info;
     if (info)
-        *at = *info;
-    else
-        memset(at, 0, sizeof *at);
-    at->index = s->view.count - 1;
+        info->index = s->view.count - 1;
     return 0;
 }
 
@@ -73,10 +94,10 @@ static void add_playing_file(es_session *s)
 {
     if (es_session_room_index(s, s->room) >= 0)
         return;
-    es_room r = {.origin = ES_ROOMS_FILE, .file_mtime_ns = -1, .file_size = -1};
+    es_room r = {.origin = ES_ROOMS_FILE, .file_mtime_ns = -1, .file_size = -1,
+                 .path = s->room, .description = "", .source = "", .licence = ""};
     const char *slash = strrchr(s->room, '/');
     snprintf(r.name, sizeof r.name, "%.63s", slash ? slash + 1 : s->room);
-    snprintf(r.path, sizeof r.path, "%s", s->room);
     if (add(s, &r, NULL) == 0)
         s->rooms_version++;
 }
@@ -87,17 +108,15 @@ int es_session_rooms_open(es_session *s, char *err, size_t n)
         snprintf(err, n, "out of memory");
         return -1;
     }
-    for (int i = 0; i < s->view.count; i++)
-        s->room_info[i].index = i;
     add_playing_file(s);
     return 0;
 }
 
 void es_session_rooms_close(es_session *s)
 {
-    es_library_close(&s->view);
-    free(s->room_info);
+    free_infos(s->room_info, s->view.count);
     s->room_info = NULL;
+    es_library_close(&s->view);
 }
 
 void es_session_rooms_played(es_session *s)
@@ -108,14 +127,18 @@ void es_session_rooms_played(es_session *s)
         const es_room *r = &s->view.rooms[i];
         if (r->gone && strcmp(r->name, s->room) != 0) {
             changed = 1;
+            free(s->room_info[i]);
             continue;
         }
-        s->view.rooms[kept] = *r;
+        s->view.rooms[kept] = *r; /* its text stays where it is, in the view's blocks */
         s->room_info[kept] = s->room_info[i];
-        s->room_info[kept].index = kept;
+        if (s->room_info[kept])
+            s->room_info[kept]->index = kept;
         kept++;
     }
     s->view.count = kept;
+    if (changed)
+        es_library_reindex(&s->view);
     s->rooms_version += changed;
     add_playing_file(s);
 }
@@ -123,11 +146,7 @@ void es_session_rooms_played(es_session *s)
 /* The old entry that is `r` (same kind, same name), or -1. */
 static int old_entry(const es_library *old, const es_room *r)
 {
-    for (int i = 0; i < old->count; i++)
-        if (is_file(&old->rooms[i]) == is_file(r) && !strcmp(old->rooms[i].name, r->name) &&
-            (!is_file(r) || !strcmp(old->rooms[i].path, r->path)))
-            return i;
-    return -1;
+    return entry(old, is_file(r), r->name, is_file(r) ? r->path : NULL);
 }
 
 /* Adds ", name" to a list of names in words (clipped). */
@@ -151,7 +170,7 @@ static void part(char *out, size_t n, int count, const char *word, const char *n
 static void take_rescan(es_session *s, es_library *fresh)
 {
     es_library old = s->view;
-    es_room_info *old_info = s->room_info;
+    es_room_info **old_info = s->room_info;
     s->view = *fresh;
     memset(fresh, 0, sizeof *fresh);
     if (!(s->room_info = infos(s->view.count))) {
@@ -168,9 +187,10 @@ static void take_rescan(es_session *s, es_library *fresh)
             name_to(added, sizeof added, &n_added, s->view.rooms[i].name);
         else if (!es_room_same(&old.rooms[j], &s->view.rooms[i]))
             name_to(changed, sizeof changed, &n_changed, s->view.rooms[i].name);
-        else
-            s->room_info[i] = old_info[j]; /* the same file: the same measurement */
-        s->room_info[i].index = i;
+        else if ((s->room_info[i] = old_info[j])) { /* the same file: the same measurement */
+            old_info[j] = NULL;
+            s->room_info[i]->index = i;
+        }
     }
     /* The files played stay; so does the room playing if it went. */
     for (int j = 0; j < old.count; j++) {
@@ -180,7 +200,8 @@ static void take_rescan(es_session *s, es_library *fresh)
             name_to(went, sizeof went, &n_went, r.name);
         if (is_file(&r) || (!in_fresh && !strcmp(r.name, s->room))) {
             r.gone = !is_file(&r);
-            add(s, &r, &old_info[j]);
+            if (add(s, &r, old_info[j]) == 0)
+                old_info[j] = NULL;
         }
     }
     char parts[700] = "";
@@ -198,8 +219,8 @@ static void take_rescan(es_session *s, es_library *fresh)
         if (!said)
             es_session_sayf(s, 1, "%s", s->view.messages[m]);
     }
+    free_infos(old_info, old.count);
     es_library_close(&old);
-    free(old_info);
     s->rooms_version++;
 }
 
@@ -211,13 +232,13 @@ void es_session_rooms_poll(es_session *s)
      * they were asked from, and the rescan keeps the ones still true. */
     es_room_info info;
     while (es_preparer_take_measurement(s->preparer, &info)) {
-        for (int i = 0; i < s->view.count; i++)
-            if (!strcmp(s->view.rooms[i].name, info.name) &&
-                !strcmp(s->view.rooms[i].path, info.path)) {
-                info.index = i;
-                s->room_info[i] = info;
-                break;
-            }
+        int i = entry(&s->view, 0, info.name, NULL);
+        if (i < 0 || strcmp(s->view.rooms[i].path, info.path) != 0)
+            i = entry(&s->view, 1, info.name, info.path);
+        if (i >= 0 && s->room_info[i]) {
+            info.index = i;
+            *s->room_info[i] = info;
+        }
     }
     int asked; /* said either way: a rescan by itself follows a manifest's change */
     es_library *fresh = es_preparer_take_rescan(s->preparer, &asked);
@@ -232,9 +253,16 @@ void es_session_rooms_poll(es_session *s)
 const es_room_info *es_session_room_info(es_session *s, int index)
 {
     static const es_room_info none = {.index = -1, .measured = -1, .error = "no such room"};
+    static const es_room_info no_memory = {.index = -1, .measured = -1,
+                                           .error = "out of memory"};
     if (index < 0 || index >= s->view.count)
         return &none;
-    es_room_info *info = &s->room_info[index];
+    es_room_info *info = s->room_info[index];
+    if (!info) { /* asked for the first time: measured on the preparer thread */
+        if (!(info = s->room_info[index] = calloc(1, sizeof *info)))
+            return &no_memory;
+        info->index = index;
+    }
     if (info->measured == 0 && s->preparer)
         es_preparer_measure(s->preparer, &s->view.rooms[index]);
     return info;

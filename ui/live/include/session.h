@@ -101,8 +101,10 @@ int es_session_set_options(es_session *s, const es_options *options);
 int es_session_set_mix(es_session *s, const es_mix *mix);
 int es_session_set_source(es_session *s, es_source_kind source);
 /* Starts recording the output (and the dry input when input_path is not
- * NULL); while recording, stops and finishes the files. */
-int es_session_record(es_session *s, const char *path, const char *input_path);
+ * NULL); while recording, stops and finishes the files. exclusive: the
+ * names were made up by earshot, so a file that exists is never replaced
+ * (refused instead). */
+int es_session_record(es_session *s, const char *path, const char *input_path, int exclusive);
 int es_session_reset_meters(es_session *s);
 /* Measures the round trip through a loopback from the output to the
  * microphone input (es_player_probe_start): es_session_poll says
@@ -186,6 +188,9 @@ const char *es_session_source_name(const es_session *s);
 const char *es_session_recording(const es_session *s);
 uint64_t es_session_recorded_frames(const es_session *s);
 uint64_t es_session_record_dropped(const es_session *s);
+/* While a take could not be written (a full disk): why, in two or three
+ * words ("disk full"); NULL while all goes well. */
+const char *es_session_record_failed(const es_session *s);
 /* Seconds since the stream started, and since the meters last started
  * counting (a reset, or a stream reopened). */
 double es_session_elapsed(const es_session *s);

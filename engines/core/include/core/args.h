@@ -6,7 +6,7 @@
 /* Returns argv[*i + 1] and advances *i, or prints "OPT needs a value". */
 const char *es_arg_value(int argc, char **argv, int *i);
 
-/* "earshot: <message>" on stderr, one line. */
+/* "earshot: <message>" on stderr, one line, escaped (core/text.h). */
 void es_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

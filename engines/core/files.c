@@ -1,0 +1,117 @@
+#define _GNU_SOURCE /* O_CLOEXEC, readlink */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/files.h"
+
+const char *es_file_kind(mode_t mode)
+{
+    return S_ISREG(mode)    ? "a regular file"
+           : S_ISDIR(mode)  ? "a folder"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
+}
+
+int es_open_regular(const char *path, char *err, size_t n)
+{
+    /* O_NONBLOCK: a FIFO opens at once instead of waiting for a writer;
+     * O_NOCTTY: a terminal named by mistake does not become ours. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, n, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, n, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, n, "%s: %s, not a regular file", path, es_file_kind(st.st_mode));
+        close(fd);
+        return -1;
+    }
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        snprintf(err, n, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+FILE *es_fopen_regular(const char *path, char *err, size_t n)
+{
+    const int fd = es_open_regular(path, err, n);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        snprintf(err, n, "%s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+int es_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, "-") || !strcmp(b, "-") || stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void es_path_dir(const char *path, char *out, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(out, n, ".");
+    else if (slash == path)
+        snprintf(out, n, "/");
+    else
+        snprintf(out, n, "%.*s", (int)(slash - path), path);
+}
+
+int es_path_follow(const char *path, char *out, size_t n, char *err, size_t en)
+{
+    char here[4096], target[4096], dir[4096];
+    if (snprintf(here, sizeof here, "%s", path) >= (int)sizeof here) {
+        snprintf(err, en, "%.200s...: the path is too long", path);
+        return -1;
+    }
+    for (int hops = 0; hops <= 40; hops++) {
+        struct stat st;
+        if (lstat(here, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            if (snprintf(out, n, "%s", here) >= (int)n) {
+                snprintf(err, en, "%s: the path its links lead to is too long", path);
+                return -1;
+            }
+            return 0;
+        }
+        const ssize_t len = readlink(here, target, sizeof target - 1);
+        if (len < 0) {
+            snprintf(err, en, "%s: %s", path, strerror(errno));
+            return -1;
+        }
+        target[len] = 0;
+        if (target[0] == '/') {
+            memcpy(here, target, (size_t)len + 1);
+        } else {
+            es_path_dir(here, dir, sizeof dir);
+            if (snprintf(here, sizeof here, "%s/%s", dir, target) >= (int)sizeof here) {
+                snprintf(err, en, "%s: the path its links lead to is too long", path);
+                return -1;
+            }
+        }
+    }
+    snprintf(err, en, "%s: %s", path, strerror(ELOOP));
+    return -1;
+}

@@ -1,0 +1,38 @@
+/* Opening the files a person names. A path may be a FIFO whose writer
+ * never comes, a terminal, a device node or a folder: open() on a FIFO
+ * blocks for good, and reading /dev/zero never ends. earshot reads rooms,
+ * inputs, settings, manifests and configurations from regular files only,
+ * and checks that without a blocking open. Writes follow links to the
+ * file they name (es_path_follow), so a link is kept and its target gets
+ * the new contents. */
+#ifndef ES_CORE_FILES_H
+#define ES_CORE_FILES_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* What a file is, in words: "a FIFO", "a character device", "a folder". */
+const char *es_file_kind(mode_t mode);
+
+/* Opens `path` for reading when it is a regular file (opened non-blocking,
+ * checked with fstat, then made blocking). The descriptor (close-on-exec),
+ * or -1 with "PATH: what is wrong" in err. */
+int es_open_regular(const char *path, char *err, size_t n);
+/* The same as a stream ("r"). */
+FILE *es_fopen_regular(const char *path, char *err, size_t n);
+
+/* The path a write to `path` lands on: symbolic links followed (up to 40,
+ * relative ones from their own folder), whether or not the last one
+ * exists. 0, or -1 with a message (a loop, a name too long). */
+int es_path_follow(const char *path, char *out, size_t n, char *err, size_t en);
+
+/* 1 when a and b name the same existing file (device and inode, links
+ * followed: dir/../x.wav, a link), else 0. "-" is standard output, no
+ * file's name. */
+int es_same_file(const char *a, const char *b);
+
+/* The folder part of a path ("." when it has none, "/" for the root). */
+void es_path_dir(const char *path, char *out, size_t n);
+
+#endif

@@ -1,0 +1,233 @@
+/* Writing a folder of the library: a room's WAV under a name no file has,
+ * and the manifest replaced whole, both under the folder's lock. Two
+ * earshots adding rooms at once each read the manifest the other wrote;
+ * without the lock each would append to the same old one and one room
+ * would be lost. */
+#define _DEFAULT_SOURCE /* flock */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audiofile.h"
+#include "core/files.h"
+#include "library.h"
+
+#define MANIFEST "rooms.txt"
+#define LOCK_WAIT_S 30     /* another earshot holding the folder longer is said */
+#define FILE_NAME_TRIES 1000
+
+int es_library_make_dir(const char *dir, char *err, size_t n)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(path, 0755) != 0 && errno != EEXIST)
+                break;
+            *p = '/';
+        }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, n, "%s: cannot create the folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The folder's lock: flock on the folder itself (no lock file left in
+ * it), waited for up to LOCK_WAIT_S. The descriptor, or -1 (said). */
+static int lock_folder(const char *dir, char *err, size_t n)
+{
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, n, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    const struct timespec nap = {0, 10000000};
+    for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
+        if (errno != EWOULDBLOCK || tries >= LOCK_WAIT_S * 100) {
+            snprintf(err, n, "%s: cannot lock the folder: %s", dir,
+                     errno == EWOULDBLOCK ? "another earshot holds it" : strerror(errno));
+            close(fd);
+            return -1;
+        }
+        nanosleep(&nap, NULL);
+    }
+    return fd;
+}
+
+static void unlock_folder(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* the lock goes with the descriptor */
+}
+
+/* One room's lines: [name], then file and each field it has. Every
+ * field was checked to be one line with no control character. */
+static void write_entry(FILE *f, const es_room *r, const char *file_name)
+{
+    fprintf(f, "\n[%s]\nfile = %s\n", r->name, file_name);
+    if (r->description && r->description[0])
+        fprintf(f, "description = %s\n", r->description);
+    if (r->source && r->source[0])
+        fprintf(f, "source = %s\n", r->source);
+    if (r->licence && r->licence[0])
+        fprintf(f, "licence = %s\n", r->licence);
+    if (r->layout[0])
+        fprintf(f, "layout = %s\n", r->layout);
+    if (r->gain_db != 0)
+        fprintf(f, "gain = %g\n", r->gain_db);
+    if (r->predelay_ms != 0)
+        fprintf(f, "predelay = %g\n", r->predelay_ms);
+}
+
+/* The manifest rewritten: `keep_old` copies the old one's bytes first,
+ * then each room's entry. Written whole beside the manifest (followed
+ * through a link: the link stays, its target is replaced), synced, and
+ * renamed over it, so a failure at any step (a full disk, `ulimit -f`)
+ * leaves the old one as it was. Called with the folder locked. */
+static int rewrite_manifest(const char *dir, int keep_old, const es_room *rooms,
+                            const char *const *files, int count, char *err, size_t n)
+{
+    char where[1200], target[4096], temp[4200];
+    snprintf(where, sizeof where, "%s/" MANIFEST, dir);
+    if (es_path_follow(where, target, sizeof target, err, n) != 0)
+        return -1;
+    snprintf(temp, sizeof temp, "%s.partial-%ld", target, (long)getpid());
+    FILE *old = NULL;
+    struct stat st;
+    const int had = stat(target, &st) == 0;
+    if (keep_old && had && !(old = es_fopen_regular(target, err, n)))
+        return -1;
+    FILE *f = fopen(temp, "w");
+    if (!f) {
+        snprintf(err, n, "%s: cannot write: %s", where, strerror(errno));
+        if (old)
+            fclose(old);
+        return -1;
+    }
+    if (had)
+        (void)!fchmod(fileno(f), st.st_mode & 07777);
+    char chunk[8192];
+    size_t got;
+    int failed = 0;
+    while (old && (got = fread(chunk, 1, sizeof chunk, old)) > 0)
+        failed |= fwrite(chunk, 1, got, f) != got;
+    failed |= old && ferror(old);
+    if (old)
+        fclose(old);
+    for (int i = 0; i < count; i++)
+        write_entry(f, &rooms[i], files[i]);
+    failed |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+    const int saved = errno;
+    failed |= fclose(f) != 0;
+    if (failed || rename(temp, target) != 0) {
+        snprintf(err, n, "%s: write failed: %s", where, strerror(failed ? saved : errno));
+        unlink(temp);
+        return -1;
+    }
+    return 0;
+}
+
+int es_library_write_manifest(const char *dir, const es_room *rooms, int count, char *err,
+                              size_t n)
+{
+    const char **files = calloc((size_t)(count > 0 ? count : 1), sizeof *files);
+    if (!files) {
+        snprintf(err, n, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < count; i++)
+        files[i] = rooms[i].path;
+    int rc = -1;
+    const int lock = es_library_make_dir(dir, err, n) == 0 ? lock_folder(dir, err, n) : -1;
+    if (lock >= 0)
+        rc = rewrite_manifest(dir, 0, rooms, files, count, err, n);
+    unlock_folder(lock);
+    free(files);
+    return rc;
+}
+
+/* Writes the channels as DIR/FILE, a name no file has: 0, 1 when a file
+ * holds the name (try another), -1 on any other failure (said). */
+static int write_fresh(const char *path, float *const *ch, int channels, int frames,
+                       double rate, char *err, size_t n)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        return 1;
+    const es_write_spec spec = {.sample_rate = rate, .channels = channels,
+                                .format = ES_SAMPLE_FLOAT, .mode = ES_WRITE_REPLACE,
+                                .exclusive = 1};
+    es_audiofile *f = es_audiofile_create(path, &spec, err, n);
+    int rc = f && es_audiofile_write(f, (const float *const *)ch, frames, err, n) == 0 &&
+                     es_audiofile_commit(f, err, n) == 0
+                 ? 0 : -1;
+    es_audiofile_close(f);
+    /* Our file is at `path` only once committed: a file there after a
+     * failure took the name meanwhile. */
+    if (rc != 0 && lstat(path, &st) == 0)
+        return 1;
+    return rc;
+}
+
+int es_library_put_room(const char *dir, const es_room *room, float *const *ch, int channels,
+                        int frames, double rate, char *file_out, size_t fn, char *err,
+                        size_t n)
+{
+    char why[600];
+    if (!es_room_name_valid(room->name)) {
+        snprintf(err, n, "'%s' is not a room name (letters, digits, - _ ., not starting "
+                 "with .)", room->name);
+        return -1;
+    }
+    if (es_room_fields_check(room, why, sizeof why) != 0) {
+        snprintf(err, n, "room '%s': %s", room->name, why);
+        return -1;
+    }
+    if (es_library_make_dir(dir, err, n) != 0)
+        return -1;
+    const int lock = lock_folder(dir, err, n);
+    if (lock < 0)
+        return -1;
+    int rc = -1;
+    es_library here;
+    es_library_read_dir(&here, dir);
+    const es_room *same = es_library_find(&here, room->name);
+    if (same) {
+        snprintf(err, n, "there is already a room '%s' (%s); pick another --name", room->name,
+                 same->path);
+        goto done;
+    }
+    char file[ES_ROOM_NAME_MAX + 16], path[1200];
+    int got = 1;
+    for (int k = 1; got == 1 && k <= FILE_NAME_TRIES; k++) {
+        if (k == 1)
+            snprintf(file, sizeof file, "%s.wav", room->name);
+        else
+            snprintf(file, sizeof file, "%s-%d.wav", room->name, k);
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+        got = write_fresh(path, ch, channels, frames, rate, err, n);
+    }
+    if (got == 1)
+        snprintf(err, n, "%s: no free file name for room '%s'", dir, room->name);
+    if (got != 0)
+        goto done;
+    const char *files[] = {file};
+    if (rewrite_manifest(dir, 1, room, files, 1, err, n) != 0) {
+        unlink(path); /* the library as it was */
+        goto done;
+    }
+    snprintf(file_out, fn, "%s", path);
+    rc = 0;
+done:
+    es_library_close(&here);
+    unlock_folder(lock);
+    return rc;
+}
