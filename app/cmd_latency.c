@@ -54,7 +54,7 @@ static void say(void *ctx, int problem, const char *line)
 {
     (void)ctx;
     if (problem) /* the session's lines are noise here unless they are problems */
-        fprintf(stderr, "earshot: %s\n", line);
+        es_error("%s", line);
 }
 
 static void pause_polling(es_session *s, double seconds)

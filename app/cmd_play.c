@@ -52,7 +52,7 @@ static void say(void *ctx, int problem, const char *line)
 {
     (void)ctx;
     (void)problem;
-    fprintf(stderr, "earshot: %s\n", line);
+    es_error("%s", line); /* escaped, as every line of earshot's */
 }
 
 /* Reads whatever whole lines stdin has, without waiting, and runs them.

@@ -8,6 +8,7 @@
 
 #include "core/args.h"
 #include "core/files.h"
+#include "core/text.h"
 #include "audiofile.h"
 #include "app.h"
 #include "engine.h"
@@ -132,7 +133,7 @@ static void choose_block(render_args *a, es_format *fmt, const es_ir *ir)
     }
     fmt->max_block = a->block;
     if (a->verbose)
-        fprintf(stderr, "earshot: render plan: %s, %s\n", a->engine->name, plan);
+        es_error("render plan: %s, %s", a->engine->name, plan);
 }
 
 int es_cmd_render(int argc, char **argv)
@@ -167,18 +168,18 @@ int es_cmd_render(int argc, char **argv)
         if (!ir)
             goto fail;
         if (note[0])
-            fprintf(stderr, "earshot: %s\n", note);
+            es_error("%s", note);
     } else if (!(ir = es_ir_load(a.ir_path, info.sample_rate, info.channels, &irinfo, err,
                                  sizeof err))) {
         goto fail;
     }
     if (irinfo.resampled)
-        fprintf(stderr, "earshot: note: %s is %g Hz, resampled to %g Hz to match %s "
-                "(%d -> %d frames)\n", a.ir_path, irinfo.file_rate, info.sample_rate,
-                a.in_path, irinfo.file_frames, ir->length);
+        es_error("note: %s is %g Hz, resampled to %g Hz to match %s (%d -> %d frames)",
+                 a.ir_path, irinfo.file_rate, info.sample_rate, a.in_path, irinfo.file_frames,
+                 ir->length);
     char layout[160];
     if (!a.room && es_ir_layout_note(irinfo.file_channels, info.channels, layout, sizeof layout))
-        fprintf(stderr, "earshot: note: %s: %s\n", a.ir_path, layout);
+        es_error("note: %s: %s", a.ir_path, layout);
     if (ir->outputs > ES_MAX_RENDER_CHANNELS || ir->inputs > ES_MAX_RENDER_CHANNELS) {
         snprintf(err, sizeof err, "%s: %d x %d channels; at most %d each way", a.ir_path,
                  ir->inputs, ir->outputs, ES_MAX_RENDER_CHANNELS);
@@ -274,14 +275,16 @@ int es_cmd_render(int argc, char **argv)
     es_processor_stats(proc, &stats);
     clipped = (int64_t)stats.clipped;
     /* The summary goes where the audio does not: stderr when OUT is "-". */
+    char shown[1100];
     fprintf(to_stdout ? stderr : stdout,
-            "%s: %lld frames, %d in -> %d out, %s, block %d, %.2f s of CPU\n", a.out_path,
+            "%s: %lld frames, %d in -> %d out, %s, block %d, %.2f s of CPU\n",
+            es_text_escape(shown, sizeof shown, a.out_path),
            (long long)written, fmt.inputs, fmt.outputs, a.engine->name, a.block,
            (double)(clock() - started) / CLOCKS_PER_SEC);
     if (clipped && a.format != ES_SAMPLE_FLOAT)
-        fprintf(stderr, "earshot: note: %lld samples were above full scale and were "
-                "clipped in the %s output (use --format float to keep them)\n",
-                (long long)clipped, a.format == ES_SAMPLE_PCM16 ? "pcm16" : "pcm24");
+        es_error("note: %lld samples were above full scale and were clipped in the %s output "
+                 "(use --format float to keep them)",
+                 (long long)clipped, a.format == ES_SAMPLE_PCM16 ? "pcm16" : "pcm24");
     status = 0;
     goto done;
 fail:

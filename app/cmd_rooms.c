@@ -10,8 +10,11 @@
 
 #include "acoustics.h"
 #include "core/args.h"
+#include "core/json.h"
+#include "core/text.h"
 #include "audiofile.h"
 #include "app.h"
+#include "irfile.h"
 #include "library.h"
 #include "prepare.h"
 #include "rooms_cli.h"
@@ -82,36 +85,33 @@ static void band_row(const char *label, const es_acoustics *a, int json, int las
            a->c50, a->c80, a->d50);
 }
 
-/* JSON string contents: quotes and backslashes escaped, controls dropped. */
-static void json_text(const char *s)
+/* A field from a manifest or a path, escaped for the terminal. */
+static const char *safe(char *buf, size_t n, const char *text)
 {
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s >= 0x20)
-            putchar(*s);
+    return es_text_escape(buf, n, text);
 }
 
-static void show(const char *title, const es_room *room, float *const *ch, int channels,
-                 int frames, double rate, double gain_db, int json)
+/* 0, or 1 (said) when the IR cannot be measured. */
+static int show(const char *title, const es_room *room, float *const *ch, int channels,
+                int frames, double rate, double gain_db, int json)
 {
     es_room_acoustics a;
     if (es_acoustics_room(ch[0], frames, rate, &a) != 0) {
         es_error("%s: the impulse response is silent", title);
-        return;
+        return 1;
     }
     if (json) {
-        printf("{\"name\":\"");
-        json_text(title);
-        printf("\",\"seconds\":%.4f,\"channels\":%d,\"rate\":%g,\"gain_db\":%.2f,"
+        printf("{\"name\":");
+        es_json_string(stdout, title);
+        printf(",\"seconds\":%.4f,\"channels\":%d,\"rate\":%g,\"gain_db\":%.2f,"
                "\"noise_db\":%.1f,", frames / rate, channels, rate, gain_db,
                a.broadband.noise_db);
         if (room) {
-            printf("\"description\":\"");
-            json_text(room->description);
-            printf("\",\"file\":\"");
-            json_text(room->path);
-            printf("\",");
+            printf("\"description\":");
+            es_json_string(stdout, room->description);
+            printf(",\"file\":");
+            es_json_string(stdout, room->path);
+            printf(",");
         }
         band_row("broadband", &a.broadband, 1, 0);
         for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
@@ -120,17 +120,23 @@ static void show(const char *title, const es_room *room, float *const *ch, int c
             band_row(label, &a.band[b], 1, b == ES_OCTAVE_BANDS - 1);
         }
         printf("}\n");
-        return;
+        return 0;
     }
-    printf("%s: %.2f s, %d channel%s, %g Hz, noise floor %.0f dB\n", title, frames / rate,
-           channels, channels == 1 ? "" : "s", rate, a.broadband.noise_db);
+    char t[5][1100];
+    printf("%s: %.2f s, %d channel%s, %g Hz, noise floor %.0f dB\n",
+           safe(t[0], sizeof t[0], title), frames / rate, channels, channels == 1 ? "" : "s",
+           rate, a.broadband.noise_db);
     if (room) {
         printf("  %s\n  file %s\n  source: %s; licence: %s; layout: %s; gain %+.1f dB "
                "(energy normalised)\n",
-               room->description[0] ? room->description : "(no description)", room->path,
-               room->source[0] ? room->source : "not given",
-               room->licence[0] ? room->licence : "not given",
-               room->layout[0] ? room->layout : es_layout_for_channels(channels), gain_db);
+               room->description[0] ? safe(t[0], sizeof t[0], room->description)
+                                    : "(no description)",
+               safe(t[1], sizeof t[1], room->path),
+               room->source[0] ? safe(t[2], sizeof t[2], room->source) : "not given",
+               room->licence[0] ? safe(t[3], sizeof t[3], room->licence) : "not given",
+               room->layout[0] ? safe(t[4], sizeof t[4], room->layout)
+                               : es_layout_for_channels(channels),
+               gain_db);
     }
     printf("\n  %-9s %6s %6s %6s %7s %7s %6s\n", "band", "T20 s", "T30 s", "EDT s", "C50 dB",
            "C80 dB", "D50");
@@ -141,6 +147,7 @@ static void show(const char *title, const es_room *room, float *const *ch, int c
         band_row(label, &a.band[b], 0, 0);
     }
     plot(ch[0], frames, rate, a.broadband.usable_s);
+    return 0;
 }
 
 int es_rooms_prepare_native(const es_room *room, es_prepared_room *out, char *err, size_t n)
@@ -156,23 +163,27 @@ int es_rooms_prepare_native(const es_room *room, es_prepared_room *out, char *er
     return es_room_prepare(room, info.sample_rate, out, err, n);
 }
 
+/* Any IR file, with the checks `rooms add` and playing apply (a regular
+ * file, a sample rate earshot takes, no NaN or infinite sample, not
+ * empty), at its own rate and as it is: no trim, no normalisation. */
 static int show_file(const char *file, int json)
 {
     float **ch = NULL;
     es_audio_info info;
+    es_ir_load_info li;
     char err[512];
-    if (es_audiofile_load(file, &ch, &info, err, sizeof err) != 0) {
+    es_audiofile *f = es_audiofile_open_read(file, &info, err, sizeof err);
+    if (!f) {
         es_error("%s", err);
         return 1;
     }
-    int rc = 1;
-    if (info.frames < 1)
-        es_error("%s: the impulse response is empty (0 samples)", file);
-    else {
-        show(file, NULL, ch, info.channels, (int)info.frames, info.sample_rate, 0, json);
-        rc = 0;
+    es_audiofile_close(f);
+    if (es_ir_read_channels(file, info.sample_rate, &ch, &li, err, sizeof err) != 0) {
+        es_error("%s", err);
+        return 1;
     }
-    es_audiofile_free_channels(ch, info.channels);
+    const int rc = show(file, NULL, ch, li.file_channels, li.frames, info.sample_rate, 0, json);
+    es_audiofile_free_channels(ch, li.file_channels);
     return rc;
 }
 
@@ -194,19 +205,23 @@ static int list(const es_library *lib, int json)
         }
         es_acoustics_room(p.ch[0], p.frames, p.rate, &a);
         if (json) {
-            printf("{\"name\":\"%s\",\"origin\":\"%s\",\"seconds\":%.4f,\"channels\":%d,"
+            printf("{\"name\":");
+            es_json_string(stdout, r->name);
+            printf(",\"origin\":\"%s\",\"seconds\":%.4f,\"channels\":%d,"
                    "\"rate\":%g,\"gain_db\":%.2f,\"t30\":%.4f,\"edt\":%.4f,\"c80\":%.3f,"
-                   "\"d50\":%.4f,\"description\":\"", r->name,
+                   "\"d50\":%.4f,\"description\":",
                    r->origin == ES_ROOMS_SHIPPED ? "shipped"
                    : r->origin == ES_ROOMS_USER  ? "user" : "rooms-dir",
                    p.frames / p.rate, p.channels, p.rate, p.gain_db, a.broadband.t30,
                    a.broadband.edt, a.broadband.c80, a.broadband.d50);
-            json_text(r->description);
-            printf("\"}\n");
+            es_json_string(stdout, r->description);
+            printf("}\n");
         } else {
+            char description[1100];
             printf("%-16s %6.2f %6.2f %6.1f %5.2f %6.2f %2d %6.1f %+6.1f  %.40s\n", r->name,
                    a.broadband.t30, a.broadband.edt, a.broadband.c80, a.broadband.d50,
-                   p.frames / p.rate, p.channels, p.rate / 1000, p.gain_db, r->description);
+                   p.frames / p.rate, p.channels, p.rate / 1000, p.gain_db,
+                   safe(description, sizeof description, r->description));
         }
         es_prepared_room_free(&p);
     }
@@ -268,7 +283,8 @@ int es_cmd_rooms(int argc, char **argv)
                 es_error("%s", err);
                 rc = 1;
             } else {
-                show(room->name, room, p.ch, p.channels, p.frames, p.rate, p.gain_db, json);
+                rc = show(room->name, room, p.ch, p.channels, p.frames, p.rate, p.gain_db,
+                          json);
                 es_prepared_room_free(&p);
             }
         }

@@ -30,6 +30,7 @@ struct es_file_source {
     atomic_int stop, failed;
     atomic_ullong starved;
     char error[512];        /* written before `failed` is released */
+    char path[400];         /* for messages */
 };
 
 static void fail(es_file_source *s, const char *why)
@@ -68,7 +69,7 @@ static int read_chunk(es_file_source *s)
     while (d.input_frames > 0) {
         int rc = src_process(s->src, &d);
         if (rc != 0) {
-            snprintf(err, sizeof err, "resampling failed: %s", src_strerror(rc));
+            snprintf(err, sizeof err, "%s: resampling failed: %s", s->path, src_strerror(rc));
             fail(s, err);
             return -1;
         }
@@ -107,6 +108,7 @@ es_file_source *es_file_source_open(const char *path, double stream_rate, int *c
         snprintf(err, n, "%s: out of memory", path);
         return NULL;
     }
+    snprintf(s->path, sizeof s->path, "%s", path);
     if (!(s->file = es_audiofile_open_read(path, &info, err, n)))
         goto fail;
     if (info.frames < 1) {

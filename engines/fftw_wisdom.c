@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/files.h"
 #include "fftw_planner.h"
 
 /* What the file held when read (or last written): saving is skipped when
@@ -43,11 +44,15 @@ const char *es_fftw_wisdom_default_path(char *buf, size_t n)
 
 int es_fftw_wisdom_load(const char *path, char *err, size_t n)
 {
-    FILE *f = fopen(path, "r");
+    struct stat st;
+    if (stat(path, &st) != 0 && errno == ENOENT)
+        return 0;
+    /* A regular file only: EARSHOT_WISDOM naming a FIFO or a device would
+     * hold every command at its start. */
+    char why[600];
+    FILE *f = es_fopen_regular(path, why, sizeof why);
     if (!f) {
-        if (errno == ENOENT)
-            return 0;
-        snprintf(err, n, "FFTW wisdom '%s': %s; planning from scratch", path, strerror(errno));
+        snprintf(err, n, "FFTW wisdom %s; planning from scratch", why);
         return -1;
     }
     es_fftw_planner_lock();
@@ -94,16 +99,13 @@ int es_fftw_wisdom_save(const char *path, char *err, size_t n)
         free(wisdom);
         return 0; /* nothing new */
     }
-    char tmp[4096];
-    FILE *f = NULL;
-    if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) < (int)sizeof tmp &&
-        make_folder(path) == 0)
-        f = fopen(tmp, "w");
-    const int wrote = f && fputs(wisdom, f) >= 0;
-    if (!f || fclose(f) != 0 || !wrote || rename(tmp, path) != 0) {
-        snprintf(err, n, "FFTW wisdom '%s' not saved: %s", path, strerror(errno));
-        if (f)
-            unlink(tmp);
+    /* Through a link to the file it names, and never over something that
+     * is not a regular file (EARSHOT_WISDOM=/dev/null as root would
+     * otherwise replace the system's /dev/null). */
+    char why[4400];
+    if (make_folder(path) != 0 ||
+        es_file_replace(path, wisdom, strlen(wisdom), 0644, why, sizeof why) != 0) {
+        snprintf(err, n, "FFTW wisdom not saved: %s", why);
         free(wisdom);
         return -1;
     }

@@ -1,10 +1,11 @@
-#define _POSIX_C_SOURCE 200809L /* getline */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audiofile.h"
+#include "core/files.h"
+#include "core/lines.h"
 #include "core/param.h"
 #include "jconvolver.h"
 
@@ -118,13 +119,16 @@ static long file_frames(const char *path)
 int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *outputs,
                        int *frames, double *rate, char *err, size_t n)
 {
-    FILE *f = fopen(conf, "r");
+    /* A regular file only, read a bounded line at a time: a FIFO or
+     * /dev/zero is one line, never a hang or all the memory there is. */
+    char why_open[1200];
+    FILE *f = es_fopen_regular(conf, why_open, sizeof why_open);
     if (!f) {
-        snprintf(err, n, "%s: cannot read the configuration", conf);
+        snprintf(err, n, "%s (a jconvolver configuration)", why_open);
         return -1;
     }
-    char dir[1024] = ".", *text = NULL;
-    size_t text_cap = 0;
+    char dir[1024] = ".", text[MAX_LINE + 2];
+    size_t len;
     const char *slash = strrchr(conf, '/');
     if (slash)
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - conf), conf);
@@ -132,16 +136,20 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
     convolver cv = {0};
     int count = 0, line = 0, rc = -1;
     long longest = 0;
-    ssize_t got;
-    while ((got = getline(&text, &text_cap, f)) >= 0) {
+    int got;
+    while ((got = es_line_read(f, text, sizeof text, &len)) != ES_LINE_END) {
         line++;
         /* Whole lines: a long one is refused, never read as several. */
-        if (got > MAX_LINE + 1 || (got == MAX_LINE + 1 && text[got - 1] != '\n')) {
+        if (got == ES_LINE_LONG || (got == ES_LINE_OK && len > MAX_LINE)) {
             snprintf(err, n, "%s:%d: a line longer than %d characters", conf, line, MAX_LINE);
             goto done;
         }
-        if (memchr(text, 0, (size_t)got)) {
+        if (got == ES_LINE_NUL) {
             snprintf(err, n, "%s:%d: a NUL byte in the line", conf, line);
+            goto done;
+        }
+        if (got == ES_LINE_ERROR) {
+            snprintf(err, n, "%s:%d: read error", conf, line);
             goto done;
         }
         char *word[10];
@@ -257,7 +265,6 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
     rc = 0;
 done:
     fclose(f);
-    free(text);
     free(list);
     return rc;
 }

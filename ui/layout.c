@@ -7,6 +7,9 @@
  *   spectrum (full width)
  *   messages
  *   status line */
+#include <curses.h>
+
+#include "core/text.h"
 #include "ui.h"
 
 #define MIN_LINES 24
@@ -62,4 +65,14 @@ int ui_hit_at(int y, int x, int *index)
             return hits[k].kind;
         }
     return UI_HIT_NONE;
+}
+
+void ui_text(int y, int x, const char *text, int width)
+{
+    /* Names, paths, descriptions and messages come from files anyone may
+     * have written: escaped (core/text.h), so no byte of theirs is a
+     * command to the terminal. */
+    char safe[2048];
+    es_text_escape(safe, sizeof safe, text);
+    mvaddnstr(y, x, safe, width);
 }

@@ -28,7 +28,7 @@ static void put(const ui_rect *r, int row, int x, const char *text)
 {
     if (row < 0 || row >= r->h || x >= r->w)
         return;
-    mvaddnstr(r->y + row, r->x + x, text, r->w - x);
+    ui_text(r->y + row, r->x + x, text, r->w - x);
 }
 
 static void title(const ui_rect *r, const char *text)
@@ -498,7 +498,7 @@ void ui_draw_history(ui_model *m, int lines, int cols)
     for (int i = 0; i < shown && top + i < n; i++) {
         const int attr = bad[top + i] ? COLOR_PAIR(UI_BAD) | A_BOLD : 0;
         attron(attr);
-        mvaddnstr(y + 2 + i, x + 2, text[top + i], w - 4);
+        ui_text(y + 2 + i, x + 2, text[top + i], w - 4);
         attroff(attr);
     }
     if (n == 0)

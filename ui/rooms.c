@@ -196,6 +196,6 @@ void ui_draw_prompt(const ui_model *m, const ui_rect *r)
     snprintf(line, sizeof line, "%s%s_", label, shown);
     mvhline(r->y, r->x, ' ', r->w);
     attron(A_BOLD);
-    mvaddnstr(r->y, r->x, line, r->w);
+    ui_text(r->y, r->x, line, r->w);
     attroff(A_BOLD);
 }

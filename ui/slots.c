@@ -88,7 +88,7 @@ void ui_draw_slots(const ui_model *m, int y, int x, int w)
         const int attr = a->misses ? (late_now ? COLOR_PAIR(UI_BAD) | A_BOLD : COLOR_PAIR(UI_WARN))
                                    : k == m->slot_playing ? A_BOLD : 0;
         attron(attr);
-        mvaddnstr(y + 1 + k, x, line, w);
+        ui_text(y + 1 + k, x, line, w);
         attroff(attr);
     }
 }

@@ -107,6 +107,9 @@ int ui_rooms_key(ui_model *m, int key);
 /* A key while the prompt is up (it takes them all). */
 void ui_prompt_key(ui_model *m, int key);
 void ui_draw_prompt(const ui_model *m, const ui_rect *r);
+/* mvaddnstr of text that may hold anything: control characters, C1 and
+ * invalid UTF-8 are drawn escaped (\x1b), never sent to the terminal. */
+void ui_text(int y, int x, const char *text, int width);
 
 /* workstation.c: a command line through the command table (refusals
  * said), and a line of the workstation's own */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/args.h"
+#include "core/text.h"
 #include "engine.h"
 #include "ui.h"
 
@@ -81,7 +82,9 @@ static void say(void *ctx, int problem, const char *line)
 {
     ui_model *m = ctx;
     if (m->screen_done) { /* after quitting: on the terminal, as play says it */
-        fprintf(stderr, "earshot: %s\n", line);
+        fputs("earshot: ", stderr);
+        es_text_put(stderr, line);
+        fputc('\n', stderr);
         return;
     }
     ui_message *msg = &m->messages[m->message_count % UI_MESSAGES];
@@ -89,7 +92,7 @@ static void say(void *ctx, int problem, const char *line)
     struct tm tm;
     localtime_r(&t, &tm);
     strftime(msg->when, sizeof msg->when, "%H:%M:%S", &tm);
-    snprintf(msg->text, sizeof msg->text, "%s", line);
+    es_text_escape(msg->text, sizeof msg->text, line); /* host lines too: anything */
     msg->problem = problem;
     m->message_count++;
 }

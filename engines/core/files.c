@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,6 +68,46 @@ int es_same_file(const char *a, const char *b)
     if (!strcmp(a, "-") || !strcmp(b, "-") || stat(a, &sa) != 0 || stat(b, &sb) != 0)
         return 0;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int es_file_replace(const char *path, const char *data, size_t len, mode_t mode, char *err,
+                    size_t n)
+{
+    char target[4096], tmp[4200];
+    if (es_path_follow(path, target, sizeof target, err, n) != 0)
+        return -1;
+    struct stat st;
+    if (stat(target, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(err, n, "%s: %s, not a regular file; left as it is", path,
+                     es_file_kind(st.st_mode));
+            return -1;
+        }
+        mode = st.st_mode & 07777;
+    }
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", target);
+    const int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, n, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t done = 0;
+    while (done < len) {
+        const ssize_t got = write(fd, data + done, len - done);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        done += (size_t)got;
+    }
+    const int ok = done == len && fchmod(fd, mode) == 0 && fsync(fd) == 0;
+    const int saved = errno;
+    if (close(fd) != 0 || !ok || rename(tmp, target) != 0) {
+        snprintf(err, n, "%s: %s", path, strerror(ok ? errno : saved ? saved : EIO));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
 }
 
 void es_path_dir(const char *path, char *out, size_t n)

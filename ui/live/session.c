@@ -13,6 +13,7 @@
 #include <malloc.h>
 #include <sys/mman.h>
 
+#include "core/text.h"
 #include "session_private.h"
 #include "sound_server.h"
 
@@ -21,13 +22,16 @@
 
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
 {
-    char line[1024];
+    char line[1024], safe[1400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* Every line the session says may name a file, a room or a device:
+     * escaped once here, safe on any terminal it reaches. */
+    es_text_escape(safe, sizeof safe, line);
     if (s->say)
-        s->say(s->say_ctx, problem, line);
+        s->say(s->say_ctx, problem, safe);
 }
 
 static es_processor *build_processor(es_session *s, const es_engine_class *k,

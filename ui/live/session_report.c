@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "core/json.h"
+#include "core/text.h"
 #include "session_private.h"
 
 /* Each A/B slot's own figures (es_ab_stats), as JSON. */
@@ -49,9 +50,11 @@ static void slots_table(es_session *s, const es_stats *st, FILE *to)
         if (!sl.set)
             continue;
         const es_ab_stats *a = &sl.stats;
+        char room[1100];
+        es_text_escape(room, sizeof room, sl.room); /* a file's path: anything */
         fprintf(to, "  slot %c      %s on %s, block %d: %.1f s alone, load p50 %.1f %% p99 "
                 "%.1f %% max %.1f %%, %llu misses, %.1f x real time, %.0f samples/s\n",
-                "AB"[k], sl.engine->name, sl.room, sl.block, a->budget_total_us * 1e-6,
+                "AB"[k], sl.engine->name, room, sl.block, a->budget_total_us * 1e-6,
                 100 * es_load_quantile(a->load_hist, a->load_max, 0.5),
                 100 * es_load_quantile(a->load_hist, a->load_max, 0.99), 100 * a->load_max,
                 (unsigned long long)a->misses, es_ab_stats_realtime_factor(a),
@@ -183,8 +186,10 @@ void es_session_report(es_session *s, FILE *to, int json)
         fputs("}}\n", to);
         return;
     }
-    fprintf(to, "device %s, engine %s, %g Hz, block %d, %.2f s\n", es_player_device(pl),
-            engine, rate, s->cfg.block, elapsed);
+    char device[300];
+    es_text_escape(device, sizeof device, es_player_device(pl));
+    fprintf(to, "device %s, engine %s, %g Hz, block %d, %.2f s\n", device, engine, rate,
+            s->cfg.block, elapsed);
     /* Every count below is since the meters last started counting: the
      * start, a reset (c) or a reopened stream. */
     fprintf(to, "  counted     the last %.2f s (since the %s)\n", counted,
@@ -235,7 +240,10 @@ void es_session_report(es_session *s, FILE *to, int json)
     fprintf(to, "  throughput  %.0f samples/s, %.1f x real time\n", es_stats_throughput(&st),
             es_stats_realtime_factor(&st, rate));
     slots_table(s, &st, to);
-    if (s->recorder[REC_OUTPUT])
+    if (s->recorder[REC_OUTPUT]) {
+        char path[1100];
+        es_text_escape(path, sizeof path, s->record_path[REC_OUTPUT]);
         fprintf(to, "  recorded    %llu frames to %s, %llu lost to a full ring\n", recorded,
-                s->record_path[REC_OUTPUT], lost);
+                path, lost);
+    }
 }

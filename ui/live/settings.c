@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "processor.h"
+#include "core/args.h"
+#include "core/files.h"
 #include "settings.h"
 
 #define FILE_MAX (64 * 1024)
@@ -175,10 +177,16 @@ void es_settings_parse(es_settings *st, const char *text)
 
 void es_settings_read(es_settings *st)
 {
-    FILE *f = fopen(st->path, "r");
+    /* A regular file only: a FIFO would hold the start for good, a folder
+     * would read as empty. Said, and the defaults play. */
+    struct stat sb;
+    if (stat(st->path, &sb) != 0 && errno == ENOENT)
+        return;
+    char why[1200];
+    FILE *f = es_fopen_regular(st->path, why, sizeof why);
     if (!f) {
-        if (errno != ENOENT)
-            problem(st, "cannot read it (%s)", strerror(errno));
+        const char *colon = strstr(why, ": ");
+        problem(st, "cannot read it (%s)", colon ? colon + 2 : why);
         return;
     }
     static char text[FILE_MAX + 1];
@@ -242,7 +250,7 @@ static void run(es_session *s, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     if (es_command_vrunf(s, err, sizeof err, fmt, ap) < 0 && err[0])
-        fprintf(stderr, "earshot: settings: %s\n", err);
+        es_error("settings: %s", err);
     va_end(ap);
 }
 
@@ -450,23 +458,16 @@ static int make_folder(const char *path)
 
 int es_settings_write(const es_settings *st, char *err, size_t n)
 {
-    char text[8192], tmp[1100];
+    char text[8192], why[1400];
     es_settings_format(st, text, sizeof text);
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", st->path);
-    int fd = -1;
-    if (make_folder(st->path) != 0 || (fd = mkstemp(tmp)) < 0) {
+    if (make_folder(st->path) != 0) {
         snprintf(err, n, "settings %s: cannot write it (%s); not remembered", st->path,
                  strerror(errno));
         return -1;
     }
-    const size_t len = strlen(text);
-    const int ok = write(fd, text, len) == (ssize_t)len && fchmod(fd, 0644) == 0 &&
-                   fsync(fd) == 0;
-    const int saved = errno;
-    if (close(fd) != 0 || !ok || rename(tmp, st->path) != 0) {
-        snprintf(err, n, "settings %s: cannot write it (%s); not remembered", st->path,
-                 strerror(ok ? errno : saved));
-        unlink(tmp);
+    /* Through a link; never over a FIFO or a device named as the file. */
+    if (es_file_replace(st->path, text, strlen(text), 0644, why, sizeof why) != 0) {
+        snprintf(err, n, "settings: cannot write it (%s); not remembered", why);
         return -1;
     }
     return 0;

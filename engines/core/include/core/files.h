@@ -27,6 +27,15 @@ FILE *es_fopen_regular(const char *path, char *err, size_t n);
  * exists. 0, or -1 with a message (a loop, a name too long). */
 int es_path_follow(const char *path, char *out, size_t n, char *err, size_t en);
 
+/* Makes `data` the whole contents of `path`, followed through links: a
+ * temporary file beside the target, synced, then renamed over it, so the
+ * target is the old contents or the new, never a part; an old file keeps
+ * its permissions (new ones get `mode`). A target that exists and is not
+ * a regular file (a FIFO, /dev/null) is refused, never replaced. 0, or -1
+ * with "PATH: what is wrong". */
+int es_file_replace(const char *path, const char *data, size_t len, mode_t mode, char *err,
+                    size_t n);
+
 /* 1 when a and b name the same existing file (device and inode, links
  * followed: dir/../x.wav, a link), else 0. "-" is standard output, no
  * file's name. */
