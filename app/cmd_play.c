@@ -45,7 +45,10 @@ static const char usage[] =
     "\n"
     "Options:\n";
 
-#define QUIT_WAIT_SECONDS 10.0
+/* `quit` lets a change asked for just before it finish preparing, for
+ * this long; with the session's own wait for its preparer (0.75 s at most)
+ * the process ends within 2 s of quit, whatever is being prepared. */
+#define QUIT_WAIT_SECONDS 0.75
 
 /* The session's lines go to stderr, as every other message does. */
 static void say(void *ctx, int problem, const char *line)
@@ -110,6 +113,9 @@ static int poll_commands(es_session *s, line_reader *r)
 
 int es_cmd_play(int argc, char **argv)
 {
+    /* A recording may go into a FIFO or pipe: a reader that goes away is a
+     * write error (said, the take kept), not the end of the stream. */
+    signal(SIGPIPE, SIG_IGN);
     es_play_options o;
     es_play_options_default(&o);
     char err[1024];

@@ -1,5 +1,6 @@
 /* earshot render: a file through the same processor the live path runs,
  * block by block, tail included. */
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,9 @@ int es_cmd_render(int argc, char **argv)
     if (parse(argc, argv, &a) != 0)
         return 2;
     const int to_stdout = !strcmp(a.out_path, "-");
+    /* OUT may be a pipe or FIFO: a reader that goes away is a write that
+     * fails (EPIPE, said in one line), not a silent death. */
+    signal(SIGPIPE, SIG_IGN);
     if (!(in = es_audiofile_open_read(a.in_path, &info, err, sizeof err)))
         goto fail;
     if (info.frames < 1) {

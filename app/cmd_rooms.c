@@ -197,13 +197,13 @@ static int list(const es_library *lib, int json)
         const es_room *r = &lib->rooms[i];
         es_prepared_room p;
         char err[1024];
-        es_room_acoustics a;
+        es_room_acoustics a = {0}; /* the list shows the broadband figures only */
         if (es_rooms_prepare_native(r, &p, err, sizeof err) != 0) {
             es_error("%s (left out)", err);
             problems++;
             continue;
         }
-        es_acoustics_room(p.ch[0], p.frames, p.rate, &a);
+        es_acoustics_measure(p.ch[0], p.frames, p.rate, &a.broadband);
         if (json) {
             printf("{\"name\":");
             es_json_string(stdout, r->name);

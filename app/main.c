@@ -52,9 +52,6 @@ int main(int argc, char **argv)
     /* A file grown past `ulimit -f` is a write that fails (EFBIG), said in
      * one line like a full disk, not a signal that kills earshot halfway. */
     signal(SIGXFSZ, SIG_IGN);
-    /* Likewise a FIFO or pipe whose reader went away (render into a pipe,
-     * a recording into a FIFO): EPIPE, said, not a silent death. */
-    signal(SIGPIPE, SIG_IGN);
     /* On PipeWire, the JACK route needs PipeWire's JACK library, which is
      * chosen when a program starts (as pw-jack does): earshot may start
      * again on it here, before anything else runs. */

@@ -2,7 +2,8 @@
  * `fps` times a second poll the session, read the stats, analyse the
  * spectrum, redraw, and turn keys into changes. The terminal is given back
  * sane on q, on Ctrl-C and SIGTERM (a flag the loop sees), and on a crash
- * (the saved terminal modes are restored from the signal handler). */
+ * or SIGQUIT (the saved terminal modes are restored from the signal
+ * handler). */
 #define _DEFAULT_SOURCE /* SA_RESETHAND naming, localtime_r */
 #include <curses.h>
 #include <math.h>
@@ -62,7 +63,9 @@ static void install_signals(void)
     sigaction(SIGTERM, &quit, NULL);
     sigaction(SIGHUP, &quit, NULL);
     struct sigaction crash = {.sa_handler = on_crash};
-    const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    /* SIGQUIT (Ctrl-\) dumps core as it always does, with the terminal
+     * given back first. */
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT};
     for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
         sigaction(fatal[i], &crash, NULL);
     if (tcgetattr(STDIN_FILENO, &saved_modes) == 0)

@@ -1,6 +1,8 @@
 /* The preparer thread (preparer.h says what it is for). A mutex and a
  * condition variable guard its mailboxes: this is the control side, never
  * the audio thread, and each hand-over is a pointer or two. */
+#define _GNU_SOURCE /* pthread_timedjoin_np */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +98,15 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     es_prep_result *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
+    /* A test hook: a build held up this many seconds, as by a file on a
+     * network share that stopped answering (app/hardened: quit does not
+     * wait for it). */
+    const char *stall = getenv("EARSHOT_TEST_PREPARE_STALL");
+    if (stall && atof(stall) > 0) {
+        const double t = atof(stall);
+        const struct timespec held = {(time_t)t, (long)((t - floor(t)) * 1e9)};
+        nanosleep(&held, NULL);
+    }
     r->req = *q;
     if (open_source(q, r) != 0)
         return r;
@@ -300,17 +311,17 @@ es_preparer *es_preparer_create(es_room_loader *rooms, double rate, char *err, s
     clock_gettime(CLOCK_MONOTONIC, &p->looked_at);
     if (pthread_create(&p->thread, NULL, run, p) != 0) {
         snprintf(err, n, "cannot start the preparer thread");
-        es_preparer_destroy(p);
+        es_preparer_destroy(p, 0);
         return NULL;
     }
     p->started = 1;
     return p;
 }
 
-void es_preparer_destroy(es_preparer *p)
+int es_preparer_destroy(es_preparer *p, double wait_s)
 {
     if (!p)
-        return;
+        return 0;
     pthread_mutex_lock(&p->lock);
     p->quit = 1;
     p->has_pending = 0;
@@ -320,8 +331,21 @@ void es_preparer_destroy(es_preparer *p)
     p->measure_count = 0;
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);
-    if (p->started)
-        pthread_join(p->thread, NULL);
+    if (p->started) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until); /* pthread_timedjoin_np's clock */
+        const double whole = floor(wait_s);
+        until.tv_sec += (time_t)whole;
+        until.tv_nsec += (long)((wait_s - whole) * 1e9);
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        if (pthread_timedjoin_np(p->thread, NULL, &until) != 0) {
+            pthread_detach(p->thread); /* it ends by itself once its job returns */
+            return -1;
+        }
+    }
     for (int i = 0; i < p->bin_count; i++)
         destroy_trash(p->bin[i]);
     free_result(p->done);
@@ -332,6 +356,7 @@ void es_preparer_destroy(es_preparer *p)
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
     free(p);
+    return 0;
 }
 
 void es_preparer_submit(es_preparer *p, const es_prep_request *req)

@@ -55,9 +55,14 @@ typedef struct es_preparer es_preparer;
 
 /* Takes the loader (its cache is the preparer's from now on). */
 es_preparer *es_preparer_create(es_room_loader *rooms, double rate, char *err, size_t n);
-/* Finishes the job under way, drops the rest, destroys what is queued for
- * destruction, joins the thread. NULL-safe. */
-void es_preparer_destroy(es_preparer *p);
+/* Drops what waits, lets the job under way finish (its result dropped),
+ * destroys what is queued for destruction and joins the thread, waiting
+ * at most wait_s for it: 0 when it is gone. A thread still busy then (a
+ * file on a hung network share, a GPU that does not answer) is left to
+ * finish on its own: -1, and the preparer and the room loader it was
+ * given must stay allocated, because it still uses them. Quitting never
+ * waits on a slow preparation. NULL-safe (0). */
+int es_preparer_destroy(es_preparer *p, double wait_s);
 
 /* Replaces any request not yet started; supersedes one being built. */
 void es_preparer_submit(es_preparer *p, const es_prep_request *req);

@@ -19,6 +19,12 @@
 
 #define STALL_SECONDS 1.0 /* no callback for this long: the device is in trouble */
 #define LOST_SECONDS 5.0  /* stalled this long with the host still saying it runs: lost */
+/* The longest the end of a session waits for the preparer: quit and
+ * SIGTERM end the process within 2 s whatever it is doing. */
+#define PREPARER_QUIT_S 0.75
+
+/* A session whose preparer was left busy at the end (stop_preparing). */
+static es_session *left_behind;
 
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
 {
@@ -229,7 +235,10 @@ fail:
 }
 
 /* The preparer finishes what it is building (dropped), then goes; what it
- * had to destroy is destroyed. After this nothing is being prepared. */
+ * had to destroy is destroyed. After this nothing is being prepared. A
+ * preparer held up for longer than PREPARER_QUIT_S (stuck in I/O) is left
+ * behind with the room loader it uses: the session is then kept, not
+ * freed, and the process ends without waiting for it. */
 static void stop_preparing(es_session *s)
 {
     if (!s->preparer)
@@ -241,7 +250,14 @@ static void stop_preparing(es_session *s)
     es_prep_result *r = es_preparer_take(s->preparer);
     if (r)
         es_preparer_discard_result(s->preparer, r);
-    es_preparer_destroy(s->preparer);
+    char what[256] = "";
+    es_preparer_busy(s->preparer, what, sizeof what);
+    if (es_preparer_destroy(s->preparer, PREPARER_QUIT_S) != 0) {
+        es_session_sayf(s, 1, "stopped without waiting for the preparation under way (%s): "
+                        "it did not finish within %g s", what[0] ? what : "a change",
+                        PREPARER_QUIT_S);
+        s->preparer_left = 1;
+    }
     s->preparer = NULL;
 }
 
@@ -281,8 +297,14 @@ void es_session_close(es_session *s)
     for (int w = 0; w < 2; w++)
         es_recorder_free(s->recorder[w]);
     es_file_source_close(s->file);
-    es_room_loader_close(&s->rooms);
     es_session_rooms_close(s);
+    if (s->preparer_left) {
+        /* Its thread still reads s->rooms: kept, and reachable from here
+         * (so LeakSanitizer does not count it), until the process ends. */
+        left_behind = s;
+        return;
+    }
+    es_room_loader_close(&s->rooms);
     free(s);
 }
 

@@ -67,6 +67,7 @@ struct es_session {
     es_recorder *recorder[2];
     char record_path[2][1024];
     int failure_said;                    /* bit per take: its write error is said */
+    int preparer_left;                   /* its thread was still busy at the end: kept */
     uint64_t dropped_said;
     struct timespec dropped_when;
 
