@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "core/files.h"
 #include "engine_params.h"
 #include "processor.h"
 
@@ -118,8 +119,12 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
         return -1;
     }
     struct stat st;
-    if (o->ir && (stat(o->ir, &st) != 0 || !S_ISREG(st.st_mode))) {
+    if (o->ir && stat(o->ir, &st) != 0) {
         snprintf(err, n, "--ir %s: no such file (a library room goes with --room)", o->ir);
+        return -1;
+    }
+    if (o->ir && !S_ISREG(st.st_mode)) {
+        snprintf(err, n, "--ir %s: %s, not a regular file", o->ir, es_file_kind(st.st_mode));
         return -1;
     }
     es_source_kind kind = ES_SOURCE_SIGNAL;

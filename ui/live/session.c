@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <malloc.h>
-#include <sys/mman.h>
 
+#include "core/rt_memory.h"
 #include "core/text.h"
 #include "session_private.h"
 #include "sound_server.h"
@@ -133,9 +133,9 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
      * own, given back when the engine is destroyed. */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory cannot be locked */
-    if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
-        es_session_sayf(s, 0, "note: memory not locked (RLIMIT_MEMLOCK too low); the "
-                        "audio thread may take page faults");
+    char locked[300];
+    if (es_rt_memory_lock(locked, sizeof locked) != 0)
+        es_session_sayf(s, 0, "note: %s; the audio thread may take page faults", locked);
 #endif
     char gpu_why[256];
     if (es_gpu_list_for(cfg->engine, &cfg->options.gpus, gpu_why, sizeof gpu_why) != 0)
