@@ -10,15 +10,8 @@
 # and no invalid UTF-8; and the workstation draws them escaped (\x1b).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-earshot=$(realpath "$1")
-make_wav=$(realpath "$2")
-dir=$(mktemp -d)
+. "$here/cli_lib.sh"
 trap 'rm -rf "$dir"; [ -n "${tmux_cleanup_needed:-}" ] && tmux_cleanup' EXIT
-cd "$dir"
-export XDG_DATA_HOME=$dir/xdg XDG_CONFIG_HOME=$dir/config EARSHOT_WISDOM=off
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
 
 ESC=$'\e' BEL=$'\a' C1=$'\xc2\x9b' BAD=$'\xff\xfe'
 evil="${ESC}[2J${ESC}]52;c;ZXZpbA==${BEL}${ESC}]0;owned${BEL}${C1}2J${BAD}"

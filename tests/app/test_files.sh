@@ -15,17 +15,8 @@
 #    no thread takes a page fault in steady play (not in the sanitizer
 #    build, which cannot lock its memory).
 set -u
-earshot=$(realpath "$1")
-make_wav=$(realpath "$2")
+. "$(dirname "$0")/cli_lib.sh"
 build=${3:-release}
-dir=$(mktemp -d)
-pids=()
-trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
-cd "$dir"
-export XDG_DATA_HOME=$dir/xdg XDG_CONFIG_HOME=$dir/config EARSHOT_WISDOM=off
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 # valid_wav FILE MIN_SECONDS: earshot reads it back as audio of at least

@@ -4,31 +4,7 @@
 # and a non-zero exit where it is refused, and nothing is lost or left
 # behind: no crash, no injected manifest line, no orphan file.
 set -u
-earshot=$(realpath "$1")
-make_wav=$(realpath "$2")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-export XDG_DATA_HOME=$dir/xdg XDG_CONFIG_HOME=$dir/config
-user=$XDG_DATA_HOME/earshot/rooms
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
-# refused NAME PATTERN -- command...: exit 1 or 2 (not a signal), one line
-# on stderr that matches PATTERN.
-refused() {
-    local name=$1 want=$2
-    shift 3
-    "$@" >out.txt 2>err.txt
-    local rc=$? lines
-    lines=$(wc -l <err.txt)
-    if [ $rc -ge 1 ] && [ $rc -le 2 ] && [ "$lines" -eq 1 ] && grep -Eq -- "$want" err.txt; then
-        ok "$name: $(cat err.txt)"
-    else
-        bad "$name: exit $rc, $lines lines: $(head -c 300 err.txt)"
-    fi
-}
-
+. "$(dirname "$0")/cli_lib.sh"
 "$make_wav" ir.wav decay 48000 2 4800
 "$make_wav" in.wav noise 48000 2 9600
 "$make_wav" long.wav noise 48000 2 960000

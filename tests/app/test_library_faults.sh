@@ -5,28 +5,7 @@
 # nonsense. Nothing the user did not ask to change is changed, and every
 # refusal is one line.
 set -u
-earshot=$(realpath "$1")
-make_wav=$(realpath "$2")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-export XDG_DATA_HOME=$dir/xdg XDG_CONFIG_HOME=$dir/config EARSHOT_WISDOM=off
-user=$XDG_DATA_HOME/earshot/rooms
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
-refused() { # refused NAME PATTERN -- command...: exit 1 or 2, one line matching PATTERN
-    local name=$1 want=$2
-    shift 3
-    "$@" >out.txt 2>err.txt
-    local rc=$? lines
-    lines=$(wc -l <err.txt)
-    if [ $rc -ge 1 ] && [ $rc -le 2 ] && [ "$lines" -eq 1 ] && grep -Eq -- "$want" err.txt; then
-        ok "$name: $(cat err.txt)"
-    else
-        bad "$name: exit $rc, $lines lines: $(head -c 300 err.txt)"
-    fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 "$make_wav" ir.wav decay 48000 2 4800
 "$make_wav" other.wav decay 48000 1 2400 7
 
