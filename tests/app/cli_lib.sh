@@ -1,9 +1,10 @@
 # Shared by the tests that run earshot's commands as a user would. Source
-# it with earshot and es_make_wav as $1 and $2: it sets $earshot and
-# $make_wav, makes a private folder $dir (removed on exit, with any
+# it with earshot and es_make_wav as $1 and $2: it sets $earshot,
+# $make_wav and $here (the tests' folder, for the other libraries), makes a private folder $dir (removed on exit, with any
 # $pids still running killed) and works in it, gives earshot homes of its
 # own there (rooms in $user, settings in $XDG_CONFIG_HOME) and no FFTW
 # wisdom, and defines ok, bad and refused. $fail is 1 once anything failed.
+here=$(cd "$(dirname "$0")" && pwd)
 earshot=$(realpath "$1")
 make_wav=$(realpath "$2")
 dir=$(mktemp -d)

@@ -9,8 +9,7 @@
 # errors) must hold no control byte but newline and tab, no C1 control
 # and no invalid UTF-8; and the workstation draws them escaped (\x1b).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/cli_lib.sh"
+. "$(dirname "$0")/cli_lib.sh"
 trap 'rm -rf "$dir"; [ -n "${tmux_cleanup_needed:-}" ] && tmux_cleanup' EXIT
 
 ESC=$'\e' BEL=$'\a' C1=$'\xc2\x9b' BAD=$'\xff\xfe'

@@ -222,6 +222,35 @@ grep -q "rooms.txt: a character device" err.txt && [ "$mb" -lt 50 ] &&
     ok "/dev/zero as a manifest: said, $mb MB at most: $(grep -m1 'rooms.txt' err.txt)" ||
     bad "/dev/zero as a manifest: $mb MB: $(head -c 300 err.txt)"
 
+# The workstation: q, and SIGTERM, while a change is stuck in the preparer:
+# the process ends within 2 s and the terminal is given back.
+. "$here/tmux_lib.sh"
+trap 'tmux_cleanup; for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
+for how in q TERM; do
+    rm -f "$XDG_CONFIG_HOME/earshot/workstation.conf"
+    ui_start 100 30 env EARSHOT_TEST_PREPARE_STALL=30 "$earshot" --device null --no-restore
+    wait_for "r:record" 15 || bad "workstation ($how): did not start"
+    keys Up Enter # the room above the one playing: stuck in the preparer
+    sleep 0.5
+    start=$(now)
+    if [ $how = q ]; then
+        keys q
+    else
+        pkill -TERM -x -P "$(t list-panes -t ui -F '#{pane_pid}')" earshot
+    fi
+    if wait_for "MODES-SHOWN" 5; then
+        took=$(since "$start")
+        s=$(screen)
+        grep -q "EXIT=0" <<<"$s" && grep -qx "icanon" <<<"$s" && grep -qx "echo" <<<"$s" &&
+            grep -q "stopped without waiting for the preparation under way" "$tmux_dir/stderr" &&
+            awk -v t="$took" 'BEGIN { exit !(t < 2) }' &&
+            ok "workstation, a change stuck, then $how: ended within $took s, terminal sane" ||
+            bad "workstation, a change stuck, then $how: $took s: $(grep -E 'EXIT|icanon|echo' <<<"$s" | tr '\n' ' ')"
+    else
+        bad "workstation, a change stuck, then $how: still running after 5 s"
+    fi
+done
+
 # -- locked memory: steady play takes no page fault on any thread
 if [ "$build" != sanitized ]; then
     "$earshot" play --device null --ir ir.wav --headless --seconds 6 >/dev/null 2>err.txt &
