@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/args.h"
+#include "core/files.h"
 #include "core/text.h"
 #include "engine.h"
 #include "ui.h"
@@ -473,16 +474,23 @@ static void model_init(ui_model *m, es_session *s)
         note(m, 1, "the spectrum view is off: FFTW could not plan its transform");
 }
 
+/* The report as files are written (core/files.h): a regular file whole,
+ * a FIFO or device written into, never replaced, a FIFO nobody reads
+ * said rather than waited on. */
 static void write_report(es_session *s, const char *path)
 {
-    FILE *f = fopen(path, "w");
+    char *text = NULL, err[1200];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f) {
-        es_error("--report %s: cannot write it", path);
+        es_error("--report %s: out of memory", path);
         return;
     }
     es_session_report(s, f, 1);
-    if (fclose(f) != 0)
-        es_error("--report %s: write failed", path);
+    fclose(f);
+    if (es_file_write_out(path, text, len, err, sizeof err) != 0)
+        es_error("--report %s", err);
+    free(text);
 }
 
 int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)

@@ -62,6 +62,59 @@ FILE *es_fopen_regular(const char *path, char *err, size_t n)
     return f;
 }
 
+/* All of data to fd; 0, or -1 (errno says why). */
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        const ssize_t got = write(fd, data, len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        data += got;
+        len -= (size_t)got;
+    }
+    return 0;
+}
+
+int es_file_write_out(const char *path, const char *data, size_t len, char *err, size_t n)
+{
+    if (!strcmp(path, "-")) {
+        if (write_all(STDOUT_FILENO, data, len) != 0) {
+            snprintf(err, n, "-: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char target[4096];
+    struct stat st;
+    if (es_path_follow(path, target, sizeof target, err, n) != 0)
+        return -1;
+    if (stat(target, &st) != 0 || S_ISREG(st.st_mode))
+        return es_file_replace(path, data, len, 0644, err, n);
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, n, "%s: a folder", path);
+        return -1;
+    }
+    const int fd = open(target, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, n, "%s: %s", path,
+                 errno == ENXIO ? "no program has the FIFO open for reading" : strerror(errno));
+        return -1;
+    }
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        (void)!fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    const int rc = write_all(fd, data, len);
+    const int saved = errno;
+    close(fd);
+    if (rc != 0) {
+        snprintf(err, n, "%s: %s", path, strerror(saved));
+        return -1;
+    }
+    return 0;
+}
+
 int es_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;

@@ -250,6 +250,21 @@ for how in q TERM; do
         bad "workstation, a change stuck, then $how: still running after 5 s"
     fi
 done
+# The workstation's --report into a device node and a FIFO nobody reads:
+# both stay what they are; the FIFO is said, not waited on.
+mkfifo report.fifo
+for target in nullcopy report.fifo; do
+    [ -e "$target" ] || continue
+    ui_start 100 30 "$earshot" --device null --no-restore --seconds 1 --report "$dir/$target"
+    if wait_for "MODES-SHOWN" 15 && screen | grep -q "EXIT=0"; then
+        { [ -c "$dir/$target" ] || [ -p "$dir/$target" ]; } &&
+            { [ "$target" = nullcopy ] || grep -q "no program has the FIFO open" "$tmux_dir/stderr"; } &&
+            ok "workstation --report $target: exit 0, still $(stat -c %F "$dir/$target")$([ "$target" = nullcopy ] || echo ", said: $(cat "$tmux_dir/stderr")")" ||
+            bad "workstation --report $target: $(ls -l "$dir/$target") $(cat "$tmux_dir/stderr")"
+    else
+        bad "workstation --report $target: did not end: $(screen | tail -3)"
+    fi
+done
 
 # -- locked memory: steady play takes no page fault on any thread
 if [ "$build" != sanitized ]; then

@@ -36,6 +36,13 @@ int es_path_follow(const char *path, char *out, size_t n, char *err, size_t en);
 int es_file_replace(const char *path, const char *data, size_t len, mode_t mode, char *err,
                     size_t n);
 
+/* Writes `data` as the whole of an output a person named, as audio files
+ * are written (audio/audiofile.h): a regular file (or none) through
+ * es_file_replace; a FIFO or a device written into, never replaced (a
+ * FIFO that no program reads is said, not waited on); "-" is standard
+ * output. 0, or -1 with "PATH: what is wrong". */
+int es_file_write_out(const char *path, const char *data, size_t len, char *err, size_t n);
+
 /* 1 when a and b name the same existing file (device and inode, links
  * followed: dir/../x.wav, a link), else 0. "-" is standard output, no
  * file's name. */
