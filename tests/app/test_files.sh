@@ -250,6 +250,20 @@ for how in q TERM; do
         bad "workstation, a change stuck, then $how: still running after 5 s"
     fi
 done
+# SIGQUIT (Ctrl-\) dumps core as it always did, with the terminal given
+# back first.
+ui_start 100 30 sh -c "ulimit -c 0; exec '$earshot' --device null --no-restore"
+if wait_for "r:record" 15; then
+    pkill -QUIT -x -P "$(t list-panes -t ui -F '#{pane_pid}')" earshot
+    wait_for "MODES-SHOWN" 5
+    s=$(screen)
+    grep -q "EXIT=131" <<<"$s" && grep -qx "icanon" <<<"$s" && grep -qx "echo" <<<"$s" &&
+        ok "workstation, SIGQUIT: the terminal sane (icanon, echo), then the signal's exit (131)" ||
+        bad "workstation, SIGQUIT: $(grep -E 'EXIT|icanon|echo' <<<"$s" | tr '\n' ' ')"
+else
+    bad "workstation for SIGQUIT: did not start"
+fi
+
 # The workstation's --report into a device node and a FIFO nobody reads:
 # both stay what they are; the FIFO is said, not waited on.
 mkfifo report.fifo
