@@ -46,9 +46,9 @@ static const char usage[] =
     "Options:\n";
 
 /* `quit` lets a change asked for just before it finish preparing, for
- * this long; with the session's own wait for its preparer (0.75 s at most)
+ * this long; with the session's own wait for its preparer (0.5 s at most)
  * the process ends within 2 s of quit, whatever is being prepared. */
-#define QUIT_WAIT_SECONDS 0.75
+#define QUIT_WAIT_SECONDS 0.5
 
 /* The session's lines go to stderr, as every other message does. */
 static void say(void *ctx, int problem, const char *line)

@@ -21,7 +21,7 @@
 #define LOST_SECONDS 5.0  /* stalled this long with the host still saying it runs: lost */
 /* The longest the end of a session waits for the preparer: quit and
  * SIGTERM end the process within 2 s whatever it is doing. */
-#define PREPARER_QUIT_S 0.75
+#define PREPARER_QUIT_S 0.5
 
 /* A session whose preparer was left busy at the end (stop_preparing). */
 static es_session *left_behind;
