@@ -22,28 +22,32 @@
 # a run that lost nothing and does not match fails at once.
 #
 # What the timing shows, in a minute (NETJACK_SECONDS, 60; 20 in the
-# sanitizer build, whose point is memory, not time) measured against a
-# baseline in the same minute: netjack2 loses no more cycles than a plain
-# JACK server does on this machine. Beside the master and the slave, a
-# second dummy server (the control) runs an earshot of its own with the
-# same room and block; one tap watches the slave, one the control, from the
-# same moment. The slave's lost cycles (xruns and skipped cycles) may not
-# exceed the control's by more than 2, nor earshot's xruns on the slave
-# those of earshot on the control by more than 2. A slave that loses cycles
-# of its own (packets late or missing, a clock that drifts from the
-# master's, earshot late on the slave) loses them in a quiet minute, when
-# the control loses none. When no cycle was lost anywhere, the minute's
-# recording must match the render too.
+# sanitizer build, whose point is memory, not time): netjack2 loses no
+# cycle that the machine does not make it lose. Beside the master and the
+# slave, a second dummy server (the control) runs an earshot of its own
+# with the same room and block; one tap watches the slave, one the
+# control, from the same moment, each with the probe (jack_tap --probe: a
+# real-time thread on each CPU, waking every millisecond, that notes each
+# stall of the machine longer than half a period). The slave's lost cycles
+# (xruns and skipped cycles) must all come in or just after such a stall,
+# or be no more than the control lost in the same minute. A slave that
+# loses cycles of its own (packets late or missing, a clock that drifts
+# from the master's, earshot late on the slave) loses them outside the
+# stalls, and in a quiet minute more than the control, which then loses
+# none. When no cycle was lost anywhere, the minute's recording must match
+# the render too.
 #
 # Why not "no lost cycle in a minute": the 2-core virtual machine this runs
-# on stops every thread now and then, and any JACK server loses cycles
-# then. The taps' probe (jack_tap --probe: a real-time thread on each CPU,
-# waking every millisecond) saw 20 to over 256 stops longer than half a
-# period in a minute, both CPUs at once, with 0.6 to 4 s of steal time in
-# /proc/stat in that minute; a lone dummy server lost 17 to 218 cycles in
-# such minutes, the slave beside it 0 to 74, never more than the control.
-# The probe's figures are printed; they judge nothing (its record holds 256
-# stops, and a plain server lost a cycle it did not explain).
+# on stops every thread now and then (the probe's threads on both CPUs late
+# at once; /proc/stat counts it as steal time), and any JACK server loses
+# cycles then. In the minutes measured for this, the probe saw 5 to over
+# 256 stalls a minute, with 0.6 to 4 s of steal time in the minute; a lone
+# dummy server lost 0 to 218 cycles a minute, the slave beside it 0 to 74.
+# Short stalls cost the slave more than the control (one of 3.5 ms: the
+# slave 4 cycles, the control none; the dummy clock has a period's slack,
+# the slave less), long ones cost the control more (it skips to catch up).
+# Each alone would fail on this machine: the probe keeps 256 stalls and
+# explains no loss past them, and the counts differ either way by a few.
 # Period 256 at 48 kHz, netjack2's default network latency (5 cycles;
 # NETJACK_LATENCY sets another, for docs/SCALING.md's table). The servers
 # run with real-time scheduling where the machine grants it, as netjack2
@@ -86,10 +90,10 @@ trap '' PIPE # a closed output or a dead earshot's FIFO: an error, not the end
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 num() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$2"; }
-# Waits up to 10 s for a line matching $2 from jack_lsp on server $1 (or,
-# with $1 a file, in that file).
+# Waits up to $3 (10) s for a line matching $2 from jack_lsp on server $1
+# (or, with $1 a file, in that file).
 seen() {
-    for _ in $(seq 100); do
+    for _ in $(seq $((${3:-10} * 10))); do
         if [ -f "$1" ]; then
             grep -q "$2" "$1"
         else
@@ -220,15 +224,19 @@ net_try() {
     watch=$!
     local taps="tap watch"
     if [ "$run" = minute ]; then
-        JACK_DEFAULT_SERVER=$ctl "$tap" --name watch --seconds $((s + 2)) --wait --hold \
+        # A name of its own: libjack names a client's socket after the
+        # client, not the server, so two clients of one name opening at once
+        # on two servers take each other's ("Cannot open watch client").
+        JACK_DEFAULT_SERVER=$ctl "$tap" --name control-watch --seconds $((s + 2)) --wait --hold \
             --probe >"$dir/cwatch.out" 2>&1 &
         cwatch=$!
         taps+=" cwatch"
     fi
     local t
     for t in $taps; do
-        seen "$dir/$t.out" '^jack_tap: ready' && continue
-        bad "run $run: the taps did not start: $(cat "$dir/tap.out" "$dir/watch.out" ${cwatch:+"$dir/cwatch.out"})"
+        seen "$dir/$t.out" '^jack_tap: ready' 20 && continue
+        bad "run $run: the tap $t did not start in 20 s: $(cat "$dir/$t.out");" \
+            "the slave's log: $(tail -n 5 "$dir/slave.log")"
         return 1
     done
     start_player "$slave_server" || return 1
@@ -262,17 +270,28 @@ net_try() {
     local clean=0
     [ "$slave_lost" = 0 ] && [ "$master_lost" = 0 ] && [ "$xruns" = 0 ] && [ -z "$logged" ] && clean=1
     if [ "$run" = minute ]; then
-        counted "$dir/cwatch.out"; local control_lost=$lost cxruns; cxruns=$(num xruns "$dir/control.json")
+        counted "$dir/cwatch.out"; local control_lost=$lost cxruns
+        cxruns=$(num xruns "$dir/control.json")
         echo "     the minute ($s s): lost cycles on the slave $slave_lost, on the control" \
              "$control_lost, on the master $master_lost; earshot's xruns on the slave $xruns," \
              "on the control ${cxruns:-none}; the control's watch: $(tap_says "$dir/cwatch.out"); $what"
-        if [ "$slave_lost" -le $((control_lost + 2)) ] && [ -n "$cxruns" ] &&
-           [ "$xruns" -le $((cxruns + 2)) ]; then
-            echo "ok   in $s s the slave lost no more cycles than a plain server beside it" \
-                 "($slave_lost, $control_lost), nor earshot on it ($xruns xruns, $cxruns)"
+        # The probe's word on the slave's losses; it keeps 256 stalls, and
+        # past them explains none.
+        local outside stalls
+        outside=$(sed -n 's/.*; lost cycles outside a stall \([0-9]*\)$/\1/p' "$dir/watch.out")
+        stalls=$(sed -n 's/^jack_tap: machine: .*, \([0-9]*\) stalls over .*/\1/p' "$dir/watch.out")
+        if [ "$slave_lost" = 0 ]; then
+            echo "ok   in $s s the slave lost no cycle (the control beside it $control_lost)"
+        elif [ "${outside:-1}" = 0 ] && [ "${stalls:-256}" -lt 256 ]; then
+            echo "ok   in $s s the slave lost $slave_lost cycles, each in a stall of the machine" \
+                 "($stalls stalls; the control beside it lost $control_lost)"
+        elif [ "$slave_lost" -le "$control_lost" ]; then
+            echo "ok   in $s s the slave lost $slave_lost cycles, no more than a plain server" \
+                 "beside it ($control_lost)"
         else
-            bad "the minute: the slave lost $slave_lost cycles, a plain server beside it" \
-                "$control_lost; earshot's xruns on the slave $xruns, on the control ${cxruns:-none}"
+            bad "the minute: the slave lost $slave_lost cycles, ${outside:-?} of them outside the" \
+                "${stalls:-?} stalls of the machine the probe saw, and a plain server beside it" \
+                "lost $control_lost"
         fi
         if [ $clean = 1 ]; then
             [ $matched = 0 ] && [ "$delay" = "${delays[0]:-$delay}" ] &&
