@@ -6,13 +6,17 @@
  *     at -1 dBFS: no output sample above the ceiling (exactly), the
  *     reductions counted, nothing clipped, the channels turned down
  *     together; off by default: the same passes above 0 dBFS and counts
- *     as clipped;
+ *     as clipped; after the burst, at a normal level, the limiter lets go:
+ *     no sample counts as limited 1 s later, whether it stays on or was
+ *     switched off (its gain once stalled just under 1 and counted every
+ *     sample for good: LIM lit for minutes);
  *   - bypass: after the crossfade the output is the input delayed by the
  *     processor's latency, bit for bit, though the room and dry levels are
  *     on; the crossfade in and out moves no faster than the signals it
  *     joins (a switch would jump);
  *   - a level change ramps: no step when the output drops by 20 dB. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -161,6 +165,50 @@ static void limiter(void)
     }
 }
 
+/* A burst 12 dB too loud through the limiter, then a quiet sine for 2 s,
+ * the limiter left on (off 0) or switched off at the burst's end: the
+ * samples counted as limited in the second half of the quiet part. */
+static uint64_t limited_after(int off)
+{
+    es_mix m = {.wet = 1, .gain = (float)es_db_to_gain(12.0), .limiter = 1, .ceiling_db = -1};
+    es_processor *p = processor(m, 0);
+    if (!p)
+        return UINT64_MAX;
+    float x[BLOCK], y0[BLOCK], y1[BLOCK];
+    long n = 0;
+    es_stats st;
+    uint64_t at_1s = 0;
+    const int burst = (int)(0.5 * RATE / BLOCK), quiet = (int)(2.0 * RATE / BLOCK);
+    for (int b = 0; b < burst + quiet; b++) {
+        if (b == burst) { /* back to unity, -20 dBFS: nothing for a limiter to do */
+            m.gain = 1;
+            m.limiter = !off;
+            es_processor_set_mix(p, &m);
+        }
+        const double amp = b < burst ? 1.0 : 0.1;
+        for (int t = 0; t < BLOCK; t++, n++)
+            x[t] = (float)(amp * sin(2 * 3.14159265358979 * 997.0 * n / RATE));
+        run(p, x, y0, y1);
+        es_processor_stats(p, &st);
+        if (b == burst + quiet / 2)
+            at_1s = st.limited;
+    }
+    es_processor_destroy(p);
+    return st.limited - at_1s;
+}
+
+static void limiter_lets_go(void)
+{
+    for (int off = 0; off < 2; off++) {
+        const uint64_t late = limited_after(off);
+        char line[200];
+        snprintf(line, sizeof line, "after a burst the limiter lets go (%s): %llu samples "
+                 "limited from 1 s to 2 s after it", off ? "switched off" : "left on",
+                 (unsigned long long)late);
+        es_test_check(late == 0, line);
+    }
+}
+
 /* The largest sample-to-sample move of y over [from, to). */
 static float steepest(const float *y, long from, long to)
 {
@@ -223,6 +271,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     meters();
     limiter();
+    limiter_lets_go();
     bypass();
     printf("levels: %s\n", es_test_failures ? "FAIL" : "ok");
     return es_test_failures ? 1 : 0;
