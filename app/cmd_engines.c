@@ -38,7 +38,7 @@ static uint64_t gpu_bytes(const es_engine_class *e, char *why, size_t n)
     if (inst) {
         es_engine_status st;
         es_engine_get_status(inst, &st);
-        bytes = st.device_bytes;
+        bytes = st.gpu.bytes;
     }
     es_engine_destroy(inst);
     es_ir_destroy(ir);

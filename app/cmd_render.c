@@ -63,7 +63,7 @@ static const es_param params[] = {
      "engine's offline plan, the cheapest block for this IR;\n"
      "256 for an engine without one)", offsetof(render_args, block), NULL, NULL},
     ES_PARAM_PARTITION(render_args, options.partition),
-    ES_PARAM_GPU(render_args, options.gpus),
+    ES_PARAM_GPU(render_args, options.gpu.list),
     {"wet", ES_PARAM_DOUBLE, 0, 1, "X", "mix: X of the convolved signal, 1-X of IN (default 1)",
      offsetof(render_args, wet), NULL, NULL},
     {"format", ES_PARAM_CHOICE, 0, 0, "F", "float (default, exact), pcm16 or pcm24",
@@ -195,7 +195,7 @@ int es_cmd_render(int argc, char **argv)
                      .inputs = inputs, .outputs = outputs};
     choose_block(&a, &fmt, ir);
     char why[256];
-    if (es_gpu_list_for(a.engine, &a.options.gpus, err, sizeof err) != 0)
+    if (es_gpu_list_for(a.engine, &a.options.gpu.list, err, sizeof err) != 0)
         goto fail;
     es_engine *engine = es_engine_create(a.engine, &fmt, ir, &a.options, why, sizeof why);
     if (!engine) {

@@ -425,13 +425,13 @@ static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
         memcpy(p->acc.engine_error, st.message, sizeof p->acc.engine_error);
     }
     if (s == &p->slots[p->active]) {
-        p->acc.shards = st.shards;
-        memcpy(p->acc.shard, st.shard, sizeof(es_shard_status) * (size_t)st.shards);
+        p->acc.shards = st.gpu.shards;
+        memcpy(p->acc.shard, st.gpu.shard, sizeof(es_shard_status) * (size_t)st.gpu.shards);
     }
     uint64_t late = st.late_results - s->late_seen;
     s->late_seen = st.late_results;
-    if (st.device_us > 0)
-        *device_us = st.device_us;
+    if (st.gpu.us > 0)
+        *device_us = st.gpu.us;
     return late;
 }
 

@@ -106,7 +106,7 @@ static const es_param params[] = {
     {"measure", ES_PARAM_FLAG, 0, 0, NULL, "FFTW_MEASURE plans (the default)",
      offsetof(bench_args, estimate), NULL, NULL},
     ES_PARAM_PIPELINED(bench_args, base.options.gpu_pipelined),
-    ES_PARAM_GPU(bench_args, base.options.gpus),
+    ES_PARAM_GPU(bench_args, base.options.gpu.list),
     {"max-wall", ES_PARAM_DOUBLE, 0.1, 36000, "S",
      "stop a measurement after S seconds of wall time (default 30)",
      offsetof(bench_args, base.max_wall), NULL, NULL},
@@ -181,7 +181,7 @@ static int parse(int argc, char **argv, bench_args *a)
             es_error("bench: --engine '%s': %s", name, why);
             return -1;
         }
-        if (es_gpu_list_for(a->engines[a->engine_count - 1], &a->base.options.gpus, why,
+        if (es_gpu_list_for(a->engines[a->engine_count - 1], &a->base.options.gpu.list, why,
                             sizeof why)) {
             es_error("bench: %s", why);
             return -1;
@@ -219,7 +219,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->helpers_realtime, r->realtime_factor,
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
                r->cut_short ? "true" : "false",
-               es_gpu_list_text(&c->options.gpus, gpus, sizeof gpus));
+               es_gpu_list_text(&c->options.gpu.list, gpus, sizeof gpus));
         for (int k = 0; k < r->shards; k++)
             printf("%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu,"
                    "\"device_max_us\":%.3f,\"device_bytes\":%llu}", k ? "," : "",
@@ -361,7 +361,7 @@ static void find_max_paths(es_bench_config *c, int json)
     const int good = (int)largest(c, c->matrix_outputs > 0 ? c->matrix_outputs : c->matrix,
                                   4096, sustains_outputs, within_one);
     char gpus[96];
-    es_gpu_list_text(&c->options.gpus, gpus, sizeof gpus);
+    es_gpu_list_text(&c->options.gpu.list, gpus, sizeof gpus);
     if (json)
         printf("{\"engine\":\"%s\",\"block\":%d,\"ir_seconds\":%g,\"inputs\":%d,"
                "\"max_outputs\":%d,\"max_paths\":%d,\"paced\":%s,\"gpus\":\"%s\"}\n",

@@ -233,16 +233,16 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
         const int was_late = st.late_results != late;
         late = st.late_results;
         for (int q = 0; q < ES_DEVICE_RECENT; q++)
-            if (st.recent_seq[q] > 0 && (long)st.recent_seq[q] <= jobs &&
-                device_by_job[st.recent_seq[q]] < 0) {
-                device_by_job[st.recent_seq[q]] = st.recent_us[q];
+            if (st.gpu.recent_seq[q] > 0 && (long)st.gpu.recent_seq[q] <= jobs &&
+                device_by_job[st.gpu.recent_seq[q]] < 0) {
+                device_by_job[st.gpu.recent_seq[q]] = st.gpu.recent_us[q];
                 j.known++;
             }
         if (b < warmup)
             continue;
         r->late_wakes += woke_late;
         block_record *k = &rec[measured];
-        *k = (block_record){.took_us = took, .cpu_us = cpu, .job = st.result_seq,
+        *k = (block_record){.took_us = took, .cpu_us = cpu, .job = st.gpu.result_seq,
                             .late = took > r->budget_us || was_late,
                             .helper_late = was_late && !j.gpu};
         us[measured++] = took;
@@ -269,10 +269,10 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     es_engine_get_status(e, &st);
     r->late_results = st.late_results;
     r->late_levels = st.late_levels;
-    r->device_bytes = st.device_bytes;
-    r->device_max_us = st.device_max_us;
-    r->shards = st.shards;
-    memcpy(r->shard, st.shard, sizeof(es_shard_status) * (size_t)st.shards);
+    r->device_bytes = st.gpu.bytes;
+    r->device_max_us = st.gpu.max_us;
+    r->shards = st.gpu.shards;
+    memcpy(r->shard, st.gpu.shard, sizeof(es_shard_status) * (size_t)st.gpu.shards);
     r->helpers_realtime = st.helpers_realtime;
     snprintf(r->helpers, sizeof r->helpers, "%s", st.helpers);
     if (st.failed)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "classes.h"
+#include "gpu_classes.h"
 #include "gpu_device.h"
 
 static int not_built(char *why, size_t n)
@@ -23,30 +24,27 @@ static es_engine *no_create(const es_format *fmt, const es_ir *ir,
     return NULL;
 }
 
+/* Name, summary, caps and fallback from gpu_classes.h, as the CUDA
+ * build's. */
 const es_engine_class es_engine_cuda_circular = {
-    .name = "cuda-circular",
-    .summary = "time-domain convolution on the GPU, device-side circular buffer",
-    .caps = ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
+    ES_CUDA_CIRCULAR_DESCRIPTOR,
     .probe = not_built,
     .create = no_create,
+    .fallback = ES_CUDA_CIRCULAR_FALLBACK,
 };
 
 const es_engine_class es_engine_cuda_nonuniform = {
-    .name = "cuda-nonuniform",
-    .summary = "non-uniformly partitioned on the GPU, zero latency: head in the callback's "
-               "graph, tail levels on low-priority streams",
-    .caps = ES_CAP_PARTITION | ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
+    ES_CUDA_NONUNIFORM_DESCRIPTOR,
     .probe = not_built,
     .create = no_create,
-    .fallback = "cpu-nonuniform",
+    .fallback = ES_CUDA_NONUNIFORM_FALLBACK,
 };
 
 const es_engine_class es_engine_cuda_partitioned = {
-    .name = "cuda-partitioned",
-    .summary = "uniformly partitioned overlap-save on the GPU with cuFFT",
-    .caps = ES_CAP_PARTITION | ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
+    ES_CUDA_PARTITIONED_DESCRIPTOR,
     .probe = not_built,
     .create = no_create,
+    .fallback = ES_CUDA_PARTITIONED_FALLBACK,
 };
 
 int es_gpu_count(void)

@@ -23,6 +23,7 @@
 
 extern "C" {
 #include "classes.h"
+#include "gpu_classes.h"
 #include "gpu_device.h"
 }
 
@@ -247,7 +248,7 @@ static es_engine *cucirc_create(const es_format *fmt, const es_ir *ir, const es_
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         return NULL;
     }
-    c->gpu.device = opt->gpu_device;
+    c->gpu.device = opt->gpu.device;
     c->inputs = ir->inputs;
     c->outputs = ir->outputs;
     c->paths = es_ir_path_count(ir);
@@ -308,9 +309,7 @@ fail:
 }
 
 extern "C" const es_engine_class es_engine_cuda_circular = {
-    "cuda-circular",
-    "time-domain convolution on the GPU, device-side circular buffer, CUDA graph per block",
-    ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
+    ES_CUDA_CIRCULAR_DESCRIPTOR, /* name, summary, caps: gpu_classes.h */
     es_gpu_engine_probe,
     cucirc_create,
     es_gpu_engine_process,
@@ -318,6 +317,6 @@ extern "C" const es_engine_class es_engine_cuda_circular = {
     es_gpu_engine_reset,
     cucirc_destroy,
     es_gpu_engine_status,
-    "cpu-partitioned",
+    ES_CUDA_CIRCULAR_FALLBACK,
     NULL, /* no offline plan: render runs the live default block */
 };

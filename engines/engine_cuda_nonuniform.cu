@@ -46,6 +46,7 @@
 
 extern "C" {
 #include "classes.h"
+#include "gpu_classes.h"
 #include "gpu_device.h"
 #include "gpu_nu_plan.h"
 }
@@ -427,7 +428,7 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         return NULL;
     }
-    c->gpu.device = opt->gpu_device;
+    c->gpu.device = opt->gpu.device;
     c->inputs = ir->inputs;
     c->outputs = ir->outputs;
     c->max_block = fmt->max_block;
@@ -442,9 +443,9 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
     /* A shard of a split plans as the whole matrix: the same levels give
      * its outputs the same samples, bit for bit. */
     es_gnu_shape plan_shape = shape;
-    if (opt->plan_outputs > 0) {
-        plan_shape.outputs = opt->plan_outputs;
-        plan_shape.paths = opt->plan_paths;
+    if (opt->gpu.plan_outputs > 0) {
+        plan_shape.outputs = opt->gpu.plan_outputs;
+        plan_shape.paths = opt->gpu.plan_paths;
     }
     es_gnu_plan_choose(&plan_shape, &c->plan);
 #ifdef ES_TESTING
@@ -539,10 +540,7 @@ static void cunu_status(const es_engine *e, es_engine_status *st)
 }
 
 extern "C" const es_engine_class es_engine_cuda_nonuniform = {
-    "cuda-nonuniform",
-    "non-uniformly partitioned on the GPU, zero latency: head in the callback's graph, "
-    "tail levels on low-priority streams",
-    ES_CAP_PARTITION | ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
+    ES_CUDA_NONUNIFORM_DESCRIPTOR, /* name, summary, caps: gpu_classes.h */
     es_gpu_engine_probe,
     cunu_create,
     es_gpu_engine_process,
@@ -550,6 +548,6 @@ extern "C" const es_engine_class es_engine_cuda_nonuniform = {
     es_gpu_engine_reset,
     cunu_destroy,
     cunu_status,
-    "cpu-nonuniform", /* zero latency too, on the CPU */
+    ES_CUDA_NONUNIFORM_FALLBACK,
     NULL, /* no offline plan: render runs the live default block */
 };

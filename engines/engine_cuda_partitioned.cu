@@ -28,6 +28,7 @@
 
 extern "C" {
 #include "classes.h"
+#include "gpu_classes.h"
 #include "gpu_device.h"
 #include "partition.h"
 }
@@ -83,7 +84,7 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
         return NULL;
     }
-    c->gpu.device = opt->gpu_device;
+    c->gpu.device = opt->gpu.device;
     c->inputs = ir->inputs;
     c->outputs = ir->outputs;
     c->max_block = fmt->max_block;
@@ -126,9 +127,7 @@ fail:
 }
 
 extern "C" const es_engine_class es_engine_cuda_partitioned = {
-    "cuda-partitioned",
-    "uniformly partitioned overlap-save on the GPU with cuFFT, CUDA graph per block",
-    ES_CAP_PARTITION | ES_CAP_PIPELINED | ES_CAP_GPU | ES_CAP_HELPERS,
+    ES_CUDA_PARTITIONED_DESCRIPTOR, /* name, summary, caps: gpu_classes.h */
     es_gpu_engine_probe,
     cupart_create,
     es_gpu_engine_process,
@@ -136,6 +135,6 @@ extern "C" const es_engine_class es_engine_cuda_partitioned = {
     es_gpu_engine_reset,
     cupart_destroy,
     es_gpu_engine_status,
-    "cpu-partitioned",
+    ES_CUDA_PARTITIONED_FALLBACK,
     NULL, /* no offline plan: render runs the live default block */
 };

@@ -202,7 +202,7 @@ void es_gpu_engine_status(const es_engine *e, es_engine_status *st)
     es_gpu_pipeline_status(g->pipe, st);
     /* The staging is pinned host memory; only its header copy is the
      * device's. */
-    st->device_bytes = g->held + sizeof(es_gpu_header) + sizeof(unsigned) * (size_t)g->st.chunks +
+    st->gpu.bytes = g->held + sizeof(es_gpu_header) + sizeof(unsigned) * (size_t)g->st.chunks +
                        sizeof(int) * (3 * (size_t)g->pt.count + g->pt.outputs + 1);
 }
 

@@ -422,21 +422,21 @@ ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st
      * around the time, so the pair belongs together (a few tries at most). */
     for (int k = 0; k < 4; k++) {
         const long seq = atomic_load_explicit(&p->job_seq, memory_order_acquire);
-        st->device_us = 1e-3 * (double)atomic_load_explicit(&p->job_ns, memory_order_acquire);
-        st->device_seq = (uint64_t)seq;
+        st->gpu.us = 1e-3 * (double)atomic_load_explicit(&p->job_ns, memory_order_acquire);
+        st->gpu.seq = (uint64_t)seq;
         if (atomic_load_explicit(&p->job_seq, memory_order_acquire) == seq)
             break;
-        st->device_seq = 0; /* still changing: no pair this time */
+        st->gpu.seq = 0; /* still changing: no pair this time */
     }
-    st->result_seq = (uint64_t)atomic_load_explicit(&p->result_seq, memory_order_relaxed);
+    st->gpu.result_seq = (uint64_t)atomic_load_explicit(&p->result_seq, memory_order_relaxed);
     for (int k = 0; k < ES_DEVICE_RECENT; k++) {
         const long seq = atomic_load_explicit(&p->recent[k].seq, memory_order_acquire);
         const long long ns = atomic_load_explicit(&p->recent[k].ns, memory_order_acquire);
         const int whole = atomic_load_explicit(&p->recent[k].seq, memory_order_acquire) == seq;
-        st->recent_seq[k] = whole ? (uint64_t)seq : 0;
-        st->recent_us[k] = whole ? 1e-3 * (double)ns : 0;
+        st->gpu.recent_seq[k] = whole ? (uint64_t)seq : 0;
+        st->gpu.recent_us[k] = whole ? 1e-3 * (double)ns : 0;
     }
-    st->device_max_us = 1e-3 * (double)atomic_load_explicit(&p->job_max_ns, memory_order_relaxed);
+    st->gpu.max_us = 1e-3 * (double)atomic_load_explicit(&p->job_max_ns, memory_order_relaxed);
     st->helpers_realtime = atomic_load_explicit(&p->realtime, memory_order_acquire);
     if (st->helpers_realtime >= 0)
         memcpy(st->helpers, p->realtime_why, sizeof st->helpers);

@@ -144,24 +144,24 @@ static ES_RT void split_status(const es_engine *e, es_engine_status *st)
 {
     const gpu_split *s = (const gpu_split *)e;
     int first = 1;
-    st->shards = s->shards;
+    st->gpu.shards = s->shards;
     st->helpers_realtime = 1;
     for (int k = 0; k < s->shards; k++) {
         const shard *h = &s->shard[k];
-        st->shard[k].device = h->device;
-        st->shard[k].first_output = h->first;
-        st->shard[k].outputs = h->outputs;
+        st->gpu.shard[k].device = h->device;
+        st->gpu.shard[k].first_output = h->first;
+        st->gpu.shard[k].outputs = h->outputs;
         if (!h->e || !s->inner->status)
             continue;
         es_engine_status one;
         memset(&one, 0, sizeof one);
         s->inner->status(h->e, &one);
-        st->shard[k].late = one.late_results;
-        st->shard[k].device_max_us = one.device_max_us;
-        st->shard[k].device_bytes = one.device_bytes;
+        st->gpu.shard[k].late = one.late_results;
+        st->gpu.shard[k].device_max_us = one.gpu.max_us;
+        st->gpu.shard[k].device_bytes = one.gpu.bytes;
         st->late_levels += one.late_levels;
-        st->device_bytes += one.device_bytes;
-        st->device_max_us = larger(st->device_max_us, one.device_max_us);
+        st->gpu.bytes += one.gpu.bytes;
+        st->gpu.max_us = larger(st->gpu.max_us, one.gpu.max_us);
         if (one.helpers_realtime < st->helpers_realtime) {
             st->helpers_realtime = one.helpers_realtime;
             memcpy(st->helpers, one.helpers, sizeof st->helpers);
@@ -173,19 +173,19 @@ static ES_RT void split_status(const es_engine *e, es_engine_status *st)
                      h->standby ? ", its outputs now on the CPU" : "", one.message);
         }
         if (first) {
-            st->device_us = one.device_us;
-            st->device_seq = one.device_seq;
-            st->result_seq = one.result_seq;
-            memcpy(st->recent_seq, one.recent_seq, sizeof st->recent_seq);
-            memcpy(st->recent_us, one.recent_us, sizeof st->recent_us);
+            st->gpu.us = one.gpu.us;
+            st->gpu.seq = one.gpu.seq;
+            st->gpu.result_seq = one.gpu.result_seq;
+            memcpy(st->gpu.recent_seq, one.gpu.recent_seq, sizeof st->gpu.recent_seq);
+            memcpy(st->gpu.recent_us, one.gpu.recent_us, sizeof st->gpu.recent_us);
             first = 0;
             continue;
         }
-        if (one.device_seq == st->device_seq)
-            st->device_us = larger(st->device_us, one.device_us);
+        if (one.gpu.seq == st->gpu.seq)
+            st->gpu.us = larger(st->gpu.us, one.gpu.us);
         for (int j = 0; j < ES_DEVICE_RECENT; j++)
-            if (one.recent_seq[j] == st->recent_seq[j])
-                st->recent_us[j] = larger(st->recent_us[j], one.recent_us[j]);
+            if (one.gpu.recent_seq[j] == st->gpu.recent_seq[j])
+                st->gpu.recent_us[j] = larger(st->gpu.recent_us[j], one.gpu.recent_us[j]);
     }
     st->late_results = __atomic_load_n(&s->late, __ATOMIC_RELAXED) + st->late_levels;
 }
@@ -259,10 +259,10 @@ es_engine *es_gpu_split_create(const es_engine_class *k, const es_format *fmt, c
         es_format f = *fmt;
         f.outputs = h->outputs;
         es_options o = *opt;
-        o.gpu_device = h->device;
-        o.gpus.count = 0;
-        o.plan_outputs = ir->outputs;
-        o.plan_paths = es_ir_path_count(ir);
+        o.gpu.device = h->device;
+        o.gpu.list.count = 0;
+        o.gpu.plan_outputs = ir->outputs;
+        o.gpu.plan_paths = es_ir_path_count(ir);
         char why[512] = "";
         if (!k->probe(why, sizeof why) ||
             !(h->e = k->create(&f, &sub, &o, why, sizeof why))) {

@@ -1,5 +1,5 @@
 /* A GPU engine's matrix split by outputs over several GPUs (internal to
- * engines/; es_engine_create makes one when es_options.gpus lists more
+ * engines/; es_engine_create makes one when es_options.gpu.list lists more
  * than one entry). */
 #ifndef ES_GPU_SPLIT_H
 #define ES_GPU_SPLIT_H

@@ -111,12 +111,12 @@ es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
     opt = opt ? opt : &defaults;
     es_options one = *opt;
     es_gpu_list gpus = {0, {0}};
-    if ((k->caps & ES_CAP_GPU) && opt->gpus.count != 0) {
-        if (resolve_gpus(&opt->gpus, &gpus, err, n) != 0)
+    if ((k->caps & ES_CAP_GPU) && opt->gpu.list.count != 0) {
+        if (resolve_gpus(&opt->gpu.list, &gpus, err, n) != 0)
             return NULL;
         /* One entry only picks the device; several split the matrix. */
-        one.gpu_device = gpus.device[0];
-        one.gpus.count = 0;
+        one.gpu.device = gpus.device[0];
+        one.gpu.list.count = 0;
     }
     es_engine *e = gpus.count > 1 ? es_gpu_split_create(k, fmt, ir, opt, &gpus, err, n)
                                   : k->create(fmt, ir, &one, err, n);

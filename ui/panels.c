@@ -285,9 +285,9 @@ void ui_draw_engines(const ui_model *m, const ui_rect *r)
             snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " pipe");
         /* --gpu's list is every GPU engine's: said on each of their rows. */
         char gpus[64];
-        if ((k->caps & ES_CAP_GPU) && c->options.gpus.count != 0)
+        if ((k->caps & ES_CAP_GPU) && c->options.gpu.list.count != 0)
             snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " gpu %s",
-                     es_gpu_list_text(&c->options.gpus, gpus, sizeof gpus));
+                     es_gpu_list_text(&c->options.gpu.list, gpus, sizeof gpus));
         if (m->engine_ok[i]) {
             snprintf(line, sizeof line, "%d %s %-17s %s%s%s", i + 1, mark, k->name,
                      playing ? (m->stats.crossfading ? "crossfading" : "playing")

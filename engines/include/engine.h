@@ -3,7 +3,7 @@
  * An engine convolves blocks of audio with an impulse-response matrix.
  * Every engine is one file that ends with a const es_engine_class and is
  * listed in registry.c. engines/include/ holds what other folders may
- * include from engines/: this contract and fftw_planner.h (FFTW's planner
+ * include from engines/: this contract, engine_gpu.h (its GPU part) and fftw_planner.h (FFTW's planner
  * lock and wisdom, which every FFTW user in the program shares). The build
  * enforces it: nothing else in engines/ is on another library's include
  * path.
@@ -31,6 +31,7 @@
 #include "core/errors.h"
 #include "core/memory.h"
 #include "core/rt.h"
+#include "engine_gpu.h"
 
 /* What a host may ask for: one set of limits for every interface (render,
  * play, bench, the workstation's keys), exported through the command
@@ -47,7 +48,7 @@
 enum {
     ES_CAP_PARTITION = 1u << 0, /* takes es_options.partition */
     ES_CAP_PIPELINED = 1u << 1, /* has a pipelined mode (es_options.gpu_pipelined) */
-    ES_CAP_GPU = 1u << 2,       /* runs on a GPU (es_options.gpu_device) */
+    ES_CAP_GPU = 1u << 2,       /* runs on a GPU (es_options.gpu) */
     ES_CAP_HELPERS = 1u << 3,   /* starts helper threads (status() says their priority) */
 };
 
@@ -68,54 +69,22 @@ typedef struct {
     float **taps;          /* inputs * outputs rows, owned by the es_ir */
 } es_ir;
 
-/* The GPUs a GPU engine runs on (--gpu 0,1 or all). One entry: that
- * device. Several: the matrix is split by outputs into one shard per entry
- * (gpu_split.c), and an entry may repeat (--gpu 0,0 puts two shards on one
- * GPU). count 0: none given (gpu_device); ES_GPUS_ALL: every GPU the
- * machine has, resolved when an instance is created. */
-#define ES_GPUS_MAX 16
-#define ES_GPUS_ALL (-1)
-typedef struct {
-    int count;
-    int device[ES_GPUS_MAX];
-} es_gpu_list;
-
 /* Engine knobs. Zero means "engine default" for every field, so
  * `es_options o = {0};` is always valid. */
 typedef struct {
     int partition;         /* partitioned engines: partition size in frames */
     int fft_measure;       /* 1: FFTW_MEASURE plans (slower create, faster run) */
-    int gpu_device;        /* CUDA device ordinal (a single instance's) */
-    es_gpu_list gpus;      /* the GPUs a host asked for (--gpu); when given,
-                            * es_engine_create sets gpu_device from it or
-                            * splits the matrix over them */
     int gpu_pipelined;     /* 1: result one block later (+max_block latency) */
     int offline;           /* 1: process() may wait for a result as long as it
                             * takes (render, tests); 0: never past the
                             * block's budget, a late block is silence */
-    int plan_outputs, plan_paths; /* a shard of a split (gpu_split.c): an
-                            * engine that chooses its plan by the matrix's
-                            * size chooses it for these, the whole matrix's
-                            * outputs and paths, so that each shard computes
-                            * its outputs exactly as the whole would (0: by
-                            * its own IR) */
     int workers;           /* engines with helper threads (cpu-nonuniform's
                             * tail workers): how many; 0 = one per core
                             * but the audio thread's, at least one; -1
                             * with offline = none (the caller runs every
                             * tail job: least CPU time) */
+    es_gpu_options gpu;    /* GPU engines: which GPUs (engine_gpu.h) */
 } es_options;
-
-#define ES_DEVICE_RECENT 4
-
-/* One shard of a matrix split over GPUs (gpu_split.c): its CUDA device,
- * its first output and how many, the blocks it was late (or dropped), the
- * device memory it holds and its largest GPU time per job. */
-typedef struct {
-    int device, first_output, outputs;
-    uint64_t late, device_bytes;
-    double device_max_us;
-} es_shard_status;
 
 /* Run-time condition of an instance, for meters and fallback. */
 typedef struct {
@@ -123,27 +92,12 @@ typedef struct {
     uint64_t late_levels;  /* non-uniform engines: tail-level results not
                             * ready when first needed (their frames were
                             * left out); also counted in late_results */
-    uint64_t device_bytes; /* GPU engines: device memory the instance holds
-                            * (its buffers, and cuFFT's work areas) */
-    double device_us;      /* GPU engines: the last job's time on the GPU
-                            * (CUDA events around its launches), us */
-    double device_max_us;  /* the largest of those so far */
-    uint64_t device_seq;   /* the GPU job device_us belongs to (jobs count
-                            * from 1; 0: none yet, or not a GPU engine) */
-    /* The last ES_DEVICE_RECENT jobs the GPU finished: job numbers (0: none)
-     * and their GPU times, so a late block's own job can be looked up once
-     * it has finished, also when later jobs finished since. */
-    uint64_t recent_seq[ES_DEVICE_RECENT];
-    double recent_us[ES_DEVICE_RECENT];
-    uint64_t result_seq;   /* the job whose result the last process() call
-                            * played or found late (0: none) */
     int failed;            /* 1: instance is dead and outputs silence */
     char message[256];     /* why it failed, empty otherwise */
-    int shards;            /* a matrix split over GPUs: its shards (0: not split) */
-    es_shard_status shard[ES_GPUS_MAX];
     int helpers_realtime;  /* engines with helper threads: 1 when they got
                             * real-time priority, 0 when not, -1 no helpers */
     char helpers[128];     /* the helpers' scheduling in words */
+    es_gpu_status gpu;     /* GPU engines: device memory and time (engine_gpu.h) */
 } es_engine_status;
 
 typedef struct es_engine_class es_engine_class;
@@ -229,20 +183,8 @@ void es_engine_counts(uint64_t *created, uint64_t *destroyed);
 
 void es_engine_get_status(const es_engine *e, es_engine_status *st);
 
-/* ---- GPUs (gpu_device.cu; without CUDA, cuda_unavailable.c) ---- */
+/* ---- GPUs: engine_gpu.h has the rest ---- */
 
-/* CUDA devices on this machine: 0 with no driver, no device or no CUDA in
- * this build. */
-int es_gpu_count(void);
-/* "NVIDIA H100 80GB HBM3, 78.9 of 79.2 GiB free" into buf: 1; 0 and why
- * in buf when the device cannot be asked. */
-int es_gpu_describe(int device, char *buf, size_t n);
-/* "0,1" or "all" (or "" for none) into buf; returns buf. */
-const char *es_gpu_list_text(const es_gpu_list *l, char *buf, size_t n);
-/* Parses --gpu's text (N, N,M,..., all) into *l: 0, or -1 with one line
- * naming the entry that is wrong. Whether the GPUs exist is checked when
- * an instance is created (es_engine_create), where the machine is known. */
-int es_gpu_list_parse(const char *text, es_gpu_list *l, char *why, size_t n);
 /* -1 and "--gpu 0,1: cpu-direct runs on the CPU ..." when a list was given
  * for a class without ES_CAP_GPU; 0 otherwise. */
 int es_gpu_list_for(const es_engine_class *k, const es_gpu_list *l, char *why, size_t n);

@@ -145,7 +145,7 @@ static int check_split(const es_engine_class *k)
     uint64_t rng = 5;
     es_ir *ir = es_test_ir("mono-stereo", 4800, &rng);
     es_format fmt = {.sample_rate = 48000, .max_block = BLOCK, .inputs = 1, .outputs = 2};
-    es_options opt = {.gpus = {2, {0, 0}}};
+    es_options opt = {.gpu.list = {2, {0, 0}}};
     char err[512], what[768] = "";
     es_engine *e = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
     unsetenv("EARSHOT_GPU_FAIL_SHARD");

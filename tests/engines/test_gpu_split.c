@@ -61,7 +61,7 @@ static float **run(const es_ir *ir, float *const *in, int shards, int pipelined,
 {
     es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = ir->inputs,
                      .outputs = ir->outputs};
-    es_options opt = {.offline = 1, .gpu_pipelined = pipelined, .gpus = gpus_of(shards)};
+    es_options opt = {.offline = 1, .gpu_pipelined = pipelined, .gpu.list = gpus_of(shards)};
     char err[512];
     es_engine *e = es_engine_create(engine, &fmt, ir, &opt, err, sizeof err);
     if (!e) {
@@ -152,14 +152,14 @@ static void exact_splits(uint64_t *rng)
         es_test_check(db <= LIMIT_DB, what);
         int outs = 0, order = 1;
         uint64_t bytes = 0;
-        for (int k = 0; k < st.shards; k++) {
-            order &= st.shard[k].first_output == outs && st.shard[k].device == 0;
-            outs += st.shard[k].outputs;
-            bytes += st.shard[k].device_bytes;
+        for (int k = 0; k < st.gpu.shards; k++) {
+            order &= st.gpu.shard[k].first_output == outs && st.gpu.shard[k].device == 0;
+            outs += st.gpu.shard[k].outputs;
+            bytes += st.gpu.shard[k].device_bytes;
         }
         snprintf(what, sizeof what, "status: %d shards on GPU 0, outputs in order (%d), "
-                 "%.1f MB held, the sum of theirs", st.shards, outs, st.device_bytes / 1e6);
-        es_test_check(st.shards == shards && outs == SIDE && order && bytes == st.device_bytes &&
+                 "%.1f MB held, the sum of theirs", st.gpu.shards, outs, st.gpu.bytes / 1e6);
+        es_test_check(st.gpu.shards == shards && outs == SIDE && order && bytes == st.gpu.bytes &&
                           bytes > 0 && !st.failed,
                       what);
         es_test_free_planar(y, SIDE);
@@ -227,7 +227,7 @@ static void one_shard_fails(uint64_t *rng, int live)
     const int block = live ? 2048 : BLOCK;
     es_format fmt = {.sample_rate = live ? 8000 : RATE, .max_block = block, .inputs = 1,
                      .outputs = 2};
-    es_options opt = {.offline = !live, .gpus = gpus_of(2)};
+    es_options opt = {.offline = !live, .gpu.list = gpus_of(2)};
     char err[512];
     es_engine *e = es_engine_create(engine, &fmt, ir, &opt, err, sizeof err);
     unsetenv("EARSHOT_GPU_FAIL_AFTER");
@@ -284,12 +284,12 @@ static void bad_lists(uint64_t *rng)
     es_ir *ir = matrix(1, 2, 256, rng);
     es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 2};
     char err[512] = "";
-    es_options opt = {.offline = 1, .gpus = gpus_of(3)};
+    es_options opt = {.offline = 1, .gpu.list = gpus_of(3)};
     es_engine *e = es_engine_create(engine, &fmt, ir, &opt, err, sizeof err);
     printf("  3 shards, 2 outputs: %s\n", err);
     es_test_check(!e && strstr(err, "3 GPUs for 2 outputs"), "more shards than outputs: refused");
     es_engine_destroy(e);
-    opt.gpus = (es_gpu_list){2, {0, es_gpu_count()}};
+    opt.gpu.list = (es_gpu_list){2, {0, es_gpu_count()}};
     err[0] = 0;
     e = es_engine_create(engine, &fmt, ir, &opt, err, sizeof err);
     printf("  a GPU past the last: %s\n", err);

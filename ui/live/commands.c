@@ -145,7 +145,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                               .file = kind == ES_SOURCE_FILE ? o->input : NULL,
                               .source = kind, .engine = o->engine,
                               .options = {.partition = o->partition, .fft_measure = 1,
-                                          .gpus = o->gpus,
+                                          .gpu.list = o->gpus,
                                           .gpu_pipelined = o->pipelined},
                               .rate = o->rate, .crossfade_ms = o->crossfade_ms,
                               .block = o->block, .first_output = o->outputs[0],

@@ -138,7 +138,7 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         es_session_sayf(s, 0, "note: %s; the audio thread may take page faults", locked);
 #endif
     char gpu_why[256];
-    if (es_gpu_list_for(cfg->engine, &cfg->options.gpus, gpu_why, sizeof gpu_why) != 0)
+    if (es_gpu_list_for(cfg->engine, &cfg->options.gpu.list, gpu_why, sizeof gpu_why) != 0)
         es_session_sayf(s, 0, "note: %s; the list is kept for a switch to one", gpu_why);
     es_room_loader_open(&s->rooms, cfg->rooms_dir);
     s->rooms.first_output = cfg->first_output;
