@@ -2,7 +2,12 @@
  * (a x2 gain whose jobs can be made slow or fail), paced by a real clock
  * like an audio device: 40 ms blocks, one every 40 ms (long, so that
  * scheduling jitter on a loaded 2-core machine stays far from every edge:
- * each outcome below has at least 20 ms of margin).
+ * each outcome below has at least 20 ms of margin). A virtual machine
+ * still stalls for longer now and then: a case whose run saw the clock
+ * overshoot a sleep by more than 15 ms (the pacing or the fake's slow job),
+ * or start a job more than 15 ms after its block asked for it,
+ * and came out wrong is run again, up to 5 times, and says so; a case that
+ * comes out wrong on an undisturbed run fails.
  *
  *   synchronous: a 60 ms job is late (waited 32 ms, silence), and the next
  *     block finds the GPU busy and is dropped (silence); all else is exact.
@@ -46,17 +51,40 @@ typedef struct {
     int flagless_job; /* raises no flag, -1 none */
     unsigned tag, ready[(OUTS + CHUNK - 1) / CHUNK];
     atomic_int returned; /* process() calls that have returned */
+    _Atomic long long posted_us; /* when the latest process() call began */
 } fake;
+
+/* The most any sleep of the run overshot, or a job started after its
+ * block asked for it, us: how much the machine held the test's threads up. */
+static _Atomic long overshoot_us;
+
+static long long now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+static void note_overshoot(long long late_us)
+{
+    long was = atomic_load(&overshoot_us);
+    while (late_us > was && !atomic_compare_exchange_weak(&overshoot_us, &was, (long)late_us))
+        ;
+}
 
 static void sleep_ms(long ms)
 {
+    const long long from = now_us();
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
+    note_overshoot(now_us() - from - ms * 1000);
 }
 
 static int fake_run(void *ctx, int frames, char *err, size_t n)
 {
     fake *f = ctx;
+    /* How long the worker took to start the job its block asked for. */
+    note_overshoot(now_us() - atomic_load(&f->posted_us));
     int job = f->job++;
     if (job == f->failing_job) {
         snprintf(err, n, "simulated device error on job %d", job);
@@ -92,6 +120,10 @@ static void sleep_until(struct timespec *at, long add_ns)
         at->tv_sec++;
     }
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, at, NULL);
+    struct timespec woke;
+    clock_gettime(CLOCK_MONOTONIC, &woke);
+    note_overshoot(((long long)woke.tv_sec - at->tv_sec) * 1000000 +
+                   (woke.tv_nsec - at->tv_nsec) / 1000);
 }
 
 /* Runs BLOCKS paced blocks; block b's input is the constant b + 1, so an
@@ -137,6 +169,7 @@ static void run(int pipelined, int slow_job, int slow_ms, int failing_job, int h
             sleep_until(&at, 40000000L);
         for (int t = 0; t < BLOCK; t++)
             in[t] = (float)(k + 1);
+        atomic_store(&f.posted_us, now_us());
         es_rt_count_begin();
         es_gpu_pipeline_process(p, ins, outs, BLOCK);
         es_rt_counts c = es_rt_count_end();
@@ -163,9 +196,9 @@ static void run(int pipelined, int slow_job, int slow_ms, int failing_job, int h
 
 /* want[k]: the input block index expected in output block k, or -1 for
  * silence. */
-static void expect(const char *name, const float *got, const int *want,
-                   const es_engine_status *st, unsigned long late, int failed,
-                   const es_rt_counts *rt)
+static int expect(const char *name, const float *got, const int *want,
+                  const es_engine_status *st, unsigned long late, int failed,
+                  const es_rt_counts *rt)
 {
     int bad = 0;
     for (int k = 0; k < BLOCKS; k++) {
@@ -185,64 +218,118 @@ static void expect(const char *name, const float *got, const int *want,
                rt->locks);
         bad = 1;
     }
-    printf("%s %s\n", bad ? "FAIL" : "ok  ", name);
-    failures += bad;
+    (void)name;
+    return bad;
 }
 
-int main(void)
+/* One case: its run, and `want` filled by `expected` (the input block each
+ * output block plays, -1 silence), with the late results and failure it
+ * should end with. */
+typedef struct {
+    const char *name;
+    int offline, pipelined, slow_job, slow_ms, failing_job, hands_over, flagless_job;
+    void (*expected)(int *want);
+    unsigned long late;
+    int failed;
+    const char *message; /* the failure's message holds this, or NULL */
+} pipeline_case;
+
+#define DISTURBED_US 15000 /* a sleep this late: the machine held the test up */
+#define TRIES 5
+
+static void run_case(const pipeline_case *c)
 {
     float got[BLOCKS];
     int want[BLOCKS];
-    es_engine_status st;
-    es_rt_counts rt;
+    c->expected(want);
+    for (int attempt = 1;; attempt++) {
+        es_engine_status st;
+        es_rt_counts rt;
+        offline = c->offline;
+        atomic_store(&overshoot_us, 0);
+        run(c->pipelined, c->slow_job, c->slow_ms, c->failing_job, c->hands_over,
+            c->flagless_job, got, &st, &rt);
+        int bad = expect(c->name, got, want, &st, c->late, c->failed, &rt);
+        if (c->message && !strstr(st.message, c->message)) {
+            printf("  the failure message is lost: '%s'\n", st.message);
+            bad = 1;
+        }
+        const long held = atomic_load(&overshoot_us);
+        if (bad && held > DISTURBED_US && attempt < TRIES) {
+            printf("  (a sleep overshot by %.1f ms: the machine held the test up; run %d "
+                   "again)\n", held / 1e3, attempt + 1);
+            continue;
+        }
+        printf("%s %s%s\n", bad ? "FAIL" : "ok  ", c->name,
+               bad && held <= DISTURBED_US ? " (on a run no sleep overshot by 15 ms)" : "");
+        failures += bad;
+        return;
+    }
+}
 
-    run(0, -1, 0, -1, 0, -1, got, &st, &rt);
+static void every_block(int *want)
+{
     for (int k = 0; k < BLOCKS; k++)
         want[k] = k;
-    expect("synchronous, all on time", got, want, &st, 0, 0, &rt);
+}
 
-    run(0, 5, 60, -1, 0, -1, got, &st, &rt);
+static void sync_late(int *want)
+{
+    every_block(want);
     want[5] = -1; /* late */
     want[6] = -1; /* GPU still busy: dropped */
-    expect("synchronous, one 60 ms job: 1 late + 1 dropped", got, want, &st, 2, 0, &rt);
+}
 
-    run(1, 5, 52, -1, 0, -1, got, &st, &rt);
+static void one_block_later(int *want)
+{
     for (int k = 0; k < BLOCKS; k++)
-        want[k] = k - 1; /* one block of delay: block k plays input k-1 */
-    expect("pipelined, one 52 ms job: on time, delay exactly one block", got, want, &st, 0,
-           0, &rt);
+        want[k] = k - 1; /* block k plays input k-1 */
+}
 
-    run(1, 5, 100, -1, 0, -1, got, &st, &rt);
+static void pipelined_late(int *want)
+{
+    one_block_later(want);
     want[6] = want[7] = want[8] = -1;
-    expect("pipelined, one 100 ms job: 1 late + 2 dropped", got, want, &st, 3, 0, &rt);
+}
 
-    run(0, -1, 0, 7, 0, -1, got, &st, &rt);
+static void failed_at_7(int *want)
+{
     for (int k = 0; k < BLOCKS; k++)
         want[k] = k < 7 ? k : -1;
-    expect("a backend error: failed, silence after, no crash", got, want, &st, 0, 1, &rt);
-    if (!strstr(st.message, "simulated device error on job 7")) {
-        printf("FAIL the failure message is lost: '%s'\n", st.message);
-        failures++;
-    }
+}
 
+static void second_chunk_late(int *want)
+{
+    every_block(want);
+    want[5] = -1; /* its second chunk late: the whole block is silence */
+}
+
+static const pipeline_case cases[] = {
+    {"synchronous, all on time", 0, 0, -1, 0, -1, 0, -1, every_block, 0, 0, NULL},
+    {"synchronous, one 60 ms job: 1 late + 1 dropped", 0, 0, 5, 60, -1, 0, -1, sync_late, 2,
+     0, NULL},
+    {"pipelined, one 52 ms job: on time, delay exactly one block", 0, 1, 5, 52, -1, 0, -1,
+     one_block_later, 0, 0, NULL},
+    {"pipelined, one 100 ms job: 1 late + 2 dropped", 0, 1, 5, 100, -1, 0, -1, pipelined_late,
+     3, 0, NULL},
+    {"a backend error: failed, silence after, no crash", 0, 0, -1, 0, 7, 0, -1, failed_at_7, 0,
+     1, "simulated device error on job 7"},
     /* 52 ms between its chunks: 20 ms past its block's deadline; it
      * completes 12 ms into the next block, which waits for it and is on
      * time with 20 ms to spare. */
-    run(0, 5, 52, -1, 1, 9, got, &st, &rt);
-    for (int k = 0; k < BLOCKS; k++)
-        want[k] = k;
-    want[5] = -1; /* its second chunk late: the whole block is silence */
-    expect("handed over in chunks: played before the job completes; a job slow between "
-           "chunks late whole, the next block waits for it; a flagless job taken whole",
-           got, want, &st, 1, 0, &rt);
+    {"handed over in chunks: played before the job completes; a job slow between chunks late "
+     "whole, the next block waits for it; a flagless job taken whole",
+     0, 0, 5, 52, -1, 1, 9, second_chunk_late, 1, 0, NULL},
+    {"handed over in chunks, offline, back to back: every block (the next waits for the last "
+     "job to complete)",
+     1, 0, -1, 0, -1, 1, 9, every_block, 0, 0, NULL},
+};
 
-    offline = 1;
-    run(0, -1, 0, -1, 1, 9, got, &st, &rt);
-    for (int k = 0; k < BLOCKS; k++)
-        want[k] = k;
-    expect("handed over in chunks, offline, back to back: every block (the next waits for "
-           "the last job to complete)",
-           got, want, &st, 0, 0, &rt);
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        run_case(&cases[k]);
     printf("gpu pipeline: %d failed\n", failures);
     return failures ? 1 : 0;
 }
