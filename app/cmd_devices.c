@@ -5,9 +5,7 @@
 #include "core/args.h"
 #include "core/json.h"
 #include "app.h"
-#ifdef ES_HAVE_PORTAUDIO
-#include "device_portaudio.h"
-#endif
+#include "device.h"
 #include "sound_server.h"
 
 /* Which sound server answers, and what its graph runs: what --device
@@ -63,20 +61,12 @@ int es_cmd_devices(int argc, char **argv)
             return 2;
         }
     }
-    if (json)
-        printf("{\"name\":\"null\",\"host_api\":\"earshot\",\"inputs\":0,\"outputs\":64,"
-               "\"default_rate\":48000}\n");
-    else
-        printf("%-32s %-26s %3d in %3d out  %6s\n", "null", "earshot (no sound card)", 0, 64,
-               "any");
-#ifdef ES_HAVE_PORTAUDIO
-    if (es_portaudio_list(stdout, json) != 0) {
-        es_error("devices: PortAudio could not start");
+    es_app_route_device(NULL); /* on PipeWire's JACK library, as play would be */
+    char why[256];
+    if (es_device_list(stdout, json, why, sizeof why) != 0) {
+        es_error("devices: %s", why);
         return 1;
     }
-#else
-    fprintf(stderr, "earshot: note: built without PortAudio: only the null device\n");
-#endif
     servers(json);
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "app.h"
 #include "core/args.h"
 #include "core/param.h"
+#include "device.h"
 #include "engine_params.h"
 #include "session.h"
 
@@ -83,7 +84,8 @@ int es_cmd_latency(int argc, char **argv)
         es_params_help(params, stdout);
         return 0;
     }
-    if (!strcmp(o.device, "null")) {
+    es_app_route_device(o.device);
+    if (!es_device_can_capture(o.device)) {
         es_error("latency: the null device has no microphone to hear the click: give "
                  "--device a sound device with an input (earshot devices)");
         return 2;
@@ -99,7 +101,7 @@ int es_cmd_latency(int argc, char **argv)
         return 1;
     }
     es_player *pl = es_session_player(s);
-    if (!strcmp(es_player_device(pl), "null")) { /* "auto" found no sound device */
+    if (!es_device_can_capture(es_player_device(pl))) { /* "auto" found no sound device */
         es_error("latency: no sound device here, only the null device, which has no "
                  "microphone: nothing to measure");
         es_session_stop(s);

@@ -134,6 +134,7 @@ int es_cmd_play(int argc, char **argv)
         es_commands_help(stdout, 1);
         exit(0);
     }
+    es_app_route_device(o.device);
     if (o.headless && o.seconds == 0)
         o.seconds = 10;
     /* Remembered settings: the workstation's by default, play's when asked;

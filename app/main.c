@@ -25,6 +25,15 @@ static const es_command commands[] = {
     {NULL, NULL, NULL},
 };
 
+/* The whole command line, for es_app_route_device's new run: set once,
+ * first thing in main, read-only after. */
+static char **command_line;
+
+void es_app_route_device(const char *device)
+{
+    es_sound_server_route(device, command_line);
+}
+
 static void usage(FILE *to)
 {
     fprintf(to, "usage: earshot <command> [options]   (earshot <command> --help for more)\n\n");
@@ -53,9 +62,9 @@ int main(int argc, char **argv)
      * one line like a full disk, not a signal that kills earshot halfway. */
     signal(SIGXFSZ, SIG_IGN);
     /* On PipeWire, the JACK route needs PipeWire's JACK library, which is
-     * chosen when a program starts (as pw-jack does): earshot may start
-     * again on it here, before anything else runs. */
-    es_sound_server_route(argc, argv);
+     * chosen when a program starts (as pw-jack does): the commands that
+     * open a device may start earshot again on it (es_app_route_device). */
+    command_line = argv;
     /* No command, or options only: the workstation, as `earshot play`. */
     if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "-h") != 0 &&
                      strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "--version") != 0)) {

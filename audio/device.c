@@ -1,23 +1,80 @@
-/* Device dispatch: "null" is the null device; any other name goes to
- * PortAudio when earshot was built with it. */
+/* Device dispatch through the table of backends, and what every name
+ * means: "auto"'s order, which devices capture, the list. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "device_class.h"
+#include "sound_server.h"
+
+/* The backends, in the order a name is offered to them: the null device
+ * takes "null", PortAudio (every host API: ALSA, JACK, PipeWire's
+ * plugins) any other name. */
+static const es_device_class *const backends[] = {
+    &es_device_null,
+#ifdef ES_HAVE_PORTAUDIO
+    &es_device_portaudio,
+#endif
+    NULL,
+};
+
+static const es_device_class *backend_for(const char *name)
+{
+    for (int k = 0; backends[k]; k++)
+        if (!backends[k]->matches || backends[k]->matches(name))
+            return backends[k];
+    return NULL;
+}
+
+int es_device_tries(const char *asked, const char *tries[ES_DEVICE_TRIES])
+{
+    if (strcmp(asked, "auto") != 0) {
+        tries[0] = asked;
+        return 1;
+    }
+    int n = 0;
+    if (es_jack_is_pipewire())
+        tries[n++] = "pipewire";
+    tries[n++] = "default";
+    tries[n++] = ES_DEVICE_NULL;
+    return n;
+}
+
+void es_device_try_note(const char *failed, const char *next, const char *why, char *out,
+                        size_t n)
+{
+    if (!strcmp(next, ES_DEVICE_NULL))
+        snprintf(out, n, "note: no usable sound device (%s); playing on the null device", why);
+    else
+        snprintf(out, n, "note: device '%s' did not open (%s); trying '%s'", failed, why, next);
+}
+
+int es_device_can_capture(const char *name)
+{
+    const es_device_class *k = backend_for(name);
+    return k && k->can_capture;
+}
+
+int es_device_list(FILE *to, int json, char *err, size_t n)
+{
+    for (int k = 0; backends[k]; k++)
+        if (backends[k]->list(to, json, err, n) != 0)
+            return -1;
+#ifndef ES_HAVE_PORTAUDIO
+    if (!json)
+        fprintf(to, "(built without PortAudio: only the null device)\n");
+#endif
+    return 0;
+}
 
 es_device *es_device_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
                           char *err, size_t n)
 {
-    const es_device_class *k = &es_device_null;
-    if (strcmp(cfg->name, "null") != 0) {
-#ifdef ES_HAVE_PORTAUDIO
-        k = &es_device_portaudio;
-#else
+    const es_device_class *k = backend_for(cfg->name);
+    if (!k) {
         snprintf(err, n, "device '%s': this earshot was built without PortAudio; only "
                  "the null device is available", cfg->name);
         return NULL;
-#endif
     }
     es_device *d = k->open(cfg, cb, ctx, err, n);
     if (d) {

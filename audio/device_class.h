@@ -1,9 +1,13 @@
 /* What a device backend provides (internal to audio/): a const table of
- * functions, like an engine class. device.c picks the backend by name. */
+ * functions, like an engine class. device.c holds the table of backends
+ * and picks the first whose `matches` takes the name. A new host API
+ * outside PortAudio is one file with its class, and one line in that
+ * table. */
 #ifndef ES_DEVICE_CLASS_H
 #define ES_DEVICE_CLASS_H
 
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "device.h"
 
@@ -39,6 +43,13 @@ struct es_device {
 
 struct es_device_class {
     const char *name;
+    /* 1 when this backend plays the device `name` ("null"); NULL: every
+     * name no backend before it took. */
+    int (*matches)(const char *name);
+    int can_capture;            /* it has inputs: a microphone can play */
+    /* Its devices, a line each ("NAME  HOST-API  IN in  OUT out  RATE"),
+     * or one JSON object a line. 0, or -1 with why. */
+    int (*list)(FILE *to, int json, char *err, size_t n);
     es_device *(*open)(const es_device_config *cfg, es_audio_callback cb, void *ctx,
                        char *err, size_t n);
     int (*start)(es_device *d, char *err, size_t n);

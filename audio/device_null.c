@@ -136,8 +136,28 @@ static void null_close(es_device *base)
     free(d);
 }
 
+static int null_matches(const char *name)
+{
+    return !strcmp(name, ES_DEVICE_NULL);
+}
+
+static int null_list(FILE *to, int json, char *err, size_t n)
+{
+    (void)err, (void)n;
+    if (json)
+        fprintf(to, "{\"name\":\"null\",\"host_api\":\"earshot\",\"inputs\":0,"
+                "\"outputs\":64,\"default_rate\":48000}\n");
+    else
+        fprintf(to, "%-32s %-26s %3d in %3d out  %6s\n", ES_DEVICE_NULL,
+                "earshot (no sound card)", 0, 64, "any");
+    return 0;
+}
+
 const es_device_class es_device_null = {
     .name = "null",
+    .matches = null_matches,
+    .can_capture = 0,
+    .list = null_list,
     .open = null_open,
     .start = null_start,
     .stop = null_stop,

@@ -19,9 +19,10 @@
 #include <portaudio.h>
 
 #include "core/clock.h"
+#include "core/json.h"
+#include "core/text.h"
 #include "device_class.h"
 #include "engine.h"
-#include "device_portaudio.h"
 #include "sound_server.h"
 
 typedef struct {
@@ -82,7 +83,7 @@ static void keep_alsa_plugins(void)
 /* PortAudio's scan of ALSA prints pages of "ALSA lib ..." lines on a
  * machine without sound cards. They are not ours to show: stderr is parked
  * on /dev/null while PortAudio initialises. */
-int es_portaudio_init(void)
+static int portaudio_init(void)
 {
 #ifdef ES_SANITIZE
     keep_alsa_plugins();
@@ -321,7 +322,7 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
         snprintf(latency, sizeof latency, "%d/%.0f", cfg->block, cfg->sample_rate);
         setenv("PIPEWIRE_LATENCY", latency, 1);
     }
-    if (es_portaudio_init() != 0) {
+    if (portaudio_init() != 0) {
         snprintf(err, n, "device '%s': PortAudio could not start", cfg->name);
         return NULL;
     }
@@ -483,8 +484,40 @@ static void pa_close(es_device *base)
     Pa_Terminate();
 }
 
+static int pa_list(FILE *to, int json, char *err, size_t n)
+{
+    if (portaudio_init() != 0) {
+        snprintf(err, n, "PortAudio could not start");
+        return -1;
+    }
+    for (PaDeviceIndex d = 0; d < Pa_GetDeviceCount(); d++) {
+        const PaDeviceInfo *i = Pa_GetDeviceInfo(d);
+        const char *api = Pa_GetHostApiInfo(i->hostApi)->name;
+        if (json) {
+            /* A device's name is the driver's text: anything. */
+            fputs("{\"name\":", to);
+            es_json_string(to, i->name);
+            fputs(",\"host_api\":", to);
+            es_json_string(to, api);
+            fprintf(to, ",\"inputs\":%d,\"outputs\":%d,\"default_rate\":%g}\n",
+                    i->maxInputChannels, i->maxOutputChannels, i->defaultSampleRate);
+        } else {
+            char name[200], host[120];
+            es_text_escape(name, sizeof name, i->name);
+            es_text_escape(host, sizeof host, api);
+            fprintf(to, "%-32s %-26s %3d in %3d out  %6g Hz\n", name, host,
+                    i->maxInputChannels, i->maxOutputChannels, i->defaultSampleRate);
+        }
+    }
+    Pa_Terminate();
+    return 0;
+}
+
 const es_device_class es_device_portaudio = {
     .name = "portaudio",
+    .matches = NULL, /* every name the null device does not take */
+    .can_capture = 1,
+    .list = pa_list,
     .open = pa_open,
     .start = pa_start,
     .stop = pa_stop,
@@ -492,22 +525,3 @@ const es_device_class es_device_portaudio = {
     .active = pa_active,
     .now = latency_now,
 };
-
-int es_portaudio_list(FILE *to, int json)
-{
-    if (es_portaudio_init() != 0)
-        return -1;
-    for (PaDeviceIndex d = 0; d < Pa_GetDeviceCount(); d++) {
-        const PaDeviceInfo *i = Pa_GetDeviceInfo(d);
-        const char *api = Pa_GetHostApiInfo(i->hostApi)->name;
-        if (json)
-            fprintf(to, "{\"name\":\"%s\",\"host_api\":\"%s\",\"inputs\":%d,\"outputs\":%d,"
-                    "\"default_rate\":%g}\n", i->name, api, i->maxInputChannels,
-                    i->maxOutputChannels, i->defaultSampleRate);
-        else
-            fprintf(to, "%-32s %-26s %3d in %3d out  %6g Hz\n", i->name, api,
-                    i->maxInputChannels, i->maxOutputChannels, i->defaultSampleRate);
-    }
-    Pa_Terminate();
-    return 0;
-}

@@ -124,44 +124,23 @@ const char *es_pipewire_jack_dir(void)
     return NULL;
 }
 
-#ifdef ES_HAVE_JACK
-/* The device a command will open: its --device value, "auto" when none. */
-static const char *device_argument(int argc, char **argv)
-{
-    const char *device = "auto";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--device") && i + 1 < argc)
-            device = argv[++i];
-        else if (!strncmp(argv[i], "--device=", 9))
-            device = argv[i] + 9;
-    }
-    return device;
-}
-#endif
-
-void es_sound_server_route(int argc, char **argv)
+void es_sound_server_route(const char *device, char **argv)
 {
 #ifdef ES_HAVE_JACK
     if (getenv("EARSHOT_ROUTED") || es_jack_is_pipewire())
         return;
-    /* Only the commands that open a sound device, and earshot devices;
-     * never for a help text. */
-    const char *cmd = argc > 1 && argv[1][0] != '-' ? argv[1] : "play";
-    if (strcmp(cmd, "play") && strcmp(cmd, "latency") && strcmp(cmd, "devices"))
-        return;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "--version"))
-            return;
-    const char *device = device_argument(argc, argv);
-    const int devices = !strcmp(cmd, "devices");
-    if (!devices && strcasecmp(device, "pipewire") && strcasecmp(device, "auto") &&
+    /* NULL: every device is listed, as `pipewire` would play. */
+    const int any = device == NULL;
+    if (any)
+        device = "pipewire";
+    if (strcasecmp(device, "pipewire") && strcasecmp(device, "auto") &&
         strcasecmp(device, "jack"))
         return;
     const char *dir = es_pipewire_jack_dir();
     if (!dir || !es_pipewire_answers(NULL, 0))
         return;
-    /* A JACK server of its own (jackd) keeps "jack" and "auto" on it. */
-    if (strcasecmp(device, "pipewire") != 0) {
+    /* A JACK server of its own (jackd) keeps "jack", "auto" and the list on it. */
+    if (any || strcasecmp(device, "pipewire") != 0) {
         es_jack_graph g;
         if (es_jack_graph_read(&g, 1) == 0)
             return;
@@ -189,7 +168,7 @@ void es_sound_server_route(int argc, char **argv)
     unsetenv("EARSHOT_ROUTED");
     free(old);
 #else
-    (void)argc;
+    (void)device;
     (void)argv;
 #endif
 }

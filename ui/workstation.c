@@ -242,8 +242,7 @@ static void next_source(ui_model *m)
     for (int step = 1; step < 3; step++) {
         const es_source_kind k = (es_source_kind)((w.source + step) % 3);
         if ((k == ES_SOURCE_FILE && !c->file) ||
-            (k == ES_SOURCE_MIC && !strcmp(es_player_device(es_session_player(m->session)),
-                                           "null")))
+            (k == ES_SOURCE_MIC && !es_device_can_capture(es_player_device(es_session_player(m->session)))))
             continue;
         command(m, "source %s", words[k]);
         return;

@@ -1,10 +1,13 @@
 /* Where the processor's blocks come from and go to: a sound card through
  * PortAudio, or the null device, a thread that calls back on a real-time
- * clock with no sound card at all. Both call the same callback. */
+ * clock with no sound card at all. Both call the same callback. Device
+ * names are known here and nowhere above: which backend plays a name,
+ * what `auto` tries, which devices can capture, and the list. */
 #ifndef ES_DEVICE_H
 #define ES_DEVICE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* Called once per block on the audio thread. in may hold silence (null
@@ -24,6 +27,26 @@ typedef struct {
 } es_device_config;
 
 typedef struct es_device es_device;
+
+/* The null device's name. */
+#define ES_DEVICE_NULL "null"
+
+/* What "auto" (and any other name) tries, in order: for "auto", PipeWire
+ * through its JACK library when this process runs on it
+ * (es_sound_server_route), then the default device, then the null device;
+ * any other name is itself. Returns how many (tries[] holds them). */
+#define ES_DEVICE_TRIES 3
+int es_device_tries(const char *asked, const char *tries[ES_DEVICE_TRIES]);
+/* One line for a try that did not open (`why`), before the next one:
+ * "note: device 'pipewire' did not open (...); trying 'default'". */
+void es_device_try_note(const char *failed, const char *next, const char *why, char *out,
+                        size_t n);
+/* 1 when the device of this name has inputs (a microphone can play);
+ * 0 for the null device. */
+int es_device_can_capture(const char *name);
+/* Every device earshot can play on, a line each, or one JSON object a
+ * line: the null device, then each backend's. 0, or -1 with why. */
+int es_device_list(FILE *to, int json, char *err, size_t n);
 
 /* Opens without starting. NULL and a message naming the device on error. */
 es_device *es_device_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,

@@ -40,12 +40,14 @@ int es_pipewire_answers(char *where, size_t n);
  * when it is not installed. */
 const char *es_pipewire_jack_dir(void);
 
-/* Called first thing in main: when the command will open a device that
- * must be served by PipeWire's JACK library (`--device pipewire`, `auto`
- * or `jack` with PipeWire answering and no JACK server of its own) and
- * this process did not load it, runs earshot again on it, as `pw-jack`
- * would (LD_LIBRARY_PATH). Returns only when nothing is to be done or the
- * new run could not start (then earshot goes on as it is). */
-void es_sound_server_route(int argc, char **argv);
+/* Called by a command that will open the device `device` (NULL: one that
+ * lists every device), before it opens any: when that device must be
+ * served by PipeWire's JACK library (`pipewire`, or `auto` or `jack` with
+ * PipeWire answering and no JACK server of its own) and this process did
+ * not load it, runs the program again with `argv` (the whole command line,
+ * argv[0] first) on it, as `pw-jack` would (LD_LIBRARY_PATH). Returns only
+ * when nothing is to be done or the new run could not start (then the
+ * program goes on as it is). */
+void es_sound_server_route(const char *device, char **argv);
 
 #endif

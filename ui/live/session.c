@@ -15,7 +15,6 @@
 #include "core/rt_memory.h"
 #include "core/text.h"
 #include "session_private.h"
-#include "sound_server.h"
 
 #define STALL_SECONDS 1.0 /* no callback for this long: the device is in trouble */
 #define LOST_SECONDS 5.0  /* stalled this long with the host still saying it runs: lost */
@@ -79,7 +78,7 @@ static int open_source(const es_session *s, es_source_kind kind, es_file_source 
 {
     *file = NULL;
     *inputs = 1;
-    if (kind == ES_SOURCE_MIC && !strcmp(s->cfg.device, "null")) {
+    if (kind == ES_SOURCE_MIC && !es_device_can_capture(s->cfg.device)) {
         snprintf(err, n, "microphone: the null device has no microphone; play a file or "
                  "the test signal, or use a sound device");
         return -1;
@@ -166,18 +165,8 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         s->live[w] = s->recorder[w];
         atomic_store(&s->taps, (es_recorder *const *)s->live);
     }
-    const int automatic = !strcmp(cfg->device, "auto");
-    /* "auto": PipeWire through its JACK library when main put earshot on
-     * it (es_sound_server_route), then the default device, then null. */
-    const char *tries[3] = {cfg->device};
-    int n_tries = 1;
-    if (automatic) {
-        n_tries = 0;
-        if (es_jack_is_pipewire())
-            tries[n_tries++] = "pipewire";
-        tries[n_tries++] = "default";
-        tries[n_tries++] = "null";
-    }
+    const char *tries[ES_DEVICE_TRIES];
+    const int n_tries = es_device_tries(cfg->device, tries);
     s->cfg.device = tries[0];
     for (int attempt = 0; attempt < n_tries && !s->player; attempt++) {
         s->cfg.device = tries[attempt];
@@ -191,13 +180,11 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         es_player_config plc;
         es_session_player_config(s, cfg->source, s->file, cfg->block, &plc);
         s->player = es_player_open(&plc, proc, why, sizeof why);
-        if (!s->player && attempt + 1 < n_tries && !strcmp(tries[attempt + 1], "null"))
-            es_session_sayf(s, 0, "note: no usable sound device (%s); playing on the null "
-                            "device", why);
-        else if (!s->player && attempt + 1 < n_tries)
-            es_session_sayf(s, 0, "note: device '%s' did not open (%s); trying '%s'",
-                            tries[attempt], why, tries[attempt + 1]);
-        else if (!s->player) {
+        if (!s->player && attempt + 1 < n_tries) {
+            char line[800];
+            es_device_try_note(tries[attempt], tries[attempt + 1], why, line, sizeof line);
+            es_session_sayf(s, 0, "%s", line);
+        } else if (!s->player) {
             snprintf(err, n, "%s", why);
             goto fail;
         }

@@ -416,7 +416,7 @@ int es_session_set_source(es_session *s, es_source_kind kind)
 {
     char what[64];
     snprintf(what, sizeof what, "source %s", source_word(kind));
-    if (kind == ES_SOURCE_MIC && !strcmp(s->cfg.device, "null")) {
+    if (kind == ES_SOURCE_MIC && !es_device_can_capture(s->cfg.device)) {
         es_session_sayf(s, 1, "microphone: the null device has no microphone; play a file "
                         "or the test signal, or use a sound device; still playing the %s",
                         source_word(s->cfg.source));
