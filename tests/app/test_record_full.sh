@@ -18,7 +18,12 @@ if ! mount -t tmpfs -o size=1m tmpfs "$mnt" 2>/dev/null; then
 fi
 export EARSHOT_WISDOM=off
 now() { date +%s.%N; }
-full() { [ "$(df --output=avail -B1 "$mnt" | tail -1)" -lt 4096 ]; }
+# Full: less left than a write of each take (4096 frames: 32 KB of the
+# stereo output, 16 KB of the dry input) needs, so the next write fails. A
+# write that does not fit can leave up to that much free: a fresh root's
+# sanitizer run saw REC FAILED with 4 KB or more still free, and a
+# threshold of 4 KB never saw the disk fill.
+full() { [ "$(df --output=avail -B1 "$mnt" | tail -1)" -lt 65536 ]; }
 seconds_of() { "$earshot" rooms --show "$1" 2>/dev/null | sed -n 's/^[^:]*: \([0-9.]*\) s, .*/\1/p'; }
 
 ui_start 100 30 sh -c "cd '$mnt' && exec '$earshot' --device null"
