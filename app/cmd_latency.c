@@ -13,6 +13,7 @@
 #include "core/param.h"
 #include "device.h"
 #include "engine_params.h"
+#include "core/json.h"
 #include "session.h"
 
 typedef struct {
@@ -61,11 +62,28 @@ static void say(void *ctx, int problem, const char *line)
 static void pause_polling(es_session *s, double seconds)
 {
     const struct timespec tick = {0, 10000000};
-    const double until = es_session_elapsed(s) + seconds;
-    while (es_session_elapsed(s) < until) {
+    const double until = es_session_snapshot(s)->elapsed + seconds;
+    while (es_session_snapshot(s)->elapsed < until) {
         nanosleep(&tick, NULL);
         es_session_poll(s);
     }
+}
+
+/* The measurement: 0 and the round trip in *frames once the click came
+ * back (or -1 frames: it did not, said by the session), -1 when it could
+ * not start (said). */
+static int measure(es_session *s, int *frames)
+{
+    const unsigned before = es_session_snapshot(s)->probes;
+    if (es_session_measure_latency(s) != 0)
+        return -1;
+    const struct timespec tick = {0, 10000000};
+    while (es_session_snapshot(s)->probes == before) {
+        nanosleep(&tick, NULL);
+        es_session_poll(s);
+    }
+    *frames = es_session_snapshot(s)->probe_frames;
+    return 0;
 }
 
 int es_cmd_latency(int argc, char **argv)
@@ -90,62 +108,47 @@ int es_cmd_latency(int argc, char **argv)
                  "--device a sound device with an input (earshot devices)");
         return 2;
     }
-    const es_session_config sc = {.device = o.device, .input_device = o.input_device,
-                                  .source = ES_SOURCE_MIC,
-                                  .engine = es_engine_find("cpu-partitioned"),
-                                  .options = {.fft_measure = 0}, .rate = o.rate,
-                                  .crossfade_ms = 50, .block = o.block};
+    /* Silence but the click: the room's sound through the loop would only
+     * be more to find the click in. */
+    es_session_config sc = {.device = o.device, .input_device = o.input_device,
+                            .rate = o.rate, .crossfade_ms = 50, .playing = ES_SLOT_A,
+                            .mix = {.wet = 0, .dry = 0, .gain = 1}};
+    sc.slot[ES_SLOT_A] = (es_play_spec){.engine = es_engine_find("cpu-partitioned"),
+                                        .options = {.fft_measure = 0}, .block = o.block,
+                                        .source = ES_SOURCE_MIC};
     es_session *s = es_session_open(&sc, say, NULL, err, sizeof err);
     if (!s) {
         es_error("latency: %s", err);
         return 1;
     }
-    es_player *pl = es_session_player(s);
-    if (!es_device_can_capture(es_player_device(pl))) { /* "auto" found no sound device */
+    if (!es_session_snapshot(s)->can_capture) { /* "auto" found no sound device */
         es_error("latency: no sound device here, only the null device, which has no "
                  "microphone: nothing to measure");
         es_session_stop(s);
         es_session_close(s);
         return 1;
     }
-    /* Silence but the click: the room's sound through the loop would only
-     * be more to find the click in. */
-    es_mix quiet = *es_session_mix(s);
-    quiet.wet = quiet.dry = 0;
-    es_session_set_mix(s, &quiet);
     pause_polling(s, o.wait);
     int status = 1, frames = -1;
-    if (es_player_probe_start(pl, 1.0, err, sizeof err) != 0) {
-        es_error("latency: %s", err);
-    } else {
-        const struct timespec tick = {0, 10000000};
-        while (!es_player_probe_poll(pl, &frames) && es_session_elapsed(s) < 1e6) {
-            nanosleep(&tick, NULL);
-            es_session_poll(s);
-        }
-        es_latency_parts lp;
-        es_player_latency_parts(pl, &lp);
-        const int computed = lp.input + lp.output;
-        if (!lp.known && frames >= 0) {
+    if (measure(s, &frames) == 0 && frames >= 0) {
+        const es_live_snapshot *snap = es_session_snapshot(s);
+        const es_latency_parts *lp = &snap->latency;
+        const int computed = lp->input + lp->output;
+        if (!lp->known) {
             es_error("latency: measured %d frames, but the computed figure is %s", frames,
-                     lp.note);
-        } else if (frames < 0) {
-            if (lp.known)
-                es_error("latency: no click came back within 1 s: is the output looped to "
-                         "the input? (computed %d frames)", computed);
-            else
-                es_error("latency: no click came back within 1 s: is the output looped to "
-                         "the input? (computed: %s)", lp.note);
+                     lp->note);
         } else if (o.json) {
-            printf("{\"device\":\"%s\",\"rate\":%.0f,\"block\":%d,\"measured\":%d,"
-                   "\"measured_ms\":%.3f,\"computed\":%d,\"input\":%d,\"output\":%d,"
-                   "\"engine\":%d}\n", es_player_device(pl), o.rate, lp.block, frames,
-                   1e3 * frames / o.rate, computed, lp.input, lp.output, lp.engine);
+            printf("{\"device\":");
+            es_json_string(stdout, snap->device);
+            printf(",\"rate\":%.0f,\"block\":%d,\"measured\":%d,\"measured_ms\":%.3f,"
+                   "\"computed\":%d,\"input\":%d,\"output\":%d,\"engine\":%d}\n", o.rate,
+                   lp->block, frames, 1e3 * frames / o.rate, computed, lp->input, lp->output,
+                   lp->engine);
             status = 0;
         } else {
             printf("measured %d frames (%.2f ms), computed %d frames (input %d + output %d); "
-                   "the engine adds %d\n", frames, 1e3 * frames / o.rate, computed, lp.input,
-                   lp.output, lp.engine);
+                   "the engine adds %d\n", frames, 1e3 * frames / o.rate, computed, lp->input,
+                   lp->output, lp->engine);
             status = 0;
         }
     }

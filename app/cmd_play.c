@@ -15,6 +15,7 @@
 #include "core/args.h"
 #include "session.h"
 #include "settings.h"
+#include "report.h"
 #include "workstation.h"
 
 /* Set by SIGINT/SIGTERM: the stream stops and the recording is finished. */
@@ -129,33 +130,38 @@ int es_cmd_play(int argc, char **argv)
         fputs(usage, stdout);
         es_params_help(es_play_params, stdout);
         es_engines_help(stdout);
-        fputs("\nCommands (--commands: one a line on standard input; the workstation:\n"
-              "the keys beside them):\n", stdout);
-        es_commands_help(stdout, 1);
+        fputs("\nCommands (--commands: one a line on standard input):\n", stdout);
+        es_commands_help(stdout);
+        fputs("\nThe workstation's keys (? there shows them, with what the meters mean):\n",
+              stdout);
+        es_workstation_keys_help(stdout);
         exit(0);
     }
     es_app_route_device(o.device);
     if (o.headless && o.seconds == 0)
         o.seconds = 10;
-    /* Remembered settings: the workstation's by default, play's when asked;
-     * the flags given win over the file. */
-    static es_settings st;
-    const int have_path = es_settings_path(st.path, sizeof st.path) == 0;
-    const int restore = have_path && (o.headless ? o.restore : !o.no_restore);
-    const int remember = have_path && !o.headless; /* play --headless never writes it */
-    if (restore) {
-        es_settings_read(&st);
-        es_settings_drop_given(&st, argc, argv);
-        es_settings_to_options(&st, &o);
-    }
     es_session_config sc;
     if (es_play_options_session(&o, &sc, err, sizeof err) != 0) {
         es_error("play: %s", err);
         return 2;
     }
+    /* Remembered settings: the workstation's by default, play's when asked;
+     * the flags given win over the file. --no-restore neither reads nor
+     * writes it; play --headless never writes it. */
+    static es_settings st;
+    const int have_path = es_settings_path(st.path, sizeof st.path) == 0;
+    const int restore = have_path && (o.headless ? o.restore : !o.no_restore);
+    const int remember = have_path && !o.headless && !o.no_restore;
+    if (restore) {
+        es_settings_read(&st);
+        unsigned given_levels;
+        const unsigned given = es_play_options_given(argc, argv, &given_levels);
+        es_settings_to_config(&st, given, given_levels, &sc);
+    }
     if (!o.headless) {
         const es_ui_options ui = {.fps = o.fps, .seconds = o.seconds, .report = o.report,
-                                  .settings = remember ? &st : NULL, .restore = restore};
+                                  .settings = remember || restore ? &st : NULL,
+                                  .restore = restore, .remember = remember};
         return es_workstation_run(&sc, &ui);
     }
     es_session *s = es_session_open(&sc, say, NULL, err, sizeof err);
@@ -164,7 +170,7 @@ int es_cmd_play(int argc, char **argv)
         return 1;
     }
     if (restore) {
-        es_settings_apply(&st, s);
+        es_settings_rooms_gone(&st, es_session_snapshot(s)->remembered_gone);
         if (es_settings_problem(&st, err, sizeof err))
             es_error("%s", err);
     }
@@ -173,16 +179,15 @@ int es_cmd_play(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     const struct timespec tick = {0, 20000000};
     static line_reader reader;
-    while (!interrupted && es_session_elapsed(s) < o.seconds) {
+    while (!interrupted && es_session_snapshot(s)->elapsed < o.seconds) {
         nanosleep(&tick, NULL);
         es_session_poll(s);
         if (o.commands && poll_commands(s, &reader)) {
             /* quit comes after the lines before it: what they asked for is
              * prepared and played (or said to fail) first, for a while. */
-            const double until = es_session_elapsed(s) + QUIT_WAIT_SECONDS;
-            char what[256];
-            while (!interrupted && es_session_preparing(s, what, sizeof what) &&
-                   es_session_elapsed(s) < until) {
+            const double until = es_session_snapshot(s)->elapsed + QUIT_WAIT_SECONDS;
+            while (!interrupted && es_session_snapshot(s)->preparing &&
+                   es_session_snapshot(s)->elapsed < until) {
                 nanosleep(&tick, NULL);
                 es_session_poll(s);
             }
@@ -190,7 +195,7 @@ int es_cmd_play(int argc, char **argv)
         }
     }
     const int status = es_session_stop(s) == 0 ? 0 : 1;
-    es_session_report(s, stdout, o.json);
+    es_report_write(es_session_snapshot(s), stdout, o.json);
     es_session_close(s);
     /* For scripts: every engine built for a change, played or dropped, is
      * gone now. */

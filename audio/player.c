@@ -95,7 +95,6 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
     const es_format *fmt = es_processor_format(take);
     es_player *pl = calloc(1, sizeof *pl);
     if (!pl) {
-        es_processor_destroy(take);
         snprintf(err, n, "out of memory");
         return NULL;
     }
@@ -107,10 +106,12 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
     pl->source = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
     if (!pl->source) {
         snprintf(err, n, "out of memory");
+        pl->proc = NULL; /* the caller's still */
         es_player_close(pl);
         return NULL;
     }
     if (!(pl->device = open_device(pl, fmt, cfg->block, err, n))) {
+        pl->proc = NULL;
         es_player_close(pl);
         return NULL;
     }
@@ -196,7 +197,8 @@ int es_player_start(es_player *pl, char *err, size_t n)
 void es_player_stop(es_player *pl)
 {
     es_device_stop(pl->device);
-    es_processor_watch(pl->proc, NULL);
+    if (pl->proc)
+        es_processor_watch(pl->proc, NULL);
     if (pl->stalls) {
         es_stall_probe_read(pl->stalls, &pl->stalls_at_stop);
         pl->stalls_kept = 1;

@@ -1,12 +1,15 @@
-/* The meters, from the processor's stats snapshot (nothing else is read
- * from the audio side): DSP load with a scrolling history, deadline misses
- * (total and lately), xruns, throughput, levels with held peaks and clip
- * hold, and the GPU's time per block. */
+/* The meters panel, from the session's snapshot: DSP load with a
+ * scrolling history, the A/B slots' figures, the line of short figures
+ * (the meter table's: xruns, stalls, wake, throughput, the GPU's time),
+ * and the levels with held peaks and clip hold. What the panel remembers
+ * between snapshots (the history, misses lately, the holds) is
+ * ui_meter_memory. */
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "meter.h"
 #include "ui.h"
 
 #define CLIP_HOLD_S 2.0
@@ -34,14 +37,15 @@ static double worst_since(const es_stats *s, uint64_t from)
  * block, or the meters cleared). */
 static void history_update(ui_model *m, int k, double worst)
 {
-    ui_history *h = &m->history[k];
-    if (h->generation != m->slot[k].generation) {
+    ui_history *h = &m->meters.history[k];
+    const es_live_snapshot *s = m->snap;
+    if (h->generation != s->slot[k].generation) {
         h->len = h->at = 0;
         h->pending = 0;
         h->pushed_at = m->now;
-        h->generation = m->slot[k].generation;
+        h->generation = s->slot[k].generation;
     }
-    if (m->slot_playing != k)
+    if (s->playing_slot != k)
         return;
     h->pending = worst > h->pending ? worst : h->pending;
     if (m->now - h->pushed_at >= UI_HISTORY_PERIOD) {
@@ -53,44 +57,46 @@ static void history_update(ui_model *m, int k, double worst)
     }
 }
 
+/* Misses lately: the count now minus the count UI_MISS_WINDOW ago. */
+static void misses_update(ui_meter_memory *mm, double now, uint64_t misses, int restarted)
+{
+    if (restarted)
+        mm->miss_len = 0;
+    mm->miss_times[mm->miss_at] = now;
+    mm->miss_counts[mm->miss_at] = misses;
+    mm->miss_at = (mm->miss_at + 1) % UI_HISTORY;
+    if (mm->miss_len < UI_HISTORY)
+        mm->miss_len++;
+    int oldest = (mm->miss_at - mm->miss_len + UI_HISTORY) % UI_HISTORY;
+    while (mm->miss_len > 1 && now - mm->miss_times[oldest] > UI_MISS_WINDOW) {
+        oldest = (oldest + 1) % UI_HISTORY;
+        mm->miss_len--;
+    }
+    mm->misses_lately = misses - mm->miss_counts[oldest];
+}
+
 void ui_meters_update(ui_model *m)
 {
-    m->last = m->stats;
-    es_processor_stats(es_player_processor(es_session_player(m->session)), &m->stats);
-    const es_stats *s = &m->stats, *l = &m->last;
-    const int restarted = s->blocks < l->blocks; /* reset, or the stream reopened */
-    m->load_now = worst_since(s, restarted ? 0 : m->load_seen);
-    m->load_seen = s->blocks;
-    m->slot_playing = s->ab_playing;
-    for (int k = 0; k < ES_AB_SLOTS; k++) {
-        es_session_slot_info(m->session, k, &m->stats, &m->slot[k]);
-        history_update(m, k, m->load_now);
-    }
-
-    /* Misses lately: the count now minus the count UI_MISS_WINDOW ago. */
-    if (restarted)
-        m->miss_len = 0;
-    m->miss_times[m->miss_at] = m->now;
-    m->miss_counts[m->miss_at] = s->misses;
-    m->miss_at = (m->miss_at + 1) % UI_HISTORY;
-    if (m->miss_len < UI_HISTORY)
-        m->miss_len++;
-    int oldest = (m->miss_at - m->miss_len + UI_HISTORY) % UI_HISTORY;
-    while (m->miss_len > 1 && m->now - m->miss_times[oldest] > UI_MISS_WINDOW) {
-        oldest = (oldest + 1) % UI_HISTORY;
-        m->miss_len--;
-    }
-    m->misses_lately = s->misses - m->miss_counts[oldest];
-    if (!restarted && s->misses > l->misses)
-        m->misses_rose_at = m->now;
-
-    if (s->clipped > l->clipped && !restarted)
-        m->clip_out_until = m->now + CLIP_HOLD_S;
-    if (s->limited > l->limited && !restarted)
-        m->limit_until = m->now + CLIP_HOLD_S;
+    ui_meter_memory *mm = &m->meters;
+    const es_stats *s = &m->snap->stats;
+    const int restarted = s->blocks < mm->last_blocks; /* reset, or the stream reopened */
+    mm->load_now = worst_since(s, restarted ? 0 : mm->load_seen);
+    mm->load_seen = s->blocks;
+    for (int k = 0; k < ES_AB_SLOTS; k++)
+        history_update(m, k, mm->load_now);
+    misses_update(mm, m->now, s->misses, restarted);
+    /* CLIP and LIM light when their counts rise, and hold for a while. */
+    if (s->clipped > mm->last_clipped && !restarted)
+        mm->clip_out_until = m->now + CLIP_HOLD_S;
+    if (s->limited > mm->last_limited && !restarted)
+        mm->limit_until = m->now + CLIP_HOLD_S;
     for (int c = 0; c < s->inputs && c < ES_METER_CHANNELS; c++)
         if (s->in_hold[c] >= 1.0f)
-            m->clip_in_until = m->now + CLIP_HOLD_S;
+            mm->clip_in_until = m->now + CLIP_HOLD_S;
+    mm->last_blocks = s->blocks;
+    mm->last_misses = s->misses;
+    mm->last_clipped = s->clipped;
+    mm->last_limited = s->limited;
 }
 
 static int load_colour(double load)
@@ -197,77 +203,123 @@ static void level_scale(const ui_rect *r, int row)
     mvaddstr(r->y + row, r->x + 8 + w, " dBFS");
 }
 
+/* The slot the panel's figures are for: the one playing alone, or while
+ * crossfading the one changes go to. */
+static int shown_slot(const es_live_snapshot *s)
+{
+    return s->playing_slot >= 0 ? s->playing_slot : s->active_slot;
+}
+
+/* One column of the history, `rows` high, for a load v. */
+static void history_column(int y, int x, int rows, double v)
+{
+    static const char part[] = " _-=#"; /* a cell a quarter, half, ... full */
+    if (rows == 1) {
+        int q = (int)ceil(v * (sizeof spark - 2));
+        q = q < 0 ? 0 : q > (int)sizeof spark - 2 ? (int)sizeof spark - 2 : q;
+        mvaddch(y, x, spark[q]);
+        return;
+    }
+    const double cells = (v > 1 ? 1 : v) * rows;
+    for (int q = 0; q < rows; q++) {
+        const double in_cell = cells - q; /* of this cell, from the bottom */
+        const int shade = in_cell >= 1 ? 4 : in_cell <= 0 ? 0 : (int)ceil(in_cell * 4);
+        mvaddch(y + rows - 1 - q, x, part[shade]);
+    }
+}
+
 /* The playing slot's load over the last seconds (each column the worst
  * block of UI_HISTORY_PERIOD), newest on the right: one row of shades, or
  * columns of '#' whose top cell shows the fraction (so a load of 1 % still
  * shows) when the panel has rows to spare. */
 static void history(const ui_model *m, const ui_rect *r, int row, int rows, int x0)
 {
-    static const char part[] = " _-=#"; /* a cell a quarter, half, ... full */
-    const int k = m->slot_playing >= 0 ? m->slot_playing : es_session_active_slot(m->session);
-    const ui_history *h = &m->history[k];
+    const ui_history *h = &m->meters.history[shown_slot(m->snap)];
     const int w = r->w - 5 - x0;
     if (w < 4)
         return;
     mvaddstr(r->y + row + rows - 1, r->x + x0, "hist");
     for (int c = 0; c < w; c++) {
         const int back = w - 1 - c;
-        double v = 0;
-        if (back < h->len)
-            v = h->load[(h->at - 1 - back + 2 * UI_HISTORY) % UI_HISTORY];
-        const int colour = load_colour(v);
-        attron(COLOR_PAIR(colour));
-        if (rows == 1) {
-            int q = (int)ceil(v * (sizeof spark - 2));
-            q = q < 0 ? 0 : q > (int)sizeof spark - 2 ? (int)sizeof spark - 2 : q;
-            mvaddch(r->y + row, r->x + x0 + 5 + c, spark[q]);
-        } else {
-            const double cells = (v > 1 ? 1 : v) * rows;
-            for (int q = 0; q < rows; q++) {
-                const double in_cell = cells - q; /* of this cell, from the bottom */
-                int shade = in_cell >= 1 ? 4 : in_cell <= 0 ? 0 : (int)ceil(in_cell * 4);
-                mvaddch(r->y + row + rows - 1 - q, r->x + x0 + 5 + c, part[shade]);
-            }
-        }
-        attroff(COLOR_PAIR(colour));
+        const double v = back < h->len ? h->load[(h->at - 1 - back + 2 * UI_HISTORY) % UI_HISTORY]
+                                       : 0;
+        attron(COLOR_PAIR(load_colour(v)));
+        history_column(r->y + row, r->x + x0 + 5 + c, rows, v);
+        attroff(COLOR_PAIR(load_colour(v)));
     }
 }
 
-void ui_draw_meters(const ui_model *m, const ui_rect *r)
+/* The title ("Meters  A: 12 s", or STALE when no audio comes, every figure
+ * below then being the last seen); returns its width. */
+static int title_row(const es_live_snapshot *s, const ui_rect *r)
 {
-    const es_stats *s = &m->stats;
-    char line[256];
-    const int k = m->slot_playing >= 0 ? m->slot_playing : es_session_active_slot(m->session);
-    const es_session_slot *sl = &m->slot[k];
-    /* Since when the playing slot's figures count: seconds of audio. With
-     * no audio coming, every figure below is the last one seen: said so in
-     * the title, and "now" shows nothing. */
-    const es_device_state ds = es_session_device_state(m->session);
-    const int stale = ds != ES_DEVICE_PLAYING;
-    const int title_attr = stale ? COLOR_PAIR(UI_BAD) | A_BOLD : COLOR_PAIR(UI_TITLE) | A_BOLD;
-    attron(title_attr);
-    const int title_w = stale ? snprintf(line, sizeof line, "Meters  STALE (%s)",
-                                         es_device_state_word(ds))
-                              : snprintf(line, sizeof line, "Meters  %c: %.0f s", "AB"[k],
-                                         sl->stats.budget_total_us * 1e-6);
+    char line[128];
+    const int stale = s->device_state != ES_DEVICE_PLAYING;
+    const int k = shown_slot(s);
+    const int attr = stale ? COLOR_PAIR(UI_BAD) | A_BOLD : COLOR_PAIR(UI_TITLE) | A_BOLD;
+    const int w = stale ? snprintf(line, sizeof line, "Meters  STALE (%s)",
+                                   es_device_state_word(s->device_state))
+                        : snprintf(line, sizeof line, "Meters  %c: %.0f s", "AB"[k],
+                                   s->slot[k].seconds);
+    attron(attr);
     mvaddnstr(r->y, r->x, line, r->w);
-    attroff(title_attr);
+    attroff(attr);
+    return w;
+}
 
-    /* The worst block since the last redraw, exact to the block. */
-    const double load = stale ? 0 : m->load_now;
-    mvaddstr(r->y + 1, r->x, "DSP");
-    bar(r->y + 1, r->x + 4, r->w - 17, load, load_colour(load));
+/* The DSP bar: the worst block since the last redraw, exact to the block. */
+static void dsp_row(const ui_model *m, const ui_rect *r, int row)
+{
+    const int stale = m->snap->device_state != ES_DEVICE_PLAYING;
+    const double load = stale ? 0 : m->meters.load_now;
+    char line[32];
+    mvaddstr(r->y + row, r->x, "DSP");
+    bar(r->y + row, r->x + 4, r->w - 17, load, load_colour(load));
     if (stale)
         snprintf(line, sizeof line, " now     -");
     else
         snprintf(line, sizeof line, " now %5.1f%%", 100 * load);
-    mvaddnstr(r->y + 1, r->x + r->w - 12, line, 12);
+    mvaddnstr(r->y + row, r->x + r->w - 12, line, 12);
+}
 
-    /* Rows: title, DSP, slots (3), xruns, levels; the history gets the rows
-     * to spare, or shares the title's row; a second spare row goes to the
-     * levels' scale. The levels are the input and each output, or, when
-     * the panel is one row short (80x24 with six engines listed), the
-     * input and the outputs on one row, as the inputs share theirs. */
+/* The levels: the input (all its channels as one row when they share it),
+ * then each output, or all outputs as one row when the panel is short. */
+static int level_rows(const ui_model *m, const ui_rect *r, int row, int split_out)
+{
+    const es_stats *s = &m->snap->stats;
+    const ui_meter_memory *mm = &m->meters;
+    const int clip_in = m->now < mm->clip_in_until;
+    const int out_mark = m->now < mm->clip_out_until ? 1 : m->now < mm->limit_until ? 2 : 0;
+    float in_rms = 0, in_hold = 0, out_rms = 0, out_hold = 0;
+    for (int c = 0; c < s->inputs && c < ES_METER_CHANNELS; c++) {
+        in_rms = s->in_rms[c] > in_rms ? s->in_rms[c] : in_rms;
+        in_hold = s->in_hold[c] > in_hold ? s->in_hold[c] : in_hold;
+    }
+    for (int o = 0; o < s->outputs && o < ES_METER_CHANNELS; o++) {
+        out_rms = s->out_rms[o] > out_rms ? s->out_rms[o] : out_rms;
+        out_hold = s->out_hold[o] > out_hold ? s->out_hold[o] : out_hold;
+    }
+    if (row < r->h)
+        level(r, row++, s->inputs > 1 ? "in *" : "in", in_rms, in_hold, clip_in);
+    if (s->outputs >= 2 && !split_out && row < r->h)
+        level(r, row++, "out *", out_rms, out_hold, out_mark);
+    for (int o = 0; split_out && o < s->outputs && o < 2 && row < r->h; o++)
+        level(r, row++, o == 0 ? "out L" : "out R", s->out_rms[o], s->out_hold[o], out_mark);
+    if (s->outputs == 1 && row < r->h)
+        level(r, row++, "out", s->out_rms[0], s->out_hold[0], out_mark);
+    return row;
+}
+
+void ui_draw_meters(const ui_model *m, const ui_rect *r)
+{
+    const es_stats *s = &m->snap->stats;
+    const int title_w = title_row(m->snap, r);
+    dsp_row(m, r, 1);
+    /* Rows: title, DSP, slots (3), short figures, levels; the history gets
+     * the rows to spare, or shares the title's row; a second spare row
+     * goes to the levels' scale. The levels are the input and each output,
+     * or, when the panel is one row short (80x24 with six engines listed),
+     * the input and the outputs on one row. */
     const int split_out = s->outputs >= 2 && r->h >= 6 + 3;
     const int levels = s->outputs < 2 ? 1 + s->outputs : split_out ? 3 : 2;
     const int scale = r->h - 6 - levels >= 2;
@@ -277,56 +329,12 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
     else
         history(m, r, 0, 1, title_w + 2);
     int row = 2 + (hist_rows > 0 ? hist_rows : 0);
-
     ui_draw_slots(m, r->y + row, r->x, r->w);
     row += 3;
-
-    const int gpu = !strncmp(es_session_now(m->session)->engine->name, "cuda", 4);
-    char gpu_text[48] = "GPU -";
-    if (gpu)
-        snprintf(gpu_text, sizeof gpu_text, "GPU %.0f us/blk", s->device_us);
-    /* Device xruns, machine stalls (late blocks that were not the
-     * engine's) and the stall probe's worst wake; then the speed, as room
-     * allows, the GPU's time before it. */
-    es_stall_stats probe;
-    char wake[24] = "";
-    if (es_session_stalls(m->session, &probe))
-        snprintf(wake, sizeof wake, "  wake %.1fms", 1e-3 * probe.worst_us);
-    int used = snprintf(line, sizeof line, "xruns %llu  stalls %llu%s",
-                        (unsigned long long)es_session_xruns(m->session),
-                        (unsigned long long)s->stalls, wake);
-    char speed[64];
-    snprintf(speed, sizeof speed, "  %.2f Msmp/s  %s",
-             es_ab_stats_throughput(&sl->stats, s->inputs) / 1e6, gpu_text);
-    if (used + (int)strlen(speed) <= r->w)
-        snprintf(line + used, sizeof line - (size_t)used, "%s", speed);
-    else if (gpu)
-        snprintf(line + used, sizeof line - (size_t)used, "  %s", gpu_text);
+    char line[256];
+    ui_meters_line(ui_meters, m->snap, line, r->w < 255 ? r->w : 255);
     mvaddnstr(r->y + row++, r->x, line, r->w);
-
-    /* Levels: the input (all its channels as one row when they share it),
-     * then each output. */
-    const int clip_in = m->now < m->clip_in_until;
-    const int out_mark = m->now < m->clip_out_until ? 1 : m->now < m->limit_until ? 2 : 0;
-    float in_rms = 0, in_hold = 0;
-    for (int c = 0; c < s->inputs && c < ES_METER_CHANNELS; c++) {
-        in_rms = s->in_rms[c] > in_rms ? s->in_rms[c] : in_rms;
-        in_hold = s->in_hold[c] > in_hold ? s->in_hold[c] : in_hold;
-    }
-    if (row < r->h)
-        level(r, row++, s->inputs > 1 ? "in *" : "in", in_rms, in_hold, clip_in);
-    if (s->outputs >= 2 && !split_out && row < r->h) {
-        float out_rms = 0, out_hold = 0;
-        for (int o = 0; o < s->outputs && o < ES_METER_CHANNELS; o++) {
-            out_rms = s->out_rms[o] > out_rms ? s->out_rms[o] : out_rms;
-            out_hold = s->out_hold[o] > out_hold ? s->out_hold[o] : out_hold;
-        }
-        level(r, row++, "out *", out_rms, out_hold, out_mark);
-    }
-    for (int o = 0; split_out && o < s->outputs && o < 2 && row < r->h; o++)
-        level(r, row++, o == 0 ? "out L" : "out R", s->out_rms[o], s->out_hold[o], out_mark);
-    if (s->outputs == 1 && row < r->h)
-        level(r, row++, "out", s->out_rms[0], s->out_hold[0], out_mark);
+    row = level_rows(m, r, row, split_out);
     if (scale && row < r->h)
         level_scale(r, row++);
 }

@@ -1,8 +1,7 @@
-/* The room list's keys and the one-line prompt: moving through the list
+/* The room list's cursor and the one-line prompt: moving through the list
  * (a line, a page, the ends), searching it (/ then n and N), opening an IR
- * file by its path (o), reading the library again (R). Every change to
- * the session is a command line (room, rescan) through the command table.
- * The list is the session's (es_session_library); when it changes (a
+ * file by its path (o). The keys that do these are in keys.c's tables. The
+ * list is the session's (the snapshot's `rooms`); when it changes (a
  * rescan, a file played) the cursor stays on its room. */
 #include <ctype.h>
 #include <curses.h>
@@ -16,7 +15,7 @@
 
 static void remember(ui_model *m)
 {
-    const es_library *lib = es_session_library(m->session);
+    const es_library *lib = m->snap->rooms;
     if (m->cursor < 0 || m->cursor >= lib->count)
         return;
     snprintf(m->cursor_name, sizeof m->cursor_name, "%s", lib->rooms[m->cursor].name);
@@ -25,23 +24,30 @@ static void remember(ui_model *m)
 
 static void move_to(ui_model *m, int i)
 {
-    m->cursor = i < 0 ? 0 : i >= m->room_count ? m->room_count - 1 : i;
+    const int count = m->snap->rooms->count;
+    m->cursor = i < 0 ? 0 : i >= count ? count - 1 : i;
     if (m->cursor < 0)
         m->cursor = 0;
     remember(m);
+    es_session_show_room(m->session, m->cursor); /* its measurement, from the next poll */
+}
+
+void ui_rooms_move(ui_model *m, int i)
+{
+    ui_rooms_follow(m);
+    move_to(m, i);
 }
 
 void ui_rooms_follow(ui_model *m)
 {
-    const unsigned version = es_session_rooms_version(m->session);
-    const es_library *lib = es_session_library(m->session);
-    if (version == m->rooms_version && m->room_count == lib->count)
+    const unsigned version = m->snap->rooms_version;
+    const es_library *lib = m->snap->rooms;
+    if (version == m->rooms_version)
         return;
-    const int first = m->rooms_version == 0 && m->room_count == 0 && !m->cursor_name[0];
+    const int first = m->rooms_version == 0;
     m->rooms_version = version;
-    m->room_count = lib->count;
     if (first) { /* the start: the room playing */
-        move_to(m, es_session_room_index(m->session, es_session_room(m->session)));
+        move_to(m, m->snap->room_playing);
         return;
     }
     /* The same room by name (and file, where two share a name); else the
@@ -76,7 +82,7 @@ static int contains(const char *text, const char *part)
  * name or description holds the search, going round; -1 if none. */
 static int find(const ui_model *m, int from, int dir)
 {
-    const es_library *lib = es_session_library(m->session);
+    const es_library *lib = m->snap->rooms;
     for (int k = 1; k <= lib->count; k++) {
         const int i = ((from + dir * k) % lib->count + lib->count) % lib->count;
         if (contains(lib->rooms[i].name, m->search) ||
@@ -92,7 +98,7 @@ static void search_step(ui_model *m, int from, int dir)
         ui_note(m, 0, "search: / then part of a room's name or description");
         return;
     }
-    const int i = m->room_count ? find(m, from, dir) : -1;
+    const int i = m->snap->rooms->count ? find(m, from, dir) : -1;
     if (i < 0) {
         char line[300];
         snprintf(line, sizeof line, "search: no room matches '%.200s'", m->search);
@@ -102,45 +108,29 @@ static void search_step(ui_model *m, int from, int dir)
     move_to(m, i);
 }
 
-int ui_rooms_key(ui_model *m, int key)
+void ui_rooms_search_step(ui_model *m, int dir)
 {
     ui_rooms_follow(m);
-    const int page = m->rooms_page > 1 ? m->rooms_page - 1 : 1;
-    const es_library *lib = es_session_library(m->session);
-    switch (key) {
-    case KEY_UP: case 'k': move_to(m, m->cursor - 1); break;
-    case KEY_DOWN: case 'j': move_to(m, m->cursor + 1); break;
-    case KEY_PPAGE: move_to(m, m->cursor - page); break;
-    case KEY_NPAGE: move_to(m, m->cursor + page); break;
-    case KEY_HOME: move_to(m, 0); break;
-    case KEY_END: move_to(m, m->room_count - 1); break;
-    case '\n': case '\r': case KEY_ENTER:
-        if (m->cursor < lib->count) {
-            char line[1100];
-            snprintf(line, sizeof line, "room %s", es_session_room_word(&lib->rooms[m->cursor]));
-            ui_command(m, line);
-        }
-        break;
-    case '/': case 'o':
-        m->prompt = key;
-        m->prompt_text[0] = 0;
-        break;
-    case 'n': search_step(m, m->cursor, 1); break;
-    case 'N': search_step(m, m->cursor, -1); break;
-    case 'R': ui_command(m, "rescan"); break;
-    default: return 0;
-    }
-    return 1;
+    search_step(m, m->cursor, dir);
+}
+
+void ui_rooms_play(ui_model *m)
+{
+    ui_rooms_follow(m);
+    const es_library *lib = m->snap->rooms;
+    if (m->cursor < lib->count)
+        ui_refused(m, es_session_set_room(m->session, es_session_room_word(&lib->rooms[m->cursor])),
+                   "");
 }
 
 void ui_rooms_click(ui_model *m, int i, int play)
 {
     ui_rooms_follow(m);
-    if (i < 0 || i >= m->room_count)
+    if (i < 0 || i >= m->snap->rooms->count)
         return;
     move_to(m, i);
     if (play)
-        ui_rooms_key(m, '\n');
+        ui_rooms_play(m);
 }
 
 /* ~ and ~/... as the shell reads them (the home folder from $HOME). */
@@ -172,10 +162,10 @@ void ui_prompt_key(ui_model *m, int key)
             snprintf(m->search, sizeof m->search, "%.255s", m->prompt_text);
             search_step(m, -1, 1); /* the first match in the list */
         } else {
-            char path[1024], line[1100];
+            char path[1024];
             expand_home(m->prompt_text, path, sizeof path);
-            snprintf(line, sizeof line, "room %s", path);
-            ui_command(m, line); /* a bad path: the session says so, as for `room` */
+            /* A bad path: the session says so, as for `room`. */
+            ui_refused(m, es_session_set_room(m->session, path), "");
         }
     } else if (key >= 32 && key < 127 && len + 1 < sizeof m->prompt_text) {
         m->prompt_text[len] = (char)key;

@@ -43,12 +43,13 @@ void ui_draw_slots(const ui_model *m, int y, int x, int w)
         snprintf(line, sizeof line, "   %-*s  blk  p99   max miss   xRT", room_w, "slot");
     mvaddnstr(y, x, line, w);
     attroff(COLOR_PAIR(UI_DIM));
-    const int active = es_session_active_slot(m->session);
+    const es_live_snapshot *snap = m->snap;
+    const int active = snap->active_slot, playing = snap->playing_slot;
     for (int k = 0; k < ES_AB_SLOTS; k++) {
-        const es_session_slot *sl = &m->slot[k];
+        const es_live_slot *sl = &snap->slot[k];
         ui_hit_add(UI_HIT_SLOT, k, y + 1 + k, x, w); /* a click plays the slot */
         const es_ab_stats *a = &sl->stats;
-        const char mark = k == m->slot_playing ? '>' : k == active ? '~' : ' ';
+        const char mark = k == playing ? '>' : k == active ? '~' : ' ';
         if (!sl->set) {
             snprintf(line, sizeof line, "%c%c (empty: Tab makes it a copy to change)", mark,
                      "AB"[k]);
@@ -61,13 +62,13 @@ void ui_draw_slots(const ui_model *m, int y, int x, int w)
         count4(miss, sizeof miss, a->misses);
         count4(late, sizeof late, a->late_results);
         /* The histogram's last bin holds every block at 200 % and over. */
-        const double p99 = 100 * es_load_quantile(a->load_hist, a->load_max, 0.99);
+        const double p99 = 100 * sl->load_p99;
         char p99_text[16];
         if (p99 >= 200)
             snprintf(p99_text, sizeof p99_text, "200+");
         else
             snprintf(p99_text, sizeof p99_text, "%3.0f%%", p99);
-        const double rt = es_ab_stats_realtime_factor(a);
+        const double rt = sl->realtime_factor;
         char rt_text[16];
         if (!a->blocks)
             snprintf(rt_text, sizeof rt_text, "-");
@@ -77,16 +78,16 @@ void ui_draw_slots(const ui_model *m, int y, int x, int w)
             snprintf(rt_text, sizeof rt_text, "%.0f", rt);
         if (wide)
             snprintf(line, sizeof line, "%c%c %-*.*s %4d %3.0f%% %4s %4.0f%% %4s %4s %5s "
-                     "%6.1f", mark, "AB"[k], room_w, room_w, room_name(sl->room), sl->block,
-                     100 * es_load_quantile(a->load_hist, a->load_max, 0.5), p99_text,
-                     100 * a->load_max, miss, late, rt_text, a->budget_total_us * 1e-6);
+                     "%6.1f", mark, "AB"[k], room_w, room_w, room_name(sl->spec.room),
+                     sl->spec.block, 100 * sl->load_p50, p99_text, 100 * sl->load_max, miss,
+                     late, rt_text, sl->seconds);
         else
             snprintf(line, sizeof line, "%c%c %-*.*s %4d %4s %4.0f%% %4s %5s", mark,
-                     "AB"[k], room_w, room_w, room_name(sl->room), sl->block, p99_text,
-                     100 * a->load_max, miss, rt_text);
-        const int late_now = k == m->slot_playing && m->misses_lately > 0;
+                     "AB"[k], room_w, room_w, room_name(sl->spec.room), sl->spec.block, p99_text,
+                     100 * sl->load_max, miss, rt_text);
+        const int late_now = k == playing && m->meters.misses_lately > 0;
         const int attr = a->misses ? (late_now ? COLOR_PAIR(UI_BAD) | A_BOLD : COLOR_PAIR(UI_WARN))
-                                   : k == m->slot_playing ? A_BOLD : 0;
+                                   : k == playing ? A_BOLD : 0;
         attron(attr);
         ui_text(y + 1 + k, x, line, w);
         attroff(attr);

@@ -1,7 +1,10 @@
 /* The workstation's model, shared by its parts (internal to ui/):
- * workstation.c (the loop, keys, messages), layout.c (where each panel
- * goes), panels.c (header, rooms, engines, help, status), meters.c and
- * spectrum.c. Drawing reads this; only workstation.c changes the session. */
+ * workstation.c (the loop, signals, messages), keys.c (the key tables:
+ * dispatch and help), layout.c (where each panel goes), panels.c (header,
+ * rooms, engines, help, status), meter.h and meters.c (the meter table and
+ * the meters panel), rooms.c (the room list's cursor, search and prompt)
+ * and spectrum.c. Every figure drawn comes from the session's snapshot
+ * (snapshot.h); only key actions call the session. */
 #ifndef ES_UI_H
 #define ES_UI_H
 
@@ -9,20 +12,11 @@
 
 #include "commands.h"
 #include "session.h"
-#include "stats.h"
 #include "workstation.h"
 
-#define UI_MESSAGES 64        /* kept; the newest are shown */
 #define UI_HISTORY 512        /* DSP load history columns kept */
 #define UI_HISTORY_PERIOD 0.25 /* seconds per history column (its worst block) */
 #define UI_MISS_WINDOW 10.0   /* seconds of "misses lately" */
-#define UI_MAX_ENGINES 8
-
-typedef struct {
-    char when[16];            /* HH:MM:SS */
-    char text[300];
-    int problem;
-} ui_message;
 
 typedef struct {
     int y, x, h, w;
@@ -45,14 +39,29 @@ typedef struct {
     uint64_t generation;      /* the slot's, when this history began */
 } ui_history;
 
+/* What the screen keeps between snapshots: the meters' memory. */
+typedef struct {
+    uint64_t last_blocks, last_misses, last_clipped, last_limited;
+    double load_now;          /* the worst block since the last redraw, exactly */
+    uint64_t load_seen;       /* blocks whose load is in load_now or before */
+    /* Each slot's history; cleared when its statistics start again. */
+    ui_history history[ES_AB_SLOTS];
+    double miss_times[UI_HISTORY]; /* (time, misses) samples for the window */
+    uint64_t miss_counts[UI_HISTORY];
+    int miss_at, miss_len;
+    uint64_t misses_lately;
+    double clip_in_until, clip_out_until;
+    double limit_until;       /* the limiter acted lately: LIM on the outputs */
+} ui_meter_memory;
+
 typedef struct {
     es_session *session;
+    const es_live_snapshot *snap; /* the last poll's: everything drawn comes from it */
     double now;               /* seconds since the workstation started */
 
     /* rooms (rooms.c): the cursor is kept on its room by name and file
      * when the session's list changes */
     int cursor, top;
-    int room_count;
     int rooms_page;           /* list rows last drawn: PgUp/PgDn's step */
     unsigned rooms_version;   /* the session's list the cursor was placed in */
     char cursor_name[ES_ROOM_NAME_MAX], cursor_path[1024];
@@ -62,59 +71,53 @@ typedef struct {
     char prompt_text[1024];
     char search[256];         /* the last search, for n and N */
 
-    /* engines: probed once */
-    int engine_count;
-    int engine_ok[UI_MAX_ENGINES];
-    char engine_why[UI_MAX_ENGINES][160];
-
-    /* meters */
-    es_stats stats, last;     /* this redraw's snapshot and the one before */
-    double load_now;          /* the worst block since the last redraw, exactly */
-    uint64_t load_seen;       /* blocks whose load is in load_now or before */
-    es_session_slot slot[ES_AB_SLOTS]; /* A and B, with their own statistics */
-    int slot_playing;         /* the slot playing alone, -1 while crossfading */
-    /* Each slot's history: the worst block of each UI_HISTORY_PERIOD it
-     * played, newest last; cleared when its statistics start again. */
-    ui_history history[ES_AB_SLOTS];
-    double miss_times[UI_HISTORY]; /* (time, misses) samples for the window */
-    uint64_t miss_counts[UI_HISTORY];
-    int miss_at, miss_len;
-    uint64_t misses_lately;
-    double misses_rose_at;    /* when the count last went up */
-    double clip_in_until, clip_out_until;
-    double limit_until;       /* the limiter acted lately: LIM on the outputs */
-
-    /* controls the session has no word for */
-    double balance;           /* 0 dry .. 1 wet, equal power */
-
+    ui_meter_memory meters;
     ui_spectrum *spectrum;
     int spectrogram;          /* 0: spectrum, 1: scrolling spectrogram */
     int help;                 /* the help screen is up: its page, from 1 */
     int help_pages;           /* as the help was last drawn */
     int log_open;             /* the message history is up */
     int log_back;             /* lines it is scrolled back from the newest */
-
     int screen_done;          /* the screen is gone: messages go to stderr */
-    ui_message messages[UI_MESSAGES];
-    int message_count;        /* ever; the ring holds the last UI_MESSAGES */
 } ui_model;
 
-/* rooms.c: the room list's keys and the prompt */
+/* What a key's action asks of the loop (htop's Htop_Reaction). */
+enum { UI_KEEP = 0, UI_QUIT = 1 << 0, UI_REPAINT = 1 << 1 };
+
+/* keys.c: one key, through the tables of the screen's mode (the help, the
+ * message history, the prompt, or the main screen). UI_QUIT to quit. */
+int ui_key(ui_model *m, int key);
+/* The help's lines (every table's keys with their help, then the meters'
+ * definitions), HELP_W wide each; returns how many. */
+#define UI_HELP_W 100
+#define UI_HELP_CAP 112
+int ui_help_lines(char lines[][UI_HELP_W]);
+
+/* rooms.c: the room list's cursor, search and prompt */
 /* Places the cursor again when the session's list has changed. */
 void ui_rooms_follow(ui_model *m);
-/* A key for the room list (moving, Enter, / n N, o, R): 1 when it took it. */
-int ui_rooms_key(ui_model *m, int key);
+/* Moves the cursor to entry i (clamped), or by `by` entries (i < 0). */
+void ui_rooms_move(ui_model *m, int i);
+/* Plays the room under the cursor. */
+void ui_rooms_play(ui_model *m);
+/* n and N: the next, the one before, matching the last search. */
+void ui_rooms_search_step(ui_model *m, int dir);
 /* A key while the prompt is up (it takes them all). */
 void ui_prompt_key(ui_model *m, int key);
 void ui_draw_prompt(const ui_model *m, const ui_rect *r);
+/* A click on room i: the cursor there; play: open it too. */
+void ui_rooms_click(ui_model *m, int i, int play);
 /* mvaddnstr of text that may hold anything: control characters, C1 and
  * invalid UTF-8 are drawn escaped (\x1b), never sent to the terminal. */
 void ui_text(int y, int x, const char *text, int width);
 
-/* workstation.c: a command line through the command table (refusals
- * said), and a line of the workstation's own */
-void ui_command(ui_model *m, const char *line);
+/* workstation.c: a line of the workstation's own, kept with the session's;
+ * a refusal (err) from a key's command, said. */
 void ui_note(ui_model *m, int problem, const char *line);
+void ui_refused(ui_model *m, int rc, const char *err);
+/* The recording key: starts a take (names made up, never an existing
+ * file) or stops the one running. */
+void ui_toggle_recording(ui_model *m);
 
 /* layout.c */
 void ui_layout_compute(int lines, int cols, int engines, ui_layout *l);
@@ -128,9 +131,6 @@ void ui_hit_add(int kind, int index, int y, int x, int w);
 /* The hit under screen cell (y, x): its kind (UI_HIT_NONE when none), and
  * its index in *index. */
 int ui_hit_at(int y, int x, int *index);
-
-/* rooms.c: a click on room i: the cursor there; play: open it too. */
-void ui_rooms_click(ui_model *m, int i, int play);
 
 /* console.c: fd 2 into a non-blocking pipe while the screen is up; drain
  * turns each line read into a call of `line`; end restores fd 2 and prints
@@ -148,11 +148,11 @@ void ui_draw_messages(const ui_model *m, const ui_rect *r);
 void ui_draw_status(const ui_model *m, const ui_rect *r);
 /* The help, paged to fit: returns how many pages it has. */
 int ui_draw_help(const ui_model *m, int lines, int cols);
-/* The message history over the screen: the last UI_MESSAGES with their
- * times, newest at the bottom, m->log_back lines scrolled back. */
+/* The message history over the screen: the messages the snapshot keeps,
+ * with their times, newest at the bottom, m->log_back lines scrolled back. */
 void ui_draw_history(ui_model *m, int lines, int cols);
 
-/* meters.c */
+/* meters.c: the meters' memory from the new snapshot, and the panel. */
 void ui_meters_update(ui_model *m);
 void ui_draw_meters(const ui_model *m, const ui_rect *r);
 

@@ -20,7 +20,7 @@
 #include "core/args.h"
 #include "core/files.h"
 #include "core/text.h"
-#include "engine.h"
+#include "report.h"
 #include "ui.h"
 
 static volatile sig_atomic_t quit_requested;
@@ -81,33 +81,37 @@ static double seconds_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The session's lines (and the workstation's own), stamped with the time. */
+/* The session's lines: kept by the session (its snapshot carries them);
+ * once the screen is gone, on the terminal, as play says them. */
 static void say(void *ctx, int problem, const char *line)
 {
     ui_model *m = ctx;
-    if (m->screen_done) { /* after quitting: on the terminal, as play says it */
+    (void)problem;
+    if (m->screen_done) {
         fputs("earshot: ", stderr);
         es_text_put(stderr, line);
         fputc('\n', stderr);
-        return;
     }
-    ui_message *msg = &m->messages[m->message_count % UI_MESSAGES];
-    time_t t = time(NULL);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    strftime(msg->when, sizeof msg->when, "%H:%M:%S", &tm);
-    es_text_escape(msg->text, sizeof msg->text, line); /* host lines too: anything */
-    msg->problem = problem;
-    m->message_count++;
 }
 
-static void note(ui_model *m, int problem, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void ui_note(ui_model *m, int problem, const char *line)
+{
+    es_session_note(m->session, problem, line);
+}
+
+void ui_refused(ui_model *m, int rc, const char *err)
+{
+    /* The session says its own refusals; a line here is the key's own. */
+    if (rc < 0 && err && err[0])
+        ui_note(m, 1, err);
+}
 
 /* A line a library printed on stderr while the screen was up. */
 static void host_line(void *ctx, const char *text)
 {
-    note(ctx, 0, "host API: %.280s", text);
+    char line[300];
+    snprintf(line, sizeof line, "host API: %.280s", text);
+    ui_note(ctx, 0, line);
 }
 
 /* A test hook: a line on fd 2 from another thread, as a host API's
@@ -120,141 +124,10 @@ static void *stderr_hook(void *arg)
     return NULL;
 }
 
-static void note(ui_model *m, int problem, const char *fmt, ...)
+void ui_toggle_recording(ui_model *m)
 {
-    char line[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    say(m, problem, line);
-}
-
-/* Every key that changes the session becomes a command line, run through
- * the same table (commands.h) as play's --commands: the same limits, the
- * same refusals in the same words. */
-static void command(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void command(ui_model *m, const char *fmt, ...)
-{
-    char err[600];
-    va_list ap;
-    va_start(ap, fmt);
-    if (es_command_vrunf(m->session, err, sizeof err, fmt, ap) < 0 && err[0])
-        note(m, 1, "%s", err);
-    va_end(ap);
-}
-
-void ui_command(ui_model *m, const char *line)
-{
-    command(m, "%s", line);
-}
-
-void ui_note(ui_model *m, int problem, const char *line)
-{
-    note(m, problem, "%s", line);
-}
-
-/* A level now in dB, -inf when off. */
-static double level_db(float linear)
-{
-    return linear > 0 ? 20 * log10(linear) : -INFINITY;
-}
-
-/* Wet and dry as an equal-power balance (0 dry .. 1 wet), in dB. */
-static void apply_balance(ui_model *m)
-{
-    const double quarter = 1.5707963267948966;
-    const double wet = sin(m->balance * quarter), dry = cos(m->balance * quarter);
-    char w[24] = "off", d[24] = "off";
-    if (wet > 1e-3)
-        snprintf(w, sizeof w, "%.1f", 20 * log10(wet));
-    if (dry > 1e-3)
-        snprintf(d, sizeof d, "%.1f", 20 * log10(dry));
-    command(m, "wet %s", w);
-    command(m, "dry %s", d);
-}
-
-/* One dB up or down from a level now, within lo..hi (off steps up to lo). */
-static void step_db(ui_model *m, const char *name, double now, int up, double lo, double hi)
-{
-    double next = now == -INFINITY ? lo : round(now) + (up ? 1 : -1);
-    next = next < lo ? lo : next > hi ? hi : next;
-    command(m, "%s %.0f", name, next);
-}
-
-static void pick_engine(ui_model *m, int i)
-{
-    if (i >= m->engine_count)
-        return;
-    if (!m->engine_ok[i]) {
-        note(m, 1, "%s is unavailable here: %s", es_engines[i]->name, m->engine_why[i]);
-        return;
-    }
-    if (es_engines[i] == es_session_want(m->session).engine) {
-        note(m, 0, "%s is playing already", es_engines[i]->name);
-        return;
-    }
-    command(m, "engine %s", es_engines[i]->name);
-}
-
-/* Halves or doubles a setting; at its limit, says so rather than asking. */
-static void step(ui_model *m, const char *name, int now, int up, double min, double max)
-{
-    const int next = up ? now * 2 : now / 2;
-    if (next < min || next > max) {
-        note(m, 1, "%s %d is the %s there is (%.0f..%.0f)", name, now,
-             up ? "largest" : "smallest", min, max);
-        return;
-    }
-    command(m, "%s %d", name, next);
-}
-
-static void change_partition(ui_model *m, int up)
-{
-    const es_session_wanted w = es_session_want(m->session);
-    if (!(w.engine->caps & ES_CAP_PARTITION)) {
-        note(m, 1, "%s takes no partition size (pick one that does)", w.engine->name);
-        return;
-    }
-    const int now = w.options.partition ? w.options.partition
-                                        : es_engine_default_partition(w.block);
-    step(m, "partition", now, up, ES_PARTITION_MIN, ES_PARTITION_MAX);
-}
-
-static void toggle_pipelined(ui_model *m)
-{
-    const es_session_wanted w = es_session_want(m->session);
-    if (!(w.engine->caps & ES_CAP_PIPELINED)) {
-        note(m, 1, "%s has no pipelined mode", w.engine->name);
-        return;
-    }
-    command(m, "pipelined %s", w.options.gpu_pipelined ? "off" : "on");
-}
-
-/* The next source that can play here: signal, file (when one was given),
- * microphone (when the device is not the null device). */
-static void next_source(ui_model *m)
-{
-    static const char *const words[] = {"signal", "file", "mic"};
-    const es_session_config *c = es_session_now(m->session);
-    const es_session_wanted w = es_session_want(m->session);
-    for (int step = 1; step < 3; step++) {
-        const es_source_kind k = (es_source_kind)((w.source + step) % 3);
-        if ((k == ES_SOURCE_FILE && !c->file) ||
-            (k == ES_SOURCE_MIC && !es_device_can_capture(es_player_device(es_session_player(m->session)))))
-            continue;
-        command(m, "source %s", words[k]);
-        return;
-    }
-    note(m, 1, "no other source: start with --input FILE for a file, or play on a sound "
-         "device for the microphone");
-}
-
-static void toggle_recording(ui_model *m)
-{
-    if (es_session_recording(m->session)) {
-        command(m, "record");
+    if (m->snap->recording) {
+        es_session_record(m->session, NULL, NULL, 0);
         return;
     }
     char out[80], dry[80], stamp[32];
@@ -274,164 +147,7 @@ static void toggle_recording(ui_model *m)
         if (access(out, F_OK) != 0 && access(dry, F_OK) != 0)
             break;
     }
-    /* The dry take too: more than a command line says, so straight to the
-     * session (the names are made here, never typed). */
-    es_session_record(m->session, out, dry, 1);
-}
-
-/* A click: a room row moves the cursor there (a second click on it, or a
- * double click, plays it), an engine row picks the engine, an A/B slot row
- * plays that slot. Where and what is read from the last redraw's hits. */
-static void handle_click(ui_model *m)
-{
-    MEVENT ev;
-    if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
-        return;
-    const int twice = (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0;
-    int i;
-    switch (ui_hit_at(ev.y, ev.x, &i)) {
-    case UI_HIT_ROOM:
-        ui_rooms_click(m, i, twice || i == m->cursor);
-        return;
-    case UI_HIT_ENGINE:
-        pick_engine(m, i);
-        return;
-    case UI_HIT_SLOT:
-        command(m, "slot %c", "ab"[i]);
-        return;
-    default:
-        return;
-    }
-}
-
-/* A key while the help is up: Space and PgDn page on, PgUp back; any
- * other key closes it. */
-static void help_key(ui_model *m, int key)
-{
-    if (key == KEY_MOUSE) {
-        MEVENT ev;
-        (void)getmouse(&ev); /* read and dropped: a click does not close it */
-        return;
-    }
-    if (key == ' ' || key == KEY_NPAGE || key == KEY_DOWN || key == 'j')
-        m->help = m->help < m->help_pages ? m->help + 1 : 0;
-    else if (key == KEY_PPAGE || key == KEY_UP || key == 'k')
-        m->help = m->help > 1 ? m->help - 1 : 1;
-    else
-        m->help = 0;
-}
-
-/* A key while the message history is up: it scrolls; Esc, m or q closes. */
-static void history_key(ui_model *m, int key)
-{
-    const int page = LINES - 4 > 1 ? LINES - 4 : 1;
-    switch (key) {
-    case KEY_UP: case 'k': m->log_back++; break;
-    case KEY_DOWN: case 'j': m->log_back--; break;
-    case KEY_PPAGE: m->log_back += page; break;
-    case KEY_NPAGE: m->log_back -= page; break;
-    case KEY_HOME: m->log_back = UI_MESSAGES * 8; break; /* clamped when drawn */
-    case KEY_END: m->log_back = 0; break;
-    case KEY_MOUSE: { MEVENT ev; (void)getmouse(&ev); break; }
-    case 27: case 'm': case 'q': m->log_open = 0; break;
-    default: break;
-    }
-}
-
-/* One key. Returns 1 to quit. */
-static int handle_key(ui_model *m, int key)
-{
-    if (key == KEY_F(10)) /* quits from everywhere, as in htop and mc */
-        return 1;
-    if (m->help) {
-        help_key(m, key);
-        return 0;
-    }
-    if (m->log_open) {
-        history_key(m, key);
-        return 0;
-    }
-    if (m->prompt) { /* the prompt takes every key until Enter or Esc */
-        ui_prompt_key(m, key);
-        return 0;
-    }
-    if (ui_rooms_key(m, key)) /* rooms.c: the list, search, open, rescan */
-        return 0;
-    switch (key) {
-    case 'q': case 'Q':
-        return 1;
-    case 12: /* Ctrl-L: repaint everything, whatever wrote on the terminal */
-        clearok(curscr, TRUE);
-        redrawwin(stdscr);
-        break;
-    case 'l':
-        command(m, "latency");
-        break;
-    case '?': case 'h': case KEY_F(1):
-        m->help = 1;
-        break;
-    case 27: /* Esc: closes what is open; here nothing is, so it only says how to quit */
-        note(m, 0, "q or F10 quits");
-        break;
-    case 'm':
-        m->log_open = 1;
-        m->log_back = 0;
-        break;
-    case KEY_MOUSE:
-        handle_click(m);
-        break;
-    case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
-        pick_engine(m, key - '1');
-        break;
-    case '\t':
-        command(m, "slot");
-        break;
-    case '[': case ']':
-        step(m, "block", es_session_want(m->session).block, key == ']', ES_BLOCK_MIN,
-             ES_BLOCK_MAX);
-        break;
-    case '{': case '}':
-        change_partition(m, key == '}');
-        break;
-    case 'p':
-        toggle_pipelined(m);
-        break;
-    case ',': case '.':
-        m->balance += key == '.' ? 0.1 : -0.1;
-        m->balance = m->balance < 0.001 ? 0 : m->balance > 0.999 ? 1 : m->balance;
-        apply_balance(m);
-        break;
-    case '-': case '+': case '=':
-        step_db(m, "gain", level_db(es_session_mix(m->session)->gain), key != '-', -40, 12);
-        break;
-    case '<': case '>':
-        step_db(m, "trim", es_session_mix(m->session)->trim_db, key == '>', ES_TRIM_DB_MIN,
-                ES_TRIM_DB_MAX);
-        break;
-    case 'b': case ' ': /* Space: the A/B against dry that players expect */
-        command(m, "bypass");
-        break;
-    case 'L':
-        command(m, "limiter %s", es_session_mix(m->session)->limiter ? "off" : "-1");
-        break;
-    case 's':
-        next_source(m);
-        break;
-    case 'r':
-        toggle_recording(m);
-        break;
-    case 'c':
-        command(m, "reset");
-        if (m->message_count == 0 || !m->messages[(m->message_count - 1) % UI_MESSAGES].problem)
-            note(m, 0, "meters cleared: both slots, xruns and the history count from now");
-        break;
-    case 'v':
-        m->spectrogram = !m->spectrogram;
-        break;
-    default:
-        break;
-    }
-    return 0;
+    es_session_record(m->session, out, dry, 1); /* the dry take too */
 }
 
 static void draw(ui_model *m)
@@ -439,7 +155,7 @@ static void draw(ui_model *m)
     erase();
     ui_hits_clear();
     ui_layout l;
-    ui_layout_compute(LINES, COLS, m->engine_count, &l);
+    ui_layout_compute(LINES, COLS, m->snap->engine_count, &l);
     if (l.too_small) {
         mvprintw(0, 0, "earshot needs at least 80x24 (this is %dx%d); q or F10 quits", COLS, LINES);
     } else {
@@ -462,15 +178,11 @@ static void draw(ui_model *m)
 static void model_init(ui_model *m, es_session *s)
 {
     m->session = s;
-    m->balance = 1;
+    m->snap = es_session_snapshot(s);
     ui_rooms_follow(m); /* the cursor on the room playing */
-    for (int i = 0; es_engines[i] && i < UI_MAX_ENGINES; i++) {
-        m->engine_ok[i] = es_engines[i]->probe(m->engine_why[i], sizeof m->engine_why[i]);
-        m->engine_count++;
-    }
-    m->spectrum = ui_spectrum_create(es_session_now(s)->rate);
+    m->spectrum = ui_spectrum_create(m->snap->rate);
     if (!m->spectrum)
-        note(m, 1, "the spectrum view is off: FFTW could not plan its transform");
+        ui_note(m, 1, "the spectrum view is off: FFTW could not plan its transform");
 }
 
 /* The report as files are written (core/files.h): a regular file whole,
@@ -485,34 +197,17 @@ static void write_report(es_session *s, const char *path)
         es_error("--report %s: out of memory", path);
         return;
     }
-    es_session_report(s, f, 1);
+    es_report_write(es_session_snapshot(s), f, 1);
     fclose(f);
     if (es_file_write_out(path, text, len, err, sizeof err) != 0)
         es_error("--report %s", err);
     free(text);
 }
 
-int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
+/* The terminal taken: curses, keys, clicks, colours; fd 2 into the
+ * message log. */
+static void open_screen(void)
 {
-    static ui_model model; /* large (histories, spectrogram), and one per process */
-    ui_model *m = &model;
-    char err[1024];
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        es_error("the workstation needs a terminal; use earshot play --headless");
-        return 1;
-    }
-    es_session *s = es_session_open(cfg, say, m, err, sizeof err);
-    if (!s) {
-        es_error("%s", err);
-        return 1;
-    }
-    model_init(m, s);
-    if (opt->settings && opt->restore) { /* before the screen: it waits for the slots */
-        es_settings_apply(opt->settings, s);
-        m->spectrogram = opt->settings->spectrogram;
-        if (es_settings_problem(opt->settings, err, sizeof err))
-            note(m, 1, "%.290s", err);
-    }
     install_signals();
     ui_console_begin();
     initscr();
@@ -531,7 +226,12 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
     mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED, NULL);
     curs_set(0);
     ui_colors_init();
+}
 
+/* About fps times a second: poll the session, draw its snapshot, and take
+ * the keys until the next frame is due. Returns the redraws made. */
+static unsigned long run_loop(ui_model *m, const es_ui_options *opt)
+{
     const double start = seconds_now(), period = 1.0 / opt->fps;
     double next_frame = start;
     int quit = 0;
@@ -540,36 +240,64 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
         m->now = seconds_now() - start;
         if (opt->seconds > 0 && m->now >= opt->seconds)
             break;
-        es_session_poll(s);
+        es_session_poll(m->session);
         ui_console_drain(host_line, m);
         ui_meters_update(m);
         if (m->spectrum)
-            ui_spectrum_update(m->spectrum, es_session_scope(s), m->now);
+            ui_spectrum_update(m->spectrum, m->snap->scope, m->now);
         draw(m);
         redraws++;
-        /* Keys until the next frame is due. */
         next_frame += period;
         const double left = next_frame - seconds_now();
         if (left < -period)
             next_frame = seconds_now(); /* fell behind: do not race to catch up */
         timeout(left > 0 ? (int)(left * 1000) : 0);
-        int key = getch();
-        while (key != ERR && !quit) {
-            quit = handle_key(m, key);
+        for (int key = getch(); key != ERR && !quit; key = getch()) {
+            const int flags = ui_key(m, key);
+            quit = flags & UI_QUIT;
+            if (flags & UI_REPAINT) { /* whatever wrote on the terminal */
+                clearok(curscr, TRUE);
+                redrawwin(stdscr);
+            }
             timeout(0);
-            key = getch();
         }
     }
+    return redraws;
+}
+
+int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
+{
+    static ui_model model; /* large (histories, spectrogram), and one per process */
+    ui_model *m = &model;
+    char err[1024];
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        es_error("the workstation needs a terminal; use earshot play --headless");
+        return 1;
+    }
+    es_session *s = es_session_open(cfg, say, m, err, sizeof err);
+    if (!s) {
+        es_error("%s", err);
+        return 1;
+    }
+    model_init(m, s);
+    if (opt->settings && opt->restore) { /* opened as they were: only their problems to say */
+        m->spectrogram = opt->settings->spectrogram;
+        es_settings_rooms_gone(opt->settings, m->snap->remembered_gone);
+        if (es_settings_problem(opt->settings, err, sizeof err))
+            ui_note(m, 1, err);
+    }
+    open_screen();
+    const unsigned long redraws = run_loop(m, opt);
     leave_screen();
     m->screen_done = 1;
-    if (opt->settings) { /* remembered on quit only: a crash keeps the last good file */
-        es_settings_capture(opt->settings, s, m->spectrogram);
+    if (opt->settings && opt->remember) { /* on quit only: a crash keeps the last good file */
+        es_settings_capture(opt->settings, m->snap, m->spectrogram);
         if (es_settings_write(opt->settings, err, sizeof err) != 0)
             es_error("%s", err);
     }
     const int status = es_session_stop(s) == 0 ? 0 : 1;
     /* What happened since the screen went away, then the run's summary. */
-    es_session_report(s, stdout, 0);
+    es_report_write(m->snap, stdout, 0);
     printf("  screen      %lu redraws in %.1f s (%.0f a second)\n", redraws, m->now,
            m->now > 0 ? redraws / m->now : 0.0);
     if (opt->report)

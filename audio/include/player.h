@@ -33,8 +33,9 @@ typedef struct {
     void *input_tap_ctx;
 } es_player_config;
 
-/* Takes the processor (destroyed with the player, also on failure); its
- * format says the rate, block and channels. */
+/* Takes the processor (destroyed with the player); its format says the
+ * rate, block and channels. On failure the processor is still the
+ * caller's: a host that tries one device after another builds it once. */
 es_player *es_player_open(const es_player_config *cfg, es_processor *take, char *err,
                           size_t n);
 int es_player_start(es_player *pl, char *err, size_t n);

@@ -182,6 +182,20 @@ const es_param *es_param_find(const es_param *table, const char *name)
     return NULL;
 }
 
+int es_params_given(const es_param *table, int argc, char **argv, const char *name)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--", 2) != 0)
+            continue;
+        const es_param *p = es_param_find(table, argv[i] + 2);
+        if (p && !strcmp(p->name, name))
+            return 1;
+        if (p && p->type != ES_PARAM_FLAG)
+            i++; /* its value */
+    }
+    return 0;
+}
+
 int es_params_parse_argv(const es_param *table, int argc, char **argv, void *base,
                          const char **pos, int pos_cap, int *pos_count, int *help,
                          char *err, size_t n)

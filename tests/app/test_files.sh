@@ -291,12 +291,15 @@ if [ "$build" != sanitized ]; then
     sleep 3
     after=$(faults)
     threads=$(ls "/proc/$player/task" | wc -l)
+    # Every thread earshot started but the preparer, which builds streams
+    # (the first one too) and takes page faults doing it, off the audio path.
     late=$(for t in /proc/"$player"/task/*; do
-               [ "${t##*/}" = "$player" ] || awk '{ print $10 + $12 }' "$t/stat"; done |
+               [ "${t##*/}" = "$player" ] || [ "$(cat "$t/comm")" = es-preparer ] ||
+                   awk '{ print $10 + $12 }' "$t/stat"; done |
            awk '{ s += $1 } END { print s + 0 }')
     wait "$player"
     [ "$before" = "$after" ] && [ "$late" -eq 0 ] && ! grep -q "not locked\|not all locked" err.txt &&
-        ok "memory locked: no page fault in 3 s of steady play; none on the $((threads - 1)) threads earshot started, ever" ||
+        ok "memory locked: no page fault in 3 s of steady play; none on the $((threads - 2)) threads earshot started on the audio path, ever" ||
         bad "page faults in steady play: $before -> $after, $late on the threads earshot started: $(cat err.txt)"
 fi
 exit $fail

@@ -34,7 +34,7 @@ for period in 64 256; do
         echo latency >&3
         line=
         for _ in $(seq 50); do
-            line=$(grep -E 'latency (measured|: the click)' "$dir/log") && break
+            line=$(grep -E 'latency (measured|: no click)' "$dir/log") && break
             sleep 0.1
         done
         echo quit >&3; exec 3>&-; wait $player; player=

@@ -1,7 +1,7 @@
-/* The session's taps are on the audio path: the scope and, while
- * recording, the recorders. A thread plays the callback's part, calling
- * the taps block after block, while the control side starts and stops 40
- * recordings. Checks:
+/* The session's taps (ui/live/taps.h) are on the audio path: the scope
+ * and, while recording, the recorders. A thread plays the callback's part,
+ * calling the taps block after block, while the control side starts and
+ * stops 40 recordings. Checks:
  *   - the tapping thread allocates, frees, locks, sleeps and writes
  *     nothing (counted; not in sanitizer builds, whose allocator is their
  *     own; there ASan checks instead that no tap touches a finished take);
@@ -18,8 +18,7 @@
 #include <time.h>
 
 #include "audiofile.h"
-#include "session.h"
-#include "session_private.h"
+#include "taps.h"
 #ifdef ES_COUNT_RT
 #include "rt_counters.h"
 #endif
@@ -39,7 +38,7 @@ static void quiet(void *ctx, int problem, const char *line)
 
 static void *callback_thread(void *arg)
 {
-    es_session *s = arg;
+    es_taps *taps = arg;
     float l[BLOCK], r[BLOCK], m[BLOCK];
     const float *out[2] = {l, r}, *in[1] = {m};
     long frame = 0;
@@ -52,8 +51,8 @@ static void *callback_thread(void *arg)
             r[t] = -(float)(frame + t);
             m[t] = 0.5f;
         }
-        es_session_input_tap(s, in, 1, BLOCK);
-        es_session_output_tap(s, out, 2, BLOCK);
+        es_taps_input(taps, in, 1, BLOCK);
+        es_taps_output(taps, out, 2, BLOCK);
         frame += BLOCK;
         atomic_store(&frames_tapped, frame);
         for (volatile int spin = 0; spin < 20000; spin++)
@@ -74,40 +73,25 @@ int main(void)
     char dir[] = "/tmp/es-taps-XXXXXX", err[1024];
     if (!mkdtemp(dir))
         return 1;
-    char room[64];
-    snprintf(room, sizeof room, "%s/room.wav", dir);
-    float *ir[2], a[64] = {1.0f}, b[64] = {0.5f};
-    ir[0] = a;
-    ir[1] = b;
-    es_audiofile *f = es_audiofile_create(room, &(es_write_spec){.sample_rate = 48000, .channels = 2}, err, sizeof err);
-    if (!f || es_audiofile_write(f, (const float *const *)ir, 64, err, sizeof err) != 0 ||
-        es_audiofile_commit(f, err, sizeof err) != 0) {
-        printf("FAIL %s\n", err);
-        return 1;
-    }
-    es_audiofile_close(f);
-    es_session_config cfg = {.device = "null", .room = room,
-                             .engine = es_engine_find("cpu-partitioned"), .rate = 48000,
-                             .block = BLOCK};
-    es_session *s = es_session_open(&cfg, quiet, NULL, err, sizeof err);
-    if (!s) {
-        printf("FAIL open: %s\n", err);
-        return 1;
-    }
-    /* The test thread plays the callback's part from here on. */
-    es_player_stop(es_session_player(s));
+    static es_taps taps;
+    es_taps_init(&taps, 48000, quiet, NULL);
+    /* The test thread plays the callback's part. */
     pthread_t th;
-    pthread_create(&th, NULL, callback_thread, s);
+    pthread_create(&th, NULL, callback_thread, &taps);
     int fail = 0;
     const struct timespec nap = {0, 7000000};
     for (int k = 0; k < TAKES; k++) {
         char out[128], dry[128];
         snprintf(out, sizeof out, "%s/take%02d.wav", dir, k);
         snprintf(dry, sizeof dry, "%s/take%02d-dry.wav", dir, k);
-        if (es_session_record(s, out, dry, 1) != 0)
+        const char *paths[2] = {out, dry};
+        const int channels[2] = {2, 1};
+        if (es_taps_start(&taps, paths, channels, 1, err, sizeof err) != 0) {
+            printf("FAIL %s\n", err);
             fail = 1;
+        }
         nanosleep(&nap, NULL);
-        if (es_session_record(s, NULL, NULL, 0) != 0) /* stops */
+        if (es_taps_finish(&taps, ES_TAPS_BOTH, 0) != 0)
             fail = 1;
     }
     atomic_store(&stop, 1);
@@ -170,16 +154,16 @@ int main(void)
     /* The scope: the output's mono sum of frame f is (f - f) / 2 = 0, the
      * input's is 0.5. */
     float latest[256];
-    const int have = es_scope_read(es_session_scope(s), ES_SCOPE_DRY, latest, 256);
+    const int have = es_scope_read(&taps.scope, ES_SCOPE_DRY, latest, 256);
     int off = have != 256;
     for (int i = 0; i < 256; i++)
         off |= latest[i] != 0.5f;
-    es_scope_read(es_session_scope(s), ES_SCOPE_WET, latest, 256);
+    es_scope_read(&taps.scope, ES_SCOPE_WET, latest, 256);
     for (int i = 0; i < 256; i++)
         off |= latest[i] != 0.0f;
     printf("%s the scope holds the latest dry and wet samples\n", off ? "FAIL" : "ok  ");
     fail |= off;
-    es_session_close(s);
+    es_taps_close(&taps);
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0)

@@ -1,6 +1,9 @@
 /* The settings file's text, without a screen: what es_settings_format
  * writes, es_settings_parse reads back the same; bad lines and values are
- * each counted once, the first said, and leave the good ones alone.
+ * each counted once, the first said, and leave the good ones alone. And a
+ * file as a session's start (es_settings_to_config): the parts the command
+ * line gave stay, B comes as B, the levels as levels, remembered rooms
+ * marked so one that is gone is not fatal.
  *
  *   test_settings_file */
 #include <math.h>
@@ -13,17 +16,16 @@
 static es_settings full(void)
 {
     es_settings st = {0};
-    st.have = ES_SET_SLOT | ES_SET_VIEW | ES_SET_TRIM | ES_SET_WET | ES_SET_DRY | ES_SET_GAIN |
-              ES_SET_LIMITER;
+    st.have = ES_SET_SLOT | ES_SET_VIEW;
+    st.levels = ES_MIX_TRIM | ES_MIX_WET | ES_MIX_DRY | ES_MIX_GAIN | ES_MIX_LIMITER;
     for (int k = 0; k < 2; k++)
-        st.have |= (unsigned)(ES_SET_ROOM | ES_SET_ENGINE | ES_SET_PARTITION |
-                              ES_SET_PIPELINED | ES_SET_BLOCK)
-                   << (k ? ES_SET_SLOT_SHIFT : 0);
-    st.slot[0] = (es_settings_slot){.room = "cathedral", .engine = es_engine_find("cpu-direct"),
-                                    .block = 128};
-    st.slot[1] = (es_settings_slot){.room = "/tmp/a room with spaces.wav",
-                                    .engine = es_engine_find("cpu-partitioned"),
-                                    .partition = 1024, .block = 512};
+        st.parts[k] = ES_SPEC_ROOM | ES_SPEC_ENGINE | ES_SPEC_PARTITION | ES_SPEC_PIPELINED |
+                      ES_SPEC_BLOCK;
+    st.slot[0] = (es_play_spec){.room = "cathedral", .engine = es_engine_find("cpu-direct"),
+                                .block = 128};
+    st.slot[1] = (es_play_spec){.room = "/tmp/a room with spaces.wav",
+                                .engine = es_engine_find("cpu-partitioned"),
+                                .options = {.partition = 1024}, .block = 512};
     st.playing = 1;
     st.spectrogram = 1;
     st.trim = -6;
@@ -42,12 +44,14 @@ int main(void)
     es_settings_parse(&back, text);
     printf("%s", text);
     es_test_check(back.problems == 0, "what it writes it reads without a problem");
-    es_test_check(back.have == st.have, "every value it wrote is read back");
+    es_test_check(back.have == st.have && back.levels == st.levels &&
+                      back.parts[0] == st.parts[0] && back.parts[1] == st.parts[1],
+                  "every value it wrote is read back");
     es_test_check(!strcmp(back.slot[1].room, st.slot[1].room) &&
                       back.slot[1].engine == st.slot[1].engine &&
-                      back.slot[1].partition == 1024 && back.slot[1].block == 512 &&
+                      back.slot[1].options.partition == 1024 && back.slot[1].block == 512 &&
                       back.slot[0].engine == st.slot[0].engine && back.slot[0].block == 128 &&
-                      back.slot[0].partition == 0,
+                      back.slot[0].options.partition == 0,
                   "both slots: room (spaces and all), engine, partition (auto), block");
     es_test_check(back.playing == 1 && back.spectrogram == 1, "the slot playing and the view");
     es_test_check(back.trim == -6 && fabs(back.wet + 3) < 0.05 && isinf(back.dry) &&
@@ -69,10 +73,11 @@ int main(void)
     printf("     damaged: %d problems, the first: %s\n", bad.problems, bad.first);
     es_test_check(bad.problems == 7, "7 bad lines, 7 problems");
     es_test_check(strstr(bad.first, "line 2") != NULL, "the first said is line 2's");
-    es_test_check((bad.have & (ES_SET_BLOCK << ES_SET_SLOT_SHIFT)) && bad.slot[1].block == 512 &&
-                      (bad.have & ES_SET_TRIM) && bad.trim == -6,
+    es_test_check((bad.parts[1] & ES_SPEC_BLOCK) && bad.slot[1].block == 512 &&
+                      (bad.levels & ES_MIX_TRIM) && bad.trim == -6,
                   "the good lines (CRLF, spaces around '=') are read");
-    es_test_check(!(bad.have & (ES_SET_BLOCK | ES_SET_ENGINE | ES_SET_WET | ES_SET_VIEW)),
+    es_test_check(!(bad.parts[0] & (ES_SPEC_BLOCK | ES_SPEC_ENGINE)) &&
+                      !(bad.levels & ES_MIX_WET) && !(bad.have & ES_SET_VIEW),
                   "the bad values are left out");
 
     /* A line longer than any setting: one problem, not one per piece. */
@@ -82,8 +87,32 @@ int main(void)
     big[sizeof big - 2] = '\n';
     es_settings huge = {0};
     es_settings_parse(&huge, big);
-    es_test_check(huge.problems == 1 && !(huge.have & ES_SET_ROOM),
+    es_test_check(huge.problems == 1 && !(huge.parts[0] & ES_SPEC_ROOM),
                   "a 30 kB line is one problem and no room");
+
+    /* As a start: --engine given keeps A's engine; the rest is the file's. */
+    es_session_config sc = {.playing = ES_SLOT_A, .mix = {.wet = 1, .gain = 1}};
+    sc.slot[ES_SLOT_A] = (es_play_spec){.engine = es_engine_find("cpu-nonuniform"), .block = 256};
+    es_settings_to_config(&back, ES_SPEC_ENGINE, 0, &sc);
+    es_test_check(sc.slot[0].engine == es_engine_find("cpu-nonuniform") &&
+                      !strcmp(sc.slot[0].room, "cathedral") && sc.slot[0].block == 128,
+                  "a start: the engine the command line gave, the file's room and block in A");
+    es_test_check(sc.b_parts == back.parts[1] && !strcmp(sc.slot[1].room, st.slot[1].room) &&
+                      sc.slot[1].block == 512 && sc.playing == ES_SLOT_A,
+                  "B comes as B; A plays, since the command line named a part of it");
+    es_test_check(sc.remembered_rooms == 3 && sc.mix.trim_db == -6 && sc.mix.dry == 0 &&
+                      sc.mix.limiter && sc.mix.ceiling_db == -1,
+                  "the rooms are marked remembered; the levels are the file's");
+    es_session_config plain = {.playing = ES_SLOT_A};
+    es_settings_to_config(&back, 0, 0, &plain);
+    es_test_check(plain.playing == ES_SLOT_B, "with nothing given, the slot that played last plays");
+    es_settings gone = back;
+    gone.problems = 0;
+    es_settings_rooms_gone(&gone, 1u << ES_SLOT_B);
+    char line[600];
+    es_test_check(es_settings_problem(&gone, line, sizeof line) &&
+                      strstr(line, "b.room '/tmp/a room with spaces.wav': no such room now"),
+                  "a remembered room that is gone is one of the file's problems");
 
     printf("%s\n", es_test_failures ? "FAILED" : "PASSED");
     return es_test_failures ? 1 : 0;

@@ -23,11 +23,11 @@ const es_param es_play_params[] = {
      OPT(ir), NULL, NULL},
     {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
      OPT(rooms), NULL, NULL},
-    ES_PARAM_ENGINE(es_play_options, engine),
-    ES_PARAM_BLOCK(es_play_options, block),
-    ES_PARAM_PARTITION(es_play_options, partition),
-    ES_PARAM_PIPELINED(es_play_options, pipelined),
-    ES_PARAM_GPU(es_play_options, gpus),
+    ES_PARAM_ENGINE(es_play_options, spec.engine),
+    ES_PARAM_BLOCK(es_play_options, spec.block),
+    ES_PARAM_PARTITION(es_play_options, spec.options.partition),
+    ES_PARAM_PIPELINED(es_play_options, spec.options.gpu_pipelined),
+    ES_PARAM_GPU(es_play_options, spec.options.gpu.list),
     {"outputs", ES_PARAM_CUSTOM, 0, 0, "A-B",
      "play only outputs A to B of the room (from 1), for one share of a\n"
      "big matrix split by outputs across hosts (docs/SCALING.md)",
@@ -102,9 +102,32 @@ static int parse_outputs(const char *text, void *dst, char *why, size_t n)
 
 void es_play_options_default(es_play_options *o)
 {
-    *o = (es_play_options){.device = "auto", .input = "signal", .block = ES_BLOCK_DEFAULT,
-                           .rate = 48000, .engine = es_engine_find("cpu-partitioned"),
-                           .fps = 30, .limiter = NAN};
+    *o = (es_play_options){.device = "auto", .input = "signal",
+                           .spec = {.block = ES_BLOCK_DEFAULT,
+                                    .engine = es_engine_find("cpu-partitioned"),
+                                    .options = {.fft_measure = 1}},
+                           .rate = 48000, .fps = 30, .limiter = NAN};
+}
+
+unsigned es_play_options_given(int argc, char **argv, unsigned *levels)
+{
+    static const struct {
+        const char *flag;
+        unsigned spec, mix;
+    } flags[] = {
+        {"room", ES_SPEC_ROOM, 0}, {"ir", ES_SPEC_ROOM, 0}, {"engine", ES_SPEC_ENGINE, 0},
+        {"partition", ES_SPEC_PARTITION, 0}, {"pipelined", ES_SPEC_PIPELINED, 0},
+        {"gpu", ES_SPEC_GPUS, 0}, {"block", ES_SPEC_BLOCK, 0}, {"input", ES_SPEC_SOURCE, 0},
+        {"trim", 0, ES_MIX_TRIM}, {"limiter", 0, ES_MIX_LIMITER},
+    };
+    unsigned spec = 0;
+    *levels = 0;
+    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+        if (es_params_given(es_play_params, argc, argv, flags[k].flag)) {
+            spec |= flags[k].spec;
+            *levels |= flags[k].mix;
+        }
+    return spec;
 }
 
 int es_play_options_session(const es_play_options *o, es_session_config *sc, char *err,
@@ -141,18 +164,18 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
         room = as_file;
     }
     *sc = (es_session_config){.device = o->device, .input_device = o->input_device,
-                              .rooms_dir = o->rooms, .room = room,
+                              .rooms_dir = o->rooms,
                               .file = kind == ES_SOURCE_FILE ? o->input : NULL,
-                              .source = kind, .engine = o->engine,
-                              .options = {.partition = o->partition, .fft_measure = 1,
-                                          .gpu.list = o->gpus,
-                                          .gpu_pipelined = o->pipelined},
                               .rate = o->rate, .crossfade_ms = o->crossfade_ms,
-                              .block = o->block, .first_output = o->outputs[0],
-                              .outputs = o->outputs[1], .record = o->record,
-                              .record_input = o->record_input, .trim_db = o->trim,
-                              .limiter = !isnan(o->limiter),
-                              .ceiling_db = isnan(o->limiter) ? 0 : o->limiter};
+                              .first_output = o->outputs[0], .outputs = o->outputs[1],
+                              .record = o->record, .record_input = o->record_input,
+                              .playing = ES_SLOT_A,
+                              .mix = {.wet = 1, .dry = 0, .gain = 1, .trim_db = (float)o->trim,
+                                      .limiter = !isnan(o->limiter),
+                                      .ceiling_db = isnan(o->limiter) ? 0 : (float)o->limiter}};
+    sc->slot[ES_SLOT_A] = o->spec;
+    sc->slot[ES_SLOT_A].source = kind;
+    es_play_spec_set_room(&sc->slot[ES_SLOT_A], room ? room : "");
     return 0;
 }
 
@@ -181,7 +204,7 @@ static int run_block(es_session *s, const es_command_args *a, int given)
 static int run_partition(es_session *s, const es_command_args *a, int given)
 {
     (void)given;
-    es_options next = es_session_want(s).options;
+    es_options next = es_session_wanted(s)->options;
     next.partition = a->number;
     return es_session_set_options(s, &next);
 }
@@ -189,7 +212,7 @@ static int run_partition(es_session *s, const es_command_args *a, int given)
 static int run_pipelined(es_session *s, const es_command_args *a, int given)
 {
     (void)given;
-    es_options next = es_session_want(s).options;
+    es_options next = es_session_wanted(s)->options;
     next.gpu_pipelined = a->on;
     return es_session_set_options(s, &next);
 }
@@ -197,11 +220,9 @@ static int run_pipelined(es_session *s, const es_command_args *a, int given)
 static int run_mix(es_session *s, const es_command_args *a, int given)
 {
     (void)given;
-    es_mix m = *es_session_mix(s); /* trim, bypass and limiter stay */
-    m.wet = (float)a->mix[0];
-    m.dry = (float)a->mix[1];
-    m.gain = (float)a->mix[2];
-    return es_session_set_mix(s, &m);
+    const es_mix m = {.wet = (float)a->mix[0], .dry = (float)a->mix[1],
+                      .gain = (float)a->mix[2]}; /* trim, bypass and limiter stay */
+    return es_session_set_mix(s, ES_MIX_WET | ES_MIX_DRY | ES_MIX_GAIN, &m);
 }
 
 /* "off", or a number of dB in [lo, hi]: into a double (-inf for off). */
@@ -251,48 +272,43 @@ static int parse_ceiling(const char *text, void *dst, char *why, size_t n)
     return parse_db(text, dst, ES_CEILING_DB_MIN, ES_CEILING_DB_MAX, 1, why, n);
 }
 
-/* The levels commands: one level of the levels now, in dB. */
-static int run_level(es_session *s, const es_command_args *a, int given)
+/* The levels commands: one level, in dB (the others as they are). */
+static int run_trim(es_session *s, const es_command_args *a, int given)
 {
     (void)given;
-    es_mix m = *es_session_mix(s);
-    const float gain = (float)es_db_to_gain(a->db);
-    switch (a->choice) {
-    case 0: m.trim_db = (float)a->db; break;
-    case 1: m.wet = gain; break;
-    case 2: m.dry = gain; break;
-    case 3: m.gain = gain; break;
-    }
-    return es_session_set_mix(s, &m);
+    return es_session_set_mix(s, ES_MIX_TRIM, &(es_mix){.trim_db = (float)a->db});
 }
 
-#define LEVEL_RUN(name, k)                                                         \
-    static int run_##name(es_session *s, const es_command_args *a, int given)     \
-    {                                                                              \
-        es_command_args b = *a;                                                    \
-        b.choice = k;                                                              \
-        return run_level(s, &b, given);                                            \
-    }
-LEVEL_RUN(trim, 0)
-LEVEL_RUN(wet, 1)
-LEVEL_RUN(dry, 2)
-LEVEL_RUN(gain, 3)
+static int run_wet(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_set_mix(s, ES_MIX_WET, &(es_mix){.wet = (float)es_db_to_gain(a->db)});
+}
+
+static int run_dry(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_set_mix(s, ES_MIX_DRY, &(es_mix){.dry = (float)es_db_to_gain(a->db)});
+}
+
+static int run_gain(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_set_mix(s, ES_MIX_GAIN, &(es_mix){.gain = (float)es_db_to_gain(a->db)});
+}
 
 static int run_bypass(es_session *s, const es_command_args *a, int given)
 {
-    es_mix m = *es_session_mix(s);
-    m.bypass = given ? a->on : !m.bypass;
-    return es_session_set_mix(s, &m);
+    const int on = given ? a->on : !es_session_mix(s)->bypass;
+    return es_session_set_mix(s, ES_MIX_BYPASS, &(es_mix){.bypass = on});
 }
 
 static int run_limiter(es_session *s, const es_command_args *a, int given)
 {
     (void)given;
-    es_mix m = *es_session_mix(s);
-    m.limiter = a->db != -INFINITY;
-    if (m.limiter)
-        m.ceiling_db = (float)a->db;
-    return es_session_set_mix(s, &m);
+    const es_mix m = {.limiter = a->db != -INFINITY,
+                      .ceiling_db = a->db != -INFINITY ? (float)a->db : 0};
+    return es_session_set_mix(s, ES_MIX_LIMITER, &m);
 }
 
 #define DB_FIELD(name, arg, parse) \
@@ -313,7 +329,7 @@ static int run_record(es_session *s, const es_command_args *a, int given)
 static int run_slot(es_session *s, const es_command_args *a, int given)
 {
     /* With no letter: the slot that is not playing. */
-    return es_session_switch_slot(s, given ? a->choice : 1 - es_session_active_slot(s));
+    return es_session_switch_slot(s, given ? a->choice : 1 - es_session_wanted_slot(s));
 }
 
 static int run_reset(es_session *s, const es_command_args *a, int given)
@@ -348,54 +364,62 @@ static int run_quit(es_session *s, const es_command_args *a, int given)
 #define NONE END
 
 const es_command es_commands[] = {
-    {"room", "up/down Enter", "crossfade to another room (name or IR file)", 1,
+    {"room", "crossfade to another room (name or IR file)", 1,
      {{"room", ES_PARAM_STRING, 0, 1023, "ROOM", NULL, ARG(text), NULL, NULL}, NONE, NONE},
      run_room},
-    {"engine", "1-9", "crossfade to another engine", 1,
+    {"engine", "crossfade to another engine", 1,
      {ES_PARAM_ENGINE(es_command_args, engine), NONE, NONE}, run_engine},
-    {"slot", "Tab", "A/B: play slot A or B (no letter: the other), crossfaded; each "
+    {"slot", "A/B: play slot A or B (no letter: the other), crossfaded; each "
      "slot holds a room, an engine and a block, and counts its own statistics", 0,
      {{"slot", ES_PARAM_CHOICE, 0, 0, "a|b", NULL, ARG(choice), "a|b", NULL}, NONE, NONE},
      run_slot},
-    {"block", "[ ]", "reopen the stream at N frames (halve, double)", 1,
+    {"block", "reopen the stream at N frames (halve, double)", 1,
      {ES_PARAM_BLOCK(es_command_args, number), NONE, NONE}, run_block},
-    {"partition", "{ }", "new partition size (halve, double)", 1,
+    {"partition", "new partition size (halve, double)", 1,
      {ES_PARAM_PARTITION(es_command_args, number), NONE, NONE}, run_partition},
-    {"pipelined", "p", "GPU pipelined mode (+1 block of latency)", 1,
+    {"pipelined", "GPU pipelined mode (+1 block of latency)", 1,
      {{"pipelined", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
      run_pipelined},
-    {"mix", "", "wet, dry, output as linear gains, ramped", 3,
+    {"mix", "wet, dry, output as linear gains, ramped", 3,
      {{"wet", ES_PARAM_DOUBLE, 0, ES_MIX_WET_MAX, "WET", NULL, ARG(mix[0]), NULL, NULL},
       {"dry", ES_PARAM_DOUBLE, 0, ES_MIX_DRY_MAX, "DRY", NULL, ARG(mix[1]), NULL, NULL},
       {"gain", ES_PARAM_DOUBLE, 0, ES_MIX_GAIN_MAX, "GAIN", NULL, ARG(mix[2]), NULL, NULL}},
      run_mix},
-    {"trim", "< >", "input trim in dB, -24..+24 (1 dB)", 1,
+    {"trim", "input trim in dB, -24..+24 (1 dB)", 1,
      {DB_FIELD("trim", "DB", parse_trim), NONE, NONE}, run_trim},
-    {"wet", ", .", "room level in dB or off (, . balance)", 1,
+    {"wet", "room level in dB or off (, . balance)", 1,
      {DB_FIELD("wet", "DB|off", parse_wet), NONE, NONE}, run_wet},
-    {"dry", ", .", "dry level in dB or off (, . balance)", 1,
+    {"dry", "dry level in dB or off (, . balance)", 1,
      {DB_FIELD("dry", "DB|off", parse_dry), NONE, NONE}, run_dry},
-    {"gain", "- +", "output level in dB or off (1 dB)", 1,
+    {"gain", "output level in dB or off (1 dB)", 1,
      {DB_FIELD("gain", "DB|off", parse_gain), NONE, NONE}, run_gain},
-    {"bypass", "b Space", "the dry input alone, crossfaded; again: back", 0,
+    {"bypass", "the dry input alone, crossfaded; again: back", 0,
      {{"bypass", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
      run_bypass},
-    {"limiter", "L", "output safety limiter: off or ceiling dBFS", 1,
+    {"limiter", "output safety limiter: off or ceiling dBFS", 1,
      {DB_FIELD("limiter", "off|DB", parse_ceiling), NONE, NONE}, run_limiter},
-    {"source", "s", "another input (the stream reopens)", 1,
+    {"source", "another input (the stream reopens)", 1,
      {{"source", ES_PARAM_CHOICE, 0, 0, "signal|file|mic", NULL, ARG(choice), "signal|file|mic",
        NULL}, NONE, NONE}, run_source},
-    {"record", "r", "record the output to OUT; again: stop", 0,
+    {"record", "record the output to OUT; again: stop", 0,
      {{"file", ES_PARAM_STRING, 0, 1023, "OUT", NULL, ARG(text), NULL, NULL}, NONE, NONE},
      run_record},
-    {"reset", "c", "reset the meters (misses, load, counts)", 0, {NONE, NONE, NONE}, run_reset},
-    {"latency", "l", "measure the round trip (output looped to the mic)", 0,
+    {"reset", "reset the meters (misses, load, counts)", 0, {NONE, NONE, NONE}, run_reset},
+    {"latency", "measure the round trip (output looped to the mic)", 0,
      {NONE, NONE, NONE}, run_latency},
-    {"rescan", "R", "read the room library again now", 0,
+    {"rescan", "read the room library again now", 0,
      {NONE, NONE, NONE}, run_rescan},
-    {"quit", "q F10", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit},
-    {NULL, NULL, NULL, 0, {NONE, NONE, NONE}, NULL},
+    {"quit", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit},
+    {NULL, NULL, 0, {NONE, NONE, NONE}, NULL},
 };
+
+const es_command *es_command_find(const char *name)
+{
+    for (const es_command *c = es_commands; c->name; c++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
 
 static int field_count(const es_command *c)
 {
@@ -517,7 +541,7 @@ int es_command_vrunf(es_session *s, char *err, size_t n, const char *fmt, va_lis
     return es_command_run(s, line, err, n);
 }
 
-void es_commands_help(FILE *to, int with_keys)
+void es_commands_help(FILE *to)
 {
     for (const es_command *c = es_commands; c->name; c++) {
         char head[64];
@@ -525,9 +549,6 @@ void es_commands_help(FILE *to, int with_keys)
         for (int k = 0; k < ES_COMMAND_FIELDS && c->fields[k].name; k++)
             used += snprintf(head + used, sizeof head - (size_t)used, k >= c->optional ? " [%s]" : " %s",
                              c->fields[k].arg);
-        if (with_keys)
-            fprintf(to, "  %-14s %-22s %s\n", c->keys, head, c->help);
-        else
-            fprintf(to, "  %-24s %s\n", head, c->help);
+        fprintf(to, "  %-24s %s\n", head, c->help);
     }
 }

@@ -1,6 +1,7 @@
 /* The preparer thread (preparer.h says what it is for). A mutex and a
  * condition variable guard its mailboxes: this is the control side, never
- * the audio thread, and each hand-over is a pointer or two. */
+ * the audio thread, and each hand-over is a pointer or two. A second
+ * condition variable wakes es_preparer_wait when a result is done. */
 #define _GNU_SOURCE /* pthread_timedjoin_np */
 #include <math.h>
 #include <pthread.h>
@@ -20,6 +21,17 @@
 
 typedef enum { TRASH_ENGINE, TRASH_PROCESSOR, TRASH_IR, TRASH_FILE } trash_kind;
 
+/* What each kind of trash is destroyed with: a table, so a new kind is a
+ * line. */
+static void destroy_engine(void *item) { es_engine_destroy(item); }
+static void destroy_processor(void *item) { es_processor_destroy(item); }
+static void destroy_ir(void *item) { es_ir_destroy(item); }
+static void destroy_file(void *item) { es_file_source_close(item); }
+static void (*const destroyers[])(void *) = {
+    [TRASH_ENGINE] = destroy_engine, [TRASH_PROCESSOR] = destroy_processor,
+    [TRASH_IR] = destroy_ir, [TRASH_FILE] = destroy_file,
+};
+
 typedef struct {
     trash_kind kind;
     void *item;
@@ -29,6 +41,7 @@ struct es_preparer {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
+    pthread_cond_t done_cond;  /* a result is done (es_preparer_wait) */
     int started, quit;
     es_room_loader *rooms;
     double rate;
@@ -46,7 +59,6 @@ struct es_preparer {
     int rescan_asked, rescanning;
     struct timespec looked_at; /* the manifests, last */
     es_library *rescanned;     /* read again, not yet taken */
-    int rescanned_asked;
     es_room_info measured[MEASURE_QUEUE];
     int measured_count;
 
@@ -56,12 +68,7 @@ struct es_preparer {
 
 static void destroy_trash(trash t)
 {
-    switch (t.kind) {
-    case TRASH_ENGINE: es_engine_destroy(t.item); break;
-    case TRASH_PROCESSOR: es_processor_destroy(t.item); break;
-    case TRASH_IR: es_ir_destroy(t.item); break;
-    case TRASH_FILE: es_file_source_close(t.item); break;
-    }
+    destroyers[t.kind](t.item);
 }
 
 static void free_result(es_prep_result *r)
@@ -75,15 +82,20 @@ static void free_result(es_prep_result *r)
     free(r);
 }
 
-/* Opens the request's source when it differs from what plays: its channels
- * in r->inputs, its reader in r->file. */
+/* Opens the request's source when it differs from what plays (always for
+ * the first stream): its channels in r->inputs, its reader in r->file. */
 static int open_source(const es_prep_request *q, es_prep_result *r)
 {
-    r->inputs = q->inputs;
-    if (q->source == q->source_now)
+    r->inputs = q->now.inputs;
+    if (q->now.exists && q->spec.source == q->now.spec.source)
         return 0;
     r->inputs = 1;
-    if (q->source != ES_SOURCE_FILE)
+    if (q->spec.source == ES_SOURCE_MIC && !q->can_capture) {
+        snprintf(r->err, sizeof r->err, "microphone: the null device has no microphone; play "
+                 "a file or the test signal, or use a sound device");
+        return -1;
+    }
+    if (q->spec.source != ES_SOURCE_FILE)
         return 0;
     if (!q->file) {
         snprintf(r->err, sizeof r->err, "file: no file to play (start with --input FILE)");
@@ -93,50 +105,72 @@ static int open_source(const es_prep_request *q, es_prep_result *r)
     return r->file ? 0 : -1;
 }
 
-static es_prep_result *build(es_preparer *p, const es_prep_request *q)
+/* A test hook: a build held up this many seconds, as by a file on a
+ * network share that stopped answering (app/files: quit does not wait for
+ * it). */
+static void test_stall(void)
 {
-    es_prep_result *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
-    /* A test hook: a build held up this many seconds, as by a file on a
-     * network share that stopped answering (app/hardened: quit does not
-     * wait for it). */
     const char *stall = getenv("EARSHOT_TEST_PREPARE_STALL");
     if (stall && atof(stall) > 0) {
         const double t = atof(stall);
         const struct timespec held = {(time_t)t, (long)((t - floor(t)) * 1e9)};
         nanosleep(&held, NULL);
     }
+}
+
+static double ms_since(long long from_ns)
+{
+    return 1e-6 * (double)(es_now_ns() - from_ns);
+}
+
+/* Builds the request's stream: the engine alone when it fits the stream
+ * as it plays (a crossfade), else a new processor around it. */
+static es_prep_result *build(es_preparer *p, const es_prep_request *q)
+{
+    es_prep_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    const long long started = es_now_ns();
+    if (q->now.exists) /* the first stream is never held up */
+        test_stall();
     r->req = *q;
     if (open_source(q, r) != 0)
         return r;
-    if (!(r->ir = es_room_loader_get(p->rooms, q->room, q->rate, r->inputs, r->note,
-                                     sizeof r->note, r->err, sizeof r->err)))
+    const long long room_from = es_now_ns();
+    r->ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs, r->note,
+                               sizeof r->note, r->err, sizeof r->err);
+    r->room_ms = ms_since(room_from);
+    if (!r->ir)
         return r;
-    if (r->ir->outputs != q->outputs) {
+    if (q->now.exists && r->ir->outputs != q->now.outputs) {
         snprintf(r->err, sizeof r->err, "%.600s: %d output channels for %d input%s, the stream "
-                 "has %d", q->room, r->ir->outputs, r->inputs, r->inputs == 1 ? "" : "s",
-                 q->outputs);
+                 "has %d", q->spec.room, r->ir->outputs, r->inputs, r->inputs == 1 ? "" : "s",
+                 q->now.outputs);
         return r;
     }
-    r->fmt = (es_format){.sample_rate = q->rate, .max_block = q->block,
+    r->fmt = (es_format){.sample_rate = q->rate, .max_block = q->spec.block,
                          .inputs = r->inputs, .outputs = r->ir->outputs};
     char why[512];
-    es_engine *e = es_engine_create(q->engine, &r->fmt, r->ir, &q->options, why, sizeof why);
+    const long long engine_from = es_now_ns();
+    es_engine *e = es_engine_create(q->spec.engine, &r->fmt, r->ir, &q->spec.options, why,
+                                    sizeof why);
+    r->engine_ms = ms_since(engine_from);
     if (!e) {
         snprintf(r->err, sizeof r->err, "%s", why);
         return r;
     }
-    const int same_stream = q->block == q->block_now && q->source == q->source_now &&
-                            r->inputs == q->inputs && es_engine_latency(e) <= q->latency;
+    const int same_stream = q->now.exists &&
+                            es_play_spec_cost(&q->now.spec, &q->spec) != ES_COST_REOPEN &&
+                            r->inputs == q->now.inputs && es_engine_latency(e) <= q->now.latency;
     if (same_stream) {
         r->engine = e;
-        return r;
+    } else {
+        /* A new stream: max_latency 0 lets the processor take the engine's. */
+        es_processor_config pc = q->pc;
+        pc.max_latency = 0;
+        r->proc = es_processor_create(&r->fmt, e, &pc, r->err, sizeof r->err);
     }
-    /* A new stream: max_latency 0 lets the processor take the engine's. */
-    es_processor_config pc = q->pc;
-    pc.max_latency = 0;
-    r->proc = es_processor_create(&r->fmt, e, &pc, r->err, sizeof r->err);
+    r->took_ms = ms_since(started);
     return r;
 }
 
@@ -190,7 +224,7 @@ static void measure(es_preparer *p, const es_room *room, es_room_info *info)
 
 /* Reads the library again; the loader takes it and the session gets a
  * copy. Called unlocked. */
-static void rescan(es_preparer *p, int asked)
+static void rescan(es_preparer *p)
 {
     es_library fresh;
     es_library_open(&fresh, p->rooms->lib.extra[0] ? p->rooms->lib.extra : NULL);
@@ -201,11 +235,8 @@ static void rescan(es_preparer *p, int asked)
     }
     es_room_loader_replace(p->rooms, &fresh);
     pthread_mutex_lock(&p->lock);
-    es_library *dropped = p->rescanned;
-    if (dropped) /* not taken yet: this one says it all */
-        asked |= p->rescanned_asked;
+    es_library *dropped = p->rescanned; /* not taken yet: this one says it all */
     p->rescanned = copy;
-    p->rescanned_asked = asked;
     pthread_mutex_unlock(&p->lock);
     if (dropped) {
         es_library_close(dropped);
@@ -227,6 +258,10 @@ static int look_due(es_preparer *p)
 static void *run(void *arg)
 {
     es_preparer *p = arg;
+    /* Named, so that a profiler, top -H and the tests tell it from the
+     * audio path's threads: it builds streams, takes page faults doing it,
+     * and never runs in real time. */
+    pthread_setname_np(pthread_self(), "es-preparer");
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (p->bin_count) {
@@ -245,7 +280,7 @@ static void *run(void *arg)
             p->rescanning = go;
             if (go) {
                 pthread_mutex_unlock(&p->lock);
-                rescan(p, asked);
+                rescan(p);
                 pthread_mutex_lock(&p->lock);
                 p->rescanning = 0;
             }
@@ -264,6 +299,7 @@ static void *run(void *arg)
             } else {
                 dropped = p->done;
                 p->done = r;
+                pthread_cond_broadcast(&p->done_cond);
             }
             if (dropped) {
                 pthread_mutex_unlock(&p->lock);
@@ -307,6 +343,7 @@ es_preparer *es_preparer_create(es_room_loader *rooms, double rate, char *err, s
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the timed wait's clock */
     pthread_cond_init(&p->wake, &ca);
+    pthread_cond_init(&p->done_cond, &ca);
     pthread_condattr_destroy(&ca);
     clock_gettime(CLOCK_MONOTONIC, &p->looked_at);
     if (pthread_create(&p->thread, NULL, run, p) != 0) {
@@ -354,20 +391,47 @@ int es_preparer_destroy(es_preparer *p, double wait_s)
         free(p->rescanned);
     }
     pthread_cond_destroy(&p->wake);
+    pthread_cond_destroy(&p->done_cond);
     pthread_mutex_destroy(&p->lock);
     free(p);
     return 0;
 }
 
-void es_preparer_submit(es_preparer *p, const es_prep_request *req)
+uint64_t es_preparer_submit(es_preparer *p, const es_prep_request *req)
 {
     pthread_mutex_lock(&p->lock);
     p->pending = *req;
-    p->pending.id = ++p->newest;
+    const uint64_t id = p->pending.id = ++p->newest;
     p->has_pending = 1;
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);
+    return id;
 }
+
+es_prep_result *es_preparer_wait(es_preparer *p, uint64_t id, double wait_s)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until); /* the condition's clock */
+    const double whole = floor(wait_s);
+    until.tv_sec += (time_t)whole;
+    until.tv_nsec += (long)((wait_s - whole) * 1e9);
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&p->lock);
+    while (!(p->done && p->done->req.id == id) && p->newest == id &&
+           pthread_cond_timedwait(&p->done_cond, &p->lock, &until) == 0)
+        ;
+    es_prep_result *r = NULL;
+    if (p->done && p->done->req.id == id) {
+        r = p->done;
+        p->done = NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return r;
+}
+
 
 es_prep_result *es_preparer_take(es_preparer *p)
 {
@@ -418,9 +482,9 @@ void es_preparer_discard_processor(es_preparer *p, es_processor *proc)
     discard(p, TRASH_PROCESSOR, proc);
 }
 
-void es_preparer_discard_ir(es_preparer *p, es_ir *ir)
+void es_preparer_discard_file(es_preparer *p, es_file_source *file)
 {
-    discard(p, TRASH_IR, ir);
+    discard(p, TRASH_FILE, file);
 }
 
 void es_preparer_discard_result(es_preparer *p, es_prep_result *r)
@@ -429,7 +493,7 @@ void es_preparer_discard_result(es_preparer *p, es_prep_result *r)
         return;
     es_preparer_discard_engine(p, r->engine);
     es_preparer_discard_processor(p, r->proc);
-    es_preparer_discard_ir(p, r->ir);
+    discard(p, TRASH_IR, r->ir);
     discard(p, TRASH_FILE, r->file);
     free(r);
 }
@@ -473,11 +537,10 @@ void es_preparer_rescan(es_preparer *p)
     pthread_mutex_unlock(&p->lock);
 }
 
-es_library *es_preparer_take_rescan(es_preparer *p, int *asked)
+es_library *es_preparer_take_rescan(es_preparer *p)
 {
     pthread_mutex_lock(&p->lock);
     es_library *lib = p->rescanned;
-    *asked = p->rescanned_asked;
     p->rescanned = NULL;
     pthread_mutex_unlock(&p->lock);
     return lib;

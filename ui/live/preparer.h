@@ -1,9 +1,11 @@
-/* The session's preparer: one thread that does every slow thing a change
- * needs (loading, resampling and laying out a room, opening an input file,
- * building an engine, with its FFT planning or GPU set-up, and a new
- * processor) and measures rooms for the screen, so that the thread that
- * draws and reads keys never waits on any of it. It also destroys what
- * the stream let go of (retired engines, old processors and rooms).
+/* The session's preparer: the one place a stream is built. One thread does
+ * every slow thing a play spec needs (loading, resampling and laying out a
+ * room, opening an input file, building an engine with its FFT planning or
+ * GPU set-up, and a new processor when the stream's shape changes), the
+ * first stream's as every later one's, and measures rooms for the screen,
+ * so that the thread that draws and reads keys never waits on any of it.
+ * It also destroys what the stream let go of (retired engines, old
+ * processors and rooms).
  *
  * One request is built at a time. A request submitted while another waits
  * replaces it, and a result whose request was superseded while it was
@@ -15,27 +17,30 @@
 #include <stdint.h>
 
 #include "file_source.h"
+#include "play_spec.h"
 #include "processor.h"
 #include "room_loader.h"
-#include "session.h"
+#include "snapshot.h"
 
-/* What the stream should play, and what plays now (to tell a crossfade
- * from a new stream). */
+/* The stream a request is built against (to tell a crossfade from a new
+ * stream), or none yet for the first. */
+typedef struct {
+    int exists;                /* 0: the first stream: everything is new */
+    es_play_spec spec;         /* what it plays */
+    int inputs, outputs;       /* its channels */
+    int latency;               /* the processor's latency, frames */
+} es_stream_now;
+
 typedef struct {
     uint64_t id;
     char what[256];            /* the change in words: "room cathedral" */
-    char room[1024];
-    const es_engine_class *engine;
-    es_options options;
-    int block;
-    es_source_kind source;
-    const char *file;          /* the file source's path (the session's, stable) */
+    es_play_spec spec;         /* what to build */
+    int slot;                  /* the A/B slot it is for (pc.ab too) */
     int fallback;              /* replacing a failed engine */
-    int ab;                    /* the A/B slot it is for (pc.ab too) */
-    /* the stream now */
+    es_stream_now now;
     double rate;
-    int inputs, outputs, latency, block_now;
-    es_source_kind source_now;
+    const char *file;          /* the file source's path (the session's, stable) */
+    int can_capture;           /* the device has a microphone */
     es_processor_config pc;    /* for a new processor */
 } es_prep_request;
 
@@ -44,11 +49,13 @@ typedef struct {
     char err[768];             /* empty when it was built */
     char note[300];            /* a line worth saying (gain, resampling), or "" */
     es_ir *ir;
-    int inputs;
-    es_file_source *file;      /* the new source's reader (source changed to a file) */
+    int inputs;                /* the source's channels */
+    es_file_source *file;      /* the new source's reader (the source is a new file) */
     es_engine *engine;         /* fits the stream: crossfade it in */
     es_format fmt;             /* the engine's format */
-    es_processor *proc;        /* or a new stream (block, source, more latency) */
+    es_processor *proc;        /* or a new stream (first, block, source, more latency) */
+    double took_ms;            /* how long the build took, whole */
+    double room_ms, engine_ms; /* of which loading the room, building the engine */
 } es_prep_result;
 
 typedef struct es_preparer es_preparer;
@@ -64,18 +71,23 @@ es_preparer *es_preparer_create(es_room_loader *rooms, double rate, char *err, s
  * waits on a slow preparation. NULL-safe (0). */
 int es_preparer_destroy(es_preparer *p, double wait_s);
 
-/* Replaces any request not yet started; supersedes one being built. */
-void es_preparer_submit(es_preparer *p, const es_prep_request *req);
+/* Replaces any request not yet started; supersedes one being built.
+ * Returns the request's id. */
+uint64_t es_preparer_submit(es_preparer *p, const es_prep_request *req);
 /* The newest finished result, or NULL. The caller owns it (free it with
  * es_preparer_discard_result, which hands its parts to the thread). */
 es_prep_result *es_preparer_take(es_preparer *p);
+/* Waits for the result of request `id` for at most wait_s: the result, or
+ * NULL (not finished in time, or superseded). For the first stream, which
+ * nothing plays before. */
+es_prep_result *es_preparer_wait(es_preparer *p, uint64_t id, double wait_s);
 /* 1 while a request is waiting or being built; `what` says which. */
 int es_preparer_busy(es_preparer *p, char *what, size_t n);
 
 /* Destroyed on the preparer thread, never on the caller's. */
 void es_preparer_discard_engine(es_preparer *p, es_engine *e);
 void es_preparer_discard_processor(es_preparer *p, es_processor *proc);
-void es_preparer_discard_ir(es_preparer *p, es_ir *ir);
+void es_preparer_discard_file(es_preparer *p, es_file_source *file);
 void es_preparer_discard_result(es_preparer *p, es_prep_result *r);
 
 /* Room measurements for the screen: queued, measured in turn. A library
@@ -91,8 +103,8 @@ int es_preparer_take_measurement(es_preparer *p, es_room_info *out);
  * it is using changes under it; the session takes a copy (a rescan is done
  * before any change submitted after it). */
 void es_preparer_rescan(es_preparer *p);
-/* The newest library read again, or NULL; *asked: 1 when es_preparer_rescan
- * asked for it. The caller owns it: es_library_close, then free. */
-es_library *es_preparer_take_rescan(es_preparer *p, int *asked);
+/* The newest library read again, or NULL. The caller owns it:
+ * es_library_close, then free. */
+es_library *es_preparer_take_rescan(es_preparer *p);
 
 #endif

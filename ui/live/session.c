@@ -1,17 +1,17 @@
-/* The live session: opening the stream, and every change made while it
- * plays. A change sets the session's target (room, engine, options, block,
- * source) and hands it to the preparer thread; es_session_poll applies
- * what comes back. Changes that keep the stream's shape (a room, an
- * engine, a partition size with no more latency) crossfade in the
- * processor; the rest (block size, source, more latency) come as a new
- * processor, and the device reopens with it. The old stream plays on if
- * anything fails. */
+/* The live session: the stream opened through the preparer (the one place
+ * a stream is built, the first one too), watched while it plays (the
+ * device, the engine, the latency measurement, the file source), and
+ * closed. session_changes.c asks for changes and plays them; snapshot.c
+ * publishes what the views read. */
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <malloc.h>
+#include <sys/stat.h>
 
+#include "core/clock.h"
+#include "core/files.h"
 #include "core/rt_memory.h"
 #include "core/text.h"
 #include "session_private.h"
@@ -21,6 +21,8 @@
 /* The longest the end of a session waits for the preparer: quit and
  * SIGTERM end the process within 2 s whatever it is doing. */
 #define PREPARER_QUIT_S 0.5
+/* The first stream is built before anything plays: as long as it takes. */
+#define FIRST_BUILD_S 86400.0
 
 /* A session whose preparer was left busy at the end (stop_preparing). */
 static es_session *left_behind;
@@ -35,72 +37,244 @@ void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
     /* Every line the session says may name a file, a room or a device:
      * escaped once here, safe on any terminal it reaches. */
     es_text_escape(safe, sizeof safe, line);
+    es_live_message *m = &s->messages[s->message_count++ % ES_LIVE_MESSAGES];
+    const time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(m->when, sizeof m->when, "%H:%M:%S", &tm);
+    snprintf(m->text, sizeof m->text, "%.299s", safe);
+    m->problem = problem;
     if (s->say)
         s->say(s->say_ctx, problem, safe);
 }
 
-static es_processor *build_processor(es_session *s, const es_engine_class *k,
-                                     const es_options *opt, const es_ir *ir, int block,
-                                     char *err, size_t n)
+void es_session_say_line(void *ctx, int problem, const char *line)
 {
-    es_format fmt = {.sample_rate = s->cfg.rate, .max_block = block, .inputs = ir->inputs,
-                     .outputs = ir->outputs};
-    char why[256];
-    es_engine *e = es_engine_create(k, &fmt, ir, opt, why, sizeof why);
-    if (!e) {
-        snprintf(err, n, "%s", why);
-        return NULL;
-    }
-    /* max_latency 0: the processor takes the engine's own. */
-    es_processor_config pc = s->pc;
-    pc.max_latency = 0;
-    return es_processor_create(&fmt, e, &pc, err, n);
+    es_session_sayf(ctx, problem, "%s", line);
 }
 
-/* The source as a player sees it: the file's reader, the microphone or the
- * test signal. */
-void es_session_player_config(const es_session *s, es_source_kind kind, es_file_source *file,
-                          int block, es_player_config *plc)
+void es_session_note(es_session *s, int problem, const char *line)
+{
+    es_session_sayf(s, problem, "%s", line);
+}
+
+void es_session_event(es_session *s, es_live_event ev)
+{
+    s->state = es_live_next(s->state, ev);
+}
+
+void es_session_player_config(es_session *s, es_source_kind kind, es_file_source *file,
+                              int block, es_player_config *plc)
 {
     *plc = (es_player_config){.device = s->cfg.device, .block = block,
                               .live_input = kind == ES_SOURCE_MIC,
                               .input_device = s->cfg.input_device,
                               .source = file ? es_file_source_fill : NULL,
                               .source_ctx = file,
-                              .tap = es_session_output_tap, .tap_ctx = (void *)s,
-                              .input_tap = es_session_input_tap, .input_tap_ctx = (void *)s};
+                              .tap = es_taps_output, .tap_ctx = &s->taps,
+                              .input_tap = es_taps_input, .input_tap_ctx = &s->taps};
 }
 
-/* Opens a source of `kind`: its channels in *inputs, the file reader in
- * *file (NULL for the others). 0, or -1 with a message. */
-static int open_source(const es_session *s, es_source_kind kind, es_file_source **file,
-                       int *inputs, char *err, size_t n)
+void es_session_stream_now(const es_session *s, es_stream_now *now)
 {
-    *file = NULL;
-    *inputs = 1;
-    if (kind == ES_SOURCE_MIC && !es_device_can_capture(s->cfg.device)) {
-        snprintf(err, n, "microphone: the null device has no microphone; play a file or "
-                 "the test signal, or use a sound device");
-        return -1;
-    }
-    if (kind != ES_SOURCE_FILE)
+    es_processor *proc = es_player_processor(s->player);
+    *now = (es_stream_now){.exists = 1, .spec = s->playing, .inputs = s->inputs,
+                           .outputs = es_processor_format(proc)->outputs,
+                           .latency = es_processor_latency(proc)};
+}
+
+/* Every page mapped now and later is resident before anyone touches it:
+ * the audio thread never takes a page fault, which would wait on the
+ * address-space lock while another thread maps or unmaps memory (the
+ * screen starting up, a room being prepared). */
+static void lock_memory(es_session *s)
+{
+    /* Engines come and go with every change. glibc raises its mmap
+     * threshold to the size of each large block freed, after which blocks
+     * that size come from the heap and, freed, stay mapped (and locked):
+     * a fixed threshold keeps every engine-sized buffer a mapping of its
+     * own, given back when the engine is destroyed. */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory cannot be locked */
+    char locked[300];
+    if (es_rt_memory_lock(locked, sizeof locked) != 0)
+        es_session_sayf(s, 0, "note: %s; the audio thread may take page faults", locked);
+#else
+    (void)s;
+#endif
+}
+
+/* 1 when `room` is a library room or a file that is there. */
+static int room_exists(const es_session *s, const char *room)
+{
+    struct stat st;
+    return es_library_find(&s->rooms.lib, room) || (stat(room, &st) == 0 && S_ISREG(st.st_mode));
+}
+
+/* 1 when slot k's room came from remembered settings and is gone. */
+static int remembered_and_gone(es_session *s, int k)
+{
+    const es_play_spec *spec = &s->cfg.slot[k];
+    if (!spec->room[0] || !(s->cfg.remembered_rooms & (1u << k)) || room_exists(s, spec->room))
         return 0;
-    if (!s->cfg.file) {
-        snprintf(err, n, "file: no file to play (start with --input FILE)");
-        return -1;
-    }
-    *file = es_file_source_open(s->cfg.file, s->cfg.rate, inputs, err, n);
-    return *file ? 0 : -1;
+    s->remembered_gone |= 1u << k;
+    return 1;
 }
 
-static es_ir *load_room(es_session *s, const char *room, int inputs, char *err, size_t n)
+/* Each slot's spec: A's room the default where none is named; B the parts
+ * it holds, A's for the rest. A remembered room that is gone is left
+ * out. 0, or -1. */
+static int resolve_slots(es_session *s, char *err, size_t n)
 {
-    char note[300];
-    es_ir *ir = es_room_loader_get(&s->rooms, room, s->cfg.rate, inputs, note, sizeof note,
-                                   err, n);
-    if (ir && note[0])
-        es_session_sayf(s, 0, "%s", note);
-    return ir;
+    es_play_spec *a = &s->cfg.slot[ES_SLOT_A], *b = &s->cfg.slot[ES_SLOT_B];
+    if (remembered_and_gone(s, ES_SLOT_A))
+        a->room[0] = 0;
+    if (!a->room[0]) {
+        const char *fallback = es_room_loader_default(&s->rooms);
+        if (!fallback) {
+            snprintf(err, n, "no room given and the shipped rooms are not found; use "
+                     "--room FILE");
+            return -1;
+        }
+        es_play_spec_set_room(a, fallback);
+    }
+    if (s->cfg.b_parts && remembered_and_gone(s, ES_SLOT_B))
+        s->cfg.b_parts &= ~(unsigned)ES_SPEC_ROOM;
+    const es_play_spec held = *b;
+    *b = *a; /* B's source is the stream's: A's */
+    es_play_spec_take(b, &held, s->cfg.b_parts & ES_SPEC_SLOT);
+    if (!s->cfg.b_parts && s->cfg.playing == ES_SLOT_B)
+        s->cfg.playing = ES_SLOT_A;
+    return 0;
+}
+
+/* 1 (and why in err) when recording to `path` would replace the input
+ * file or the room's IR file: a take replaces its file when it starts,
+ * and these are what plays. */
+int es_session_record_overwrites_input(const es_session *s, const char *path, char *err,
+                                       size_t n)
+{
+    const char *inputs[] = {s->cfg.file, s->playing.room};
+    for (size_t k = 0; k < sizeof inputs / sizeof *inputs; k++)
+        if (inputs[k] && inputs[k][0] && es_same_file(path, inputs[k])) {
+            snprintf(err, n, "%.300s: the recording would overwrite %.300s", path, inputs[k]);
+            return 1;
+        }
+    return 0;
+}
+
+/* The first stream's request: what slot `playing` holds, against no
+ * stream at all. */
+static void first_request(es_session *s, es_prep_request *q)
+{
+    const int slot = s->cfg.playing;
+    *q = (es_prep_request){.spec = s->cfg.slot[slot], .slot = slot, .rate = s->cfg.rate,
+                           .file = s->cfg.file, .can_capture = 1, .pc = s->pc};
+    snprintf(q->what, sizeof q->what, "the first stream");
+    q->pc.ab = slot; /* the processor counts its first engine there */
+}
+
+/* Opens the device with the first stream's processor, trying each device
+ * `auto` means in turn (audio/device.h); the processor is built once and
+ * stays the result's until a device takes it. 0, or -1 with why. */
+static int open_device(es_session *s, es_prep_result *r, char *err, size_t n)
+{
+    const char *tries[ES_DEVICE_TRIES];
+    const int n_tries = es_device_tries(s->cfg.device, tries);
+    for (int attempt = 0; attempt < n_tries; attempt++) {
+        char why[512];
+        s->cfg.device = tries[attempt];
+        if (s->playing.source == ES_SOURCE_MIC && !es_device_can_capture(tries[attempt])) {
+            snprintf(why, sizeof why, "microphone: the %s device has no microphone; play a "
+                     "file or the test signal, or use a sound device", tries[attempt]);
+        } else {
+            es_player_config plc;
+            es_session_player_config(s, s->playing.source, r->file, s->playing.block, &plc);
+            if ((s->player = es_player_open(&plc, r->proc, why, sizeof why))) {
+                r->proc = NULL; /* the player's */
+                snprintf(s->device_name, sizeof s->device_name, "%s", tries[attempt]);
+                s->cfg.device = s->device_name;
+                return 0;
+            }
+        }
+        if (attempt + 1 == n_tries) {
+            snprintf(err, n, "%s", why);
+            return -1;
+        }
+        char line[800];
+        es_device_try_note(tries[attempt], tries[attempt + 1], why, line, sizeof line);
+        es_session_sayf(s, 0, "%s", line);
+    }
+    snprintf(err, n, "no device to try");
+    return -1;
+}
+
+/* The recordings asked for from the start, on the audio path before the
+ * first block. 0, or -1 with why. */
+static int start_recordings(es_session *s, int outputs, char *err, size_t n)
+{
+    const char *paths[2] = {s->cfg.record, s->cfg.record_input};
+    if (!paths[0] && !paths[1])
+        return 0;
+    for (int w = 0; w < 2; w++)
+        if (paths[w] && es_session_record_overwrites_input(s, paths[w], err, n))
+            return -1;
+    const int channels[2] = {outputs, s->inputs};
+    return es_taps_start(&s->taps, paths, channels, 0, err, n);
+}
+
+/* Builds the first stream on the preparer and opens the device with it.
+ * 0, or -1 with why. */
+static int open_stream(es_session *s, char *err, size_t n)
+{
+    es_prep_request q;
+    first_request(s, &q);
+    s->playing = q.spec;
+    s->asked_id = es_preparer_submit(s->preparer, &q);
+    es_prep_result *r = es_preparer_wait(s->preparer, s->asked_id, FIRST_BUILD_S);
+    if (!r || r->err[0]) {
+        /* After the room loaded, what failed (the engine) is named with it. */
+        if (r && r->ir)
+            snprintf(err, n, "%.500s: %.500s", s->playing.room, r->err);
+        else
+            snprintf(err, n, "%s", r ? r->err : "the first stream was not built");
+        es_preparer_discard_result(s->preparer, r);
+        return -1;
+    }
+    if (r->note[0])
+        es_session_sayf(s, 0, "%s", r->note);
+    s->inputs = r->inputs;
+    const int outputs = r->ir->outputs;
+    int rc = open_device(s, r, err, n);
+    if (rc == 0) {
+        s->file = r->file; /* the stream reads it now */
+        r->file = NULL;
+        rc = start_recordings(s, outputs, err, n);
+    }
+    es_preparer_discard_result(s->preparer, r);
+    return rc;
+}
+
+/* Opens the room loader and the session's room list, and starts the
+ * preparer on the loader. 0, or -1 with why. */
+static int open_rooms(es_session *s, char *err, size_t n)
+{
+    es_room_loader_open(&s->rooms, s->cfg.rooms_dir);
+    s->rooms.first_output = s->cfg.first_output;
+    s->rooms.outputs = s->cfg.outputs;
+    for (int m = 0; m < s->rooms.lib.message_count; m++)
+        es_session_sayf(s, 1, "%s", s->rooms.lib.messages[m]);
+    if (resolve_slots(s, err, n) != 0)
+        return -1;
+    /* The room list is the session's own copy, taken while the library is
+     * still this thread's; from here on every slow thing happens on the
+     * preparer thread, which owns the room loader: its cache, and the
+     * library it reads again. */
+    if (es_room_list_open(&s->list, &s->rooms.lib, s->cfg.slot[s->cfg.playing].room,
+                          es_session_say_line, s, err, n) != 0)
+        return -1;
+    s->preparer = es_preparer_create(&s->rooms, s->cfg.rate, err, n);
+    return s->preparer ? 0 : -1;
 }
 
 es_session *es_session_open(const es_session_config *cfg, es_session_say say, void *ctx,
@@ -114,109 +288,34 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->cfg = *cfg;
     s->say = say;
     s->say_ctx = ctx;
-    s->pc = (es_processor_config){.mix = {.wet = 1, .dry = 0, .gain = 1,
-                                          .trim_db = (float)cfg->trim_db,
-                                          .limiter = cfg->limiter,
-                                          .ceiling_db = (float)cfg->ceiling_db},
-                                  .crossfade_ms = cfg->crossfade_ms};
-    es_ir *ir = NULL; /* the first room, until its engine is built */
-    es_session_taps_init(s);
-    /* Every page mapped now and later is resident before anyone touches
-     * it: the audio thread never takes a page fault, which would wait on
-     * the address-space lock while another thread maps or unmaps memory
-     * (the screen starting up, a room being prepared). */
-    /* Engines come and go with every change. glibc raises its mmap
-     * threshold to the size of each large block freed, after which blocks
-     * that size come from the heap and, freed, stay mapped (and locked):
-     * a fixed threshold keeps every engine-sized buffer a mapping of its
-     * own, given back when the engine is destroyed. */
-    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-#ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory cannot be locked */
-    char locked[300];
-    if (es_rt_memory_lock(locked, sizeof locked) != 0)
-        es_session_sayf(s, 0, "note: %s; the audio thread may take page faults", locked);
-#endif
+    s->shown_room = -1;
+    s->state = (es_live_state){ES_STREAM_OPENING, ES_CHANGE_IDLE, ES_PROBE_IDLE};
+    s->pc = (es_processor_config){.mix = cfg->mix, .crossfade_ms = cfg->crossfade_ms};
+    es_taps_init(&s->taps, cfg->rate, es_session_say_line, s);
+    lock_memory(s);
+    const es_play_spec *first = &cfg->slot[ES_SLOT_A];
     char gpu_why[256];
-    if (es_gpu_list_for(cfg->engine, &cfg->options.gpu.list, gpu_why, sizeof gpu_why) != 0)
+    if (es_gpu_list_for(first->engine, &first->options.gpu.list, gpu_why, sizeof gpu_why) != 0)
         es_session_sayf(s, 0, "note: %s; the list is kept for a switch to one", gpu_why);
-    es_room_loader_open(&s->rooms, cfg->rooms_dir);
-    s->rooms.first_output = cfg->first_output;
-    s->rooms.outputs = cfg->outputs;
-    for (int m = 0; m < s->rooms.lib.message_count; m++)
-        es_session_sayf(s, 1, "%s", s->rooms.lib.messages[m]);
-    const char *room = cfg->room ? cfg->room : es_room_loader_default(&s->rooms);
-    if (!room) {
-        snprintf(err, n, "no room given and the shipped rooms are not found; use --room FILE");
-        goto fail;
-    }
-    snprintf(s->room, sizeof s->room, "%s", room);
-    if (open_source(s, cfg->source, &s->file, &s->inputs, err, n) != 0 ||
-        !(ir = load_room(s, room, s->inputs, err, n)))
-        goto fail;
-    for (int w = 0; w < 2; w++) {
-        const char *path = w == REC_OUTPUT ? cfg->record : cfg->record_input;
-        if (!path)
-            continue;
-        const int channels = w == REC_OUTPUT ? ir->outputs : s->inputs;
-        if (es_session_record_overwrites_input(s, path, err, n) ||
-            !(s->recorder[w] = es_recorder_open(path, cfg->rate, channels, 0, 0, err, n)))
-            goto fail;
-        snprintf(s->record_path[w], sizeof s->record_path[w], "%s", path);
-        s->live[w] = s->recorder[w];
-        atomic_store(&s->taps, (es_recorder *const *)s->live);
-    }
-    const char *tries[ES_DEVICE_TRIES];
-    const int n_tries = es_device_tries(cfg->device, tries);
-    s->cfg.device = tries[0];
-    for (int attempt = 0; attempt < n_tries && !s->player; attempt++) {
-        s->cfg.device = tries[attempt];
-        char why[512];
-        es_processor *proc = build_processor(s, cfg->engine, &cfg->options, ir, cfg->block,
-                                             why, sizeof why);
-        if (!proc) {
-            snprintf(err, n, "%s: %s", room, why);
-            goto fail;
-        }
-        es_player_config plc;
-        es_session_player_config(s, cfg->source, s->file, cfg->block, &plc);
-        s->player = es_player_open(&plc, proc, why, sizeof why);
-        if (!s->player && attempt + 1 < n_tries) {
-            char line[800];
-            es_device_try_note(tries[attempt], tries[attempt + 1], why, line, sizeof line);
-            es_session_sayf(s, 0, "%s", line);
-        } else if (!s->player) {
-            snprintf(err, n, "%s", why);
-            goto fail;
-        }
-    }
-    snprintf(s->device_name, sizeof s->device_name, "%s", s->cfg.device);
-    s->cfg.device = s->device_name;
-    if (es_player_start(s->player, err, n) != 0)
+    if (open_rooms(s, err, n) != 0 || open_stream(s, err, n) != 0 ||
+        es_player_start(s->player, err, n) != 0)
         goto fail;
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
     if (!lp.known) /* said at once; a model standing in is said in the report */
         es_session_sayf(s, 1, "latency: %s", lp.note);
-    /* The room list is the session's own copy, taken while the library
-     * is still this thread's. */
-    if (es_session_rooms_open(s, err, n) != 0)
-        goto fail;
-    /* From here on every slow thing happens on the preparer thread, which
-     * owns the room loader: its cache, and the library it reads again. */
-    if (!(s->preparer = es_preparer_create(&s->rooms, cfg->rate, err, n)))
-        goto fail;
-    es_ir_destroy(ir);
-    ir = NULL;
-    s->target = (es_prep_request){.engine = s->cfg.engine, .options = s->cfg.options,
-                                  .block = s->cfg.block, .source = s->cfg.source,
-                                  .file = s->cfg.file};
-    snprintf(s->target.room, sizeof s->target.room, "%s", s->room);
-    es_session_slots_init(s);
+    s->target = s->playing;
+    s->target_slot = s->cfg.playing;
+    es_slots_init(&s->slots, &s->cfg.slot[ES_SLOT_A],
+                  s->cfg.b_parts ? &s->cfg.slot[ES_SLOT_B] : NULL, s->cfg.playing,
+                  es_player_latency(s->player));
+    s->xruns_base = es_player_xruns(s->player);
     clock_gettime(CLOCK_MONOTONIC, &s->started);
     s->since = s->progress_at = s->started;
+    es_session_event(s, ES_EV_OPENED);
+    es_session_publish(s);
     return s;
 fail:
-    es_ir_destroy(ir);
     es_session_close(s);
     return NULL;
 }
@@ -250,12 +349,13 @@ static void stop_preparing(es_session *s)
 
 int es_session_stop(es_session *s)
 {
-    if (s->stopped_yet)
+    const es_stream_state was = s->state.stream;
+    if (was == ES_STREAM_STOPPED)
         return 0;
-    s->stopped_yet = 1;
+    es_session_event(s, ES_EV_STOP);
     int rc = 0;
-    if (s->stalled || s->lost) {
-        if (!s->lost)
+    if (was == ES_STREAM_STALLED || was == ES_STREAM_LOST) {
+        if (was == ES_STREAM_STALLED)
             es_player_abandon_device(s->player);
         es_session_sayf(s, 1, "device %s stopped answering; left as it is",
                         es_player_device(s->player));
@@ -265,11 +365,11 @@ int es_session_stop(es_session *s)
     clock_gettime(CLOCK_MONOTONIC, &s->stopped);
     stop_preparing(s);
     es_processor_collect(es_player_processor(s->player));
-    for (int w = 0; w < 2; w++)
-        rc |= es_session_finish_recording(s, w);
+    rc |= es_taps_finish(&s->taps, ES_TAPS_BOTH, was == ES_STREAM_STALLED);
     if (s->file && es_file_source_starved(s->file))
         es_session_sayf(s, 0, "note: the input file fell behind: %llu frames of silence",
                         (unsigned long long)es_file_source_starved(s->file));
+    es_session_publish(s); /* the last one, with what the stop said */
     return rc;
 }
 
@@ -281,10 +381,9 @@ void es_session_close(es_session *s)
         es_session_stop(s);
     stop_preparing(s);
     es_player_close(s->player);
-    for (int w = 0; w < 2; w++)
-        es_recorder_free(s->recorder[w]);
+    es_taps_close(&s->taps);
     es_file_source_close(s->file);
-    es_session_rooms_close(s);
+    es_room_list_close(&s->list);
     if (s->preparer_left) {
         /* Its thread still reads s->rooms: kept, and reachable from here
          * (so LeakSanitizer does not count it), until the process ends. */
@@ -303,13 +402,13 @@ void es_session_close(es_session *s)
  * error inside the host API. */
 static void watch_device(es_session *s, const es_stats *st, const struct timespec *now)
 {
-    if (s->lost)
+    if (!es_live_allows(s->state, ES_DO_WATCH))
         return;
     if (st->blocks != s->progress_blocks) {
-        if (s->stalled)
+        if (s->state.stream == ES_STREAM_STALLED)
             es_session_sayf(s, 0, "device %s: audio running again",
                             es_player_device(s->player));
-        s->stalled = 0;
+        es_session_event(s, ES_EV_BLOCKS);
         s->progress_blocks = st->blocks;
         s->progress_at = *now;
         return;
@@ -317,10 +416,10 @@ static void watch_device(es_session *s, const es_stats *st, const struct timespe
     const double quiet = es_seconds_between(&s->progress_at, now);
     if (quiet <= STALL_SECONDS)
         return;
-    if (!s->stalled) {
+    if (s->state.stream == ES_STREAM_PLAYING) {
         es_session_sayf(s, 1, "device %s: no audio for %.0f s (device lost or stalled)",
                         es_player_device(s->player), STALL_SECONDS);
-        s->stalled = 1;
+        es_session_event(s, ES_EV_QUIET);
     }
     const int active = es_player_device_active(s->player);
     if (!active || quiet > LOST_SECONDS) {
@@ -330,56 +429,61 @@ static void watch_device(es_session *s, const es_stats *st, const struct timespe
                                : "stopped (its host API ended the stream)",
                         es_seconds_between(&s->started, &s->progress_at));
         es_player_abandon_device(s->player);
-        s->lost = 1;
+        es_session_event(s, ES_EV_GONE);
     }
 }
 
 int es_session_measure_latency(es_session *s)
 {
     char why[256];
-    if (s->lost) {
-        es_session_sayf(s, 1, "latency: device %s is lost", s->device_name);
+    if (!es_live_allows(s->state, ES_DO_PROBE)) {
+        es_session_sayf(s, 1, "latency: %s", s->state.stream == ES_STREAM_LOST
+                                                 ? "the device is lost"
+                                             : s->state.probe == ES_PROBE_RUNNING
+                                                 ? "a measurement is under way"
+                                                 : "the session has stopped");
         return -1;
     }
     if (es_player_probe_start(s->player, 1.0, why, sizeof why) != 0) {
         es_session_sayf(s, 1, "latency: %s", why);
         return -1;
     }
-    s->probing = 1;
+    es_session_event(s, ES_EV_PROBE_STARTED);
     return 0;
 }
 
 static void watch_probe(es_session *s)
 {
     int frames;
-    if (!s->probing || !es_player_probe_poll(s->player, &frames))
+    if (s->state.probe != ES_PROBE_RUNNING || !es_player_probe_poll(s->player, &frames))
         return;
-    s->probing = 0;
+    es_session_event(s, ES_EV_PROBE_DONE);
+    s->probes++;
+    s->probe_frames = frames;
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
     const int computed = lp.input + lp.output;
     if (!lp.known && frames >= 0)
         es_session_sayf(s, 0, "latency measured %d fr; computed: %s", frames, lp.note);
     else if (!lp.known)
-        es_session_sayf(s, 1, "latency: the click did not come back within 1 s (is the "
-                        "output looped back to the input?); computed: %s", lp.note);
+        es_session_sayf(s, 1, "latency: no click came back within 1 s: is the output looped "
+                        "to the input? (computed: %s)", lp.note);
     else if (frames < 0)
-        es_session_sayf(s, 1, "latency: the click did not come back within 1 s (is the "
-                        "output looped back to the input?); computed %d fr", computed);
+        es_session_sayf(s, 1, "latency: no click came back within 1 s: is the output looped "
+                        "to the input? (computed %d frames)", computed);
     else
         es_session_sayf(s, 0, "latency measured %d fr (%.2f ms), computed %d fr (input %d + "
                         "output %d; the engine adds %d)", frames, 1e3 * frames / s->cfg.rate,
                         computed, lp.input, lp.output, lp.engine);
 }
 
-es_device_state es_session_device_state(const es_session *s)
+/* The file source stopped (a read error): said once. */
+static void watch_source(es_session *s)
 {
-    return s->lost ? ES_DEVICE_LOST : s->stalled ? ES_DEVICE_STALLED : ES_DEVICE_PLAYING;
-}
-
-const char *es_device_state_word(es_device_state st)
-{
-    return st == ES_DEVICE_LOST ? "device lost" : st == ES_DEVICE_STALLED ? "stalled" : "playing";
+    if (s->file && !s->source_said && es_file_source_error(s->file)[0]) {
+        es_session_sayf(s, 1, "input stopped: %s", es_file_source_error(s->file));
+        s->source_said = 1;
+    }
 }
 
 /* Retired engines are destroyed on the preparer thread: destroying one
@@ -393,38 +497,39 @@ static void retire(void *ctx, es_engine *e)
 void es_session_poll(es_session *s)
 {
     es_processor *proc = es_player_processor(s->player);
-    if (s->preparer)
-        es_processor_collect_with(proc, retire, s->preparer);
-    else
-        es_processor_collect(proc);
     if (s->preparer) {
+        es_processor_collect_with(proc, retire, s->preparer);
         es_session_take_prepared(s);
+        proc = es_player_processor(s->player); /* a reopen brings a new one */
+    } else {
+        es_processor_collect(proc);
     }
-    if (s->file && !s->source_said && es_file_source_error(s->file)[0]) {
-        es_session_sayf(s, 1, "input stopped: %s", es_file_source_error(s->file));
-        s->source_said = 1;
-    }
+    watch_source(s);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     es_stats st;
-    es_processor_stats(es_player_processor(s->player), &st);
+    es_processor_stats(proc, &st);
     if (s->preparer)
         es_session_watch_engine(s, &st);
-    if (!s->stopped_yet) {
-        watch_device(s, &st, &now);
-        watch_probe(s);
-    }
-    es_session_watch_recording(s);
+    watch_device(s, &st, &now);
+    watch_probe(s);
+    es_taps_watch(&s->taps);
+    es_session_publish(s);
 }
 
-const es_session_config *es_session_now(const es_session *s)
+const es_live_snapshot *es_session_snapshot(const es_session *s)
 {
-    return &s->cfg;
+    return &s->snap;
 }
 
-const char *es_session_room(const es_session *s)
+const es_play_spec *es_session_wanted(const es_session *s)
 {
-    return s->room;
+    return &s->target;
+}
+
+int es_session_wanted_slot(const es_session *s)
+{
+    return s->target_slot;
 }
 
 const es_mix *es_session_mix(const es_session *s)
@@ -432,31 +537,7 @@ const es_mix *es_session_mix(const es_session *s)
     return &s->pc.mix;
 }
 
-es_player *es_session_player(es_session *s)
+const char *es_device_state_word(es_device_state st)
 {
-    return s->player;
-}
-
-const es_scope *es_session_scope(const es_session *s)
-{
-    return &s->scope;
-}
-
-const char *es_session_source_name(const es_session *s)
-{
-    return es_session_source_word(s, s->cfg.source);
-}
-
-double es_session_elapsed(const es_session *s)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return es_seconds_between(&s->started, s->stopped_yet ? &s->stopped : &now);
-}
-
-double es_session_counted(const es_session *s)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return es_seconds_between(&s->since, s->stopped_yet ? &s->stopped : &now);
+    return st == ES_DEVICE_LOST ? "device lost" : st == ES_DEVICE_STALLED ? "stalled" : "playing";
 }

@@ -1,52 +1,32 @@
-/* The live session's changes: a change sets the target and goes to the
- * preparer (submit); es_session_poll brings back what it built and plays
- * it (take_prepared: a crossfade, or a stream reopened), or says why not
- * and forgets it. session.c opens, watches and closes the stream. */
+/* The live session's changes: a change sets the target spec and goes to
+ * the preparer (submit); es_session_poll brings back what it built and
+ * plays it (a crossfade, or a stream reopened), or says why not and
+ * forgets it. The levels and the recordings change here too, without the
+ * preparer. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
 #include "session_private.h"
 
+static const char slot_letter[ES_AB_SLOTS] = {'A', 'B'};
 
-static const char *source_word(es_source_kind k)
-{
-    return k == ES_SOURCE_MIC ? "microphone" : k == ES_SOURCE_FILE ? "file" : "test signal";
-}
-
-/* A source as a person names it: the file's name, or the kind. */
-const char *es_session_source_word(const es_session *s, es_source_kind k)
-{
-    if (k == ES_SOURCE_FILE && s->cfg.file) {
-        const char *slash = strrchr(s->cfg.file, '/');
-        return slash ? slash + 1 : s->cfg.file;
-    }
-    return source_word(k);
-}
+/* What playing a built change came to. */
+typedef enum { APPLY_PLAYED, APPLY_FAILED, APPLY_WAITS } apply_outcome;
 
 /* What the stream keeps playing when a change fails, in words. */
-static void still_playing(const es_session *s, const es_prep_request *q, char *out, size_t n)
+static void still_playing(const es_session *s, const es_play_spec *q, char *out, size_t n)
 {
-    if (strcmp(q->room, s->room) != 0)
+    const unsigned d = es_play_spec_diff(&s->playing, q);
+    if (d & ES_SPEC_ROOM)
         snprintf(out, n, "still playing the previous room");
-    else if (q->source != s->cfg.source)
-        snprintf(out, n, "still playing the %s", source_word(s->cfg.source));
-    else if (q->block != s->cfg.block)
-        snprintf(out, n, "still playing at %d", s->cfg.block);
+    else if (d & ES_SPEC_SOURCE)
+        snprintf(out, n, "still playing the %s", es_source_word(s->playing.source));
+    else if (d & ES_SPEC_BLOCK)
+        snprintf(out, n, "still playing at %d", s->playing.block);
     else
         snprintf(out, n, "still playing as before");
-}
-
-/* The stream reopened with a new processor: the meters count from now. */
-static int reopen(es_session *s, const es_player_config *plc, es_processor *proc, char *err,
-                  size_t n)
-{
-    if (s->stalled) /* a dead stream cannot be stopped safely, only left */
-        es_player_abandon_device(s->player);
-    if (es_player_reconfigure(s->player, plc, proc, err, n) != 0)
-        return -1;
-    clock_gettime(CLOCK_MONOTONIC, &s->since);
-    return 0;
 }
 
 /* A prepared change that needs a new stream. 0, or -1 with a message (the
@@ -56,20 +36,23 @@ static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err
     const es_prep_request *q = &r->req;
     es_stats before; /* the slots' counts, which go with the old processor */
     es_processor_stats(es_player_processor(s->player), &before);
-    es_file_source *file = q->source == s->cfg.source ? s->file : r->file;
-    if (s->recorder[REC_INPUT] && r->inputs != s->inputs)
-        es_session_finish_recording(s, REC_INPUT); /* its file has the old channels */
+    const int new_source = q->spec.source != s->playing.source;
+    es_file_source *file = new_source ? r->file : s->file;
+    if (r->inputs != s->inputs)
+        es_taps_finish(&s->taps, ES_TAP_INPUT, 0); /* its file has the old channels */
     es_player_config plc;
-    es_session_player_config(s, q->source, file, q->block, &plc);
+    es_session_player_config(s, q->spec.source, file, q->spec.block, &plc);
     es_processor *proc = r->proc;
     r->proc = NULL;
-    if (reopen(s, &plc, proc, err, n) != 0)
+    if (s->state.stream == ES_STREAM_STALLED) /* a dead stream cannot be stopped safely */
+        es_player_abandon_device(s->player);
+    if (es_player_reconfigure(s->player, &plc, proc, err, n) != 0)
         return -1;
-    es_session_slots_carry(s, &before, restart ? q->ab : -1);
-    if (file != s->file) { /* the stream no longer reads the old one */
-        es_file_source *old = s->file;
+    clock_gettime(CLOCK_MONOTONIC, &s->since); /* the meters count from now */
+    es_slots_carry(&s->slots, &before, restart ? q->slot : -1);
+    if (new_source) { /* the stream no longer reads the old one */
+        r->file = s->file; /* closed with the rest of the result */
         s->file = file;
-        r->file = old; /* closed with the rest of the result */
         s->source_said = 0;
     }
     s->inputs = r->inputs;
@@ -83,122 +66,101 @@ static void say_done(es_session *s, const es_prep_result *r, int reopened, int r
     const es_prep_request *q = &r->req;
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
-    char latency[224];
+    char latency[224], parts[1200] = "", line[1600];
     es_latency_text(&lp, s->cfg.rate, latency, sizeof latency);
-    char line[1600] = "";
-    size_t used = 0;
-#define ADD(...) used += (size_t)snprintf(line + used, sizeof line - (used < sizeof line ? used : sizeof line), __VA_ARGS__)
-    if (q->ab != s->ab_active)
-        ADD("slot %c plays", q->ab == ES_SLOT_A ? 'A' : 'B');
-    const size_t start = used;
-    /* Between the things that changed; after "slot B plays", a colon. */
-#define SEP (used > start ? ", " : start ? ": " : "")
+    const unsigned d = es_play_spec_diff(&s->playing, &q->spec);
     if (q->fallback)
-        ADD("%s%s", SEP, q->what);
-    else {
-        if (strcmp(q->room, s->room) != 0)
-            ADD("%sroom %s", SEP, q->room);
-        if (q->engine != s->cfg.engine)
-            ADD("%sengine %s", SEP, q->engine->name);
-        if (q->options.partition != s->cfg.options.partition)
-            ADD("%spartition %d", SEP, q->options.partition);
-        if (q->options.gpu_pipelined != s->cfg.options.gpu_pipelined)
-            ADD("%spipelined %s", SEP,
-                q->options.gpu_pipelined ? "on" : "off");
-        if (q->source != s->cfg.source)
-            ADD("%ssource: %s", SEP, es_session_source_word(s, q->source));
-        if (q->block != s->cfg.block)
-            ADD("%sblock %d", SEP, q->block);
-        if (used == start)
-            ADD("%s", start ? " (the same room, engine and block)" : q->what);
-    }
-    if (q->block != s->cfg.block)
-        ADD(": latency now %s", latency);
-    else if (reopened && q->source == s->cfg.source)
-        ADD(": the stream reopened, latency now %s", latency);
+        snprintf(parts, sizeof parts, "%s", q->what);
+    else
+        es_play_spec_describe(&q->spec, d, s->cfg.file, parts, sizeof parts);
+    const int other_slot = q->slot != s->slots.playing;
+    if (other_slot)
+        snprintf(line, sizeof line, "slot %c plays%s%s", slot_letter[q->slot],
+                 parts[0] ? ": " : " (the same room, engine and block)", parts);
+    else
+        snprintf(line, sizeof line, "%s", parts[0] ? parts : q->what);
+    size_t used = strlen(line);
+    if (d & ES_SPEC_BLOCK)
+        used += (size_t)snprintf(line + used, sizeof line - used, ": latency now %s", latency);
+    else if (reopened && !(d & ES_SPEC_SOURCE))
+        used += (size_t)snprintf(line + used, sizeof line - used,
+                                 ": the stream reopened, latency now %s", latency);
     /* The slot holds something else now: its statistics start again. */
-    if (restart && s->ab[q->ab].set)
-        ADD(" (slot %c counts from now)", q->ab == ES_SLOT_A ? 'A' : 'B');
-#undef SEP
-#undef ADD
+    if (restart && s->slots.ab[q->slot].set && used < sizeof line)
+        snprintf(line + used, sizeof line - used, " (slot %c counts from now)",
+                 slot_letter[q->slot]);
     es_session_sayf(s, 0, "%s", line);
 }
 
 /* A change that failed is no longer wanted: what later changes build on
- * goes back to what plays, where nothing newer has been asked for since. */
+ * goes back to what plays, in the parts nothing newer has asked for since. */
 static void forget(es_session *s, const es_prep_request *q)
 {
-    es_prep_request *t = &s->target;
-    if (!strcmp(t->room, q->room))
-        snprintf(t->room, sizeof t->room, "%s", s->room);
-    if (t->engine == q->engine)
-        t->engine = s->cfg.engine;
-    if (!memcmp(&t->options, &q->options, sizeof t->options))
-        t->options = s->cfg.options;
-    if (t->block == q->block)
-        t->block = s->cfg.block;
-    if (t->source == q->source)
-        t->source = s->cfg.source;
-    if (t->ab == q->ab)
-        t->ab = s->ab_active;
+    const unsigned untouched = ~es_play_spec_diff(&s->target, &q->spec);
+    es_play_spec_take(&s->target, &s->playing, untouched & ES_SPEC_ALL);
+    if (s->target_slot == q->slot)
+        s->target_slot = s->slots.playing;
 }
 
-/* Applies a prepared change. Returns 0 when done with it (played or
- * refused, and said), 1 when the processor cannot take a swap yet: the
- * caller keeps it and tries again on the next poll. */
-static int apply(es_session *s, es_prep_result *r)
+/* Plays a built change: a swap the processor crossfades, or a new stream.
+ * The processor takes one swap at a time: while one crossfades, the
+ * newest change waits (APPLY_WAITS), and a newer one replaces it. Queueing
+ * every change would play a string of stale rooms, each held in memory
+ * until its turn. The processor's own limit (can_swap) is the backstop. */
+static apply_outcome apply(es_session *s, es_prep_result *r)
 {
     const es_prep_request *q = &r->req;
     char why[768], tail[64];
-    still_playing(s, q, tail, sizeof tail);
+    still_playing(s, &q->spec, tail, sizeof tail);
     if (r->err[0]) {
         forget(s, q);
         if (q->fallback)
-            es_session_sayf(s, 1, "%s could not take over: %s", q->engine->name, r->err);
+            es_session_sayf(s, 1, "%s could not take over: %s", q->spec.engine->name, r->err);
         else
             es_session_sayf(s, 1, "%s; %s", r->err, tail);
-        return 0;
+        return APPLY_FAILED;
     }
     es_processor *proc = es_player_processor(s->player);
-    int reopened = 0;
-    const int restart = es_session_slot_restarts(s, q);
+    const int restart = es_slots_restarts(&s->slots, q->slot, &q->spec);
+    const int reopened = r->engine == NULL;
     if (r->engine) {
-        /* One crossfade at a time: while one runs, the newest change waits
-         * here, and a newer one replaces it. Queueing every change would
-         * play a string of stale rooms, each held in memory until its turn.
-         * The processor's own limit (can_swap) is the backstop. */
         if (es_processor_swap_pending(proc) || !es_processor_can_swap(proc))
-            return 1;
-        if (es_processor_swap_ab(proc, r->engine, &r->fmt, q->ab, restart, why,
+            return APPLY_WAITS;
+        if (es_processor_swap_ab(proc, r->engine, &r->fmt, q->slot, restart, why,
                                  sizeof why) != 0) {
+            forget(s, q);
             es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
-            return 0;
+            return APPLY_FAILED;
         }
         r->engine = NULL; /* the processor's now */
-    } else {
-        if (apply_reopen(s, r, restart, why, sizeof why) != 0) {
-            es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
-            return 0;
-        }
-        reopened = 1;
+    } else if (apply_reopen(s, r, restart, why, sizeof why) != 0) {
+        forget(s, q);
+        es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
+        return APPLY_FAILED;
     }
-    if (r->note[0] && strcmp(q->room, s->room) != 0)
+    if (r->note[0] && strcmp(q->spec.room, s->playing.room) != 0)
         es_session_sayf(s, 0, "%s", r->note);
-    say_done(s, r, reopened, restart); /* against what played until now */
-    s->cfg.engine = q->engine;
-    s->cfg.options = q->options;
-    snprintf(s->room, sizeof s->room, "%s", q->room);
-    es_session_rooms_played(s); /* a file joins the list, a gone room leaves it */
-    s->cfg.source = q->source;
-    s->cfg.block = q->block;
-    es_session_slot_played(s, q, restart);
-    return 0;
+    say_done(s, r, reopened, restart);
+    s->playing = q->spec;
+    es_room_list_played(&s->list, s->playing.room); /* a file joins, a gone room leaves */
+    es_slots_played(&s->slots, q->slot, &q->spec, restart, es_player_latency(s->player));
+    return APPLY_PLAYED;
 }
 
-/* Takes what the preparer finished (or what waited for the processor) and
- * plays it. */
-static void take_prepared(es_session *s)
+void es_session_take_prepared(es_session *s)
 {
+    /* Measurements first: those made before a rescan belong to the list
+     * they were asked from, and the rescan keeps the ones still true. A
+     * rescan before the change: it was read before the change it precedes. */
+    es_room_info info;
+    while (es_preparer_take_measurement(s->preparer, &info))
+        es_room_list_take_measurement(&s->list, &info);
+    es_library *fresh = es_preparer_take_rescan(s->preparer);
+    if (fresh) { /* said either way: a rescan by itself follows a manifest's change */
+        es_room_list_take_rescan(&s->list, fresh, s->playing.room);
+        es_library_close(fresh);
+        free(fresh);
+    }
     es_prep_result *r = es_preparer_take(s->preparer);
     if (r && s->waiting) { /* a newer change supersedes the one waiting */
         es_preparer_discard_result(s->preparer, s->waiting);
@@ -210,35 +172,30 @@ static void take_prepared(es_session *s)
     }
     if (!r)
         return;
-    if (apply(s, r) == 1) {
+    const apply_outcome done = apply(s, r);
+    if (done == APPLY_WAITS) {
         s->waiting = r;
+        es_session_event(s, ES_EV_WAITS);
         return;
     }
     es_preparer_discard_result(s->preparer, r);
+    es_session_event(s, done == APPLY_PLAYED ? ES_EV_DONE : ES_EV_FAILED);
+    if (es_preparer_busy(s->preparer, NULL, 0)) /* a newer change is being built */
+        es_session_event(s, ES_EV_ASKED);
 }
 
-/* Submits the target as it stands, against the stream as it plays. */
 void es_session_submit(es_session *s, const char *what, int fallback)
 {
-    es_prep_request *q = &s->target;
-    snprintf(q->what, sizeof q->what, "%.250s", what);
-    q->fallback = fallback;
-    es_processor *proc = es_player_processor(s->player);
-    const es_format *fmt = es_processor_format(proc);
-    q->rate = s->cfg.rate;
-    q->inputs = s->inputs;
-    q->outputs = fmt->outputs;
-    q->latency = es_processor_latency(proc);
-    q->block_now = s->cfg.block;
-    q->source_now = s->cfg.source;
-    q->file = s->cfg.file;
-    q->pc = s->pc;
-    q->pc.ab = q->ab; /* a new processor counts its first engine there */
-    es_preparer_submit(s->preparer, q);
+    es_prep_request q = {.spec = s->target, .slot = s->target_slot, .fallback = fallback,
+                         .rate = s->cfg.rate, .file = s->cfg.file,
+                         .can_capture = es_device_can_capture(s->device_name), .pc = s->pc};
+    snprintf(q.what, sizeof q.what, "%.250s", what);
+    es_session_stream_now(s, &q.now);
+    q.pc.ab = q.slot; /* a new processor counts its first engine there */
+    s->asked_id = es_preparer_submit(s->preparer, &q);
+    es_session_event(s, fallback ? ES_EV_ENGINE_FAILED : ES_EV_ASKED);
 }
 
-/* A failed engine (a GPU error): the preparer builds the fallback for the
- * same room, and it crossfades in like any change. Asked once per failure. */
 /* A shard of a split engine that falls behind is named by its GPU in the
  * log, at most once a second, with its late blocks so far. A new instance
  * counts from 0 again. */
@@ -262,16 +219,18 @@ static void watch_shards(es_session *s, const es_stats *st)
     }
 }
 
+/* A failed engine (a GPU error): the preparer builds the fallback for the
+ * same room, and it crossfades in like any change. Asked once per failure
+ * (the state machine's FALLBACK and GAVE_UP). */
 void es_session_watch_engine(es_session *s, const es_stats *st)
 {
     watch_shards(s, st);
     if (!st->engine_failed) {
-        s->fallback_asked = 0;
+        es_session_event(s, ES_EV_ENGINE_FINE);
         return;
     }
-    if (s->fallback_asked)
+    if (!es_live_allows(s->state, ES_DO_FALLBACK))
         return;
-    s->fallback_asked = 1;
     const es_engine_class *k = es_engine_fallback(st->engine);
     es_session_sayf(s, 1, "%s failed (%s); switching to %s, same room", st->engine,
                     st->engine_error, k->name);
@@ -284,14 +243,20 @@ void es_session_watch_engine(es_session *s, const es_stats *st)
 /* A change can be asked for while the stream plays. */
 static int can_change(es_session *s, const char *what)
 {
-    if (s->lost) { /* reopening a dead server's stream fails with a wrong reason, or hangs */
+    if (es_live_allows(s->state, ES_DO_CHANGE))
+        return 1;
+    if (s->state.stream == ES_STREAM_LOST) /* reopening a dead server's stream fails or hangs */
         es_session_sayf(s, 1, "%s: device %s is lost: its stream stopped; nothing can "
                         "change until earshot starts again", what, s->device_name);
-        return 0;
-    }
-    if (s->preparer)
-        return 1;
-    es_session_sayf(s, 1, "%s: the session has stopped", what);
+    else
+        es_session_sayf(s, 1, "%s: the session has stopped", what);
+    return 0;
+}
+
+/* Asks for the target as it now stands, said as `what`. */
+static int ask(es_session *s, const char *what)
+{
+    es_session_submit(s, what, 0);
     return 0;
 }
 
@@ -301,9 +266,8 @@ int es_session_set_room(es_session *s, const char *room)
     snprintf(what, sizeof what, "room %s", room);
     if (!can_change(s, what))
         return -1;
-    snprintf(s->target.room, sizeof s->target.room, "%s", room);
-    es_session_submit(s, what, 0);
-    return 0;
+    es_play_spec_set_room(&s->target, room);
+    return ask(s, what);
 }
 
 int es_session_set_engine(es_session *s, const es_engine_class *engine)
@@ -313,8 +277,7 @@ int es_session_set_engine(es_session *s, const es_engine_class *engine)
     if (!can_change(s, what))
         return -1;
     s->target.engine = engine;
-    es_session_submit(s, what, 0);
-    return 0;
+    return ask(s, what);
 }
 
 int es_session_set_options(es_session *s, const es_options *options)
@@ -337,8 +300,7 @@ int es_session_set_options(es_session *s, const es_options *options)
     if (!can_change(s, what))
         return -1;
     s->target.options = *options;
-    es_session_submit(s, what, 0);
-    return 0;
+    return ask(s, what);
 }
 
 int es_session_set_block(es_session *s, int block)
@@ -352,8 +314,53 @@ int es_session_set_block(es_session *s, int block)
     if (!can_change(s, what))
         return -1;
     s->target.block = block;
-    es_session_submit(s, what, 0);
-    return 0;
+    return ask(s, what);
+}
+
+int es_session_set_source(es_session *s, es_source_kind kind)
+{
+    char what[64];
+    snprintf(what, sizeof what, "source %s", es_source_word(kind));
+    if (kind == ES_SOURCE_MIC && !es_device_can_capture(s->device_name)) {
+        es_session_sayf(s, 1, "microphone: the null device has no microphone; play a file "
+                        "or the test signal, or use a sound device; still playing the %s",
+                        es_source_word(s->playing.source));
+        return -1;
+    }
+    if (kind == ES_SOURCE_FILE && !s->cfg.file) {
+        es_session_sayf(s, 1, "file: no file to play (start with --input FILE); still "
+                        "playing the %s", es_source_word(s->playing.source));
+        return -1;
+    }
+    if (!can_change(s, what))
+        return -1;
+    s->target.source = kind;
+    return ask(s, what);
+}
+
+int es_session_switch_slot(es_session *s, int slot)
+{
+    if (slot < 0 || slot >= ES_AB_SLOTS) {
+        es_session_sayf(s, 1, "slot %d: there are slots A and B", slot);
+        return -1;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "slot %c", slot_letter[slot]);
+    if (!can_change(s, what))
+        return -1;
+    if (slot == s->target_slot) {
+        es_session_sayf(s, 0, "slot %c is playing already", slot_letter[slot]);
+        return 0;
+    }
+    const es_slot *a = &s->slots.ab[slot];
+    if (a->set) /* what it holds; the source is the stream's */
+        es_play_spec_take(&s->target, &a->spec, ES_SPEC_SLOT);
+    else /* an empty slot starts as what the other one holds */
+        es_session_sayf(s, 0, "slot %c was empty: it starts as a copy of %c (%s on %s); "
+                        "change its room or engine to compare", slot_letter[slot],
+                        slot_letter[s->target_slot], s->target.engine->name, s->target.room);
+    s->target_slot = slot;
+    return ask(s, what);
 }
 
 /* What a levels change did, as a person reads it: each level that moved,
@@ -384,20 +391,35 @@ static void say_levels(es_session *s, const es_mix *was, const es_mix *now)
     es_session_sayf(s, 0, "%s", used ? line : "levels unchanged");
 }
 
-int es_session_set_mix(es_session *s, const es_mix *mix)
+int es_session_set_mix(es_session *s, unsigned which, const es_mix *mix)
 {
+    es_mix m = s->pc.mix;
+    if (which & ES_MIX_TRIM)
+        m.trim_db = mix->trim_db;
+    if (which & ES_MIX_WET)
+        m.wet = mix->wet;
+    if (which & ES_MIX_DRY)
+        m.dry = mix->dry;
+    if (which & ES_MIX_GAIN)
+        m.gain = mix->gain;
+    if (which & ES_MIX_BYPASS)
+        m.bypass = mix->bypass;
+    if (which & ES_MIX_LIMITER) {
+        m.limiter = mix->limiter;
+        m.ceiling_db = mix->limiter ? mix->ceiling_db : m.ceiling_db;
+    }
     char why[256];
-    if (!es_mix_check(mix, why, sizeof why)) {
+    if (!es_mix_check(&m, why, sizeof why)) {
         es_session_sayf(s, 1, "%s; the levels stay as they were", why);
         return -1;
     }
-    if (es_processor_set_mix(es_player_processor(s->player), mix) != 0) {
+    if (es_processor_set_mix(es_player_processor(s->player), &m) != 0) {
         es_session_sayf(s, 1, "levels: too many changes queued; try again");
         return -1;
     }
     const es_mix was = s->pc.mix;
-    s->pc.mix = *mix; /* kept across reopens */
-    say_levels(s, &was, mix);
+    s->pc.mix = m; /* kept across reopens */
+    say_levels(s, &was, &m);
     return 0;
 }
 
@@ -408,55 +430,59 @@ int es_session_reset_meters(es_session *s)
         return -1;
     }
     clock_gettime(CLOCK_MONOTONIC, &s->since);
-    es_session_slots_reset(s);
+    es_slots_reset(&s->slots);
+    s->xruns_base = es_player_xruns(s->player);
+    es_player_stalls_reset(s->player);
     return 0;
 }
 
-int es_session_set_source(es_session *s, es_source_kind kind)
+int es_session_record(es_session *s, const char *path, const char *input_path, int exclusive)
 {
-    char what[64];
-    snprintf(what, sizeof what, "source %s", source_word(kind));
-    if (kind == ES_SOURCE_MIC && !es_device_can_capture(s->cfg.device)) {
-        es_session_sayf(s, 1, "microphone: the null device has no microphone; play a file "
-                        "or the test signal, or use a sound device; still playing the %s",
-                        source_word(s->cfg.source));
+    if (es_taps_recording(&s->taps))
+        return es_taps_finish(&s->taps, ES_TAPS_BOTH, s->state.stream == ES_STREAM_STALLED);
+    if (!path) {
+        es_session_sayf(s, 1, "record: no file name given");
         return -1;
     }
-    if (kind == ES_SOURCE_FILE && !s->cfg.file) {
-        es_session_sayf(s, 1, "file: no file to play (start with --input FILE); still "
-                        "playing the %s", source_word(s->cfg.source));
+    const char *paths[2] = {path, input_path};
+    const int channels[2] = {es_processor_format(es_player_processor(s->player))->outputs,
+                             s->inputs};
+    char err[768];
+    for (int w = 0; w < 2; w++)
+        if (paths[w] && es_session_record_overwrites_input(s, paths[w], err, sizeof err)) {
+            es_session_sayf(s, 1, "record: %s", err);
+            return -1;
+        }
+    if (es_taps_start(&s->taps, paths, channels, exclusive, err, sizeof err) != 0) {
+        es_session_sayf(s, 1, "record: %s", err);
         return -1;
     }
-    if (!can_change(s, what))
-        return -1;
-    s->target.source = kind;
-    es_session_submit(s, what, 0);
+    es_session_sayf(s, 0, "recording to %s%s%s", path, input_path ? " and " : "",
+                    input_path ? input_path : "");
     return 0;
 }
 
-int es_session_preparing(es_session *s, char *what, size_t n)
+int es_session_rescan(es_session *s)
 {
-    if (s->waiting) {
-        snprintf(what, n, "%s", s->waiting->req.what);
-        return 1;
-    }
     if (!s->preparer) {
-        if (n)
-            what[0] = 0;
-        return 0;
+        es_session_sayf(s, 1, "rescan: the session has stopped");
+        return -1;
     }
-    return es_preparer_busy(s->preparer, what, n);
+    es_preparer_rescan(s->preparer);
+    return 0;
 }
 
-es_session_wanted es_session_want(const es_session *s)
+const char *es_session_room_word(const es_room *r)
 {
-    return (es_session_wanted){.room = s->target.room, .engine = s->target.engine,
-                               .options = s->target.options, .block = s->target.block,
-                               .source = s->target.source};
+    return r->origin == ES_ROOMS_FILE ? r->path : r->name;
 }
 
-void es_session_take_prepared(es_session *s)
+int es_session_room_index(const es_session *s, const char *room)
 {
-    es_session_rooms_poll(s); /* a rescan first: it was read before the change it precedes */
-    take_prepared(s);
+    return es_room_list_index(&s->list, room);
+}
+
+void es_session_show_room(es_session *s, int index)
+{
+    s->shown_room = index;
 }

@@ -1,23 +1,19 @@
-/* The settings file (settings.h says what and why). */
+/* The settings file (settings.h says what and why): its keys are a table,
+ * each checked by the first field of the command that sets the same value. */
 #define _DEFAULT_SOURCE /* mkstemp, fsync */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "processor.h"
-#include "core/args.h"
 #include "core/files.h"
+#include "processor.h"
 #include "settings.h"
 
 #define FILE_MAX (64 * 1024)
-#define WAIT_SECONDS 20.0
 
 int es_settings_path(char *out, size_t n)
 {
@@ -45,98 +41,159 @@ static void problem(es_settings *st, const char *fmt, ...)
     }
 }
 
-static const es_command *command_named(const char *name)
+/* ---- the keys ---- */
+
+/* A key's value, checked: `a` holds what the command's field parsed. */
+typedef void (*setting_take)(es_settings *st, int slot, const es_command_args *a, int line,
+                             const char *key);
+
+typedef struct {
+    const char *name;          /* "room": a.room and b.room when per_slot */
+    int per_slot;
+    const char *command;       /* the command whose first field checks it (NULL: take checks) */
+    setting_take take;
+} setting_key;
+
+static void take_room(es_settings *st, int k, const es_command_args *a, int line,
+                      const char *key)
 {
-    for (const es_command *c = es_commands; c->name; c++)
-        if (!strcmp(c->name, name))
-            return c;
-    return NULL;
+    (void)line, (void)key;
+    es_play_spec_set_room(&st->slot[k], a->text);
+    st->parts[k] |= ES_SPEC_ROOM;
 }
 
-/* A value checked by the first field of the command that sets it: the same
- * limits and words as typing it. */
-static int check(es_settings *st, int line, const char *key, const char *cmd,
-                 const char *text, es_command_args *a)
+static void take_engine(es_settings *st, int k, const es_command_args *a, int line,
+                        const char *key)
 {
-    char err[300];
-    memset(a, 0, sizeof *a);
-    if (es_param_parse(&command_named(cmd)->fields[0], key, text, a, err, sizeof err) == 0)
-        return 0;
-    problem(st, "line %d: %s", line, err);
-    return -1;
+    char why[256];
+    if (!a->engine->probe(why, sizeof why)) {
+        problem(st, "line %d: %s %s is unavailable here (%s)", line, key, a->engine->name, why);
+        return;
+    }
+    st->slot[k].engine = a->engine;
+    st->parts[k] |= ES_SPEC_ENGINE;
 }
+
+static void take_partition(es_settings *st, int k, const es_command_args *a, int line,
+                           const char *key)
+{
+    (void)line, (void)key;
+    st->slot[k].options.partition = a->number; /* 0: "auto", from the block */
+    st->parts[k] |= ES_SPEC_PARTITION;
+}
+
+static void take_pipelined(es_settings *st, int k, const es_command_args *a, int line,
+                           const char *key)
+{
+    (void)line, (void)key;
+    st->slot[k].options.gpu_pipelined = a->on;
+    st->parts[k] |= ES_SPEC_PIPELINED;
+}
+
+static void take_block(es_settings *st, int k, const es_command_args *a, int line,
+                       const char *key)
+{
+    (void)line, (void)key;
+    st->slot[k].block = a->number;
+    st->parts[k] |= ES_SPEC_BLOCK;
+}
+
+static void take_slot(es_settings *st, int k, const es_command_args *a, int line,
+                      const char *key)
+{
+    (void)k, (void)line, (void)key;
+    st->playing = a->choice;
+    st->have |= ES_SET_SLOT;
+}
+
+static void take_view(es_settings *st, int k, const es_command_args *a, int line,
+                      const char *key)
+{
+    (void)k, (void)key;
+    if (strcmp(a->text, "spectrum") != 0 && strcmp(a->text, "spectrogram") != 0) {
+        problem(st, "line %d: view '%.40s': spectrum or spectrogram", line, a->text);
+        return;
+    }
+    st->spectrogram = !strcmp(a->text, "spectrogram");
+    st->have |= ES_SET_VIEW;
+}
+
+/* The levels, in dB, each with its ES_MIX_* bit. */
+#define LEVEL_TAKE(field, bit)                                                      \
+    static void take_##field(es_settings *st, int k, const es_command_args *a,      \
+                             int line, const char *key)                             \
+    {                                                                               \
+        (void)k, (void)line, (void)key;                                             \
+        st->field = a->db;                                                          \
+        st->levels |= bit;                                                          \
+    }
+LEVEL_TAKE(trim, ES_MIX_TRIM)
+LEVEL_TAKE(wet, ES_MIX_WET)
+LEVEL_TAKE(dry, ES_MIX_DRY)
+LEVEL_TAKE(gain, ES_MIX_GAIN)
+LEVEL_TAKE(limiter, ES_MIX_LIMITER)
+
+static const setting_key keys[] = {
+    {"room", 1, "room", take_room},
+    {"engine", 1, "engine", take_engine},
+    {"partition", 1, "partition", take_partition},
+    {"pipelined", 1, "pipelined", take_pipelined},
+    {"block", 1, "block", take_block},
+    {"slot", 0, "slot", take_slot},
+    {"view", 0, NULL, take_view},
+    {"trim", 0, "trim", take_trim},
+    {"wet", 0, "wet", take_wet},
+    {"dry", 0, "dry", take_dry},
+    {"gain", 0, "gain", take_gain},
+    {"limiter", 0, "limiter", take_limiter},
+};
 
 static void parse_line(es_settings *st, int line, const char *key, const char *value)
 {
-    es_command_args a;
     int slot = -1;
     const char *name = key;
     if ((key[0] == 'a' || key[0] == 'b') && key[1] == '.') {
         slot = key[0] - 'a';
         name = key + 2;
     }
-    const unsigned shift = slot > 0 ? ES_SET_SLOT_SHIFT : 0;
-    es_settings_slot *sl = slot >= 0 ? &st->slot[slot] : NULL;
-    if (sl && !strcmp(name, "room")) {
-        if (check(st, line, key, "room", value, &a) == 0) {
-            snprintf(sl->room, sizeof sl->room, "%s", a.text);
-            st->have |= ES_SET_ROOM << shift;
-        }
-    } else if (sl && !strcmp(name, "engine")) {
-        if (check(st, line, key, "engine", value, &a) != 0)
-            return;
-        char why[256];
-        if (!a.engine->probe(why, sizeof why)) {
-            problem(st, "line %d: %s %s is unavailable here (%s)", line, key, a.engine->name,
-                    why);
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        const setting_key *sk = &keys[k];
+        if (strcmp(sk->name, name) != 0 || sk->per_slot != (slot >= 0))
+            continue;
+        es_command_args a = {.text = value};
+        char err[300];
+        if (sk->per_slot && !strcmp(name, "partition") && !strcmp(value, "auto")) {
+            a.number = 0;
+        } else if (sk->command && es_param_parse(&es_command_find(sk->command)->fields[0], key,
+                                                 value, &a, err, sizeof err) != 0) {
+            problem(st, "line %d: %s", line, err);
             return;
         }
-        sl->engine = a.engine;
-        st->have |= ES_SET_ENGINE << shift;
-    } else if (sl && !strcmp(name, "partition")) {
-        if (!strcmp(value, "auto")) {
-            sl->partition = 0;
-            st->have |= ES_SET_PARTITION << shift;
-        } else if (check(st, line, key, "partition", value, &a) == 0) {
-            sl->partition = a.number;
-            st->have |= ES_SET_PARTITION << shift;
-        }
-    } else if (sl && !strcmp(name, "pipelined")) {
-        if (check(st, line, key, "pipelined", value, &a) == 0) {
-            sl->pipelined = a.on;
-            st->have |= ES_SET_PIPELINED << shift;
-        }
-    } else if (sl && !strcmp(name, "block")) {
-        if (check(st, line, key, "block", value, &a) == 0) {
-            sl->block = a.number;
-            st->have |= ES_SET_BLOCK << shift;
-        }
-    } else if (!sl && !strcmp(name, "slot")) {
-        if (check(st, line, key, "slot", value, &a) == 0) {
-            st->playing = a.choice;
-            st->have |= ES_SET_SLOT;
-        }
-    } else if (!sl && !strcmp(name, "view")) {
-        if (strcmp(value, "spectrum") != 0 && strcmp(value, "spectrogram") != 0) {
-            problem(st, "line %d: view '%.40s': spectrum or spectrogram", line, value);
-            return;
-        }
-        st->spectrogram = !strcmp(value, "spectrogram");
-        st->have |= ES_SET_VIEW;
-    } else if (!sl && (!strcmp(name, "trim") || !strcmp(name, "wet") || !strcmp(name, "dry") ||
-                       !strcmp(name, "gain") || !strcmp(name, "limiter"))) {
-        if (check(st, line, key, name, value, &a) != 0)
-            return;
-        static const char *const levels[] = {"trim", "wet", "dry", "gain", "limiter"};
-        double *dst[] = {&st->trim, &st->wet, &st->dry, &st->gain, &st->limiter};
-        for (int k = 0; k < 5; k++)
-            if (!strcmp(name, levels[k])) {
-                *dst[k] = a.db;
-                st->have |= (unsigned)ES_SET_TRIM << k;
-            }
-    } else {
-        problem(st, "line %d: unknown key '%.40s'", line, key);
+        sk->take(st, slot < 0 ? 0 : slot, &a, line, key);
+        return;
     }
+    problem(st, "line %d: unknown key '%.40s'", line, key);
+}
+
+/* One line of the file: a comment, nothing, or `key = value`. */
+static void parse_text_line(es_settings *st, int line, char *s)
+{
+    s += strspn(s, " \t");
+    char *end = s + strlen(s);
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+        *--end = 0;
+    if (!*s || *s == '#')
+        return;
+    char *eq = strchr(s, '=');
+    if (!eq) {
+        problem(st, "line %d: not 'key = value'", line);
+        return;
+    }
+    char *kend = eq;
+    while (kend > s && (kend[-1] == ' ' || kend[-1] == '\t'))
+        kend--;
+    *kend = 0;
+    parse_line(st, line, s, eq + 1 + strspn(eq + 1, " \t"));
 }
 
 void es_settings_parse(es_settings *st, const char *text)
@@ -151,23 +208,7 @@ void es_settings_parse(es_settings *st, const char *text)
         } else {
             memcpy(buf, text, len);
             buf[len] = 0;
-            char *s = buf + strspn(buf, " \t");
-            char *end = s + strlen(s);
-            while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-                *--end = 0;
-            char *eq = strchr(s, '=');
-            if (!*s || *s == '#') {
-                /* a comment or nothing */
-            } else if (!eq) {
-                problem(st, "line %d: not 'key = value'", line);
-            } else {
-                char *kend = eq;
-                while (kend > s && (kend[-1] == ' ' || kend[-1] == '\t'))
-                    kend--;
-                *kend = 0;
-                char *value = eq + 1 + strspn(eq + 1, " \t");
-                parse_line(st, line, s, value);
-            }
+            parse_text_line(st, line, buf);
         }
         text += len;
         if (*text)
@@ -204,137 +245,45 @@ void es_settings_read(es_settings *st)
     es_settings_parse(st, text);
 }
 
-static int given(int argc, char **argv, const char *flag)
-{
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], flag))
-            return 1;
-    return 0;
-}
+/* ---- to and from a session ---- */
 
-void es_settings_drop_given(es_settings *st, int argc, char **argv)
+void es_settings_to_config(const es_settings *st, unsigned given, unsigned given_levels,
+                           es_session_config *sc)
 {
-    static const struct {
-        const char *flag;
-        unsigned bits;
-    } flags[] = {
-        {"--room", ES_SET_ROOM}, {"--ir", ES_SET_ROOM}, {"--engine", ES_SET_ENGINE},
-        {"--partition", ES_SET_PARTITION}, {"--pipelined", ES_SET_PIPELINED},
-        {"--block", ES_SET_BLOCK}, {"--trim", ES_SET_TRIM}, {"--limiter", ES_SET_LIMITER},
-    };
-    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
-        if (given(argc, argv, flags[k].flag))
-            st->have &= ~flags[k].bits; /* slot A's: the flags set what opens */
-}
-
-void es_settings_to_options(const es_settings *st, es_play_options *o)
-{
-    const es_settings_slot *a = &st->slot[ES_SLOT_A];
-    if (st->have & ES_SET_ENGINE)
-        o->engine = a->engine;
-    if (st->have & ES_SET_PARTITION)
-        o->partition = a->partition;
-    if (st->have & ES_SET_PIPELINED)
-        o->pipelined = a->pipelined;
-    if (st->have & ES_SET_BLOCK)
-        o->block = a->block;
-}
-
-/* A command line, as a key would run it; a refusal is said by the session
- * or here, and leaves that value as it was. */
-static void run(es_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void run(es_session *s, const char *fmt, ...)
-{
-    char err[600];
-    va_list ap;
-    va_start(ap, fmt);
-    if (es_command_vrunf(s, err, sizeof err, fmt, ap) < 0 && err[0])
-        es_error("settings: %s", err);
-    va_end(ap);
-}
-
-/* Until the change asked for plays (or fails), polling as the loop does. */
-static void settle(es_session *s)
-{
-    const struct timespec tick = {0, 20000000};
-    const double until = es_session_elapsed(s) + WAIT_SECONDS;
-    char what[256];
-    es_session_poll(s);
-    while (es_session_preparing(s, what, sizeof what) && es_session_elapsed(s) < until) {
-        nanosleep(&tick, NULL);
-        es_session_poll(s);
+    /* A: what the command line did not give. */
+    const unsigned a = st->parts[ES_SLOT_A] & ~given;
+    es_play_spec_take(&sc->slot[ES_SLOT_A], &st->slot[ES_SLOT_A], a);
+    if (a & ES_SPEC_ROOM)
+        sc->remembered_rooms |= 1u << ES_SLOT_A;
+    /* B as it was; what it left out is A's (the session fills it in). */
+    sc->b_parts = st->parts[ES_SLOT_B] & ES_SPEC_SLOT;
+    sc->slot[ES_SLOT_B] = st->slot[ES_SLOT_B];
+    if (sc->b_parts & ES_SPEC_ROOM)
+        sc->remembered_rooms |= 1u << ES_SLOT_B;
+    sc->playing = (st->have & ES_SET_SLOT) && !(given & ES_SPEC_SLOT) && sc->b_parts
+                      ? st->playing
+                      : ES_SLOT_A;
+    const unsigned levels = st->levels & ~given_levels;
+    es_mix *m = &sc->mix;
+    if (levels & ES_MIX_TRIM)
+        m->trim_db = (float)st->trim;
+    if (levels & ES_MIX_WET)
+        m->wet = (float)es_db_to_gain(st->wet);
+    if (levels & ES_MIX_DRY)
+        m->dry = (float)es_db_to_gain(st->dry);
+    if (levels & ES_MIX_GAIN)
+        m->gain = (float)es_db_to_gain(st->gain);
+    if (levels & ES_MIX_LIMITER) {
+        m->limiter = st->limiter != -INFINITY;
+        m->ceiling_db = m->limiter ? (float)st->limiter : 0;
     }
 }
 
-static const char *db_word(double db, char *buf, size_t n)
+void es_settings_rooms_gone(es_settings *st, unsigned gone)
 {
-    if (db == -INFINITY)
-        snprintf(buf, n, "off");
-    else
-        snprintf(buf, n, "%.1f", db);
-    return buf;
-}
-
-/* A slot's room, engine, options and block onto the slot playing. */
-static void apply_slot(es_settings *st, es_session *s, int k)
-{
-    const unsigned shift = k ? ES_SET_SLOT_SHIFT : 0;
-    const es_settings_slot *sl = &st->slot[k];
-    const char letter = (char)('a' + k);
-    if (st->have & (ES_SET_ROOM << shift)) {
-        if (es_session_room_index(s, sl->room) < 0)
-            problem(st, "%c.room '%.80s': no such room now", letter, sl->room);
-        else if (strcmp(sl->room, es_session_want(s).room) != 0)
-            run(s, "room %s", sl->room);
-    }
-    if (k == ES_SLOT_A)
-        return; /* A's engine and block opened the stream */
-    const es_session_wanted w = es_session_want(s);
-    if ((st->have & (ES_SET_ENGINE << shift)) && sl->engine != w.engine)
-        run(s, "engine %s", sl->engine->name);
-    if ((st->have & (ES_SET_BLOCK << shift)) && sl->block != w.block)
-        run(s, "block %d", sl->block);
-    if ((st->have & (ES_SET_PARTITION << shift)) && sl->partition &&
-        sl->partition != w.options.partition)
-        run(s, "partition %d", sl->partition);
-    if ((st->have & (ES_SET_PIPELINED << shift)) && sl->pipelined != w.options.gpu_pipelined)
-        run(s, "pipelined %s", sl->pipelined ? "on" : "off");
-}
-
-void es_settings_apply(es_settings *st, es_session *s)
-{
-    char w[24];
-    if (st->have & ES_SET_TRIM)
-        run(s, "trim %.1f", st->trim);
-    if (st->have & ES_SET_WET)
-        run(s, "wet %s", db_word(st->wet, w, sizeof w));
-    if (st->have & ES_SET_DRY)
-        run(s, "dry %s", db_word(st->dry, w, sizeof w));
-    if (st->have & ES_SET_GAIN)
-        run(s, "gain %s", db_word(st->gain, w, sizeof w));
-    if (st->have & ES_SET_LIMITER)
-        run(s, "limiter %s", db_word(st->limiter, w, sizeof w));
-    apply_slot(st, s, ES_SLOT_A);
-    /* B only holds what it played: it plays once, then A again if A was
-     * the one playing. Each step waits for the one before to play. */
-    const unsigned b_room = ES_SET_ROOM << ES_SET_SLOT_SHIFT;
-    if ((st->have & b_room) && es_session_room_index(s, st->slot[ES_SLOT_B].room) < 0) {
-        problem(st, "b.room '%.80s': no such room now", st->slot[ES_SLOT_B].room);
-        st->have &= ~b_room;
-    }
-    const unsigned b = (ES_SET_ROOM | ES_SET_ENGINE | ES_SET_BLOCK | ES_SET_PARTITION |
-                        ES_SET_PIPELINED) << ES_SET_SLOT_SHIFT;
-    if (st->have & b) {
-        settle(s);
-        run(s, "slot b");
-        apply_slot(st, s, ES_SLOT_B);
-        settle(s);
-        if (!(st->have & ES_SET_SLOT) || st->playing == ES_SLOT_A) {
-            run(s, "slot a");
-            settle(s);
-        }
-    }
+    for (int k = 0; k < ES_AB_SLOTS; k++)
+        if (gone & (1u << k))
+            problem(st, "%c.room '%.80s': no such room now", "ab"[k], st->slot[k].room);
 }
 
 int es_settings_problem(const es_settings *st, char *out, size_t n)
@@ -354,40 +303,71 @@ static double to_db(float linear)
     return linear > 0 ? 20 * log10(linear) : -INFINITY;
 }
 
-void es_settings_capture(es_settings *st, es_session *s, int spectrogram)
+void es_settings_capture(es_settings *st, const es_live_snapshot *snap, int spectrogram)
 {
-    st->have = ES_SET_SLOT | ES_SET_VIEW | ES_SET_TRIM | ES_SET_WET | ES_SET_DRY |
-               ES_SET_GAIN | ES_SET_LIMITER;
-    for (int k = 0; k < 2; k++) {
-        es_session_slot info;
-        es_session_slot_info(s, k, NULL, &info);
-        if (!info.set)
+    st->have = ES_SET_SLOT | ES_SET_VIEW;
+    for (int k = 0; k < ES_AB_SLOTS; k++) {
+        const es_live_slot *sl = &snap->slot[k];
+        st->parts[k] = 0;
+        if (!sl->set)
             continue;
-        es_settings_slot *sl = &st->slot[k];
-        snprintf(sl->room, sizeof sl->room, "%s", info.room);
-        sl->engine = info.engine;
-        sl->partition = info.options.partition;
-        sl->pipelined = info.options.gpu_pipelined;
-        sl->block = info.block;
-        st->have |= (unsigned)(ES_SET_ROOM | ES_SET_ENGINE | ES_SET_PARTITION |
-                               ES_SET_PIPELINED | ES_SET_BLOCK)
-                    << (k ? ES_SET_SLOT_SHIFT : 0);
+        st->slot[k] = sl->spec;
+        st->parts[k] = ES_SPEC_ROOM | ES_SPEC_ENGINE | ES_SPEC_PARTITION | ES_SPEC_PIPELINED |
+                       ES_SPEC_BLOCK;
         /* A file whose name holds a control character (a newline would
          * write a line of its own) is not remembered; the rest is. */
-        for (const unsigned char *c = (const unsigned char *)sl->room; *c; c++)
+        for (const unsigned char *c = (const unsigned char *)sl->spec.room; *c; c++)
             if (*c < 0x20 || *c == 0x7f) {
-                st->have &= ~((unsigned)ES_SET_ROOM << (k ? ES_SET_SLOT_SHIFT : 0));
+                st->parts[k] &= ~(unsigned)ES_SPEC_ROOM;
                 break;
             }
     }
-    st->playing = es_session_active_slot(s);
+    st->playing = snap->active_slot;
     st->spectrogram = spectrogram;
-    const es_mix *m = es_session_mix(s);
+    const es_mix *m = &snap->mix;
+    st->levels = ES_MIX_TRIM | ES_MIX_WET | ES_MIX_DRY | ES_MIX_GAIN | ES_MIX_LIMITER;
     st->trim = m->trim_db;
     st->wet = to_db(m->wet);
     st->dry = to_db(m->dry);
     st->gain = to_db(m->gain);
     st->limiter = m->limiter ? m->ceiling_db : -INFINITY;
+}
+
+static const char *db_word(double db, char *buf, size_t n)
+{
+    if (db == -INFINITY)
+        snprintf(buf, n, "off");
+    else
+        snprintf(buf, n, "%.1f", db);
+    return buf;
+}
+
+/* A slot's lines: "a.room = cathedral", ... */
+static size_t format_slot(const es_settings *st, int k, char *out, size_t n)
+{
+    const es_play_spec *sl = &st->slot[k];
+    const unsigned p = st->parts[k];
+    const char c = "ab"[k];
+    size_t used = 0;
+#define PUT(...)                                                                   \
+    do {                                                                           \
+        if (used < n)                                                              \
+            used += (size_t)snprintf(out + used, n - used, __VA_ARGS__);           \
+    } while (0)
+    if (p & ES_SPEC_ROOM)
+        PUT("%c.room = %s\n", c, sl->room);
+    if (p & ES_SPEC_ENGINE)
+        PUT("%c.engine = %s\n", c, sl->engine->name);
+    if ((p & ES_SPEC_PARTITION) && sl->options.partition)
+        PUT("%c.partition = %d\n", c, sl->options.partition);
+    else if (p & ES_SPEC_PARTITION)
+        PUT("%c.partition = auto\n", c);
+    if (p & ES_SPEC_PIPELINED)
+        PUT("%c.pipelined = %s\n", c, sl->options.gpu_pipelined ? "on" : "off");
+    if (p & ES_SPEC_BLOCK)
+        PUT("%c.block = %d\n", c, sl->block);
+#undef PUT
+    return used;
 }
 
 void es_settings_format(const es_settings *st, char *out, size_t n)
@@ -405,35 +385,23 @@ void es_settings_format(const es_settings *st, char *out, size_t n)
         PUT("slot = %c\n", st->playing ? 'b' : 'a');
     if (st->have & ES_SET_VIEW)
         PUT("view = %s\n", st->spectrogram ? "spectrogram" : "spectrum");
-    for (int k = 0; k < 2; k++) {
-        const unsigned shift = k ? ES_SET_SLOT_SHIFT : 0;
-        const es_settings_slot *sl = &st->slot[k];
-        const char c = (char)('a' + k);
-        if (st->have & (ES_SET_ROOM << shift))
-            PUT("%c.room = %s\n", c, sl->room);
-        if (st->have & (ES_SET_ENGINE << shift))
-            PUT("%c.engine = %s\n", c, sl->engine->name);
-        if (st->have & (ES_SET_PARTITION << shift)) {
-            if (sl->partition)
-                PUT("%c.partition = %d\n", c, sl->partition);
-            else
-                PUT("%c.partition = auto\n", c);
-        }
-        if (st->have & (ES_SET_PIPELINED << shift))
-            PUT("%c.pipelined = %s\n", c, sl->pipelined ? "on" : "off");
-        if (st->have & (ES_SET_BLOCK << shift))
-            PUT("%c.block = %d\n", c, sl->block);
-    }
-    if (st->have & ES_SET_TRIM)
-        PUT("trim = %.1f\n", st->trim);
-    if (st->have & ES_SET_WET)
-        PUT("wet = %s\n", db_word(st->wet, w, sizeof w));
-    if (st->have & ES_SET_DRY)
-        PUT("dry = %s\n", db_word(st->dry, w, sizeof w));
-    if (st->have & ES_SET_GAIN)
-        PUT("gain = %s\n", db_word(st->gain, w, sizeof w));
-    if (st->have & ES_SET_LIMITER)
-        PUT("limiter = %s\n", db_word(st->limiter, w, sizeof w));
+    for (int k = 0; k < ES_AB_SLOTS && used < n; k++)
+        used += format_slot(st, k, out + used, n - used);
+    static const struct {
+        const char *name;
+        unsigned bit;
+        size_t at;
+    } levels[] = {
+        {"trim", ES_MIX_TRIM, offsetof(es_settings, trim)},
+        {"wet", ES_MIX_WET, offsetof(es_settings, wet)},
+        {"dry", ES_MIX_DRY, offsetof(es_settings, dry)},
+        {"gain", ES_MIX_GAIN, offsetof(es_settings, gain)},
+        {"limiter", ES_MIX_LIMITER, offsetof(es_settings, limiter)},
+    };
+    for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
+        if (st->levels & levels[k].bit)
+            PUT("%s = %s\n", levels[k].name,
+                db_word(*(const double *)((const char *)st + levels[k].at), w, sizeof w));
 #undef PUT
 }
 

@@ -1,8 +1,9 @@
 /* play's settings and commands, one table each, on core/param.h: the
  * flags of `earshot play` and the workstation, the lines `play --commands`
- * reads, the workstation's keys and every --help come from here, so they
- * take the same values, with the limits of the engine contract, and refuse
- * the same ones in the same words. */
+ * reads and every --help come from here, and the workstation's keys
+ * (ui/keys.c) ask through the same session calls, so they take the same
+ * values, with the limits of the engine contract, and refuse the same ones
+ * in the same words. */
 #ifndef ES_COMMANDS_H
 #define ES_COMMANDS_H
 
@@ -13,14 +14,15 @@
 #include "core/param.h"
 #include "session.h"
 
-/* What a person sets when starting play or the workstation. */
+/* What a person sets when starting play or the workstation: the flags as
+ * typed (--room and --ir are words until they name the spec's room), and
+ * the spec they set (--engine, --block, --partition, --pipelined, --gpu). */
 typedef struct {
     const char *room, *ir, *rooms, *device, *input, *input_device, *record, *record_input;
     const char *report;
-    const es_engine_class *engine;
+    es_play_spec spec;  /* its room and source come from --room/--ir and --input */
     double trim, limiter; /* dB; limiter NAN: off */
-    int block, partition, pipelined, headless, json, commands;
-    es_gpu_list gpus;   /* --gpu: empty when not given */
+    int headless, json, commands;
     int outputs[2];     /* --outputs A-B: the first output (from 0) and how
                          * many; {0, 0}: all */
     int restore, no_restore; /* remembered settings (settings.h) */
@@ -29,10 +31,15 @@ typedef struct {
 
 extern const es_param es_play_params[];
 void es_play_options_default(es_play_options *o);
-/* The session's configuration for these options. 0, or -1 with a message
- * (--ir that is not a file, options that do not go together). */
+/* The session's configuration for these options: slot A holds the spec,
+ * and plays first. 0, or -1 with a message (--ir that is not a file,
+ * options that do not go together). */
 int es_play_options_session(const es_play_options *o, es_session_config *sc, char *err,
                             size_t n);
+/* Which of the spec's parts and levels the command line gave (ES_SPEC_*
+ * bits, and ES_MIX_* bits in *levels): what remembered settings must not
+ * change. */
+unsigned es_play_options_given(int argc, char **argv, unsigned *levels);
 
 /* ---- commands while playing ---- */
 
@@ -50,7 +57,6 @@ typedef struct {
 
 typedef struct es_command {
     const char *name;    /* the first word of the line */
-    const char *keys;    /* the workstation's keys for it, for its help */
     const char *help;
     int optional;        /* fields from this index on may be left out */
     es_param fields[ES_COMMAND_FIELDS]; /* name NULL ends; a lone STRING takes the rest of the line */
@@ -76,7 +82,28 @@ int es_command_run(es_session *s, const char *line, char *err, size_t n);
 int es_command_vrunf(es_session *s, char *err, size_t n, const char *fmt, va_list ap)
     __attribute__((format(printf, 4, 0)));
 
-/* The commands as help lists them: "  block N   ..." (keys: with_keys). */
-void es_commands_help(FILE *to, int with_keys);
+/* The commands as help lists them: "  block N   ...". */
+void es_commands_help(FILE *to);
+/* The command named `name`, or NULL. */
+const es_command *es_command_find(const char *name);
+
+/* ---- relative changes, for keys: each from what was last asked for (so
+ * two keys between polls both take), through the same session calls as
+ * the commands, with the same refusals ---- */
+typedef enum {
+    ES_NUDGE_BLOCK,      /* halve or double */
+    ES_NUDGE_PARTITION,  /* halve or double (the engine's default to start from) */
+    ES_NUDGE_TRIM,       /* 1 dB */
+    ES_NUDGE_GAIN,       /* 1 dB; from off, the lowest level */
+    ES_NUDGE_BALANCE,    /* wet against dry, equal power, a tenth of the way */
+    ES_NUDGE_PIPELINED,  /* on or off */
+    ES_NUDGE_LIMITER,    /* on at -1 dBFS, or off */
+    ES_NUDGE_BYPASS,     /* on or off */
+    ES_NUDGE_SOURCE,     /* the next source that can play here */
+    ES_NUDGE_SLOT,       /* the other A/B slot */
+} es_nudge;
+/* up: 1 doubles, raises, turns on or goes on; 0 the other way. 0 asked
+ * for, -1 refused: said by the session, or one line in err. */
+int es_command_nudge(es_session *s, es_nudge what, int up, char *err, size_t n);
 
 #endif

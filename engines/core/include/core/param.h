@@ -72,6 +72,10 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
                          const char **pos, int pos_cap, int *pos_count, int *help,
                          char *err, size_t n);
 
+/* 1 when argv[1..argc) gives --name as an option (as es_params_parse_argv
+ * reads it: not a value given to another option), else 0. */
+int es_params_given(const es_param *table, int argc, char **argv, const char *name);
+
 /* "A<sep>B" (two whole numbers, digits only, up to 9 each) or "A" alone,
  * as CUSTOM parsers take a range or a shape (--outputs 3-4, --matrix
  * 128x64): 2 or 1 with the numbers in *a and *b (b = a for one), 0 when

@@ -1,0 +1,47 @@
+/* A meter, as htop's MeterClass: one row of a table that says everything
+ * about a figure the session measures: its name and unit, its key in the
+ * JSON report, what it means (the help's definitions), its line of the
+ * text report, and how the screen shows it. The JSON report, the text
+ * report (report.c), the help (keys.c) and the meters panel (meters.c) are
+ * made from the table and nothing else, so a figure is defined once and
+ * every view shows the same thing. Every hook reads the snapshot only.
+ *
+ * Adding a meter: a row in meter_list.c (and, for a figure the session
+ * does not measure yet, its field in the snapshot). Internal to ui/. */
+#ifndef ES_METER_H
+#define ES_METER_H
+
+#include <stdio.h>
+
+#include "snapshot.h"
+
+struct ui_model_s;
+
+typedef struct ui_meter {
+    const char *name;          /* as the help and the text report name it: "DSP load" */
+    const char *unit;          /* "% of the block's budget", or "" */
+    const char *json;          /* its key in the JSON report; NULL: not in it */
+    const char *help;          /* what it means, for the help; NULL: not in it */
+    /* Writes its JSON value (what follows "key":). NULL: no JSON. */
+    void (*json_value)(const es_live_snapshot *s, FILE *to);
+    /* Writes its whole lines of the text report ("  blocks      ..."). NULL: none. */
+    void (*text_lines)(const es_live_snapshot *s, FILE *to);
+    /* Its words on the meters panel's line of short figures ("xruns 2"):
+     * 1 when it has some. `wide`: the panel has room for the long form.
+     * NULL: not on that line. */
+    int (*short_text)(const es_live_snapshot *s, char *out, size_t n);
+    /* 1: the line leaves it out first when it is too narrow. */
+    int optional;
+} ui_meter;
+
+/* meter_list.c: every meter, NULL-name-terminated, in report order. */
+extern const ui_meter ui_meters[];
+
+/* report.c: the reports made from a table (the shipped one, or a test's). */
+void ui_report_json(const ui_meter *table, const es_live_snapshot *s, FILE *to);
+void ui_report_text(const ui_meter *table, const es_live_snapshot *s, FILE *to);
+/* The line of short figures, as wide as `w` allows (optional ones first
+ * to go). */
+void ui_meters_line(const ui_meter *table, const es_live_snapshot *s, char *out, int w);
+
+#endif

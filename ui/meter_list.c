@@ -1,0 +1,419 @@
+/* Every meter (meter.h): its name, unit, JSON key, definition, text-report
+ * lines and short form on the screen, a row each, in the order the
+ * reports give them. The hooks read the snapshot only. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "core/text.h"
+#include "meter.h"
+
+typedef unsigned long long ull;
+
+/* ---- values for JSON ---- */
+
+static void json_text(FILE *to, const char *text)
+{
+    es_json_string(to, text);
+}
+
+static void j_device(const es_live_snapshot *s, FILE *to) { json_text(to, s->device); }
+static void j_engine(const es_live_snapshot *s, FILE *to) { json_text(to, s->stats.engine); }
+static void j_rate(const es_live_snapshot *s, FILE *to) { fprintf(to, "%g", s->rate); }
+static void j_block(const es_live_snapshot *s, FILE *to) { fprintf(to, "%d", s->playing.block); }
+static void j_seconds(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.3f", s->elapsed); }
+static void j_counted(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.3f", s->counted); }
+static void j_blocks(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.blocks); }
+static void j_expected(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.1f", s->blocks_expected); }
+static void j_misses(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.misses); }
+static void j_late(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.late_results); }
+static void j_stalls(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.stalls); }
+static void j_xruns(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->xruns); }
+static void j_p50(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.4f", s->load_p50); }
+static void j_p99(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.4f", s->load_p99); }
+static void j_max(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.4f", s->stats.load_max); }
+static void j_engine_latency(const es_live_snapshot *s, FILE *to) { fprintf(to, "%d", s->stats.latency); }
+static void j_throughput(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.0f", s->throughput); }
+static void j_rt(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.2f", s->realtime_factor); }
+static void j_clipped(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.clipped); }
+static void j_swaps(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.swaps); }
+static void j_recorded(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->recorded_frames); }
+static void j_dropped(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->record_dropped); }
+static void j_created(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->engines_created); }
+static void j_destroyed(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->engines_destroyed); }
+static void j_limited(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.limited); }
+
+/* A total that is not known is null in JSON, never a number. */
+static void j_latency_frames(const es_live_snapshot *s, FILE *to)
+{
+    if (s->latency.known)
+        fprintf(to, "%d", s->latency.total);
+    else
+        fputs("null", to);
+}
+
+static void j_latency_ms(const es_live_snapshot *s, FILE *to)
+{
+    if (s->latency.known)
+        fprintf(to, "%.3f", s->latency.total * 1e3 / s->rate);
+    else
+        fputs("null", to);
+}
+
+/* When the latest misses happened, in seconds of audio since the stats
+ * began (the stream's start, or its last block change or meter reset), so
+ * a glitch can be lined up with what else the machine did. */
+static void j_miss_at(const es_live_snapshot *s, FILE *to)
+{
+    const es_stats *st = &s->stats;
+    const uint64_t kept = st->misses < ES_RECENT_MISSES ? st->misses : ES_RECENT_MISSES;
+    fputc('[', to);
+    for (uint64_t k = 0; k < kept; k++) {
+        const uint64_t block = st->recent_misses[(st->misses - kept + k) % ES_RECENT_MISSES];
+        fprintf(to, "%s%.3f", k ? "," : "", (double)block * s->playing.block / s->rate);
+    }
+    fputc(']', to);
+}
+
+/* The stall probe's view of the same time: how late a real-time thread
+ * woke, whatever the engine did. */
+static void j_stall_probe(const es_live_snapshot *s, FILE *to)
+{
+    if (!s->have_stalls) {
+        fputs("null", to);
+        return;
+    }
+    const es_stall_stats *sp = &s->stalls;
+    fprintf(to, "{\"wakes\":%llu,\"late_periods\":%llu,\"worst_wake_ms\":%.3f,"
+            "\"period_ms\":%.3f,\"watched_s\":%.3f,\"realtime\":%s,\"late_at_s\":[",
+            (ull)sp->wakes, (ull)sp->late, 1e-3 * sp->worst_us, 1e-3 * sp->period_us,
+            sp->seconds, sp->realtime ? "true" : "false");
+    for (uint64_t k = 0; k < sp->late && k < ES_STALL_RECENT; k++)
+        fprintf(to, "%s%.3f", k ? "," : "", sp->late_at_s[k]);
+    fputs("]}", to);
+}
+
+static void j_shards(const es_live_snapshot *s, FILE *to)
+{
+    fputc('[', to);
+    for (int k = 0; k < s->stats.shards; k++)
+        fprintf(to, "%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu}",
+                k ? "," : "", s->stats.shard[k].device, s->stats.shard[k].first_output + 1,
+                s->stats.shard[k].outputs, (ull)s->stats.shard[k].late);
+    fputc(']', to);
+}
+
+/* A linear level in dB for JSON: null for off (JSON has no -inf). */
+static void json_db(FILE *to, const char *name, double linear)
+{
+    fprintf(to, ",\"%s\":", name);
+    if (linear > 0)
+        fprintf(to, "%.2f", 20 * log10(linear));
+    else
+        fputs("null", to);
+}
+
+/* The levels now: what `trim`, `wet`, `dry`, `gain`, `bypass` and
+ * `limiter` set, in the same dB. */
+static void j_levels(const es_live_snapshot *s, FILE *to)
+{
+    const es_mix *m = &s->mix;
+    fprintf(to, "{\"trim_db\":%.2f", (double)m->trim_db);
+    json_db(to, "wet_db", m->wet);
+    json_db(to, "dry_db", m->dry);
+    json_db(to, "gain_db", m->gain);
+    fprintf(to, ",\"bypass\":%s,\"limiter_db\":", m->bypass ? "true" : "false");
+    if (m->limiter)
+        fprintf(to, "%.2f}", (double)m->ceiling_db);
+    else
+        fputs("null}", to);
+}
+
+/* Each A/B slot's own figures (es_live_slot). */
+static void j_slots(const es_live_snapshot *s, FILE *to)
+{
+    fputc('[', to);
+    for (int k = 0; k < ES_AB_SLOTS; k++) {
+        const es_live_slot *sl = &s->slot[k];
+        fprintf(to, "%s{\"slot\":\"%c\",\"set\":%s", k ? "," : "", "AB"[k],
+                sl->set ? "true" : "false");
+        if (sl->set) {
+            fputs(",\"room\":", to);
+            es_json_string(to, sl->spec.room);
+            fputs(",\"engine\":", to);
+            es_json_string(to, sl->spec.engine->name);
+            char heard[16] = "null"; /* -1: the device's figure failed its check */
+            if (sl->latency >= 0)
+                snprintf(heard, sizeof heard, "%d", sl->latency);
+            fprintf(to, ",\"block\":%d,\"latency_frames\":%s,\"blocks\":%llu,"
+                    "\"counted_seconds\":%.3f,\"misses\":%llu,\"late_results\":%llu,"
+                    "\"load_p50\":%.4f,\"load_p99\":%.4f,\"load_max\":%.4f,"
+                    "\"load_mean\":%.4f,\"throughput\":%.0f,\"realtime_factor\":%.2f",
+                    sl->spec.block, heard, (ull)sl->stats.blocks, sl->seconds,
+                    (ull)sl->stats.misses, (ull)sl->stats.late_results, sl->load_p50,
+                    sl->load_p99, sl->load_max, sl->load_mean, sl->throughput,
+                    sl->realtime_factor);
+        }
+        fputc('}', to);
+    }
+    fputc(']', to);
+}
+
+/* A figure that may have failed its check (-1): null. */
+static void int_or_null(char *out, size_t n, int v, int known)
+{
+    if (known && v >= 0)
+        snprintf(out, n, "%d", v);
+    else
+        snprintf(out, n, "null");
+}
+
+/* The latency's parts, and the host API's own figures they came from, so
+ * a script can check the sum against its own expectation. Unknown: the
+ * buffers are not numbers either. */
+static void j_latency(const es_live_snapshot *s, FILE *to)
+{
+    const es_latency_parts *lp = &s->latency;
+    char total[16], in[16], out[16], said_in[16], said_out[16];
+    int_or_null(total, sizeof total, lp->total, lp->known);
+    int_or_null(in, sizeof in, lp->input, lp->known);
+    int_or_null(out, sizeof out, lp->output, lp->known);
+    int_or_null(said_in, sizeof said_in, lp->reported_input, 1);
+    int_or_null(said_out, sizeof said_out, lp->reported_output, 1);
+    fprintf(to, "{\"total\":%s,\"engine\":%d,\"input\":%s,\"output\":%s,\"input_counts\":%s,"
+            "\"period\":%d,\"block\":%d,\"reported_input\":%s,\"reported_output\":%s,"
+            "\"known\":%s,\"note\":", total, lp->engine, in, out,
+            lp->input_counts ? "true" : "false", lp->period, lp->block, said_in, said_out,
+            lp->known ? "true" : "false");
+    es_json_string(to, lp->note);
+    fputc('}', to);
+}
+
+/* ---- lines of the text report ---- */
+
+static void t_device(const es_live_snapshot *s, FILE *to)
+{
+    char device[300];
+    es_text_escape(device, sizeof device, s->device);
+    fprintf(to, "device %s, engine %s, %g Hz, block %d, %.2f s\n", device, s->stats.engine,
+            s->rate, s->playing.block, s->elapsed);
+    /* Every count below is since the meters last started counting: the
+     * start, a reset (c) or a reopened stream. */
+    fprintf(to, "  counted     the last %.2f s (since the %s)\n", s->counted,
+            s->counted + 0.05 < s->elapsed ? "meters were last cleared or the stream reopened"
+                                            : "start");
+}
+
+static void t_blocks(const es_live_snapshot *s, FILE *to)
+{
+    fprintf(to, "  blocks      %llu (%.0f expected from the clock)\n", (ull)s->stats.blocks,
+            s->blocks_expected);
+}
+
+static void t_misses(const es_live_snapshot *s, FILE *to)
+{
+    const es_stats *st = &s->stats;
+    fprintf(to, "  misses      %llu engine (late results: %llu), %llu machine stalls   xruns %llu"
+            "   clipped samples %llu\n", (ull)st->misses, (ull)st->late_results,
+            (ull)st->stalls, (ull)s->xruns, (ull)st->clipped);
+}
+
+static void t_shards(const es_live_snapshot *s, FILE *to)
+{
+    const es_stats *st = &s->stats;
+    for (int k = 0; k < st->shards; k++)
+        fprintf(to, "  %s GPU %d, outputs %d-%d: %llu late blocks\n",
+                k ? "           " : "shards     ", st->shard[k].device,
+                st->shard[k].first_output + 1, st->shard[k].first_output + st->shard[k].outputs,
+                (ull)st->shard[k].late);
+}
+
+static void t_stall_probe(const es_live_snapshot *s, FILE *to)
+{
+    const es_stall_stats *sp = &s->stalls;
+    if (s->have_stalls)
+        fprintf(to, "  machine     a %s thread woke %llu times in %.1f s: %llu over a period "
+                "(%.2f ms) late, the worst %.2f ms late\n",
+                sp->realtime ? "SCHED_FIFO" : "normal-priority", (ull)sp->wakes, sp->seconds,
+                (ull)sp->late, 1e-3 * sp->period_us, 1e-3 * sp->worst_us);
+}
+
+static void t_levels(const es_live_snapshot *s, FILE *to)
+{
+    const es_mix *m = &s->mix;
+    char wet[32], dry[32], gain[32], lim[48] = "off";
+    es_level_text(m->wet, 1, wet, sizeof wet);
+    es_level_text(m->dry, 1, dry, sizeof dry);
+    es_level_text(m->gain, 1, gain, sizeof gain);
+    if (m->limiter)
+        snprintf(lim, sizeof lim, "%+.1f dBFS, %llu samples turned down",
+                 (double)m->ceiling_db, (ull)s->stats.limited);
+    fprintf(to, "  levels      trim %+.1f dB, wet %s, dry %s, out %s%s, limiter %s\n",
+            (double)m->trim_db, wet, dry, gain, m->bypass ? ", BYPASS" : "", lim);
+}
+
+static void t_load(const es_live_snapshot *s, FILE *to)
+{
+    fprintf(to, "  DSP load    p50 %.1f %%   p99 %.1f %%   max %.1f %%\n", 100 * s->load_p50,
+            100 * s->load_p99, 100 * s->stats.load_max);
+}
+
+static void t_latency(const es_live_snapshot *s, FILE *to)
+{
+    const es_latency_parts *lp = &s->latency;
+    if (!lp->known) {
+        fprintf(to, "  latency     %s\n", lp->note);
+        return;
+    }
+    fprintf(to, "  latency     %d frames, %.2f ms (engine %d + output %d%s", lp->total,
+            lp->total * 1e3 / s->rate, lp->engine, lp->output,
+            lp->input_counts ? " + input " : "");
+    if (lp->input_counts)
+        fprintf(to, "%d", lp->input);
+    if (lp->period)
+        fprintf(to, "; host period %d", lp->period);
+    fprintf(to, ")\n");
+    if (lp->note[0])
+        fprintf(to, "              %s\n", lp->note);
+}
+
+static void t_throughput(const es_live_snapshot *s, FILE *to)
+{
+    fprintf(to, "  throughput  %.0f samples/s, %.1f x real time\n", s->throughput,
+            s->realtime_factor);
+}
+
+/* The lines for the slots that were played. */
+static void t_slots(const es_live_snapshot *s, FILE *to)
+{
+    for (int k = 0; k < ES_AB_SLOTS; k++) {
+        const es_live_slot *sl = &s->slot[k];
+        if (!sl->set)
+            continue;
+        char room[1100];
+        es_text_escape(room, sizeof room, sl->spec.room); /* a file's path: anything */
+        fprintf(to, "  slot %c      %s on %s, block %d: %.1f s alone, load p50 %.1f %% p99 "
+                "%.1f %% max %.1f %%, %llu misses, %.1f x real time, %.0f samples/s\n",
+                "AB"[k], sl->spec.engine->name, room, sl->spec.block, sl->seconds,
+                100 * sl->load_p50, 100 * sl->load_p99, 100 * sl->load_max,
+                (ull)sl->stats.misses, sl->realtime_factor, sl->throughput);
+    }
+}
+
+static void t_recorded(const es_live_snapshot *s, FILE *to)
+{
+    if (!s->record_path[0])
+        return;
+    char path[1100];
+    es_text_escape(path, sizeof path, s->record_path);
+    fprintf(to, "  recorded    %llu frames to %s, %llu lost to a full ring\n",
+            (ull)s->recorded_frames, path, (ull)s->record_dropped);
+}
+
+/* ---- the screen's line of short figures ---- */
+
+static int s_xruns(const es_live_snapshot *s, char *out, size_t n)
+{
+    snprintf(out, n, "xruns %llu", (ull)s->xruns);
+    return 1;
+}
+
+static int s_stalls(const es_live_snapshot *s, char *out, size_t n)
+{
+    snprintf(out, n, "stalls %llu", (ull)s->stats.stalls);
+    return 1;
+}
+
+static int s_wake(const es_live_snapshot *s, char *out, size_t n)
+{
+    if (!s->have_stalls)
+        return 0;
+    snprintf(out, n, "wake %.1fms", 1e-3 * s->stalls.worst_us);
+    return 1;
+}
+
+/* The slot playing's speed (the one the screen's figures are for). */
+static int s_speed(const es_live_snapshot *s, char *out, size_t n)
+{
+    const int k = s->playing_slot >= 0 ? s->playing_slot : s->active_slot;
+    snprintf(out, n, "%.2f Msmp/s", s->slot[k].throughput / 1e6);
+    return 1;
+}
+
+/* What an engine is comes from its capability bits, never its name. */
+static int s_gpu(const es_live_snapshot *s, char *out, size_t n)
+{
+    if (s->playing.engine->caps & ES_CAP_GPU)
+        snprintf(out, n, "GPU %.0f us/blk", s->stats.device_us);
+    else
+        snprintf(out, n, "GPU -");
+    return 1;
+}
+
+#define ROW(name, unit, json, help) name, unit, json, help
+
+/* In the text report's order; a JSON object's keys have none. */
+const ui_meter ui_meters[] = {
+    {ROW("device", "", "device", NULL), j_device, t_device, NULL, 0},
+    {ROW("engine", "", "engine", NULL), j_engine, NULL, NULL, 0},
+    {ROW("rate", "Hz", "rate", NULL), j_rate, NULL, NULL, 0},
+    {ROW("block", "frames", "block", NULL), j_block, NULL, NULL, 0},
+    {ROW("seconds", "s", "seconds", NULL), j_seconds, NULL, NULL, 0},
+    {ROW("counted", "s", "counted_seconds", NULL), j_counted, NULL, NULL, 0},
+    {ROW("blocks", "", "blocks", NULL), j_blocks, t_blocks, NULL, 0},
+    {ROW("expected", "", "blocks_expected", NULL), j_expected, NULL, NULL, 0},
+    {ROW("miss", "blocks", "misses",
+         "an engine miss: a block over its budget while the audio thread was busy for 80 % "
+         "of it or more, or a GPU or tail result not ready in time"),
+     j_misses, t_misses, NULL, 0},
+    {ROW("late", "blocks", "late_results", NULL), j_late, NULL, NULL, 0},
+    {ROW("xruns", "", "xruns",
+         "over- and underruns the device reported since the meters were last cleared"),
+     j_xruns, NULL, s_xruns, 0},
+    {ROW("stalls", "blocks", "stalls",
+         "blocks over their budget while the audio thread was mostly off the CPU: the "
+         "machine's, not the engine's"),
+     j_stalls, NULL, s_stalls, 0},
+    {ROW("shards", "", "shards", NULL), j_shards, t_shards, NULL, 0},
+    {ROW("wake", "ms", "stall_probe",
+         "the stall probe: the latest a real-time thread beside the audio woke, every "
+         "period since the stream started or c"),
+     j_stall_probe, t_stall_probe, s_wake, 0},
+    {ROW("levels", "dB", "levels", NULL), j_levels, t_levels, NULL, 0},
+    {ROW("DSP load", "of the budget", "load_p50",
+         "processing time / the block's budget (its frames / rate)"),
+     j_p50, t_load, NULL, 0},
+    {ROW("p50 p99 max", "of the budget", "load_p99",
+         "the load over the blocks the slot's engine played alone since it last changed or c"),
+     j_p99, NULL, NULL, 0},
+    {ROW("max", "of the budget", "load_max", NULL), j_max, NULL, NULL, 0},
+    {ROW("latency", "frames", "latency_frames",
+         "what a person at the microphone hears: the engine + the output buffer (+ the "
+         "input buffer when the mic is used)"),
+     j_latency_frames, NULL, NULL, 0},
+    {ROW("latency ms", "ms", "latency_ms", NULL), j_latency_ms, NULL, NULL, 0},
+    {ROW("engine latency", "frames", "engine_latency_frames", NULL), j_engine_latency, NULL,
+     NULL, 0},
+    {ROW("latency parts", "frames", "latency", NULL), j_latency, t_latency, NULL, 0},
+    {ROW("Msmp/s", "samples/s", "throughput",
+         "samples (frames x channels) processed a second of processing time"),
+     j_throughput, t_throughput, s_speed, 1},
+    {ROW("x RT", "", "realtime_factor",
+         "the real time those blocks stood for / the time they took = 1 / mean load"),
+     j_rt, NULL, NULL, 0},
+    {ROW("clipped", "samples", "clipped", NULL), j_clipped, NULL, NULL, 0},
+    {ROW("swaps", "", "swaps", NULL), j_swaps, NULL, NULL, 0},
+    {ROW("recorded", "frames", "recorded_frames", NULL), j_recorded, NULL, NULL, 0},
+    {ROW("record dropped", "frames", "record_dropped_frames", NULL), j_dropped, NULL, NULL, 0},
+    {ROW("engines built", "", "engines_created", NULL), j_created, NULL, NULL, 0},
+    {ROW("engines destroyed", "", "engines_destroyed", NULL), j_destroyed, NULL, NULL, 0},
+    {ROW("miss times", "s", "miss_at_s", NULL), j_miss_at, NULL, NULL, 0},
+    {ROW("limited", "samples", "limited", NULL), j_limited, NULL, NULL, 0},
+    {ROW("slots", "", "slots", NULL), j_slots, t_slots, NULL, 0},
+    {ROW("GPU", "us a block", NULL,
+         "GPU engines: the GPU's time for the last block (CUDA events)"),
+     NULL, NULL, s_gpu, 1},
+    {ROW("record", "", NULL, NULL), NULL, t_recorded, NULL, 0},
+    {ROW(NULL, NULL, NULL, NULL), NULL, NULL, NULL, 0},
+};
