@@ -6,7 +6,7 @@
 
 #define TO(state) ((state) + 1)
 #define STREAMS (ES_STREAM_STOPPED + 1)
-#define CHANGES (ES_CHANGE_GAVE_UP + 1)
+#define CHANGES (ES_CHANGE_FELL_BACK + 1)
 #define PROBES (ES_PROBE_RUNNING + 1)
 #define EVENTS (ES_EV_PROBE_DONE + 1)
 
@@ -40,9 +40,9 @@ static const signed char change_next[CHANGES][EVENTS] = {
      * waits for the crossfade, the failed engine is not asked about again.
      * A change asked meanwhile builds on it (the target holds it). */
     [ES_CHANGE_FALLBACK] = {[ES_EV_ASKED] = TO(ES_CHANGE_PREPARING),
-                            [ES_EV_DONE] = TO(ES_CHANGE_IDLE),
-                            [ES_EV_FAILED] = TO(ES_CHANGE_GAVE_UP)},
-    [ES_CHANGE_GAVE_UP] = {[ES_EV_ASKED] = TO(ES_CHANGE_PREPARING),
+                            [ES_EV_DONE] = TO(ES_CHANGE_FELL_BACK),
+                            [ES_EV_FAILED] = TO(ES_CHANGE_FELL_BACK)},
+    [ES_CHANGE_FELL_BACK] = {[ES_EV_ASKED] = TO(ES_CHANGE_PREPARING),
                            [ES_EV_ENGINE_FINE] = TO(ES_CHANGE_IDLE)},
 };
 
@@ -75,7 +75,7 @@ int es_live_allows(es_live_state s, es_live_action action)
     case ES_DO_WATCH:
         return running;
     case ES_DO_FALLBACK:
-        return running && s.change != ES_CHANGE_FALLBACK && s.change != ES_CHANGE_GAVE_UP;
+        return running && s.change != ES_CHANGE_FALLBACK && s.change != ES_CHANGE_FELL_BACK;
     case ES_DO_PROBE:
         return running && s.probe == ES_PROBE_IDLE;
     }
@@ -92,7 +92,7 @@ const char *es_stream_state_name(es_stream_state s)
 const char *es_change_state_name(es_change_state s)
 {
     static const char *const names[CHANGES] = {"IDLE", "PREPARING", "WAITING", "FALLBACK",
-                                               "GAVE_UP"};
+                                               "FELL_BACK"};
     return (int)s >= 0 && s < CHANGES ? names[s] : "?";
 }
 

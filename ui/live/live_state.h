@@ -12,8 +12,10 @@
  *            PREPARING/WAITING -done, failed-> IDLE (the session asks
  *            again at once when a newer change is still being built)
  *            any -engine failed-> FALLBACK (the CPU fallback is asked once)
- *            FALLBACK -failed-> GAVE_UP (not asked again for that engine)
- *            GAVE_UP -engine fine again (a new engine plays)-> IDLE
+ *            FALLBACK -done or failed-> FELL_BACK: the failure is not asked
+ *            about again until the engine playing is fine (the fallback
+ *            crossfading in, or another engine a person picks)
+ *            FELL_BACK -engine fine-> IDLE
  *   probe:   IDLE -started-> RUNNING -done-> IDLE
  */
 #ifndef ES_LIVE_STATE_H
@@ -32,7 +34,7 @@ typedef enum {
     ES_CHANGE_PREPARING, /* the preparer builds the latest change asked for */
     ES_CHANGE_WAITING,   /* built; waits for the processor's crossfade to end */
     ES_CHANGE_FALLBACK,  /* the engine failed: its CPU fallback is being built */
-    ES_CHANGE_GAVE_UP,   /* the fallback failed too: not asked again */
+    ES_CHANGE_FELL_BACK,   /* the fallback was tried: not again until an engine is fine */
 } es_change_state;
 
 typedef enum { ES_PROBE_IDLE, ES_PROBE_RUNNING } es_probe_state;

@@ -221,7 +221,7 @@ static void watch_shards(es_session *s, const es_stats *st)
 
 /* A failed engine (a GPU error): the preparer builds the fallback for the
  * same room, and it crossfades in like any change. Asked once per failure
- * (the state machine's FALLBACK and GAVE_UP). */
+ * (the state machine's FALLBACK and FELL_BACK). */
 void es_session_watch_engine(es_session *s, const es_stats *st)
 {
     watch_shards(s, st);
