@@ -388,6 +388,11 @@ static void help_entry(char lines[][UI_HELP_W], int *n, const char *keys, const 
 
 int ui_help_lines(char lines[][UI_HELP_W])
 {
+    return ui_help_lines_with(ui_meters, lines);
+}
+
+int ui_help_lines_with(const ui_meter *meters, char lines[][UI_HELP_W])
+{
     int n = 0;
     for (const ui_binding *b = main_keys; b->label; b++) {
         const es_command *c = b->command ? es_command_find(b->command) : NULL;
@@ -395,7 +400,7 @@ int ui_help_lines(char lines[][UI_HELP_W])
     }
     if (n < UI_HELP_CAP)
         snprintf(lines[n++], UI_HELP_W, "Meters:");
-    for (const ui_meter *mt = ui_meters; mt->name; mt++)
+    for (const ui_meter *mt = meters; mt->name; mt++)
         if (mt->help)
             help_entry(lines, &n, mt->name, "", mt->help);
     return n;

@@ -43,5 +43,8 @@ void ui_report_text(const ui_meter *table, const es_live_snapshot *s, FILE *to);
 /* The line of short figures, as wide as `w` allows (optional ones first
  * to go). */
 void ui_meters_line(const ui_meter *table, const es_live_snapshot *s, char *out, int w);
+/* keys.c: the help's lines with a table's meters defined (UI_HELP_W wide
+ * each, UI_HELP_CAP at most); returns how many. */
+int ui_help_lines_with(const ui_meter *table, char lines[][100]);
 
 #endif
