@@ -368,13 +368,7 @@ static void help_entry(char lines[][UI_HELP_W], int *n, const char *keys, const 
     /* Without a command's word, its column is the text's. */
     const int width = name[0] ? HELP_TEXT : HELP_TEXT + 11;
     while (*rest && *n < UI_HELP_CAP) {
-        int len = (int)strlen(rest);
-        if (len > width) {
-            len = width;
-            while (len > 0 && rest[len] != ' ')
-                len--;
-            len = len ? len : width;
-        }
+        const int len = ui_wrap(rest, width);
         if (name[0])
             snprintf(lines[(*n)++], UI_HELP_W, "%-14s %-10s %.*s", first ? keys : "",
                      first ? name : "", len, rest);

@@ -8,6 +8,7 @@
  *   messages
  *   status line */
 #include <curses.h>
+#include <string.h>
 
 #include "core/text.h"
 #include "ui.h"
@@ -75,4 +76,15 @@ void ui_text(int y, int x, const char *text, int width)
     char safe[2048];
     es_text_escape(safe, sizeof safe, text);
     mvaddnstr(y, x, safe, width);
+}
+
+int ui_wrap(const char *text, int width)
+{
+    int len = (int)strlen(text);
+    if (len <= width)
+        return len;
+    len = width;
+    while (len > 0 && text[len] != ' ')
+        len--;
+    return len ? len : width;
 }

@@ -406,13 +406,7 @@ void ui_draw_history(ui_model *m, int lines, int cols)
         const char *rest = msg->text;
         int lead = 1;
         do {
-            int len = (int)strlen(rest);
-            if (len > room) {
-                len = room;
-                while (len > 0 && rest[len] != ' ')
-                    len--;
-                len = len ? len : room;
-            }
+            const int len = ui_wrap(rest, room);
             snprintf(text[n], TEXT_W, "%-8s %.*s", lead ? msg->when : "", len, rest);
             bad[n++] = msg->problem;
             rest += len;

@@ -107,6 +107,9 @@ void ui_prompt_key(ui_model *m, int key);
 void ui_draw_prompt(const ui_model *m, const ui_rect *r);
 /* A click on room i: the cursor there; play: open it too. */
 void ui_rooms_click(ui_model *m, int i, int play);
+/* How much of `text` the next line of a box `width` wide takes: up to its
+ * last space that fits, or `width` where no space does (help, history). */
+int ui_wrap(const char *text, int width);
 /* mvaddnstr of text that may hold anything: control characters, C1 and
  * invalid UTF-8 are drawn escaped (\x1b), never sent to the terminal. */
 void ui_text(int y, int x, const char *text, int width);

@@ -1,3 +1,5 @@
+#include <math.h>
+
 #include "core/clock.h"
 
 long long es_now_ns(void)
@@ -22,4 +24,18 @@ double es_now_seconds(void)
 double es_seconds_between(const struct timespec *a, const struct timespec *b)
 {
     return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+struct timespec es_time_after(clockid_t clock, double seconds)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    const double whole = floor(seconds);
+    t.tv_sec += (time_t)whole;
+    t.tv_nsec += (long)((seconds - whole) * 1e9);
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
 }

@@ -319,9 +319,7 @@ static void *run(void *arg)
             p->measured[p->measured_count++] = info;
         } else {
             /* Woken by work, or in time for the next look at the manifests. */
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_sec += (time_t)LOOK_SECONDS;
+            const struct timespec until = es_time_after(CLOCK_MONOTONIC, LOOK_SECONDS);
             pthread_cond_timedwait(&p->wake, &p->lock, &until);
         }
     }
@@ -369,15 +367,7 @@ int es_preparer_destroy(es_preparer *p, double wait_s)
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);
     if (p->started) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until); /* pthread_timedjoin_np's clock */
-        const double whole = floor(wait_s);
-        until.tv_sec += (time_t)whole;
-        until.tv_nsec += (long)((wait_s - whole) * 1e9);
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        const struct timespec until = es_time_after(CLOCK_REALTIME, wait_s); /* the join's clock */
         if (pthread_timedjoin_np(p->thread, NULL, &until) != 0) {
             pthread_detach(p->thread); /* it ends by itself once its job returns */
             return -1;
@@ -410,15 +400,7 @@ uint64_t es_preparer_submit(es_preparer *p, const es_prep_request *req)
 
 es_prep_result *es_preparer_wait(es_preparer *p, uint64_t id, double wait_s)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until); /* the condition's clock */
-    const double whole = floor(wait_s);
-    until.tv_sec += (time_t)whole;
-    until.tv_nsec += (long)((wait_s - whole) * 1e9);
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    const struct timespec until = es_time_after(CLOCK_MONOTONIC, wait_s); /* the condition's */
     pthread_mutex_lock(&p->lock);
     while (!(p->done && p->done->req.id == id) && p->newest == id &&
            pthread_cond_timedwait(&p->done_cond, &p->lock, &until) == 0)

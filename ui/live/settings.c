@@ -342,51 +342,54 @@ static const char *db_word(double db, char *buf, size_t n)
     return buf;
 }
 
+/* Appends to the text being written (clipped at n). */
+static void put(char *out, size_t n, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void put(char *out, size_t n, size_t *used, const char *fmt, ...)
+{
+    if (*used >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    *used += (size_t)vsnprintf(out + *used, n - *used, fmt, ap);
+    va_end(ap);
+}
+
 /* A slot's lines: "a.room = cathedral", ... */
-static size_t format_slot(const es_settings *st, int k, char *out, size_t n)
+static void format_slot(const es_settings *st, int k, char *out, size_t n, size_t *used)
 {
     const es_play_spec *sl = &st->slot[k];
     const unsigned p = st->parts[k];
     const char c = "ab"[k];
-    size_t used = 0;
-#define PUT(...)                                                                   \
-    do {                                                                           \
-        if (used < n)                                                              \
-            used += (size_t)snprintf(out + used, n - used, __VA_ARGS__);           \
-    } while (0)
     if (p & ES_SPEC_ROOM)
-        PUT("%c.room = %s\n", c, sl->room);
+        put(out, n, used, "%c.room = %s\n", c, sl->room);
     if (p & ES_SPEC_ENGINE)
-        PUT("%c.engine = %s\n", c, sl->engine->name);
+        put(out, n, used, "%c.engine = %s\n", c, sl->engine->name);
     if ((p & ES_SPEC_PARTITION) && sl->options.partition)
-        PUT("%c.partition = %d\n", c, sl->options.partition);
+        put(out, n, used, "%c.partition = %d\n", c, sl->options.partition);
     else if (p & ES_SPEC_PARTITION)
-        PUT("%c.partition = auto\n", c);
+        put(out, n, used, "%c.partition = auto\n", c);
     if (p & ES_SPEC_PIPELINED)
-        PUT("%c.pipelined = %s\n", c, sl->options.gpu_pipelined ? "on" : "off");
+        put(out, n, used, "%c.pipelined = %s\n", c, sl->options.gpu_pipelined ? "on" : "off");
     if (p & ES_SPEC_BLOCK)
-        PUT("%c.block = %d\n", c, sl->block);
-#undef PUT
-    return used;
+        put(out, n, used, "%c.block = %d\n", c, sl->block);
 }
 
 void es_settings_format(const es_settings *st, char *out, size_t n)
 {
     size_t used = 0;
-#define PUT(...)                                                                   \
-    do {                                                                           \
-        if (used < n)                                                              \
-            used += (size_t)snprintf(out + used, n - used, __VA_ARGS__);           \
-    } while (0)
     char w[24];
-    PUT("# earshot workstation settings, written by earshot on quit; edit freely "
+    if (n)
+        out[0] = 0;
+    put(out, n, &used, "# earshot workstation settings, written by earshot on quit; edit freely "
         "(bypass is never kept)\n");
     if (st->have & ES_SET_SLOT)
-        PUT("slot = %c\n", st->playing ? 'b' : 'a');
+        put(out, n, &used, "slot = %c\n", st->playing ? 'b' : 'a');
     if (st->have & ES_SET_VIEW)
-        PUT("view = %s\n", st->spectrogram ? "spectrogram" : "spectrum");
-    for (int k = 0; k < ES_AB_SLOTS && used < n; k++)
-        used += format_slot(st, k, out + used, n - used);
+        put(out, n, &used, "view = %s\n", st->spectrogram ? "spectrogram" : "spectrum");
+    for (int k = 0; k < ES_AB_SLOTS; k++)
+        format_slot(st, k, out, n, &used);
     static const struct {
         const char *name;
         unsigned bit;
@@ -400,9 +403,8 @@ void es_settings_format(const es_settings *st, char *out, size_t n)
     };
     for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
         if (st->levels & levels[k].bit)
-            PUT("%s = %s\n", levels[k].name,
+            put(out, n, &used, "%s = %s\n", levels[k].name,
                 db_word(*(const double *)((const char *)st + levels[k].at), w, sizeof w));
-#undef PUT
 }
 
 /* mkdir -p of the file's folder. */

@@ -14,5 +14,9 @@ long long es_thread_cpu_ns(void);
 double es_now_seconds(void);
 /* b - a in seconds. */
 double es_seconds_between(const struct timespec *a, const struct timespec *b);
+/* The time `seconds` from now on `clock`, as the timed waits take it
+ * (pthread_cond_timedwait on the condition's clock, pthread_timedjoin_np
+ * on CLOCK_REALTIME). */
+struct timespec es_time_after(clockid_t clock, double seconds);
 
 #endif
