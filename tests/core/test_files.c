@@ -133,7 +133,10 @@ static void lines(void)
 static void opens(void)
 {
     char dir[] = "/tmp/es_files_XXXXXX", path[600], err[700];
-    mkdtemp(dir);
+    if (!mkdtemp(dir)) {
+        check(0, "a folder to work in (mkdtemp)");
+        return;
+    }
     snprintf(path, sizeof path, "%s/fifo", dir);
     mkfifo(path, 0600);
     struct timespec t0, t1;
@@ -164,14 +167,13 @@ static void opens(void)
     char link1[600], link2[600], target[700], followed[4096];
     snprintf(link1, sizeof link1, "%s/link1", dir);
     snprintf(link2, sizeof link2, "%s/link2", dir);
-    symlink("link2", link1);
-    symlink(path, link2);
+    check(symlink("link2", link1) == 0 && symlink(path, link2) == 0, "  links made");
     check(es_path_follow(link1, followed, sizeof followed, err, sizeof err) == 0 &&
               !strcmp(followed, path),
           "follow: two links, one relative, lead to the file");
     char loop[600];
     snprintf(loop, sizeof loop, "%s/loop", dir);
-    symlink("loop", loop);
+    check(symlink("loop", loop) == 0, "  a looping link made");
     check(es_path_follow(loop, followed, sizeof followed, err, sizeof err) != 0 &&
               strstr(err, "symbolic links"),
           "  a link to itself is refused, not followed for ever");
