@@ -96,7 +96,7 @@ int ui_help_lines(char lines[][UI_HELP_W]);
 /* rooms.c: the room list's cursor, search and prompt */
 /* Places the cursor again when the session's list has changed. */
 void ui_rooms_follow(ui_model *m);
-/* Moves the cursor to entry i (clamped), or by `by` entries (i < 0). */
+/* Moves the cursor to entry i (clamped to the list). */
 void ui_rooms_move(ui_model *m, int i);
 /* Plays the room under the cursor. */
 void ui_rooms_play(ui_model *m);
