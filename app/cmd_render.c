@@ -285,6 +285,15 @@ int es_cmd_render(int argc, char **argv)
             es_text_escape(shown, sizeof shown, a.out_path),
            (long long)written, fmt.inputs, fmt.outputs, a.engine->name, a.block,
            (double)(clock() - started) / CLOCKS_PER_SEC);
+    /* Samples that were not numbers never reach the file: said, counted. */
+    if (stats.bad_input)
+        es_error("note: %s: %llu samples were not numbers (NaN, infinity) or beyond +60 dBFS: "
+                 "rendered as silence", es_text_escape(shown, sizeof shown, a.in_path),
+                 (unsigned long long)stats.bad_input);
+    if (stats.bad_output || stats.engine_bad)
+        es_error("note: %llu output samples were not numbers (%llu engine blocks): written as "
+                 "silence", (unsigned long long)stats.bad_output,
+                 (unsigned long long)stats.engine_bad);
     if (clipped && a.format != ES_SAMPLE_FLOAT)
         es_error("note: %lld samples were above full scale and were clipped in the %s output "
                  "(use --format float to keep them)",

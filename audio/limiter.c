@@ -3,7 +3,9 @@
  * recovering towards 1 stalls a few ulps short of it (1 - (1 - g) * r
  * rounds back to g once (1 - g)(1 - r) is under half an ulp of 1, about
  * 1.4e-4 below 1 at a 150 ms release and 48 kHz), and so would count every
- * sample as limited for good. */
+ * sample as limited for good. A sample that is not a number is taken as
+ * the loudest there is: the gain drops to 0 for it (it leaves as 0) and
+ * recovers over the release. */
 #include <math.h>
 
 #include "limiter.h"
@@ -30,7 +32,8 @@ ES_RT uint64_t es_limiter_run(es_limiter *l, int on, float *const *out, int outp
         float pk = 0;
         for (int o = 0; o < outputs; o++) {
             const float v = fabsf(out[o][t]);
-            pk = v > pk ? v : pk;
+            if (!(v <= pk)) /* louder, or NaN: as loud as can be */
+                pk = v == v ? v : INFINITY;
         }
         cut *= rel;
         cut = cut < CUT_GONE ? 0.0f : cut;
@@ -42,7 +45,7 @@ ES_RT uint64_t es_limiter_run(es_limiter *l, int on, float *const *out, int outp
         for (int o = 0; o < outputs; o++) {
             /* ceiling / pk * pk can round a hair above the ceiling. */
             const float v = out[o][t] * gain;
-            out[o][t] = v > ceiling ? ceiling : v < -ceiling ? -ceiling : v;
+            out[o][t] = v > ceiling ? ceiling : v < -ceiling ? -ceiling : v == v ? v : 0.0f;
         }
         turned += cut > ES_LIMITER_COUNTS_CUT ? (uint64_t)outputs : 0;
     }

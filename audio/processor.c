@@ -1,3 +1,4 @@
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdatomic.h>
@@ -12,6 +13,7 @@
 
 #include "core/clock.h"
 #include "limiter.h"
+#include "safety.h"
 #include "processor.h"
 #include "core/spsc_ring.h"
 
@@ -20,7 +22,10 @@
 #define DEFAULT_CROSSFADE_MS 50.0
 #define ES_HALF_PI 1.57079632679489661923
 
-enum { CMD_SWAP, CMD_MIX, CMD_RESET_STATS };
+enum { CMD_SWAP, CMD_MIX, CMD_RESET_STATS, CMD_MUTE, CMD_UNMUTE };
+/* An engine's output beyond this is broken (a room normalised to unit
+ * energy turns ES_INPUT_MAX into far less): muted, and built again. */
+#define ENGINE_OUT_MAX 1e9f
 enum { G_TRIM, G_WET, G_DRY, G_GAIN, G_BYPASS, G_COUNT }; /* per-sample gain rows */
 
 typedef struct {
@@ -28,6 +33,7 @@ typedef struct {
     es_engine *engine;   /* CMD_SWAP */
     int ab, restart;     /* CMD_SWAP: its A/B slot (-1: the one playing) */
     es_mix mix;          /* CMD_MIX */
+    int panic;           /* CMD_MUTE */
 } command;
 
 /* An engine slot: the engine and the delay that brings its latency up to
@@ -41,6 +47,7 @@ typedef struct {
     float **wet;         /* [outputs] max_block: this slot's output */
     int ab;              /* the A/B slot whose statistics its blocks count in */
     int restart;         /* those statistics start again when it plays alone */
+    int broken;          /* its output went non-finite: silence from it now */
 } slot;
 
 /* A gain that moves linearly to its target over `left` samples. */
@@ -75,6 +82,11 @@ struct es_processor {
     int ramp_len;            /* frames of a level ramp */
     float **g;               /* [G_COUNT] max_block: each gain, per sample */
     float **trimmed;         /* [inputs] max_block: the input after the trim */
+    float **clean;           /* [inputs] max_block: the input made safe (safety.h) */
+    ramp r_mute;             /* 1, or on its way to 0 while muted */
+    int muted;               /* es_stats.muted: 0, 1 runaway, 2 panic */
+    const char *mute_why;
+    es_runaway runaway;      /* the feedback detector on the output */
     es_limiter limiter;      /* the safety limiter (limiter.c) */
     float **dry;             /* [inputs] ring of dry_size */
     size_t dry_size, dry_write;
@@ -85,6 +97,8 @@ struct es_processor {
     es_stats shared;
     atomic_int pending_swaps;
 };
+
+static ES_RT void mute(es_processor *p, int why, const char *words);
 
 static size_t pow2_at_least(size_t n)
 {
@@ -133,6 +147,7 @@ static ES_RT void load_slot(es_processor *p, slot *s, es_engine *e)
     es_engine_status st;
     es_engine_get_status(e, &st);
     s->late_seen = st.late_results;
+    s->broken = 0;
 }
 
 /* Sets a ramp's target, reached over `len` samples (at once when len is 0). */
@@ -194,6 +209,8 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
     p->ramp_len = (int)(ES_MIX_RAMP_MS * 1e-3 * fmt->sample_rate);
     p->ramp_len = p->ramp_len < 1 ? 1 : p->ramp_len;
     p->r_trim.now = p->r_trim.to = 1;
+    p->r_mute.now = p->r_mute.to = 1;
+    es_runaway_init(&p->runaway, fmt->sample_rate);
     es_limiter_init(&p->limiter, fmt->sample_rate);
     set_levels(p, &cfg->mix, 0);
     p->delay_size = pow2_at_least((size_t)p->latency + (size_t)fmt->max_block);
@@ -202,8 +219,9 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
     p->dry = es_alloc_channels(fmt->inputs, p->dry_size);
     p->scratch = es_alloc_channels(fmt->outputs, (size_t)fmt->max_block);
     p->trimmed = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
-    p->g = es_alloc_channels(G_COUNT, (size_t)fmt->max_block);
-    int ok = p->fade && p->dry && p->scratch && p->trimmed && p->g &&
+    p->clean = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
+    p->g = es_alloc_channels(G_COUNT + 1, (size_t)fmt->max_block);
+    int ok = p->fade && p->dry && p->scratch && p->trimmed && p->clean && p->g &&
              es_spsc_init(&p->commands, sizeof(command), COMMANDS) == 0 &&
              es_spsc_init(&p->retired, sizeof(es_engine *), RETIRED) == 0;
     for (int s = 0; ok && s < 2; s++)
@@ -248,7 +266,8 @@ void es_processor_destroy(es_processor *p)
     es_free_channels(p->dry, p->fmt.inputs);
     es_free_channels(p->scratch, p->fmt.outputs);
     es_free_channels(p->trimmed, p->fmt.inputs);
-    es_free_channels(p->g, G_COUNT);
+    es_free_channels(p->clean, p->fmt.inputs);
+    es_free_channels(p->g, G_COUNT + 1);
     free(p->fade);
     free(p);
 }
@@ -313,6 +332,18 @@ int es_processor_set_mix(es_processor *p, const es_mix *mix)
     if (!es_mix_check(mix, NULL, 0))
         return ES_E_ARG;
     command c = {.kind = CMD_MIX, .mix = *mix};
+    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
+}
+
+int es_processor_mute(es_processor *p, int panic)
+{
+    command c = {.kind = CMD_MUTE, .panic = panic};
+    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
+}
+
+int es_processor_unmute(es_processor *p)
+{
+    command c = {.kind = CMD_UNMUTE};
     return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
 }
 
@@ -382,6 +413,16 @@ static ES_RT void apply_commands(es_processor *p)
             p->fade_pos = 0;
         } else if (c.kind == CMD_MIX) {
             set_levels(p, &c.mix, 1);
+        } else if (c.kind == CMD_MUTE) {
+            mute(p, c.panic ? 2 : 1, c.panic ? "panic" : "muted");
+            if (c.panic) /* the dry path forgets; the engines are built again */
+                for (int i = 0; i < p->fmt.inputs; i++)
+                    memset(p->dry[i], 0, p->dry_size * sizeof(float));
+        } else if (c.kind == CMD_UNMUTE) {
+            p->muted = 0;
+            p->mute_why = NULL;
+            ramp_to(&p->r_mute, 1.0f, p->ramp_len);
+            es_runaway_reset(&p->runaway);
         } else {
             const char *engine = p->acc.engine;
             memset(&p->acc.blocks, 0, sizeof(es_stats) - offsetof(es_stats, blocks));
@@ -393,6 +434,46 @@ static ES_RT void apply_commands(es_processor *p)
         }
         es_spsc_pop(&p->commands, &c);
     }
+}
+
+/* Ramps the output down, for a runaway (1) or a panic (2). */
+static ES_RT void mute(es_processor *p, int why, const char *words)
+{
+    p->muted = why;
+    p->mute_why = words;
+    ramp_to(&p->r_mute, 0.0f, (int)(ES_MUTE_RAMP_MS * 1e-3 * p->fmt.sample_rate));
+}
+
+/* The input as the engines and the dry path may take it: any channel
+ * holding a sample that is not finite or beyond ES_INPUT_MAX is copied
+ * with those samples silenced (counted). Most blocks are passed as they
+ * are, checked in one vectorised pass. */
+static ES_RT const float *const *safe_input(es_processor *p, const float *const *in, int frames)
+{
+    int all_good = 1;
+    for (int i = 0; i < p->fmt.inputs; i++)
+        all_good &= es_all_within(in[i], frames, ES_INPUT_MAX);
+    if (all_good)
+        return in;
+    for (int i = 0; i < p->fmt.inputs; i++) {
+        memcpy(p->clean[i], in[i], (size_t)frames * sizeof(float));
+        p->acc.bad_input += es_sanitize(p->clean[i], frames, ES_INPUT_MAX);
+    }
+    return (const float *const *)p->clean;
+}
+
+/* An engine whose output is not finite (or absurd) is silenced from then
+ * on: its history holds the fault for as long as its room. The active
+ * one's state goes to the control side, which builds it again. */
+static ES_RT void check_slot(es_processor *p, slot *s, int frames)
+{
+    for (int o = 0; o < p->fmt.outputs && !s->broken; o++)
+        s->broken = !es_all_within(s->wet[o], frames, ENGINE_OUT_MAX);
+    if (!s->broken)
+        return;
+    for (int o = 0; o < p->fmt.outputs; o++)
+        memset(s->wet[o], 0, (size_t)frames * sizeof(float));
+    p->acc.engine_bad++;
 }
 
 /* Runs a slot's engine into slot->wet, delayed by slot->comp. */
@@ -412,6 +493,25 @@ static ES_RT void run_slot(es_processor *p, slot *s, const float *const *in, int
             s->wet[o][t] = ring[(from + (size_t)t) & mask];
     }
     s->delay_write = (s->delay_write + (size_t)frames) & mask;
+}
+
+/* The output before the limiter: watched for a runaway (which mutes it),
+ * and ramped down while muted. */
+static ES_RT void guard_output(es_processor *p, float *const *out, int frames)
+{
+    /* Live only: a file has no loop to run away in, and is rendered whole. */
+    if (!p->muted && !p->cfg.offline &&
+        es_runaway_watch(&p->runaway, (const float *const *)out, p->fmt.outputs, frames)) {
+        mute(p, 1, p->runaway.why);
+        p->acc.runaways++;
+    }
+    if (p->r_mute.left == 0 && p->r_mute.now == 1.0f)
+        return;
+    float *gm = p->g[G_COUNT];
+    ramp_run(&p->r_mute, gm, frames);
+    for (int o = 0; o < p->fmt.outputs; o++)
+        for (int t = 0; t < frames; t++)
+            out[o][t] *= gm[t];
 }
 
 static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
@@ -488,11 +588,11 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
      * in this block) the input goes on as it is. */
     float *const *g = p->g;
     ramp_run(&p->r_trim, g[G_TRIM], frames);
-    const float *const *x = in;
+    const float *const *x = safe_input(p, in, frames);
     if (g[G_TRIM][0] != 1.0f || g[G_TRIM][frames - 1] != 1.0f) {
         for (int i = 0; i < p->fmt.inputs; i++)
             for (int t = 0; t < frames; t++)
-                p->trimmed[i][t] = in[i][t] * g[G_TRIM][t];
+                p->trimmed[i][t] = x[i][t] * g[G_TRIM][t];
         x = (const float *const *)p->trimmed;
     }
 
@@ -504,9 +604,11 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
     uint64_t late = 0;
     run_slot(p, a, x, frames);
+    check_slot(p, a, frames);
     late += new_late(p, a, &p->acc.device_us);
     if (p->fading) {
         run_slot(p, b, x, frames);
+        check_slot(p, b, frames);
         late += new_late(p, b, &p->acc.device_us);
     }
 
@@ -555,8 +657,13 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
             y[t] = by == 0.0f ? v : by == 1.0f ? d : v + by * (d - v);
         }
     }
+    guard_output(p, out, frames);
     const uint64_t limited =
         es_limiter_run(&p->limiter, p->mix.limiter, out, p->fmt.outputs, frames);
+    /* Last: nothing that is not a number leaves, whatever came before. */
+    for (int o = 0; o < p->fmt.outputs; o++)
+        if (!es_all_within(out[o], frames, FLT_MAX))
+            p->acc.bad_output += es_sanitize(out[o], frames, FLT_MAX);
     uint64_t clipped = 0;
     for (int o = 0; o < p->fmt.outputs; o++)
         clipped += es_count_clipped(out[o], frames);
@@ -583,6 +690,9 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
                          both_ran ? -1 : p->slots[p->active].ab);
     p->acc.ab_playing = p->fading ? -1 : p->slots[p->active].ab;
     p->acc.crossfading = p->fading;
+    p->acc.engine_broken = p->slots[p->active].broken;
+    p->acc.muted = p->muted;
+    p->acc.mute_why = p->mute_why;
     if (!p->cfg.offline)
         es_stats_measure_levels(&p->acc, x, p->fmt.inputs, (const float *const *)out,
                                 p->fmt.outputs, frames, p->fmt.sample_rate);

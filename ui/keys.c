@@ -105,6 +105,18 @@ static int act_nudge(ui_model *m, int key, int v)
     return UI_KEEP;
 }
 
+/* ! mutes everything and clears the histories; while muted (a panic or a
+ * runaway), it plays again. */
+static int act_panic(ui_model *m, int key, int v)
+{
+    (void)key, (void)v;
+    if (m->snap->stats.muted)
+        es_session_unmute(m->session);
+    else
+        es_session_panic(m->session);
+    return UI_KEEP;
+}
+
 static int act_record(ui_model *m, int key, int v)
 {
     (void)key, (void)v;
@@ -210,6 +222,7 @@ static const ui_binding main_keys[] = {
     {"b Space", {'b', ' '}, {NUDGE(ES_NUDGE_BYPASS, 1), NUDGE(ES_NUDGE_BYPASS, 1)}, act_nudge,
      "bypass", NULL},
     {"L", {'L'}, {NUDGE(ES_NUDGE_LIMITER, 1)}, act_nudge, "limiter", NULL},
+    {"!", {'!'}, {0}, act_panic, "panic", NULL},
     {"s", {'s'}, {NUDGE(ES_NUDGE_SOURCE, 1)}, act_nudge, "source", NULL},
     {"r", {'r'}, {0}, act_record, "record", NULL},
     {"c", {'c'}, {0}, act_reset, "reset", NULL},

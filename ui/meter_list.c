@@ -44,6 +44,17 @@ static void j_created(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu",
 static void j_destroyed(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->engines_destroyed); }
 static void j_limited(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.limited); }
 
+static void j_bad_input(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.bad_input); }
+static void j_bad_output(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.bad_output); }
+static void j_engine_bad(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.engine_bad); }
+static void j_runaways(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.runaways); }
+
+/* Why the output is muted: "runaway", "panic", or null while it plays. */
+static void j_muted(const es_live_snapshot *s, FILE *to)
+{
+    fputs(s->stats.muted == 1 ? "\"runaway\"" : s->stats.muted == 2 ? "\"panic\"" : "null", to);
+}
+
 /* A total that is not known is null in JSON, never a number. */
 static void j_latency_frames(const es_live_snapshot *s, FILE *to)
 {
@@ -253,6 +264,15 @@ static void t_levels(const es_live_snapshot *s, FILE *to)
             (double)m->trim_db, wet, dry, gain, m->bypass ? ", BYPASS" : "", lim);
 }
 
+static void t_safety(const es_live_snapshot *s, FILE *to)
+{
+    const es_stats *st = &s->stats;
+    fprintf(to, "  safety      %llu input samples silenced (not numbers, or beyond +60 dBFS), "
+            "%llu output samples, %llu engine blocks; %llu runaways%s%s\n",
+            (ull)st->bad_input, (ull)st->bad_output, (ull)st->engine_bad, (ull)st->runaways,
+            st->muted ? "; muted: " : "", st->muted ? (st->mute_why ? st->mute_why : "") : "");
+}
+
 static void t_load(const es_live_snapshot *s, FILE *to)
 {
     fprintf(to, "  DSP load    p50 %.1f %%   p99 %.1f %%   max %.1f %%\n", 100 * s->load_p50,
@@ -381,6 +401,21 @@ const ui_meter ui_meters[] = {
          "period since the stream started or c"),
      j_stall_probe, t_stall_probe, s_wake, 0},
     {ROW("levels", "dB", "levels", NULL), j_levels, t_levels, NULL, 0},
+    {ROW("bad in", "samples", "bad_input",
+         "input samples that were not numbers (NaN, infinity) or beyond +60 dBFS: played as "
+         "silence, never given to an engine (NaN on the input's row)"),
+     j_bad_input, t_safety, NULL, 0},
+    {ROW("bad out", "samples", "bad_output",
+         "output samples that were not numbers: sent as silence (NaN on the output's row)"),
+     j_bad_output, NULL, NULL, 0},
+    {ROW("engine bad", "blocks", "engine_bad",
+         "blocks whose engine output was not finite: muted, and the engine built again"),
+     j_engine_bad, NULL, NULL, 0},
+    {ROW("runaway", "", "runaways",
+         "the output muted by the runaway detector: above full scale for 0.25 s, or swelling "
+         "8 dB in 0.4 s and rising (a feedback loop); ! plays again"),
+     j_runaways, NULL, NULL, 0},
+    {ROW("muted", "", "muted", NULL), j_muted, NULL, NULL, 0},
     {ROW("DSP load", "of the budget", "load_p50",
          "processing time / the block's budget (its frames / rate)"),
      j_p50, t_load, NULL, 0},

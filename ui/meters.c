@@ -93,6 +93,12 @@ void ui_meters_update(ui_model *m)
     for (int c = 0; c < s->inputs && c < ES_METER_CHANNELS; c++)
         if (s->in_hold[c] >= 1.0f)
             mm->clip_in_until = m->now + CLIP_HOLD_S;
+    if (s->bad_input > mm->last_bad_input && !restarted)
+        mm->bad_in_until = m->now + CLIP_HOLD_S;
+    if (s->bad_output > mm->last_bad_output && !restarted)
+        mm->bad_out_until = m->now + CLIP_HOLD_S;
+    mm->last_bad_input = s->bad_input;
+    mm->last_bad_output = s->bad_output;
     mm->last_blocks = s->blocks;
     mm->last_misses = s->misses;
     mm->last_clipped = s->clipped;
@@ -170,7 +176,10 @@ static void level(const ui_rect *r, int row, const char *label, float rms, float
     if (pk_db > LEVEL_FLOOR_DB)
         mvaddch(y, r->x + 7 + level_at(pk_db, w), '|');
     char text[64];
-    if (level_text_w(r) == 19)
+    if (!isfinite(rms) || !isfinite(hold)) /* never shown as silence */
+        snprintf(text, sizeof text, " pk %s rms %s", isfinite(hold) ? "ok" : "NaN",
+                 isfinite(rms) ? "ok" : "NaN");
+    else if (level_text_w(r) == 19)
         snprintf(text, sizeof text, " pk %5.1f rms %5.1f", pk_db < -99 ? -99.9 : pk_db,
                  rms_db < -99 ? -99.9 : rms_db);
     else
@@ -178,9 +187,12 @@ static void level(const ui_rect *r, int row, const char *label, float rms, float
                  rms_db < -99 ? -99.0 : rms_db);
     mvaddnstr(y, r->x + 8 + w, text, level_text_w(r));
     if (mark) {
-        attron(COLOR_PAIR(mark == 1 ? UI_BAD : UI_WARN) | A_BOLD | A_REVERSE);
-        mvaddstr(y, r->x + r->w - 4, mark == 1 ? "CLIP" : "LIM");
-        attroff(COLOR_PAIR(mark == 1 ? UI_BAD : UI_WARN) | A_BOLD | A_REVERSE);
+        /* 1 CLIP, 2 LIM, 3 NaN: samples that were not numbers, silenced */
+        static const char *const marks[] = {"", "CLIP", "LIM", "NaN"};
+        const int colour = mark == 2 ? UI_WARN : UI_BAD;
+        attron(COLOR_PAIR(colour) | A_BOLD | A_REVERSE);
+        mvaddstr(y, r->x + r->w - 4, marks[mark]);
+        attroff(COLOR_PAIR(colour) | A_BOLD | A_REVERSE);
     }
 }
 
@@ -288,8 +300,11 @@ static int level_rows(const ui_model *m, const ui_rect *r, int row, int split_ou
 {
     const es_stats *s = &m->snap->stats;
     const ui_meter_memory *mm = &m->meters;
-    const int clip_in = m->now < mm->clip_in_until;
-    const int out_mark = m->now < mm->clip_out_until ? 1 : m->now < mm->limit_until ? 2 : 0;
+    const int clip_in = m->now < mm->bad_in_until ? 3 : m->now < mm->clip_in_until;
+    const int out_mark = m->now < mm->bad_out_until    ? 3
+                         : m->now < mm->clip_out_until ? 1
+                         : m->now < mm->limit_until    ? 2
+                                                       : 0;
     float in_rms = 0, in_hold = 0, out_rms = 0, out_hold = 0;
     for (int c = 0; c < s->inputs && c < ES_METER_CHANNELS; c++) {
         in_rms = s->in_rms[c] > in_rms ? s->in_rms[c] : in_rms;

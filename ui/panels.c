@@ -72,8 +72,13 @@ static void header_stream(const es_live_snapshot *s, const ui_rect *r)
              s->playing.block, period, s->latency_text, s->rate / 1e3, s->source, s->device);
     put(r, 0, 0, line);
     attroff(A_REVERSE | A_BOLD);
-    if (s->device_state != ES_DEVICE_PLAYING) { /* where the eye starts: the meters are stale */
-        snprintf(line, sizeof line, " %s ", es_device_state_word(s->device_state));
+    if (s->stats.muted || s->device_state != ES_DEVICE_PLAYING) {
+        /* Where the eye starts: the meters are stale, or nothing is heard. */
+        if (s->device_state != ES_DEVICE_PLAYING)
+            snprintf(line, sizeof line, " %s ", es_device_state_word(s->device_state));
+        else
+            snprintf(line, sizeof line, " MUTED (%s): ! plays again ",
+                     s->stats.muted == 2 ? "panic" : "runaway");
         attron(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);
         put(r, 0, 0, line);
         attroff(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);

@@ -42,6 +42,7 @@ typedef struct {
 /* What the screen keeps between snapshots: the meters' memory. */
 typedef struct {
     uint64_t last_blocks, last_misses, last_clipped, last_limited;
+    uint64_t last_bad_input, last_bad_output;
     double load_now;          /* the worst block since the last redraw, exactly */
     uint64_t load_seen;       /* blocks whose load is in load_now or before */
     /* Each slot's history; cleared when its statistics start again. */
@@ -52,6 +53,7 @@ typedef struct {
     uint64_t misses_lately;
     double clip_in_until, clip_out_until;
     double limit_until;       /* the limiter acted lately: LIM on the outputs */
+    double bad_in_until, bad_out_until; /* samples were silenced lately: NaN */
 } ui_meter_memory;
 
 typedef struct {

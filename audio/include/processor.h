@@ -136,6 +136,15 @@ int es_processor_swap_ab(es_processor *p, es_engine *take_engine, const es_forma
  * the processor holds as many uncollected swaps as it can: wait for the
  * crossfade, es_processor_collect(), and ask again. */
 int es_processor_can_swap(const es_processor *p);
+/* Mutes the output (ramped over ES_MUTE_RAMP_MS) and forgets the dry
+ * path's history, as a panic does (`panic`: 1; the engines' histories are
+ * the builder's to clear: it builds them again), or plays again after a
+ * panic or a runaway (0: the runaway detector starts afresh). ES_OK, or
+ * ES_E_STATE when the command queue is full. */
+#define ES_MUTE_RAMP_MS 10.0
+int es_processor_mute(es_processor *p, int panic);
+int es_processor_unmute(es_processor *p);
+
 /* Queues a mix change (levels ramped over ES_MIX_RAMP_MS, bypass
  * crossfaded over the crossfade time). ES_OK; ES_E_ARG when the mix does
  * not pass es_mix_check (nothing is queued), ES_E_STATE when the queue is

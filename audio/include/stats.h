@@ -83,6 +83,18 @@ typedef struct {
     /* Output samples the limiter turned down (its gain below 1): rising
      * while it acts. The input meters read the trimmed input. */
     uint64_t limited;
+    /* Safety (safety.h): input samples that were not finite or beyond
+     * ES_INPUT_MAX, played as silence; output samples that were not
+     * finite, never sent (counted after the limiter, so none leaves);
+     * blocks whose engine output was not finite (muted, and the engine
+     * built again: engine_broken says the active one is). */
+    uint64_t bad_input, bad_output, engine_bad;
+    int engine_broken;
+    /* The output is muted (ramped down): 1 by the runaway detector (why
+     * says what it saw), 2 by a panic. */
+    int muted;
+    const char *mute_why;
+    uint64_t runaways;            /* times the detector tripped */
 } es_stats;
 
 /* ---- the audio thread's side (the processor's), real-time safe ---- */

@@ -353,6 +353,18 @@ static int run_rescan(es_session *s, const es_command_args *a, int given)
     return es_session_rescan(s);
 }
 
+static int run_panic(es_session *s, const es_command_args *a, int given)
+{
+    (void)a, (void)given;
+    return es_session_panic(s);
+}
+
+static int run_unmute(es_session *s, const es_command_args *a, int given)
+{
+    (void)a, (void)given;
+    return es_session_unmute(s);
+}
+
 static int run_quit(es_session *s, const es_command_args *a, int given)
 {
     (void)s;
@@ -409,6 +421,9 @@ const es_command es_commands[] = {
      {NONE, NONE, NONE}, run_latency},
     {"rescan", "read the room library again now", 0,
      {NONE, NONE, NONE}, run_rescan},
+    {"panic", "mute at once and clear every history (the engine is built again, "
+     "empty)", 0, {NONE, NONE, NONE}, run_panic},
+    {"unmute", "play again after a panic or a runaway", 0, {NONE, NONE, NONE}, run_unmute},
     {"quit", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit},
     {NULL, NULL, 0, {NONE, NONE, NONE}, NULL},
 };

@@ -511,6 +511,7 @@ void es_session_poll(es_session *s)
     es_processor_stats(proc, &st);
     if (s->preparer)
         es_session_watch_engine(s, &st);
+    es_session_watch_safety(s, &st);
     watch_device(s, &st, &now);
     watch_probe(s);
     es_taps_watch(&s->taps);

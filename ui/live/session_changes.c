@@ -196,50 +196,6 @@ void es_session_submit(es_session *s, const char *what, int fallback)
     es_session_event(s, fallback ? ES_EV_ENGINE_FAILED : ES_EV_ASKED);
 }
 
-/* A shard of a split engine that falls behind is named by its GPU in the
- * log, at most once a second, with its late blocks so far. A new instance
- * counts from 0 again. */
-static void watch_shards(es_session *s, const es_stats *st)
-{
-    const double now = 1e-9 * (double)es_now_ns();
-    const int quiet = now - s->shard_said_at < 1.0;
-    for (int k = 0; k < st->shards; k++) {
-        const uint64_t late = st->shard[k].late;
-        if (late < s->shard_said[k])
-            s->shard_said[k] = 0;
-        if (late == s->shard_said[k] || quiet)
-            continue;
-        es_session_sayf(s, 1, "%s: GPU %d (shard %d of %d, outputs %d-%d) late: %llu blocks so far",
-                        st->engine, st->shard[k].device, k + 1, st->shards,
-                        st->shard[k].first_output + 1,
-                        st->shard[k].first_output + st->shard[k].outputs,
-                        (unsigned long long)late);
-        s->shard_said[k] = late;
-        s->shard_said_at = now;
-    }
-}
-
-/* A failed engine (a GPU error): the preparer builds the fallback for the
- * same room, and it crossfades in like any change. Asked once per failure
- * (the state machine's FALLBACK and FELL_BACK). */
-void es_session_watch_engine(es_session *s, const es_stats *st)
-{
-    watch_shards(s, st);
-    if (!st->engine_failed) {
-        es_session_event(s, ES_EV_ENGINE_FINE);
-        return;
-    }
-    if (!es_live_allows(s->state, ES_DO_FALLBACK))
-        return;
-    const es_engine_class *k = es_engine_fallback(st->engine);
-    es_session_sayf(s, 1, "%s failed (%s); switching to %s, same room", st->engine,
-                    st->engine_error, k->name);
-    s->target.engine = k;
-    char what[128];
-    snprintf(what, sizeof what, "engine %s (fallback)", k->name);
-    es_session_submit(s, what, 1);
-}
-
 /* A change can be asked for while the stream plays. */
 static int can_change(es_session *s, const char *what)
 {
@@ -420,6 +376,28 @@ int es_session_set_mix(es_session *s, unsigned which, const es_mix *mix)
     const es_mix was = s->pc.mix;
     s->pc.mix = m; /* kept across reopens */
     say_levels(s, &was, &m);
+    return 0;
+}
+
+int es_session_panic(es_session *s)
+{
+    if (!can_change(s, "panic"))
+        return -1;
+    if (es_processor_mute(es_player_processor(s->player), 1) != 0) {
+        es_session_sayf(s, 1, "panic: too many changes queued; try again");
+        return -1;
+    }
+    es_session_sayf(s, 1, "panic: muted, every history cleared; ! or `unmute` plays again");
+    return ask(s, "panic (every history cleared)");
+}
+
+int es_session_unmute(es_session *s)
+{
+    if (es_processor_unmute(es_player_processor(s->player)) != 0) {
+        es_session_sayf(s, 1, "unmute: too many changes queued; try again");
+        return -1;
+    }
+    es_session_sayf(s, 0, "unmuted");
     return 0;
 }
 

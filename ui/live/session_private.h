@@ -54,6 +54,9 @@ struct es_session {
     uint64_t xruns_base;       /* the device's count at the last meter reset */
     uint64_t shard_said[ES_GPUS_MAX]; /* a split engine's late blocks, said */
     double shard_said_at;
+    /* The safety's counts already said, and when (session_watch.c). */
+    uint64_t bad_input_said, bad_output_said, muted_said;
+    double bad_input_at, bad_output_at;
     unsigned probes;           /* latency measurements finished */
     int probe_frames;
 
@@ -87,9 +90,11 @@ void es_session_submit(es_session *s, const char *what, int fallback);
 /* Plays what the preparer finished; takes the room measurements and the
  * rescan it made. */
 void es_session_take_prepared(es_session *s);
-/* A failed engine: asks the preparer for the fallback (once per failure);
- * a late shard is said. */
+/* session_watch.c: a failed engine (its fallback asked, once per
+ * failure), a broken one (built again), a late shard; the safety's
+ * counts and a runaway, said. */
 void es_session_watch_engine(es_session *s, const es_stats *st);
+void es_session_watch_safety(es_session *s, const es_stats *st);
 
 /* snapshot.c: the snapshot made anew from the session as it is. */
 void es_session_publish(es_session *s);

@@ -105,6 +105,11 @@ int es_session_set_mix(es_session *s, unsigned which, const es_mix *mix);
  * (refused instead). */
 int es_session_record(es_session *s, const char *path, const char *input_path, int exclusive);
 int es_session_reset_meters(es_session *s);
+/* Panic: the output muted at once (a 10 ms ramp) and every history
+ * cleared (the dry path's, and the engine's: it is built again, empty).
+ * es_session_unmute plays again, after a panic or a runaway. */
+int es_session_panic(es_session *s);
+int es_session_unmute(es_session *s);
 /* Measures the round trip through a loopback from the output to the
  * microphone input: the snapshot's probe figures, and a line "latency
  * measured X fr (Y ms), computed Z fr" once it is done, Z being the

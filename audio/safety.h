@@ -1,0 +1,65 @@
+/* What keeps the sound safe (internal to audio/): non-finite or absurd
+ * samples taken out before they reach an engine, the device, a recording
+ * or a render, and a runaway (a feedback loop) muted before it hurts.
+ * Real-time safe; the processor calls these once a block. */
+#ifndef ES_SAFETY_H
+#define ES_SAFETY_H
+
+#include <stdint.h>
+
+#include "core/rt.h"
+
+/* An input sample beyond this is no signal a microphone or a file holds
+ * (+60 dBFS): it is counted and played as silence, as NaN and infinity
+ * are. The trim's +24 dB on a full-scale input stays well inside it. */
+#define ES_INPUT_MAX 1000.0f
+
+/* Replaces every sample of x[0..frames) that is not finite or beyond
+ * `limit` with 0. Returns how many it replaced. */
+ES_RT uint64_t es_sanitize(float *x, int frames, float limit);
+/* 1 when every sample of x[0..frames) is finite and within `limit`. */
+ES_RT int es_all_within(const float *x, int frames, float limit);
+
+/* The runaway detector: a feedback loop grows until it rides far above
+ * full scale. It watches the output before the limiter (the limiter hides
+ * the loop in what leaves, not in what feeds it) and trips on either
+ *   - sustained overload: blocks peaking above full scale for more than
+ *     ES_RUNAWAY_OVER_S of the last ES_RUNAWAY_WINDOW_S, or
+ *   - a swell: the RMS of ES_RUNAWAY_STEP_S windows rising by at least
+ *     ES_RUNAWAY_RISE_DB each, ES_RUNAWAY_RISES times in a row, to above
+ *     ES_RUNAWAY_LOUD_DB: 8 dB in 0.4 s and still climbing, which music's
+ *     swells and a drum's attack do not do, and a loop at a gain above 1
+ *     does.
+ * Once it trips it stays tripped until reset. The processor watches live
+ * streams only: a render has no loop to run away in. */
+#define ES_RUNAWAY_OVER_S 0.25
+#define ES_RUNAWAY_WINDOW_S 0.4
+#define ES_RUNAWAY_STEP_S 0.05
+#define ES_RUNAWAY_RISE_DB 1.0
+#define ES_RUNAWAY_RISES 8
+#define ES_RUNAWAY_LOUD_DB -12.0
+
+#define ES_RUNAWAY_BLOCKS 64 /* per-block overloads kept (the window, in blocks) */
+
+typedef struct {
+    double rate;
+    /* sustained overload: the frames of the last blocks, and whether each
+     * peaked above full scale, newest last */
+    int frames[ES_RUNAWAY_BLOCKS];
+    unsigned char over[ES_RUNAWAY_BLOCKS];
+    int at;
+    /* the swell: the current step's energy, and the last steps' levels */
+    double energy;
+    int energy_frames;
+    double last_db;
+    int rises;
+    int tripped;
+    const char *why;           /* what tripped it, in words (a literal) */
+} es_runaway;
+
+void es_runaway_init(es_runaway *r, double rate);
+/* One block of output (before the limiter): 1 when this block trips it. */
+ES_RT int es_runaway_watch(es_runaway *r, const float *const *out, int channels, int frames);
+void es_runaway_reset(es_runaway *r);
+
+#endif
