@@ -203,3 +203,24 @@ es_ir *es_ir_outputs(es_ir *ir, int first, int count, char *err, size_t n)
     }
     return share;
 }
+
+es_ir *es_ir_repeat_output(es_ir *ir, int outputs)
+{
+    es_ir *wide = ir && ir->outputs == 1 ? es_ir_create(ir->inputs, outputs, ir->length,
+                                                         ir->sample_rate)
+                                          : NULL;
+    for (int i = 0; wide && i < ir->inputs; i++) {
+        const float *row = ir->taps[i];
+        for (int o = 0; row && o < outputs; o++) {
+            float *copy = es_ir_path(wide, i, o);
+            if (!copy) {
+                es_ir_destroy(wide);
+                wide = NULL;
+                break;
+            }
+            memcpy(copy, row, (size_t)ir->length * sizeof(float));
+        }
+    }
+    es_ir_destroy(ir);
+    return wide;
+}

@@ -220,6 +220,11 @@ int es_ir_layout_note(int file_channels, int inputs, char *out, size_t n);
  * outputs or no path reaches it (ir is freed either way). */
 es_ir *es_ir_outputs(es_ir *ir, int first, int count, char *err, size_t n);
 
+/* A matrix of one output (which it takes) repeated to `outputs`: each
+ * input's filter feeds every output, as a mono room plays on a stereo
+ * stream (dual mono). NULL when out of memory (ir is freed either way). */
+es_ir *es_ir_repeat_output(es_ir *ir, int outputs);
+
 /* ES_OK, or ES_E_IR with a message: empty, no path, NaN/Inf at a place. */
 int es_ir_check(const es_ir *ir, char *err, size_t n);
 

@@ -142,10 +142,11 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     r->room_ms = ms_since(room_from);
     if (!r->ir)
         return r;
-    if (q->now.exists && r->ir->outputs != q->now.outputs) {
-        snprintf(r->err, sizeof r->err, "%.600s: %d output channels for %d input%s, the stream "
-                 "has %d", q->spec.room, r->ir->outputs, r->inputs, r->inputs == 1 ? "" : "s",
-                 q->now.outputs);
+    /* A room of one output on a stream of more plays on each (dual mono);
+     * any other count of outputs takes a new stream (below). */
+    if (q->now.exists && r->ir->outputs == 1 && q->now.outputs > 1 &&
+        !(r->ir = es_ir_repeat_output(r->ir, q->now.outputs))) {
+        snprintf(r->err, sizeof r->err, "%.600s: out of memory", q->spec.room);
         return r;
     }
     r->fmt = (es_format){.sample_rate = q->rate, .max_block = q->spec.block,
@@ -161,7 +162,8 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     }
     const int same_stream = q->now.exists &&
                             es_play_spec_cost(&q->now.spec, &q->spec) != ES_COST_REOPEN &&
-                            r->inputs == q->now.inputs && es_engine_latency(e) <= q->now.latency;
+                            r->inputs == q->now.inputs && r->ir->outputs == q->now.outputs &&
+                            es_engine_latency(e) <= q->now.latency;
     if (same_stream) {
         r->engine = e;
     } else {

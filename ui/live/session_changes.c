@@ -38,8 +38,11 @@ static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err
     es_processor_stats(es_player_processor(s->player), &before);
     const int new_source = q->spec.source != s->playing.source;
     es_file_source *file = new_source ? r->file : s->file;
+    /* A take whose file has the old channels ends here. */
     if (r->inputs != s->inputs)
-        es_taps_finish(&s->taps, ES_TAP_INPUT, 0); /* its file has the old channels */
+        es_taps_finish(&s->taps, ES_TAP_INPUT, 0);
+    if (r->fmt.outputs != es_processor_format(es_player_processor(s->player))->outputs)
+        es_taps_finish(&s->taps, ES_TAP_OUTPUT, 0);
     es_player_config plc;
     es_session_player_config(s, q->spec.source, file, q->spec.block, &plc);
     es_processor *proc = r->proc;
