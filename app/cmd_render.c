@@ -53,7 +53,7 @@ static const es_param params[] = {
      NULL},
     {"room", ES_PARAM_STRING, 0, 1023, "NAME",
      "a room of the library instead (earshot rooms lists them):\n"
-     "prepared as for playing (trimmed, energy-normalised)", offsetof(render_args, room),
+     "prepared as for playing (trimmed, normalised)", offsetof(render_args, room),
      NULL, NULL},
     {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
      offsetof(render_args, rooms), NULL, NULL},

@@ -6,8 +6,9 @@
 #include "audiofile.h"
 #include "irfile.h"
 #include "prepare.h"
+#include "program_level.h"
 
-/* Outputs the layout produces, for normalising energy per output. */
+/* Outputs the layout produces, for normalising per output. */
 static int layout_outputs(const char *layout, int channels)
 {
     int ins, outs;
@@ -61,16 +62,23 @@ int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, cha
     const int audible = audible_frames(ch, channels, info.frames);
     const int delay = (int)lround(room->predelay_ms * 1e-3 * rate);
     const int frames = delay + audible;
-    double energy = 0;
-    for (int c = 0; c < channels; c++)
-        for (int t = 0; t < audible; t++)
-            energy += (double)ch[c][t] * ch[c][t];
-    energy /= layout_outputs(layout, channels);
-    if (!(energy > 0)) {
+    /* Each output's power for programme material (program_level.h), the
+     * paths feeding it summed: the mean over the outputs becomes 1. */
+    double power = 0;
+    for (int c = 0; c < channels; c++) {
+        const double p = es_program_power(ch[c], audible, rate);
+        if (p < 0) {
+            snprintf(err, n, "room '%s': out of memory", room->name);
+            goto fail;
+        }
+        power += p;
+    }
+    power /= layout_outputs(layout, channels);
+    if (!(power > 0)) {
         snprintf(err, n, "room '%s': %s is silent (every sample is 0)", room->name, room->path);
         goto fail;
     }
-    const double gain = pow(10.0, room->gain_db / 20) / sqrt(energy);
+    const double gain = pow(10.0, room->gain_db / 20) / sqrt(power);
     for (int c = 0; c < channels; c++) {
         float *p = calloc((size_t)frames, sizeof(float));
         if (!p) {

@@ -100,15 +100,22 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
     const es_live_snapshot *s = m->snap;
     header_stream(s, r);
     /* The levels after the room and engine, the room's name shortened so
-     * they always show: "trim -6 wet 0 dry off out +0 dB BYPASS LIMIT". */
+     * they always show: "trim -6 wet 0 dry off out +0 dB BYPASS NO LIMIT". */
     const es_mix *mx = &s->mix;
     char wet[16], dry[16], out[16], tail[160], rec[48], line[768];
     short_db(mx->wet, 0, wet, sizeof wet);
     short_db(mx->dry, 0, dry, sizeof dry);
     short_db(mx->gain, 1, out, sizeof out);
+    /* The limiter at its default ceiling (on wherever a person listens)
+     * goes without saying; another ceiling, or none, is said. */
+    char limit[24] = "";
+    if (!mx->limiter)
+        snprintf(limit, sizeof limit, " NO LIMIT");
+    else if (mx->ceiling_db != (float)ES_LIMITER_DEFAULT_DB)
+        snprintf(limit, sizeof limit, " LIMIT %.0f", (double)mx->ceiling_db);
     snprintf(tail, sizeof tail, "engine %s | trim %s%.0f wet %s dry %s out %s dB%s%s",
              s->stats.engine, mx->trim_db > 0 ? "+" : "", round(mx->trim_db) + 0.0, wet, dry,
-             out, mx->bypass ? " BYPASS" : "", mx->limiter ? " LIMIT" : "");
+             out, mx->bypass ? " BYPASS" : "", limit);
     recording_text(s, rec, sizeof rec);
     const int rec_w = rec[0] ? ((int)strlen(rec) > 13 ? (int)strlen(rec) : 13) : 0;
     /* Where the room's name would get under 4 letters it is left out (the

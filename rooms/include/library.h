@@ -7,7 +7,7 @@
  *   source      = synthesised by earshot (image sources + Eyring tail)
  *   licence     = CC0-1.0
  *   layout      = stereo        mono | stereo | true-stereo | NxM
- *   gain        = 0             dB, added after energy normalisation
+ *   gain        = 0             dB, added after the normalisation
  *   predelay    = 0             ms of silence before the IR
  *   rate        = 48000         optional: the rate the file must have
  *

@@ -1,7 +1,8 @@
 /* Turning a library room into what an engine plays, off the audio thread:
  * read (libsndfile), check, resample to the stream rate (libsamplerate,
  * best sinc), check the layout, trim the silent tail, add the pre-delay,
- * and normalise by energy so that rooms change character, not loudness,
+ * and normalise by the gain for programme material (program_level.h) so
+ * that rooms change character, not loudness,
  * when swapped. Prepared rooms are cached per sample rate: a swap back to
  * a room already heard costs no file reading. */
 #ifndef ES_PREPARE_H
@@ -20,7 +21,7 @@ typedef struct {
     double rate;
     float **ch;          /* prepared channels */
     int channels, frames;
-    double gain_db;      /* applied: energy normalisation plus the manifest's gain */
+    double gain_db;      /* applied: the normalisation plus the manifest's gain */
     double trimmed_s;    /* silent tail removed */
     double file_rate;    /* the file's own rate (resampled when != rate) */
 } es_prepared_room;

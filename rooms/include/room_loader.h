@@ -1,5 +1,5 @@
 /* Where play, render and the workstation get a room from: a name in the
- * room library (prepared: resampled, trimmed, energy-normalised, cached
+ * room library (prepared: resampled, trimmed, normalised, cached
  * per rate) or, when no room has that name, an IR file used as it is. */
 #ifndef ES_ROOM_LOADER_H
 #define ES_ROOM_LOADER_H

@@ -28,7 +28,7 @@ check "B's room: $b_room" "wait_for 'room $b_room |' 5"
 keys ']'
 check "B's block: 512" "wait_for 'block 512  latency' 8"
 keys '>' '>' L
-check "trim +2, limiter on" "wait_for 'trim +2' 5 || wait_for 'trim 2' 1"
+check "trim +2, limiter off (it is on by default)" "wait_for 'trim +2' 5 && wait_for 'NO LIMIT' 5"
 sleep 0.5
 keys q
 quit_check "q" || fail=1
@@ -39,13 +39,13 @@ check "it holds what was played" \
     "grep -qx 'a.room = vocal-booth' '$conf' && grep -qx 'a.engine = cpu-nonuniform' '$conf' &&
      grep -qx 'b.room = $b_room' '$conf' && grep -qx 'b.block = 512' '$conf' &&
      grep -qx 'a.block = 256' '$conf' && grep -qx 'slot = b' '$conf' &&
-     grep -qx 'trim = 2.0' '$conf' && grep -qx 'limiter = -1.0' '$conf'"
+     grep -qx 'trim = 2.0' '$conf' && grep -qx 'limiter = off' '$conf'"
 
 ui_start 80 24 "$earshot" --device null
 check "restarted: B plays its room at block 512, A holds vocal-booth on cpu-nonuniform" \
     "wait_for 'block 512  latency' 15 && wait_for 'room living-ro' 5 &&
      screen | grep -q '>B $(cut -c1-9 <<<"$b_room")' && screen | grep -q ' A vocal-boo'"
-check "the levels are back: trim +2, limiter" "screen | grep -Eq 'trim \\+?2 '"
+check "the levels are back: trim +2, the limiter off" "screen | grep -Eq 'trim \\+?2 .*NO LIMIT'"
 keys q
 quit_check "q after a restore" || fail=1
 

@@ -8,7 +8,7 @@
  *     and rendered: no sample that is not finite in the recording or the
  *     render, the bad samples counted in the JSON, said in one line each;
  *     the render equals the render of the same file with those samples
- *     silenced.
+ *     silenced (to FFT rounding: each process plans its own FFTs).
  *
  *   test_switches EARSHOT MAKE_WAV */
 #define _DEFAULT_SOURCE /* realpath */
@@ -207,18 +207,21 @@ static void bad_input(void)
             earshot);
     es_audio_info a, b;
     float **ra = load("bad-out.wav", &a), **rb = load("clean-out.wav", &b);
-    long differ = -1;
-    if (ra && rb && a.frames == b.frames) {
-        differ = 0;
+    /* Two processes may plan their FFTs differently (FFTW_MEASURE): the
+     * same to FFT rounding, not bit for bit. */
+    double err = 0, ref = 0;
+    if (ra && rb && a.frames == b.frames)
         for (int c = 0; c < a.channels; c++)
-            for (long t = 0; t < (long)a.frames; t++)
-                differ += ra[c][t] != rb[c][t];
-    }
+            for (long t = 0; t < (long)a.frames; t++) {
+                err += ((double)ra[c][t] - rb[c][t]) * ((double)ra[c][t] - rb[c][t]);
+                ref += (double)rb[c][t] * rb[c][t];
+            }
+    const double db = ref > 0 ? 10 * log10(err / ref + 1e-30) : 0;
     snprintf(line, sizeof line, "rendered: exit %d, %ld samples not finite, said in %d line, "
-             "the render of the file with those samples silenced bit for bit (%ld differ)", rc,
-             ra ? non_finite(ra, &a) : -1, lines_with("err.txt", "not numbers"), differ);
+             "the render of the file with those samples silenced to %.1f dB", rc,
+             ra ? non_finite(ra, &a) : -1, lines_with("err.txt", "not numbers"), db);
     check(rc == 0 && ra && non_finite(ra, &a) == 0 && lines_with("err.txt", "not numbers") == 1 &&
-              differ == 0, line);
+              ref > 0 && db < -120, line);
     if (ra)
         es_audiofile_free_channels(ra, a.channels);
     if (rb)

@@ -1,6 +1,7 @@
 /* Room preparation: the silent tail is trimmed at ES_TRIM_DB below the
- * peak, the pre-delay is exact, energy is normalised per output (1 for
- * every layout, plus the manifest's gain), resampling happens when the
+ * peak, the pre-delay is exact, the programme power (pink, K-weighted:
+ * program_level.h) is normalised per output (1 for every layout, plus the
+ * manifest's gain), resampling happens when the
  * rates differ, and the cache hands back the same prepared room for the
  * same rate without reading the file again. */
 #include <math.h>
@@ -11,6 +12,7 @@
 
 #include "audiofile.h"
 #include "prepare.h"
+#include "program_level.h"
 
 static int failures;
 
@@ -42,13 +44,45 @@ static double energy(const es_prepared_room *p, int outputs)
 {
     double e = 0;
     for (int c = 0; c < p->channels; c++)
-        for (int t = 0; t < p->frames; t++)
-            e += (double)p->ch[c][t] * p->ch[c][t];
+        e += es_program_power(p->ch[c], p->frames, p->rate);
     return e / outputs;
+}
+
+/* A filter ringing at `hz` for a second: its programme power over its
+ * energy. */
+static double ring(double hz)
+{
+    static float h[48000];
+    double e = 0;
+    for (int t = 0; t < 48000; t++) {
+        h[t] = (float)(exp(-t / 4800.0) * sin(2 * 3.14159265358979 * hz * t / 48000));
+        e += (double)h[t] * h[t];
+    }
+    return es_program_power(h, 48000, 48000) / e;
+}
+
+/* The weighting: a unit impulse has a programme power of 1 and twice it
+ * 4; programme material (pink) holds more of its power low than white
+ * noise does: a ring at 60 Hz counts for more than its energy, one at
+ * 12 kHz for less. */
+static void weighting(void)
+{
+    static float h[48000];
+    h[0] = 1;
+    const double unit = es_program_power(h, 48000, 48000);
+    h[0] = 2;
+    const double twice = es_program_power(h, 48000, 48000);
+    const double low = ring(60), high = ring(12000);
+    char what[200];
+    snprintf(what, sizeof what, "programme power: a unit impulse %.4f, twice it %.4f; a 60 Hz "
+             "ring %+.1f dB against its energy, a 12 kHz ring %+.1f dB", unit, twice,
+             10 * log10(low), 10 * log10(high));
+    check(fabs(unit - 1) < 1e-3 && fabs(twice - 4) < 4e-3 && low > 1 && high < 1, what);
 }
 
 int main(void)
 {
+    weighting();
     char path[] = "/tmp/earshot-prepare-XXXXXX";
     int fd = mkstemp(path);
     close(fd);
@@ -66,7 +100,7 @@ int main(void)
     snprintf(what, sizeof what, "silent tail trimmed: %d frames kept of 48000 (audible 4800), "
              "%.3f s cut", p.frames, p.trimmed_s);
     check(p.frames <= 4800 && p.frames > 4000, what);
-    snprintf(what, sizeof what, "energy per output %.6f (want 1)", energy(&p, 2));
+    snprintf(what, sizeof what, "programme power per output %.6f (want 1)", energy(&p, 2));
     check(fabs(energy(&p, 2) - 1) < 1e-4, what);
     es_prepared_room_free(&p);
 
@@ -78,7 +112,7 @@ int main(void)
         zeros++;
     snprintf(what, sizeof what, "10 ms pre-delay: %d leading zero frames (want 480)", zeros);
     check(zeros == 480, what);
-    snprintf(what, sizeof what, "gain -6 dB: energy %.4f (want %.4f)", energy(&p, 2),
+    snprintf(what, sizeof what, "gain -6 dB: programme power %.4f (want %.4f)", energy(&p, 2),
              pow(10, -0.6));
     check(fabs(energy(&p, 2) - pow(10, -0.6)) < 1e-4, what);
     es_prepared_room_free(&p);

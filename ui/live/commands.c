@@ -12,12 +12,13 @@
 #define OPT(f) offsetof(es_play_options, f)
 
 static int parse_outputs(const char *text, void *dst, char *why, size_t n);
+static int parse_limiter_flag(const char *text, void *dst, char *why, size_t n);
 #define END {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL}
 
 const es_param es_play_params[] = {
     {"room", ES_PARAM_STRING, 0, 1023, "ROOM",
      "a room of the library (earshot rooms lists them; prepared:\n"
-     "resampled, trimmed, energy-normalised) or an IR file; default:\n"
+     "resampled, trimmed, normalised) or an IR file; default:\n"
      "concert-hall", OPT(room), NULL, NULL},
     {"ir", ES_PARAM_STRING, 0, 1023, "FILE", "an IR file, used as it is (no normalisation)",
      OPT(ir), NULL, NULL},
@@ -56,9 +57,9 @@ const es_param es_play_params[] = {
      "Ctrl-C, and after a write error, keeping what was written)", OPT(record), NULL, NULL},
     {"trim", ES_PARAM_DOUBLE, ES_TRIM_DB_MIN, ES_TRIM_DB_MAX, "DB",
      "the input trim, before the room and the dry path (0)", OPT(trim), NULL, NULL},
-    {"limiter", ES_PARAM_DOUBLE, ES_CEILING_DB_MIN, ES_CEILING_DB_MAX, "DB",
-     "the safety limiter on the output, at DB dBFS (default off)", OPT(limiter), NULL,
-     NULL},
+    {"limiter", ES_PARAM_CUSTOM, 0, 0, "DB|off",
+     "the safety limiter on the output, at DB dBFS (default -1: on\n"
+     "wherever a person listens; off for none)", OPT(limiter), NULL, parse_limiter_flag},
     {"record-input", ES_PARAM_STRING, 0, 1023, "OUT",
      "record the dry input too, sample-aligned with --record", OPT(record_input), NULL, NULL},
     {"seconds", ES_PARAM_DOUBLE, 0.1, 86400, "T",
@@ -106,7 +107,9 @@ void es_play_options_default(es_play_options *o)
                            .spec = {.block = ES_BLOCK_DEFAULT,
                                     .engine = es_engine_find("cpu-partitioned"),
                                     .options = {.fft_measure = 1}},
-                           .rate = 48000, .fps = 30, .limiter = NAN};
+                           .rate = 48000, .fps = 30,
+                           /* on wherever a person listens: a ceiling by default */
+                           .limiter = ES_LIMITER_DEFAULT_DB};
 }
 
 unsigned es_play_options_given(int argc, char **argv, unsigned *levels)
@@ -265,6 +268,16 @@ static int parse_dry(const char *text, void *dst, char *why, size_t n)
 static int parse_gain(const char *text, void *dst, char *why, size_t n)
 {
     return parse_db(text, dst, ES_LEVEL_DB_MIN, ES_GAIN_DB_MAX, 1, why, n);
+}
+
+/* --limiter DB|off: the ceiling, or NAN for off. */
+static int parse_limiter_flag(const char *text, void *dst, char *why, size_t n)
+{
+    double db;
+    if (parse_db(text, &db, ES_CEILING_DB_MIN, ES_CEILING_DB_MAX, 1, why, n) != 0)
+        return -1;
+    *(double *)dst = db == -INFINITY ? NAN : db;
+    return 0;
 }
 
 static int parse_ceiling(const char *text, void *dst, char *why, size_t n)
