@@ -32,6 +32,10 @@ typedef struct {
     int kind;
     es_engine *engine;   /* CMD_SWAP */
     int ab, restart;     /* CMD_SWAP: its A/B slot (-1: the one playing) */
+    int same_filter;     /* CMD_SWAP: a linear crossfade */
+    float **ringing;     /* CMD_SWAP: primed (history.h), or NULL */
+    int ringing_frames;
+    uint64_t ticket;
     es_mix mix;          /* CMD_MIX */
     int panic;           /* CMD_MUTE */
 } command;
@@ -48,6 +52,11 @@ typedef struct {
     int ab;              /* the A/B slot whose statistics its blocks count in */
     int restart;         /* those statistics start again when it plays alone */
     int broken;          /* its output went non-finite: silence from it now */
+    /* A primed engine: what the past still rings, added to its output
+     * from its first frame on (history.h); NULL once played or none. */
+    float **ringing;
+    int ringing_frames, ringing_pos;
+    uint64_t ticket;
 } slot;
 
 /* A gain that moves linearly to its target over `left` samples. */
@@ -75,6 +84,12 @@ struct es_processor {
     int fading;              /* slot 1 - active is fading in */
     int fade_pos, fade_len;  /* frames */
     float *fade;             /* fade_len + 1: sin(pi/2 * k / fade_len) */
+    int fade_linear;         /* this crossfade is linear (the same filter) */
+    /* The input kept for priming (history.h), and the incoming engine
+     * held out of the mix until its ringing is there (at most hold_max
+     * frames). */
+    es_history *history;
+    int held, held_frames, hold_max;
     size_t delay_size;       /* slot delay rings, power of two */
 
     es_mix mix;              /* the latest asked for */
@@ -213,6 +228,16 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
     es_runaway_init(&p->runaway, fmt->sample_rate);
     es_limiter_init(&p->limiter, fmt->sample_rate);
     set_levels(p, &cfg->mix, 0);
+    p->hold_max = (int)(ES_PRIME_WAIT_MS * 1e-3 * fmt->sample_rate);
+    if (cfg->history_frames > 0 &&
+        !(p->history = es_history_create(fmt->inputs, cfg->history_frames + p->hold_max,
+                                         fmt->max_block))) {
+        p->slots[0].engine = take_engine;
+        es_processor_destroy(p);
+        snprintf(err, n, "out of memory for %.1f s of input history",
+                 cfg->history_frames / fmt->sample_rate);
+        return NULL;
+    }
     p->delay_size = pow2_at_least((size_t)p->latency + (size_t)fmt->max_block);
     p->dry_size = p->delay_size;
     p->fade = malloc(((size_t)p->fade_len + 1) * sizeof(float));
@@ -269,6 +294,10 @@ void es_processor_destroy(es_processor *p)
     es_free_channels(p->clean, p->fmt.inputs);
     es_free_channels(p->g, G_COUNT + 1);
     free(p->fade);
+    if (p->history) { /* a priming under way finds the processor gone */
+        es_history_writer_gone(p->history);
+        es_history_unref(p->history);
+    }
     free(p);
 }
 
@@ -303,8 +332,35 @@ int es_processor_swap(es_processor *p, es_engine *take_engine, const es_format *
 int es_processor_swap_ab(es_processor *p, es_engine *take_engine, const es_format *fmt, int ab,
                          int restart, char *err, size_t n)
 {
+    const es_swap_how how = {.ab = ab, .restart = restart};
+    uint64_t ticket;
+    return es_processor_swap_with(p, take_engine, fmt, &how, &ticket, err, n);
+}
+
+es_history *es_processor_history(es_processor *p)
+{
+    return es_history_ref(p->history);
+}
+
+int es_processor_history_frames(const es_processor *p)
+{
+    return p->history ? p->cfg.history_frames : 0;
+}
+
+/* Tickets are unique in the process, so that one processor's never
+ * stands for another's. */
+static atomic_uint_fast64_t tickets;
+
+int es_processor_swap_with(es_processor *p, es_engine *take_engine, const es_format *fmt,
+                           const es_swap_how *how, uint64_t *ticket, char *err, size_t n)
+{
+    const int ab = how->ab;
     if (ab < -1 || ab >= ES_AB_SLOTS) {
         snprintf(err, n, "A/B slot %d: there are %d", ab, ES_AB_SLOTS);
+        return ES_E_ARG;
+    }
+    if (how->ringing && !p->history) {
+        snprintf(err, n, "a primed swap on a stream that keeps no history");
         return ES_E_ARG;
     }
     if (!fits(p, take_engine, fmt, err, n))
@@ -315,7 +371,11 @@ int es_processor_swap_ab(es_processor *p, es_engine *take_engine, const es_forma
         snprintf(err, n, "too many changes under way; try again in a moment");
         return ES_E_STATE;
     }
-    command c = {.kind = CMD_SWAP, .engine = take_engine, .ab = ab, .restart = restart};
+    command c = {.kind = CMD_SWAP, .engine = take_engine, .ab = ab, .restart = how->restart,
+                 .same_filter = how->same_filter, .ringing = how->ringing,
+                 .ringing_frames = how->ringing_frames,
+                 .ticket = atomic_fetch_add(&tickets, 1) + 1};
+    *ticket = c.ticket;
     atomic_fetch_add(&p->pending_swaps, 1);
     atomic_fetch_add(&p->uncollected, 1);
     if (!es_spsc_push(&p->commands, &c)) {
@@ -398,6 +458,67 @@ void es_processor_stats(const es_processor *p, es_stats *out)
 
 /* ---- audio side ---- */
 
+/* The slot lets go of its ringing: the builder may free it. */
+static ES_RT void release_ringing(es_processor *p, slot *s)
+{
+    if (!s->ringing)
+        return;
+    s->ringing = NULL;
+    es_history_hold(p->history, (int)(s - p->slots), 0);
+}
+
+/* A primed engine starts hearing the input with this block: held out of
+ * the mix until its ringing is there. */
+static ES_RT void adopt(es_processor *p, slot *in, const command *c)
+{
+    in->ringing = c->ringing && p->history ? c->ringing : NULL;
+    in->ringing_frames = c->ringing_frames;
+    in->ringing_pos = 0;
+    in->ticket = c->ticket;
+    p->held = in->ringing != NULL;
+    p->held_frames = 0;
+    if (!in->ringing)
+        return;
+    es_history_hold(p->history, (int)(in - p->slots), c->ticket);
+    es_history_adopted(p->history, c->ticket, es_history_heard(p->history));
+}
+
+/* A held engine plays once its ringing is there, or without it when the
+ * builder could not, or did not within hold_max (counted). */
+static ES_RT void await_ringing(es_processor *p, int frames)
+{
+    if (!p->held)
+        return;
+    slot *in = &p->slots[1 - p->active];
+    const int primed = in->ringing ? es_history_primed(p->history, in->ticket) : -1;
+    if (primed == 0 && (p->held_frames += frames) < p->hold_max)
+        return;
+    p->held = 0;
+    if (primed == 1) {
+        p->acc.primed++;
+        return;
+    }
+    p->acc.prime_late += primed == 0;
+    release_ringing(p, in);
+}
+
+/* Adds the slot's ringing to its output, while there is some; its
+ * position moves from its first block on, also while it is held. */
+static ES_RT void ring(es_processor *p, slot *s, int frames)
+{
+    if (!s->ringing)
+        return;
+    const int held = p->held && s == &p->slots[1 - p->active];
+    const int from = s->ringing_pos;
+    const int count = from + frames <= s->ringing_frames ? frames : s->ringing_frames - from;
+    for (int o = 0; !held && o < p->fmt.outputs; o++)
+        for (int t = 0; t < count; t++)
+            s->wet[o][t] += s->ringing[o][from + t];
+    s->ringing_pos += frames;
+    if (s->ringing_pos >= s->ringing_frames && !held)
+        release_ringing(p, s);
+}
+
 static ES_RT void apply_commands(es_processor *p)
 {
     command c;
@@ -411,13 +532,18 @@ static ES_RT void apply_commands(es_processor *p)
             in->restart = c.restart;
             p->fading = 1;
             p->fade_pos = 0;
+            p->fade_linear = c.same_filter;
+            adopt(p, in, &c);
         } else if (c.kind == CMD_MIX) {
             set_levels(p, &c.mix, 1);
         } else if (c.kind == CMD_MUTE) {
             mute(p, c.panic ? 2 : 1, c.panic ? "panic" : "muted");
-            if (c.panic) /* the dry path forgets; the engines are built again */
+            if (c.panic) { /* the dry path forgets; the engines are built again */
                 for (int i = 0; i < p->fmt.inputs; i++)
                     memset(p->dry[i], 0, p->dry_size * sizeof(float));
+                if (p->history)
+                    es_history_forget(p->history);
+            }
         } else if (c.kind == CMD_UNMUTE) {
             p->muted = 0;
             p->mute_why = NULL;
@@ -548,6 +674,7 @@ static ES_RT void finish_fade(es_processor *p)
         return;
     }
     old->engine = NULL;
+    release_ringing(p, old);
     p->active = 1 - p->active;
     p->fading = 0;
     slot *now = &p->slots[p->active];
@@ -583,6 +710,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
 #endif
     apply_commands(p);
+    await_ringing(p, frames);
 
     /* The trim: what the engine and the dry path see. At unity (no ramp
      * in this block) the input goes on as it is. */
@@ -596,6 +724,8 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
         x = (const float *const *)p->trimmed;
     }
 
+    if (p->history)
+        es_history_write(p->history, x, frames);
     const size_t mask = p->dry_size - 1;
     for (int i = 0; i < p->fmt.inputs; i++)
         for (int t = 0; t < frames; t++)
@@ -604,10 +734,12 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
     uint64_t late = 0;
     run_slot(p, a, x, frames);
+    ring(p, a, frames);
     check_slot(p, a, frames);
     late += new_late(p, a, &p->acc.device_us);
     if (p->fading) {
         run_slot(p, b, x, frames);
+        ring(p, b, frames);
         check_slot(p, b, frames);
         late += new_late(p, b, &p->acc.device_us);
     }
@@ -644,9 +776,13 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
         for (int t = 0; t < frames; t++) {
             float w = wa[t];
             if (p->fading) {
-                int k = p->fade_pos + t;
+                /* A held engine runs beside the mix, at 0. */
+                int k = p->held ? 0 : p->fade_pos + t;
                 k = k < p->fade_len ? k : p->fade_len;
-                w = wa[t] * p->fade[p->fade_len - k] + wb[t] * p->fade[k];
+                const float in_gain = p->fade_linear ? (float)k / (float)p->fade_len : p->fade[k];
+                const float out_gain = p->fade_linear ? 1.0f - in_gain
+                                                      : p->fade[p->fade_len - k];
+                w = wa[t] * out_gain + wb[t] * in_gain;
             }
             const float d = dry[(dry_read + (size_t)t) & mask];
             const float v = g[G_GAIN][t] * (g[G_WET][t] * w + g[G_DRY][t] * d);
@@ -669,7 +805,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
         clipped += es_count_clipped(out[o], frames);
     p->dry_write = (p->dry_write + (size_t)frames) & mask;
     const int both_ran = p->fading; /* this block belongs to no A/B slot */
-    if (p->fading && (p->fade_pos += frames) >= p->fade_len)
+    if (p->fading && !p->held && (p->fade_pos += frames) >= p->fade_len)
         finish_fade(p);
 
     const double took = 1e-3 * (double)(es_now_ns() - started);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "history.h"
 #include "stall_probe.h"
 #include "stats.h"
 
@@ -84,7 +85,15 @@ typedef struct {
     int ab;  /* the A/B slot (0..ES_AB_SLOTS-1) the first engine plays for */
     int offline; /* 1: a render; no level meters are measured (nobody
                     reads them), the output is the same */
+    /* Frames of input kept for priming the engines swaps bring
+     * (history.h); 0: none, every swap starts its engine empty. A room
+     * longer than this less the latency cannot be primed. */
+    int history_frames;
 } es_processor_config;
+
+/* How long a primed swap's engine waits for its ringing (history.h),
+ * running beside the one that plays, before it plays without it. */
+#define ES_PRIME_WAIT_MS 2000.0
 
 /* 1 when every value of `mix` is finite and within its limits above; else
  * 0, with what is wrong in err (one line) when err is not NULL. */
@@ -135,6 +144,35 @@ int es_processor_swap(es_processor *p, es_engine *take_engine, const es_format *
  * its statistics. */
 int es_processor_swap_ab(es_processor *p, es_engine *take_engine, const es_format *fmt, int ab,
                          int restart, char *err, size_t n);
+/* How a swap plays in (es_processor_swap_with). */
+typedef struct {
+    int ab;              /* its A/B slot; -1: the one playing */
+    int restart;         /* that slot's statistics start again */
+    /* 1: the engine plays the same filter as the one it replaces (another
+     * engine, block or option): the crossfade is linear, so that two equal
+     * signals sum to the same signal, not 3 dB over it. 0: equal power,
+     * for two rooms, which do not add up in phase. */
+    int same_filter;
+    /* A primed swap: [outputs] buffers of ringing_frames, which the builder
+     * fills with what the past still rings once the engine is adopted
+     * (history.h) and which the processor adds to the engine's output,
+     * from its first frame on, before it crossfades it in. Borrowed: the
+     * caller frees them once es_history_holds says 0. NULL: unprimed. */
+    float **ringing;
+    int ringing_frames;
+} es_swap_how;
+
+/* A swap as `how` says. ES_OK with the swap's ticket in *ticket (for the
+ * history's hand-over); else as es_processor_swap_ab. A primed swap needs
+ * a history (es_processor_config.history_frames). */
+int es_processor_swap_with(es_processor *p, es_engine *take_engine, const es_format *fmt,
+                           const es_swap_how *how, uint64_t *ticket, char *err, size_t n);
+/* The processor's history (history.h), a new reference the caller lets go
+ * of with es_history_unref; NULL when it keeps none. */
+es_history *es_processor_history(es_processor *p);
+/* Frames of input it keeps for priming (es_processor_config.history_frames;
+ * 0: none). */
+int es_processor_history_frames(const es_processor *p);
 /* 1 when a swap (of an engine that fits) would be accepted now; 0 while
  * the processor holds as many uncollected swaps as it can: wait for the
  * crossfade, es_processor_collect(), and ask again. */

@@ -95,6 +95,10 @@ typedef struct {
     int muted;
     const char *mute_why;
     uint64_t runaways;            /* times the detector tripped */
+    /* Primed swaps (history.h): crossfaded in with what the past still
+     * rings, and those whose ringing did not come within ES_PRIME_WAIT_MS
+     * (played without it, as an unprimed swap). */
+    uint64_t primed, prime_late;
 } es_stats;
 
 /* ---- the audio thread's side (the processor's), real-time safe ---- */

@@ -1,6 +1,8 @@
 /* process() allocates nothing, frees nothing, takes no lock, sleeps and
  * writes nothing: counted over thousands of calls of random sizes for every
- * usable engine, alone and inside the processor. The counters are first
+ * usable engine, alone and inside the processor, and inside the processor
+ * through a primed swap (adopted, held, primed, its ringing added and let
+ * go, crossfaded in, the old engine retired). The counters are first
  * shown to work, so a zero means zero. */
 #include <pthread.h>
 #include <stdio.h>
@@ -40,6 +42,8 @@ static void self_test(void)
     }
 }
 
+enum { ALONE, PROCESSOR, PRIMED };
+
 static void run(const es_engine_class *k, const char *layout, int length, int max_block,
                 int through_processor, uint64_t *rng)
 {
@@ -50,7 +54,9 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
     es_options opt = {.partition = 128};
     es_engine *e = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
     snprintf(what, sizeof what, "%s %s ir=%d max_block=%d%s", k->name, layout, length,
-             max_block, through_processor ? " via processor" : "");
+             max_block, through_processor == PRIMED ? " via a primed swap"
+                         : through_processor         ? " via processor"
+                                                     : "");
     if (!e) {
         printf("FAIL %s: %s\n", what, err);
         failures++;
@@ -59,8 +65,25 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
     }
     es_processor *p = NULL;
     if (through_processor) {
-        es_processor_config pc = {.mix = {.wet = 0.7f, .dry = 0.3f, .gain = 0.9f}};
+        es_processor_config pc = {.mix = {.wet = 0.7f, .dry = 0.3f, .gain = 0.9f},
+                                  .history_frames = through_processor == PRIMED ? 48000 : 0};
         p = es_processor_create(&fmt, e, &pc, err, sizeof err);
+    }
+    /* A primed swap, queued before the count; its builder's part (the
+     * ringing in place) happens at call 100, inside it. */
+    float **ringing = NULL;
+    es_history *history = NULL;
+    uint64_t ticket = 0;
+    if (through_processor == PRIMED) {
+        ringing = es_test_planar(ir->outputs, length);
+        es_engine *next = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
+        const es_swap_how how = {.ab = -1, .same_filter = 1, .ringing = ringing,
+                                 .ringing_frames = length};
+        history = es_processor_history(p);
+        if (!next || es_processor_swap_with(p, next, &fmt, &how, &ticket, err, sizeof err)) {
+            printf("FAIL %s: %s\n", what, err);
+            failures++;
+        }
     }
     float **in = es_test_planar(ir->inputs, max_block);
     float **out = es_test_planar(ir->outputs, max_block);
@@ -73,12 +96,26 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
 
     es_rt_count_begin();
     for (int c = 0; c < CALLS; c++) {
+        if (history && c == 100)
+            es_history_set_primed(history, ticket, 1);
         if (p)
             es_processor_process(p, (const float *const *)in, out, sizes[c]);
         else
             es_engine_process(e, (const float *const *)in, out, sizes[c]);
     }
     report(what, es_rt_count_end());
+    if (history) {
+        es_stats st;
+        es_processor_stats(p, &st);
+        char line[400];
+        snprintf(line, sizeof line, "%s: the swap was primed and played (primed %llu, swaps "
+                 "%llu), its buffer let go", what, (unsigned long long)st.primed,
+                 (unsigned long long)st.swaps);
+        const int ok = st.primed == 1 && st.swaps == 1 && !es_history_holds(history, ticket);
+        printf("%s %s\n", ok ? "ok  " : "FAIL", line);
+        failures += !ok;
+        es_history_unref(history);
+    }
 
     if (p)
         es_processor_destroy(p);
@@ -86,6 +123,8 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
         es_engine_destroy(e);
     es_test_free_planar(in, ir->inputs);
     es_test_free_planar(out, ir->outputs);
+    if (ringing)
+        es_test_free_planar(ringing, ir->outputs);
     es_ir_destroy(ir);
 }
 
@@ -103,7 +142,8 @@ int main(void)
         engines++;
         run(es_engines[k], "true-stereo", 3000, 512, 0, &rng);
         run(es_engines[k], "mono", 700, 64, 0, &rng);
-        run(es_engines[k], "stereo", 2000, 256, 1, &rng);
+        run(es_engines[k], "stereo", 2000, 256, PROCESSOR, &rng);
+        run(es_engines[k], "stereo", 2000, 256, PRIMED, &rng);
     }
     printf("%d engines, %d failed\n", engines, failures);
     return failures ? 1 : 0;

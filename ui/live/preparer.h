@@ -17,8 +17,10 @@
 #include <stdint.h>
 
 #include "file_source.h"
+#include "history.h"
 #include "play_spec.h"
 #include "processor.h"
+#include "ringing.h"
 #include "room_loader.h"
 #include "snapshot.h"
 
@@ -29,7 +31,16 @@ typedef struct {
     es_play_spec spec;         /* what it plays */
     int inputs, outputs;       /* its channels */
     int latency;               /* the processor's latency, frames */
+    int history_frames;        /* the input it keeps for priming, frames (0: none) */
 } es_stream_now;
+
+/* The input a new stream keeps for priming the engines that later swaps
+ * bring (history.h): this long, and never more memory than the second
+ * figure over all its inputs. A room longer cannot be primed. */
+#define ES_HISTORY_SECONDS 30.0
+#define ES_HISTORY_MAX_BYTES ((size_t)256 << 20)
+/* The most memory a priming may take (the transforms of every path). */
+#define ES_PRIME_MAX_BYTES ((size_t)512 << 20)
 
 typedef struct {
     uint64_t id;
@@ -37,6 +48,7 @@ typedef struct {
     es_play_spec spec;         /* what to build */
     int slot;                  /* the A/B slot it is for (pc.ab too) */
     int fallback;              /* replacing a failed engine */
+    int prime;                 /* 1: a swap is primed on what the stream heard */
     es_stream_now now;
     double rate;
     const char *file;          /* the file source's path (the session's, stable) */
@@ -54,6 +66,12 @@ typedef struct {
     es_engine *engine;         /* fits the stream: crossfade it in */
     es_format fmt;             /* the engine's format */
     es_processor *proc;        /* or a new stream (first, block, source, more latency) */
+    /* A swap's priming (req.prime): the plan and the buffer it fills, for
+     * es_preparer_prime; or why it is not primed (an empty note and no
+     * plan: nothing to prime, as for a new stream). */
+    es_ringing *ringing;
+    float **ringing_out;       /* [fmt.outputs] of es_ringing_frames */
+    char prime_note[300];
     double took_ms;            /* how long the build took, whole */
     double room_ms, engine_ms; /* of which loading the room, building the engine */
 } es_prep_result;
@@ -89,6 +107,29 @@ void es_preparer_discard_engine(es_preparer *p, es_engine *e);
 void es_preparer_discard_processor(es_preparer *p, es_processor *proc);
 void es_preparer_discard_file(es_preparer *p, es_file_source *file);
 void es_preparer_discard_result(es_preparer *p, es_prep_result *r);
+
+/* Primes swap `ticket`'s engine (history.h): once the processor adopted
+ * it, reads what the stream heard before, runs `plan` into `out` (the
+ * buffer the swap was given) and says so to the processor; frees them
+ * once it let go. Takes history (a reference), plan and out (outputs
+ * buffers). Ahead of any other job: the engine runs unheard until then. */
+void es_preparer_prime(es_preparer *p, es_history *history, uint64_t ticket, es_ringing *plan,
+                       float **out, int outputs);
+
+/* 1 when es_preparer_prime has room for one more (only the session adds
+ * them, so the answer holds until it does). */
+int es_preparer_can_prime(es_preparer *p);
+
+/* What a priming came to. */
+typedef struct {
+    uint64_t ticket;
+    int ok;                    /* 1 primed; 0 not, why says why */
+    double ms;                 /* from es_preparer_prime to the ringing in place */
+    double heard_s;            /* seconds of input it was primed on */
+    char why[200];
+} es_prime_report;
+/* The oldest report not yet taken into *out (1), or 0. */
+int es_preparer_take_primed(es_preparer *p, es_prime_report *out);
 
 /* Room measurements for the screen: queued, measured in turn. A library
  * room as prepared for playing; a file room (ES_ROOMS_FILE) as the file

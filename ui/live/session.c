@@ -80,7 +80,8 @@ void es_session_stream_now(const es_session *s, es_stream_now *now)
     es_processor *proc = es_player_processor(s->player);
     *now = (es_stream_now){.exists = 1, .spec = s->playing, .inputs = s->inputs,
                            .outputs = es_processor_format(proc)->outputs,
-                           .latency = es_processor_latency(proc)};
+                           .latency = es_processor_latency(proc),
+                           .history_frames = es_processor_history_frames(proc)};
 }
 
 /* Every page mapped now and later is resident before anyone touches it:
@@ -379,8 +380,11 @@ void es_session_close(es_session *s)
         return;
     if (s->player)
         es_session_stop(s);
-    stop_preparing(s);
+    /* The stream first: a priming's buffer is the processor's to read
+     * until it is gone, and the preparer frees it. */
     es_player_close(s->player);
+    s->player = NULL;
+    stop_preparing(s);
     es_taps_close(&s->taps);
     es_file_source_close(s->file);
     es_room_list_close(&s->list);

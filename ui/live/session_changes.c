@@ -34,6 +34,10 @@ static void still_playing(const es_session *s, const es_play_spec *q, char *out,
 static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err, size_t n)
 {
     const es_prep_request *q = &r->req;
+    if (s->priming) { /* the swap goes with the old stream, said as it was */
+        es_session_sayf(s, 0, "%s", s->priming_line);
+        s->priming = 0;
+    }
     es_stats before; /* the slots' counts, which go with the old processor */
     es_processor_stats(es_player_processor(s->player), &before);
     const int new_source = q->spec.source != s->playing.source;
@@ -62,14 +66,15 @@ static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err
     return 0;
 }
 
-/* Says what a change did, once it plays: every way it differs from what
- * played until now (two quick changes can arrive as one). */
-static void say_done(es_session *s, const es_prep_result *r, int reopened, int restart)
+/* What a change did, in words, once it plays: every way it differs from
+ * what played until now (two quick changes can arrive as one). */
+static void done_line(es_session *s, const es_prep_result *r, int reopened, int restart,
+                      char *line, size_t n)
 {
     const es_prep_request *q = &r->req;
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
-    char latency[224], parts[1200] = "", line[1600];
+    char latency[224], parts[1200] = "";
     es_latency_text(&lp, s->cfg.rate, latency, sizeof latency);
     const unsigned d = es_play_spec_diff(&s->playing, &q->spec);
     if (q->fallback)
@@ -78,21 +83,70 @@ static void say_done(es_session *s, const es_prep_result *r, int reopened, int r
         es_play_spec_describe(&q->spec, d, s->cfg.file, parts, sizeof parts);
     const int other_slot = q->slot != s->slots.playing;
     if (other_slot)
-        snprintf(line, sizeof line, "slot %c plays%s%s", slot_letter[q->slot],
+        snprintf(line, n, "slot %c plays%s%s", slot_letter[q->slot],
                  parts[0] ? ": " : " (the same room, engine and block)", parts);
     else
-        snprintf(line, sizeof line, "%s", parts[0] ? parts : q->what);
+        snprintf(line, n, "%s", parts[0] ? parts : q->what);
     size_t used = strlen(line);
     if (d & ES_SPEC_BLOCK)
-        used += (size_t)snprintf(line + used, sizeof line - used, ": latency now %s", latency);
+        used += (size_t)snprintf(line + used, n - used, ": latency now %s", latency);
     else if (reopened && !(d & ES_SPEC_SOURCE))
-        used += (size_t)snprintf(line + used, sizeof line - used,
-                                 ": the stream reopened, latency now %s", latency);
+        used += (size_t)snprintf(line + used, n - used, ": the stream reopened, latency now %s",
+                                 latency);
     /* The slot holds something else now: its statistics start again. */
-    if (restart && s->slots.ab[q->slot].set && used < sizeof line)
-        snprintf(line + used, sizeof line - used, " (slot %c counts from now)",
-                 slot_letter[q->slot]);
-    es_session_sayf(s, 0, "%s", line);
+    if (restart && s->slots.ab[q->slot].set && used < n)
+        used += (size_t)snprintf(line + used, n - used, " (slot %c counts from now)",
+                                 slot_letter[q->slot]);
+    if (r->prime_note[0] && used < n)
+        snprintf(line + used, n - used, " (%s)", r->prime_note);
+}
+
+/* Says a primed swap's line with what its priming came to, once it did:
+ * the new engine plays from then on. A report of an older swap is
+ * dropped. A swap that finished without one was not primed in time. */
+static void say_primed(es_session *s)
+{
+    es_prime_report rep;
+    while (es_preparer_take_primed(s->preparer, &rep)) {
+        if (!s->priming || rep.ticket != s->priming)
+            continue;
+        if (rep.ok)
+            es_session_sayf(s, 0, "%s (primed on %.1f s of what it heard, in %.0f ms)",
+                            s->priming_line, rep.heard_s, rep.ms);
+        else
+            es_session_sayf(s, 1, "%s (%s)", s->priming_line, rep.why);
+        s->priming = 0;
+    }
+    if (s->priming && s->player && !es_processor_swap_pending(es_player_processor(s->player))) {
+        es_session_sayf(s, 1, "%s (not primed within %.0f s: it plays without what the stream "
+                        "heard)", s->priming_line, ES_PRIME_WAIT_MS / 1000);
+        s->priming = 0;
+    }
+}
+
+/* Queues a built engine's crossfade, primed on what the stream heard when
+ * it was planned and the preparer has room for it. 0, or -1 and why. */
+static int swap_in(es_session *s, es_prep_result *r, int restart, char *err, size_t n)
+{
+    const es_prep_request *q = &r->req;
+    es_processor *proc = es_player_processor(s->player);
+    const int primed = r->ringing && es_preparer_can_prime(s->preparer);
+    const int same_room = !(es_play_spec_diff(&s->playing, &q->spec) & ES_SPEC_ROOM);
+    const es_swap_how how = {.ab = q->slot, .restart = restart, .same_filter = primed && same_room,
+                             .ringing = primed ? r->ringing_out : NULL,
+                             .ringing_frames = primed ? es_ringing_frames(r->ringing) : 0};
+    uint64_t ticket;
+    if (es_processor_swap_with(proc, r->engine, &r->fmt, &how, &ticket, err, n) != 0)
+        return -1;
+    r->engine = NULL; /* the processor's now */
+    if (primed) {
+        es_preparer_prime(s->preparer, es_processor_history(proc), ticket, r->ringing,
+                          r->ringing_out, r->fmt.outputs);
+        r->ringing = NULL;
+        r->ringing_out = NULL;
+        s->priming = ticket;
+    }
+    return 0;
 }
 
 /* A change that failed is no longer wanted: what later changes build on
@@ -127,15 +181,13 @@ static apply_outcome apply(es_session *s, es_prep_result *r)
     const int restart = es_slots_restarts(&s->slots, q->slot, &q->spec);
     const int reopened = r->engine == NULL;
     if (r->engine) {
-        if (es_processor_swap_pending(proc) || !es_processor_can_swap(proc))
+        if (es_processor_swap_pending(proc) || !es_processor_can_swap(proc) || s->priming)
             return APPLY_WAITS;
-        if (es_processor_swap_ab(proc, r->engine, &r->fmt, q->slot, restart, why,
-                                 sizeof why) != 0) {
+        if (swap_in(s, r, restart, why, sizeof why) != 0) {
             forget(s, q);
             es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
             return APPLY_FAILED;
         }
-        r->engine = NULL; /* the processor's now */
     } else if (apply_reopen(s, r, restart, why, sizeof why) != 0) {
         forget(s, q);
         es_session_sayf(s, 1, "%s: %s; %s", q->what, why, tail);
@@ -143,7 +195,12 @@ static apply_outcome apply(es_session *s, es_prep_result *r)
     }
     if (r->note[0] && strcmp(q->spec.room, s->playing.room) != 0)
         es_session_sayf(s, 0, "%s", r->note);
-    say_done(s, r, reopened, restart);
+    char line[sizeof s->priming_line];
+    done_line(s, r, reopened, restart, line, sizeof line);
+    if (s->priming) /* said once it plays, with its priming */
+        snprintf(s->priming_line, sizeof s->priming_line, "%s", line);
+    else
+        es_session_sayf(s, 0, "%s", line);
     s->playing = q->spec;
     es_room_list_played(&s->list, s->playing.room); /* a file joins, a gone room leaves */
     es_slots_played(&s->slots, q->slot, &q->spec, restart, es_player_latency(s->player));
@@ -164,6 +221,7 @@ void es_session_take_prepared(es_session *s)
         es_library_close(fresh);
         free(fresh);
     }
+    say_primed(s);
     es_prep_result *r = es_preparer_take(s->preparer);
     if (r && s->waiting) { /* a newer change supersedes the one waiting */
         es_preparer_discard_result(s->preparer, s->waiting);
@@ -187,9 +245,10 @@ void es_session_take_prepared(es_session *s)
         es_session_event(s, ES_EV_ASKED);
 }
 
-void es_session_submit(es_session *s, const char *what, int fallback)
+void es_session_submit(es_session *s, const char *what, int fallback, int prime)
 {
     es_prep_request q = {.spec = s->target, .slot = s->target_slot, .fallback = fallback,
+                         .prime = prime,
                          .rate = s->cfg.rate, .file = s->cfg.file,
                          .can_capture = es_device_can_capture(s->device_name), .pc = s->pc};
     snprintf(q.what, sizeof q.what, "%.250s", what);
@@ -215,7 +274,7 @@ static int can_change(es_session *s, const char *what)
 /* Asks for the target as it now stands, said as `what`. */
 static int ask(es_session *s, const char *what)
 {
-    es_session_submit(s, what, 0);
+    es_session_submit(s, what, 0, 1);
     return 0;
 }
 
@@ -391,7 +450,8 @@ int es_session_panic(es_session *s)
         return -1;
     }
     es_session_sayf(s, 1, "panic: muted, every history cleared; ! or `unmute` plays again");
-    return ask(s, "panic (every history cleared)");
+    es_session_submit(s, "panic (every history cleared)", 0, 0); /* built empty */
+    return 0;
 }
 
 int es_session_unmute(es_session *s)

@@ -37,6 +37,9 @@ struct es_session {
     es_room_loader rooms;      /* the preparer's once it runs */
     es_preparer *preparer;
     es_prep_result *waiting;   /* built, waiting for the processor to take a swap */
+    /* A primed swap's line, said once its priming is done (it plays then). */
+    uint64_t priming;          /* its ticket, 0 none */
+    char priming_line[1600];
     int preparer_left;         /* its thread was still busy at the end: kept */
     es_room_list list;
     int shown_room;            /* the room the snapshot carries the measurement of */
@@ -86,7 +89,8 @@ int es_session_record_overwrites_input(const es_session *s, const char *path, ch
 
 /* session_changes.c */
 /* Hands the target to the preparer, as `what`. */
-void es_session_submit(es_session *s, const char *what, int fallback);
+/* prime: 0 when the engine is to start empty (a panic). */
+void es_session_submit(es_session *s, const char *what, int fallback, int prime);
 /* Plays what the preparer finished; takes the room measurements and the
  * rescan it made. */
 void es_session_take_prepared(es_session *s);

@@ -59,7 +59,7 @@ void es_session_watch_engine(es_session *s, const es_stats *st)
                         st->engine);
         snprintf(what, sizeof what, "engine %s (built again)", s->target.engine->name);
     }
-    es_session_submit(s, what, 1);
+    es_session_submit(s, what, 1, 1);
 }
 
 /* A count that rose since it was last said: said now, or once a second. */
