@@ -109,7 +109,7 @@ static int null_start(es_device *base, char *err, size_t n)
 {
     null_device *d = (null_device *)base;
     atomic_store(&d->stop, 0);
-    if (es_thread_start(&d->thread, clock_thread, d) != 0) {
+    if (es_thread_start(&d->thread, "es-audio-null", clock_thread, d) != 0) {
         snprintf(err, n, "device 'null': cannot start its clock thread");
         return -1;
     }

@@ -147,7 +147,7 @@ es_file_source *es_file_source_open(const char *path, double stream_rate, int *c
         snprintf(err, n, "%s", s->error);
         goto fail;
     }
-    if (es_thread_start(&s->thread, reader, s) != 0) {
+    if (es_thread_start(&s->thread, "es-file-reader", reader, s) != 0) {
         snprintf(err, n, "%s: cannot start the reader thread", path);
         goto fail;
     }

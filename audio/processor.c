@@ -48,6 +48,7 @@ typedef struct {
     float **delay;       /* [outputs] ring of delay_size */
     size_t delay_write;
     uint64_t late_seen;  /* engine's late count already taken into stats */
+    long long helpers_seen; /* its helpers' CPU time already taken, ns */
     float **wet;         /* [outputs] max_block: this slot's output */
     int ab;              /* the A/B slot whose statistics its blocks count in */
     int restart;         /* those statistics start again when it plays alone */
@@ -108,6 +109,8 @@ struct es_processor {
     float **scratch;         /* [outputs] max_block: raw engine output */
 
     es_stats acc;            /* audio thread's own copy */
+    long long cpu_at;        /* the thread's CPU time as the last block began, ns */
+    int last_ab;             /* the A/B slot the last block counted in (-1 none) */
     atomic_uint seq;         /* seqlock around `shared`: odd while writing */
     es_stats shared;
     atomic_int pending_swaps;
@@ -162,6 +165,7 @@ static ES_RT void load_slot(es_processor *p, slot *s, es_engine *e)
     es_engine_status st;
     es_engine_get_status(e, &st);
     s->late_seen = st.late_results;
+    s->helpers_seen = st.helpers_cpu_ns;
     s->broken = 0;
 }
 
@@ -640,7 +644,10 @@ static ES_RT void guard_output(es_processor *p, float *const *out, int frames)
             out[o][t] *= gm[t];
 }
 
-static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
+/* The slot's engine's late results since the last block; its helpers'
+ * CPU time since then is added to *helpers_us, its GPU time put in
+ * *device_us. */
+static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us, double *helpers_us)
 {
     es_engine_status st;
     es_engine_get_status(s->engine, &st);
@@ -656,6 +663,8 @@ static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us)
     }
     uint64_t late = st.late_results - s->late_seen;
     s->late_seen = st.late_results;
+    *helpers_us += 1e-3 * (double)(st.helpers_cpu_ns - s->helpers_seen);
+    s->helpers_seen = st.helpers_cpu_ns;
     if (st.gpu.us > 0)
         *device_us = st.gpu.us;
     return late;
@@ -733,15 +742,18 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
 
     slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
     uint64_t late = 0;
+    double helpers_us = 0, gpu_us = 0; /* the playing engine's GPU time, this block */
     run_slot(p, a, x, frames);
     ring(p, a, frames);
     check_slot(p, a, frames);
-    late += new_late(p, a, &p->acc.device_us);
+    late += new_late(p, a, &gpu_us, &helpers_us);
+    if (gpu_us > 0)
+        p->acc.device_us = gpu_us;
     if (p->fading) {
         run_slot(p, b, x, frames);
         ring(p, b, frames);
         check_slot(p, b, frames);
-        late += new_late(p, b, &p->acc.device_us);
+        late += new_late(p, b, &p->acc.device_us, &helpers_us);
     }
 
     /* The dry sample that leaves with wet output t entered latency frames ago. */
@@ -822,8 +834,21 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
                   : 1e-3 * (double)(es_thread_cpu_ns() - cpu_started);
     }
     /* Only an engine playing alone counts in its A/B slot. */
-    es_stats_count_block(&p->acc, took, cpu, budget, frames, late, clipped, limited,
-                         both_ran ? -1 : p->slots[p->active].ab);
+    const int ab = both_ran ? -1 : p->slots[p->active].ab;
+    /* The thread's CPU over the last period belongs to the last block's
+     * slot; the time it was gone (a stall) costs no CPU. */
+    const double period_cpu = p->cpu_at ? 1e-3 * (double)(cpu_started - p->cpu_at) : 0;
+    const int period_ab = p->last_ab;
+    p->cpu_at = cpu_started;
+    p->last_ab = ab;
+    const es_block_count count = {
+        .period_cpu_us = period_cpu, .period_ab = period_ab,
+        .took_us = took, .cpu_us = cpu, .budget_us = budget, .helpers_us = helpers_us,
+        .gpu_us = gpu_us, .frames = frames, .late = late,
+        .clipped = clipped, .limited = limited, .ab = ab,
+        .in_energy = ab >= 0 ? es_energy(x, p->fmt.inputs, frames) : 0,
+        .out_energy = ab >= 0 ? es_energy((const float *const *)out, p->fmt.outputs, frames) : 0};
+    es_stats_count_block(&p->acc, &count);
     p->acc.ab_playing = p->fading ? -1 : p->slots[p->active].ab;
     p->acc.crossfading = p->fading;
     p->acc.engine_broken = p->slots[p->active].broken;

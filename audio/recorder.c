@@ -120,7 +120,7 @@ es_recorder *es_recorder_open(const char *path, double sample_rate, int channels
                                 .exclusive = exclusive};
     if (!(r->file = es_audiofile_create(path, &spec, err, n)))
         goto fail;
-    if (es_thread_start(&r->thread, writer, r) != 0) {
+    if (es_thread_start(&r->thread, "es-recorder", writer, r) != 0) {
         snprintf(err, n, "%s: cannot start the writer thread", path);
         goto fail;
     }

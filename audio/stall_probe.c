@@ -76,7 +76,7 @@ es_stall_probe *es_stall_probe_start(double period_s)
     if (!p)
         return NULL;
     p->period_ns = (long long)(period_s * 1e9);
-    if (es_thread_start(&p->thread, watch, p) != 0) {
+    if (es_thread_start(&p->thread, "es-stall-probe", watch, p) != 0) {
         free(p);
         return NULL;
     }

@@ -29,29 +29,69 @@ double es_stats_load_quantile(const es_stats *s, double q)
     return es_load_quantile(s->load_hist, s->load_max, q);
 }
 
+/* Everything the stream cost: the audio thread's CPU time and the
+ * engines' helpers'. */
+static double spent_us(double audio_cpu_us, double helpers_us)
+{
+    return audio_cpu_us + helpers_us;
+}
+
 double es_stats_throughput(const es_stats *s)
 {
-    return s->total_us > 0 ? (double)s->frames * s->inputs / (s->total_us * 1e-6) : 0;
+    const double us = spent_us(s->cpu_us, s->helpers_us);
+    return us > 0 ? (double)s->frames * s->inputs / (us * 1e-6) : 0;
 }
 
 double es_stats_realtime_factor(const es_stats *s, double sample_rate)
 {
-    return s->total_us > 0 ? (double)s->frames / sample_rate / (s->total_us * 1e-6) : 0;
+    const double us = spent_us(s->cpu_us, s->helpers_us);
+    return us > 0 ? (double)s->frames / sample_rate / (us * 1e-6) : 0;
 }
 
 double es_ab_stats_throughput(const es_ab_stats *a, int channels)
 {
-    return a->total_us > 0 ? (double)a->frames * channels / (a->total_us * 1e-6) : 0;
+    const double us = spent_us(a->cpu_us, a->helpers_us);
+    return us > 0 ? (double)a->frames * channels / (us * 1e-6) : 0;
 }
 
 double es_ab_stats_realtime_factor(const es_ab_stats *a)
 {
-    return a->total_us > 0 ? a->budget_total_us / a->total_us : 0;
+    const double us = spent_us(a->cpu_us, a->helpers_us);
+    return us > 0 ? a->budget_total_us / us : 0;
 }
 
 double es_ab_stats_mean_load(const es_ab_stats *a)
 {
-    return a->budget_total_us > 0 ? a->total_us / a->budget_total_us : 0;
+    return a->budget_total_us > 0 ? spent_us(a->cpu_us, a->helpers_us) / a->budget_total_us
+                                  : 0;
+}
+
+double es_ab_stats_helpers_load(const es_ab_stats *a)
+{
+    return a->budget_total_us > 0 ? a->helpers_us / a->budget_total_us : 0;
+}
+
+double es_ab_stats_gpu_load(const es_ab_stats *a)
+{
+    return a->budget_total_us > 0 ? a->gpu_us / a->budget_total_us : 0;
+}
+
+double es_ab_stats_gain_db(const es_ab_stats *a)
+{
+    return a->in_energy > 0 && a->out_energy > 0 ? 10 * log10(a->out_energy / a->in_energy)
+                                                 : NAN;
+}
+
+ES_RT double es_energy(const float *const *x, int channels, int frames)
+{
+    double sum = 0;
+    for (int c = 0; c < channels; c++) {
+        float part = 0; /* per block in float (vectorised), summed in double */
+        for (int t = 0; t < frames; t++)
+            part += x[c][t] * x[c][t];
+        sum += part;
+    }
+    return sum;
 }
 
 void es_ab_stats_add(es_ab_stats *dst, const es_ab_stats *src)
@@ -63,24 +103,34 @@ void es_ab_stats_add(es_ab_stats *dst, const es_ab_stats *src)
     dst->stalls += src->stalls;
     dst->total_us += src->total_us;
     dst->budget_total_us += src->budget_total_us;
+    dst->cpu_us += src->cpu_us;
+    dst->helpers_us += src->helpers_us;
+    dst->gpu_us += src->gpu_us;
+    dst->in_energy += src->in_energy;
+    dst->out_energy += src->out_energy;
     dst->max_us = src->max_us > dst->max_us ? src->max_us : dst->max_us;
     dst->load_max = src->load_max > dst->load_max ? src->load_max : dst->load_max;
     for (int b = 0; b < ES_LOAD_BINS; b++)
         dst->load_hist[b] += src->load_hist[b];
 }
 
-static ES_RT void count_ab(es_ab_stats *a, double took, double budget, int frames, int missed,
-                           int stalled, uint64_t late, int bin)
+static ES_RT void count_ab(es_ab_stats *a, const es_block_count *b, int missed, int stalled,
+                           int bin)
 {
     a->blocks++;
-    a->frames += (uint64_t)frames;
+    a->frames += (uint64_t)b->frames;
     a->misses += missed;
     a->stalls += stalled;
-    a->late_results += late;
-    a->total_us += took;
-    a->budget_total_us += budget;
-    a->max_us = took > a->max_us ? took : a->max_us;
-    a->load_max = took / budget > a->load_max ? took / budget : a->load_max;
+    a->late_results += b->late;
+    a->total_us += b->took_us;
+    a->budget_total_us += b->budget_us;
+    a->helpers_us += b->helpers_us;
+    a->gpu_us += b->gpu_us;
+    a->in_energy += b->in_energy;
+    a->out_energy += b->out_energy;
+    a->max_us = b->took_us > a->max_us ? b->took_us : a->max_us;
+    const double load = b->took_us / b->budget_us;
+    a->load_max = load > a->load_max ? load : a->load_max;
     a->load_hist[bin]++;
 }
 
@@ -100,10 +150,10 @@ ES_RT uint32_t es_count_clipped(const float *x, int frames)
     return n;
 }
 
-ES_RT void es_stats_count_block(es_stats *s, double took_us, double cpu_us, double budget_us,
-                                int frames, uint64_t late, uint64_t clipped, uint64_t limited,
-                                int ab)
+ES_RT void es_stats_count_block(es_stats *s, const es_block_count *b)
 {
+    const double took_us = b->took_us, cpu_us = b->cpu_us, budget_us = b->budget_us;
+    const uint64_t late = b->late;
     s->budget_us = budget_us;
     s->last_us = took_us;
     s->max_us = took_us > s->max_us ? took_us : s->max_us;
@@ -120,13 +170,17 @@ ES_RT void es_stats_count_block(es_stats *s, double took_us, double cpu_us, doub
     if (missed)
         s->recent_misses[s->misses++ % ES_RECENT_MISSES] = s->blocks;
     s->stalls += stalled;
-    s->clipped += clipped;
-    s->limited += limited;
+    s->clipped += b->clipped;
+    s->limited += b->limited;
+    s->helpers_us += b->helpers_us;
+    s->cpu_us += b->period_cpu_us;
+    if (b->period_ab >= 0 && b->period_ab < ES_AB_SLOTS)
+        s->ab[b->period_ab].cpu_us += b->period_cpu_us;
     s->load_recent[s->blocks % ES_LOAD_RECENT] = (float)s->load_now;
-    if (ab >= 0 && ab < ES_AB_SLOTS)
-        count_ab(&s->ab[ab], took_us, budget_us, frames, missed, stalled, late, bin);
+    if (b->ab >= 0 && b->ab < ES_AB_SLOTS)
+        count_ab(&s->ab[b->ab], b, missed, stalled, bin);
     s->blocks++;
-    s->frames += (uint64_t)frames;
+    s->frames += (uint64_t)b->frames;
 }
 
 /* Per channel: the block's peak; the RMS integrated over about

@@ -280,6 +280,8 @@ static ES_RT void nu_status(const es_engine *e, es_engine_status *st)
     st->late_levels = st->late_results; /* every late result here is a tail's */
     st->helpers_realtime = u->helpers_realtime;
     memcpy(st->helpers, u->helpers, sizeof st->helpers);
+    st->helpers_cpu_ns =
+        atomic_load_explicit(&((nonuniform *)u)->tails.cpu_ns, memory_order_relaxed);
 }
 
 static int nu_probe(char *why, size_t n)

@@ -50,6 +50,7 @@ struct es_gpu_pipeline {
     finished_job recent[ES_DEVICE_RECENT]; /* the last jobs, by seq % ES_DEVICE_RECENT */
     atomic_long result_seq;    /* the job the last process() waited for */
     atomic_int realtime;       /* -1 until the worker has asked, then 0/1 */
+    _Atomic long long cpu_ns;  /* the worker's CPU time, summed */
     char realtime_why[128];    /* written before `realtime` is released */
 
     /* Audio-thread state. */
@@ -113,7 +114,7 @@ static void *worker(void *arg)
         if (atomic_load(&p->stop))
             break;
         long seq = atomic_load_explicit(&p->submitted, memory_order_acquire);
-        const long long began = es_now_ns();
+        const long long began = es_now_ns(), cpu_from = es_thread_cpu_ns();
         if (!atomic_load_explicit(&p->failed, memory_order_acquire) &&
             p->b.run(p->b.ctx, p->job_frames, err, sizeof err) != 0)
             fail(p, err);
@@ -121,6 +122,8 @@ static void *worker(void *arg)
          * woke late or was descheduled is the machine's, not the GPU's. */
         const long long took = p->b.job_gpu_us ? (long long)(1e3 * *p->b.job_gpu_us)
                                                : es_now_ns() - began;
+        atomic_fetch_add_explicit(&p->cpu_ns, es_thread_cpu_ns() - cpu_from,
+                                  memory_order_relaxed);
         finished_job *slot = &p->recent[seq % ES_DEVICE_RECENT];
         atomic_store_explicit(&slot->seq, 0, memory_order_release);
         atomic_store_explicit(&slot->ns, took, memory_order_release);
@@ -171,7 +174,7 @@ es_gpu_pipeline *es_gpu_pipeline_create(const es_gpu_backend *backend, int input
         snprintf(err, n, "cannot create a semaphore: %s", strerror(errno));
         goto fail;
     }
-    if (es_thread_start(&p->thread, worker, p) != 0) {
+    if (es_thread_start(&p->thread, "es-gpu-worker", worker, p) != 0) {
         snprintf(err, n, "cannot start the GPU worker thread");
         sem_destroy(&p->wake);
         goto fail;
@@ -437,6 +440,7 @@ ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st
         st->gpu.recent_us[k] = whole ? 1e-3 * (double)ns : 0;
     }
     st->gpu.max_us = 1e-3 * (double)atomic_load_explicit(&p->job_max_ns, memory_order_relaxed);
+    st->helpers_cpu_ns = atomic_load_explicit(&p->cpu_ns, memory_order_relaxed);
     st->helpers_realtime = atomic_load_explicit(&p->realtime, memory_order_acquire);
     if (st->helpers_realtime >= 0)
         memcpy(st->helpers, p->realtime_why, sizeof st->helpers);

@@ -160,6 +160,7 @@ static ES_RT void split_status(const es_engine *e, es_engine_status *st)
         st->gpu.shard[k].device_max_us = one.gpu.max_us;
         st->gpu.shard[k].device_bytes = one.gpu.bytes;
         st->late_levels += one.late_levels;
+        st->helpers_cpu_ns += one.helpers_cpu_ns;
         st->gpu.bytes += one.gpu.bytes;
         st->gpu.max_us = larger(st->gpu.max_us, one.gpu.max_us);
         if (one.helpers_realtime < st->helpers_realtime) {

@@ -162,12 +162,16 @@ static void *worker(void *arg)
         if (atomic_load(&t->stop))
             break;
         es_tail_level *l;
+        const long long cpu_from = es_thread_cpu_ns();
         while ((l = claim_earliest(t, LLONG_MAX))) {
             /* More than this worker can take at once: wake another. */
             if (atomic_load(&t->idle) > 0 && unclaimed_work(t))
                 sem_post(&t->wake);
             run_job(t, l, 1);
         }
+        /* What the engine costs beyond the audio thread (a host's load). */
+        atomic_fetch_add_explicit(&t->cpu_ns, es_thread_cpu_ns() - cpu_from,
+                                  memory_order_relaxed);
     }
     return NULL;
 }
@@ -246,7 +250,7 @@ int es_tails_start(es_tails *t, int workers, char *err, size_t n)
     workers = workers < t->levels ? workers : t->levels;
     t->workers = workers < ES_TAIL_MAX_WORKERS ? workers : ES_TAIL_MAX_WORKERS;
     for (; t->started < t->workers; t->started++)
-        if (es_thread_start(&t->thread[t->started], worker, t) != 0) {
+        if (es_thread_start(&t->thread[t->started], "es-tail-worker", worker, t) != 0) {
             snprintf(err, n, "cpu-nonuniform: cannot start tail worker %d", t->started + 1);
             return -1;
         }

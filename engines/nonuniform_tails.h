@@ -67,6 +67,7 @@ typedef struct {
     pthread_t thread[ES_TAIL_MAX_WORKERS];
     atomic_int promoted;      /* workers that got SCHED_FIFO */
     atomic_int asked;         /* workers that have asked for it */
+    atomic_llong cpu_ns;      /* the workers' CPU time, summed */
 } es_tails;
 
 /* Starts `workers` threads (clamped to 1..levels and ES_TAIL_MAX_WORKERS)

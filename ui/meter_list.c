@@ -38,6 +38,8 @@ static void j_throughput(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.0
 static void j_rt(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.2f", s->realtime_factor); }
 static void j_clipped(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.clipped); }
 static void j_swaps(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.swaps); }
+static void j_primed(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.primed); }
+static void j_prime_late(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.prime_late); }
 static void j_recorded(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->recorded_frames); }
 static void j_dropped(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->record_dropped); }
 static void j_created(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->engines_created); }
@@ -157,14 +159,18 @@ static void j_slots(const es_live_snapshot *s, FILE *to)
             char heard[16] = "null"; /* -1: the device's figure failed its check */
             if (sl->latency >= 0)
                 snprintf(heard, sizeof heard, "%d", sl->latency);
+            char level[16] = "null";
+            if (isfinite(sl->level_db))
+                snprintf(level, sizeof level, "%.2f", sl->level_db);
             fprintf(to, ",\"block\":%d,\"latency_frames\":%s,\"blocks\":%llu,"
                     "\"counted_seconds\":%.3f,\"misses\":%llu,\"late_results\":%llu,"
                     "\"load_p50\":%.4f,\"load_p99\":%.4f,\"load_max\":%.4f,"
-                    "\"load_mean\":%.4f,\"throughput\":%.0f,\"realtime_factor\":%.2f",
+                    "\"load_mean\":%.4f,\"helpers_load_mean\":%.4f,\"gpu_load_mean\":%.4f,"
+                    "\"throughput\":%.0f,\"realtime_factor\":%.2f,\"level_db\":%s",
                     sl->spec.block, heard, (ull)sl->stats.blocks, sl->seconds,
                     (ull)sl->stats.misses, (ull)sl->stats.late_results, sl->load_p50,
-                    sl->load_p99, sl->load_max, sl->load_mean, sl->throughput,
-                    sl->realtime_factor);
+                    sl->load_p99, sl->load_max, sl->load_mean, sl->helpers_load, sl->gpu_load,
+                    sl->throughput, sl->realtime_factor, level);
         }
         fputc('}', to);
     }
@@ -273,6 +279,14 @@ static void t_safety(const es_live_snapshot *s, FILE *to)
             st->muted ? "; muted: " : "", st->muted ? (st->mute_why ? st->mute_why : "") : "");
 }
 
+static void t_swaps(const es_live_snapshot *s, FILE *to)
+{
+    const es_stats *st = &s->stats;
+    if (st->swaps)
+        fprintf(to, "  swaps       %llu crossfades, %llu primed on what the stream heard, %llu "
+                "not primed in time\n", (ull)st->swaps, (ull)st->primed, (ull)st->prime_late);
+}
+
 static void t_load(const es_live_snapshot *s, FILE *to)
 {
     fprintf(to, "  DSP load    p50 %.1f %%   p99 %.1f %%   max %.1f %%\n", 100 * s->load_p50,
@@ -313,12 +327,29 @@ static void t_slots(const es_live_snapshot *s, FILE *to)
             continue;
         char room[1100];
         es_text_escape(room, sizeof room, sl->spec.room); /* a file's path: anything */
+        char gpu[48] = "", level[48] = "";
+        if (sl->gpu_load > 0)
+            snprintf(gpu, sizeof gpu, ", GPU %.1f %% of real time", 100 * sl->gpu_load);
+        if (isfinite(sl->level_db))
+            snprintf(level, sizeof level, ", level %+.1f dB (output over input)", sl->level_db);
         fprintf(to, "  slot %c      %s on %s, block %d: %.1f s alone, load p50 %.1f %% p99 "
-                "%.1f %% max %.1f %%, %llu misses, %.1f x real time, %.0f samples/s\n",
+                "%.1f %% max %.1f %% (the audio thread), mean %.1f %% with helpers %.1f %%, "
+                "%llu misses, %.1f x real time, %.0f samples/s%s%s\n",
                 "AB"[k], sl->spec.engine->name, room, sl->spec.block, sl->seconds,
-                100 * sl->load_p50, 100 * sl->load_p99, 100 * sl->load_max,
-                (ull)sl->stats.misses, sl->realtime_factor, sl->throughput);
+                100 * sl->load_p50, 100 * sl->load_p99, 100 * sl->load_max, 100 * sl->load_mean,
+                100 * sl->helpers_load, (ull)sl->stats.misses, sl->realtime_factor,
+                sl->throughput, gpu, level);
     }
+}
+
+/* The A/B pair's level difference, when both have played: a louder
+ * slot sounds better to most ears, whatever it is. */
+static void t_level_difference(const es_live_snapshot *s, FILE *to)
+{
+    const double a = s->slot[0].level_db, b = s->slot[1].level_db;
+    if (s->slot[0].set && s->slot[1].set && isfinite(a) && isfinite(b))
+        fprintf(to, "  A/B level   B is %+.1f dB against A (output over input, as heard)\n",
+                b - a);
 }
 
 static void t_recorded(const es_live_snapshot *s, FILE *to)
@@ -432,13 +463,22 @@ const ui_meter ui_meters[] = {
      NULL, 0},
     {ROW("latency parts", "frames", "latency", NULL), j_latency, t_latency, NULL, 0},
     {ROW("Msmp/s", "samples/s", "throughput",
-         "samples (frames x channels) processed a second of processing time"),
+         "samples (frames x channels) processed a second of processing time: the audio "
+         "thread's and the engine's helper threads' CPU time (a GPU's own time apart)"),
      j_throughput, t_throughput, s_speed, 1},
     {ROW("x RT", "", "realtime_factor",
-         "the real time those blocks stood for / the time they took = 1 / mean load"),
+         "the real time those blocks stood for / the CPU time they took, the audio thread's "
+         "and the engine's helpers' = 1 / mean load"),
      j_rt, NULL, NULL, 0},
     {ROW("clipped", "samples", "clipped", NULL), j_clipped, NULL, NULL, 0},
-    {ROW("swaps", "", "swaps", NULL), j_swaps, NULL, NULL, 0},
+    {ROW("swaps", "", "swaps", NULL), j_swaps, t_swaps, NULL, 0},
+    {ROW("primed", "swaps", "primed",
+         "swaps whose engine was primed on what the stream heard: it continues the room's "
+         "sound, the past's tail included, from its first block"),
+     j_primed, NULL, NULL, 0},
+    {ROW("prime late", "swaps", "prime_late",
+         "swaps whose priming did not come within 2 s: played without the past"),
+     j_prime_late, NULL, NULL, 0},
     {ROW("recorded", "frames", "recorded_frames", NULL), j_recorded, NULL, NULL, 0},
     {ROW("record dropped", "frames", "record_dropped_frames", NULL), j_dropped, NULL, NULL, 0},
     {ROW("engines built", "", "engines_created", NULL), j_created, NULL, NULL, 0},
@@ -446,6 +486,10 @@ const ui_meter ui_meters[] = {
     {ROW("miss times", "s", "miss_at_s", NULL), j_miss_at, NULL, NULL, 0},
     {ROW("limited", "samples", "limited", NULL), j_limited, NULL, NULL, 0},
     {ROW("slots", "", "slots", NULL), j_slots, t_slots, NULL, 0},
+    {ROW("dB", "dB", NULL,
+         "an A/B slot's level: its output over its input, as heard, over the blocks it "
+         "played alone; B against A is the difference a listener hears"),
+     NULL, t_level_difference, NULL, 0},
     {ROW("GPU", "us a block", NULL,
          "GPU engines: the GPU's time for the last block (CUDA events)"),
      NULL, NULL, s_gpu, 1},

@@ -2,9 +2,13 @@
  * holds (room, block; its engine is marked A or B in the engines list)
  * and its own load, misses and speed, over the blocks its engine played
  * alone since the slot last changed or the meters were cleared (see
- * es_ab_stats). The slot playing is marked '>'; a slot never played is
- * shown empty. */
+ * es_ab_stats), and its level (output over input, dB, as heard), so that
+ * a louder slot is seen to be louder, not taken for a better one. The
+ * load's quantiles are the audio thread's; x RT counts the engine's
+ * helper threads too. The slot playing is marked '>'; a slot never played
+ * is shown empty. */
 #include <curses.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,15 +36,16 @@ void ui_draw_slots(const ui_model *m, int y, int x, int w)
 {
     /* Wider panels add the median load, late GPU results and the time
      * counted. */
-    const int wide = w >= 56;
-    const int room_w = w - (wide ? 47 : 30) > 6 ? w - (wide ? 47 : 30) : 6;
+    const int wide = w >= 62;
+    /* The narrow rows give the worst load's place to the level. */
+    const int room_w = w - (wide ? 53 : 30) > 6 ? w - (wide ? 53 : 30) : 6;
     char line[256];
     attron(COLOR_PAIR(UI_DIM));
     if (wide)
-        snprintf(line, sizeof line, "   %-*s  blk  p50  p99   max miss late   xRT   secs",
+        snprintf(line, sizeof line, "   %-*s  blk  p50  p99   max miss late   xRT   secs    dB",
                  room_w, "slot");
     else
-        snprintf(line, sizeof line, "   %-*s  blk  p99   max miss   xRT", room_w, "slot");
+        snprintf(line, sizeof line, "   %-*s  blk  p99 miss   xRT    dB", room_w, "slot");
     mvaddnstr(y, x, line, w);
     attroff(COLOR_PAIR(UI_DIM));
     const es_live_snapshot *snap = m->snap;
@@ -76,15 +81,18 @@ void ui_draw_slots(const ui_model *m, int y, int x, int w)
             snprintf(rt_text, sizeof rt_text, "%.1f", rt);
         else
             snprintf(rt_text, sizeof rt_text, "%.0f", rt);
+        char level[16] = "    -";
+        if (isfinite(sl->level_db))
+            snprintf(level, sizeof level, "%+5.1f", sl->level_db);
         if (wide)
             snprintf(line, sizeof line, "%c%c %-*.*s %4d %3.0f%% %4s %4.0f%% %4s %4s %5s "
-                     "%6.1f", mark, "AB"[k], room_w, room_w, room_name(sl->spec.room),
+                     "%6.1f %5s", mark, "AB"[k], room_w, room_w, room_name(sl->spec.room),
                      sl->spec.block, 100 * sl->load_p50, p99_text, 100 * sl->load_max, miss,
-                     late, rt_text, sl->seconds);
+                     late, rt_text, sl->seconds, level);
         else
-            snprintf(line, sizeof line, "%c%c %-*.*s %4d %4s %4.0f%% %4s %5s", mark,
-                     "AB"[k], room_w, room_w, room_name(sl->spec.room), sl->spec.block, p99_text,
-                     100 * sl->load_max, miss, rt_text);
+            snprintf(line, sizeof line, "%c%c %-*.*s %4d %4s %4s %5s %5s", mark, "AB"[k],
+                     room_w, room_w, room_name(sl->spec.room), sl->spec.block, p99_text, miss,
+                     rt_text, level);
         const int late_now = k == playing && m->meters.misses_lately > 0;
         const int attr = a->misses ? (late_now ? COLOR_PAIR(UI_BAD) | A_BOLD : COLOR_PAIR(UI_WARN))
                                    : k == playing ? A_BOLD : 0;

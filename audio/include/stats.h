@@ -37,10 +37,22 @@ typedef struct {
     double max_us, load_max;
     uint32_t load_hist[ES_LOAD_BINS];
     uint64_t restarts;            /* times these statistics started again */
+    /* What the stream cost while it played: the audio thread's CPU time,
+     * each period whole (its blocks, the device's loop and the source
+     * around them, the wake-up), the engine's helper threads' CPU time
+     * (es_engine_status.helpers_cpu_ns), and a GPU engine's GPU time,
+     * apart. The mean load, the real-time factor and the throughput count
+     * the first two, all the CPU it used; the load's quantiles and worst
+     * are the processing time (wall) of each block, its deadline. */
+    double cpu_us, helpers_us, gpu_us;
+    /* Energy in and out (sums of squares over every channel's samples):
+     * the slot's level, output over input, as heard (es_ab_stats_gain_db). */
+    double in_energy, out_energy;
 } es_ab_stats;
 
 typedef struct {
     uint64_t blocks, frames;      /* processed since the last reset */
+    double cpu_us, helpers_us;    /* the audio thread's, the helpers' CPU time (es_ab_stats) */
     /* A block over its budget is an engine miss when the audio thread's
      * own CPU time in it was over ES_STALL_CPU_SHARE of the budget, or a
      * result of the engine's (a GPU job, a tail level) was late; else it
@@ -103,14 +115,27 @@ typedef struct {
 
 /* ---- the audio thread's side (the processor's), real-time safe ---- */
 
-/* One block: its processing time and budget (us), its GPU results that
- * were late, output samples clipped and limited, and the A/B slot whose
- * engine played it alone (-1: a crossfade's block, two engines ran). */
-/* One block: took_us of wall time, cpu_us of the audio thread's CPU time
- * in it, late results of the engine. */
-ES_RT void es_stats_count_block(es_stats *s, double took_us, double cpu_us, double budget_us,
-                                int frames, uint64_t late, uint64_t clipped, uint64_t limited,
-                                int ab);
+/* What one block measured. */
+typedef struct {
+    double took_us;     /* the audio thread's processing time (wall) */
+    double cpu_us;      /* its CPU time in it (judged only for a late block) */
+    double budget_us;   /* the block's frames / rate */
+    double helpers_us;  /* the engine's helper threads' CPU time since the last block */
+    double gpu_us;      /* a GPU engine's GPU time for it, 0 otherwise */
+    double in_energy, out_energy; /* sums of squares of the input and the output */
+    /* The audio thread's CPU time over the period before this block (the
+     * last block, and everything the thread did until this one), and the
+     * A/B slot that block counted in (-1 none). */
+    double period_cpu_us;
+    int period_ab;
+    int frames;
+    uint64_t late, clipped, limited; /* late results; output samples clipped, limited */
+    int ab;             /* the A/B slot whose engine played it alone; -1 a crossfade's */
+} es_block_count;
+
+ES_RT void es_stats_count_block(es_stats *s, const es_block_count *b);
+/* Sum of squares of `channels` channels of `frames` samples. */
+ES_RT double es_energy(const float *const *x, int channels, int frames);
 /* Samples of x beyond full scale (|x| > 1, infinities too; not NaN).
  * frames <= 65536. */
 ES_RT uint32_t es_count_clipped(const float *x, int frames);
@@ -132,6 +157,11 @@ double es_load_quantile(const uint32_t hist[ES_LOAD_BINS], double load_max, doub
 double es_ab_stats_throughput(const es_ab_stats *a, int channels);
 double es_ab_stats_realtime_factor(const es_ab_stats *a);
 double es_ab_stats_mean_load(const es_ab_stats *a);
+/* The slot's level: output over input energy, dB (NAN before any input). */
+double es_ab_stats_gain_db(const es_ab_stats *a);
+/* Its helpers' and GPU's time over the real time of its blocks. */
+double es_ab_stats_helpers_load(const es_ab_stats *a);
+double es_ab_stats_gpu_load(const es_ab_stats *a);
 /* dst += src: two windows of one slot as one (a stream reopened between). */
 void es_ab_stats_add(es_ab_stats *dst, const es_ab_stats *src);
 /* Samples per second the engine path could sustain: frames * channels /

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -36,7 +37,7 @@ int es_rt_thread_promote(int priority, char *why, size_t n)
     return 0;
 }
 
-int es_thread_start(pthread_t *thread, void *(*run)(void *), void *arg)
+int es_thread_start(pthread_t *thread, const char *name, void *(*run)(void *), void *arg)
 {
     pthread_attr_t attr;
     int rc = pthread_attr_init(&attr);
@@ -46,5 +47,7 @@ int es_thread_start(pthread_t *thread, void *(*run)(void *), void *arg)
     if (rc == 0)
         rc = pthread_create(thread, &attr, run, arg);
     pthread_attr_destroy(&attr);
+    if (rc == 0)
+        pthread_setname_np(*thread, name); /* a name it cannot take is no failure */
     return rc;
 }

@@ -97,6 +97,11 @@ typedef struct {
     int helpers_realtime;  /* engines with helper threads: 1 when they got
                             * real-time priority, 0 when not, -1 no helpers */
     char helpers[128];     /* the helpers' scheduling in words */
+    /* CPU time the engine's helper threads have used since it was
+     * created (cpu-nonuniform's tail workers, a GPU engine's worker), ns:
+     * what a host adds to its own thread's time for what the engine
+     * costs. 0 with no helpers. */
+    long long helpers_cpu_ns;
     es_gpu_status gpu;     /* GPU engines: device memory and time (engine_gpu.h) */
 } es_engine_status;
 

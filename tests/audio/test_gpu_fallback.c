@@ -120,14 +120,16 @@ static void tap_channels(void *ctx, const float *const *out, int channels, int f
 
 static uint64_t noise_state = 1;
 
-/* Noise, every block: a gap in the output is the engine's. */
+/* Noise, every block: a gap in the output is the engine's. Quiet enough
+ * that the room's output stays near -20 dBFS: far above full scale for a
+ * quarter of a second, the runaway detector would mute it (safety.h). */
 static void noise(void *ctx, float *const *out, int channels, int frames)
 {
     (void)ctx;
     for (int c = 0; c < channels; c++)
         for (int t = 0; t < frames; t++) {
             noise_state = noise_state * 6364136223846793005ull + 1442695040888963407ull;
-            out[c][t] = 0.25f * (float)((int64_t)(noise_state >> 11) - (1ll << 52)) / 0x1p52f;
+            out[c][t] = 0.003f * (float)((int64_t)(noise_state >> 11) - (1ll << 52)) / 0x1p52f;
         }
 }
 

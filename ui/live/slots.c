@@ -64,6 +64,9 @@ void es_slots_view(const es_slots *sl, int slot, const es_stats *now, es_live_sl
     out->load_p99 = es_load_quantile(s->load_hist, s->load_max, 0.99);
     out->load_max = s->load_max;
     out->load_mean = es_ab_stats_mean_load(s);
+    out->helpers_load = es_ab_stats_helpers_load(s);
+    out->gpu_load = es_ab_stats_gpu_load(s);
+    out->level_db = es_ab_stats_gain_db(s);
     out->throughput = es_ab_stats_throughput(s, now->inputs);
     out->realtime_factor = es_ab_stats_realtime_factor(s);
 }

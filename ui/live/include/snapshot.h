@@ -35,11 +35,18 @@ typedef struct {
     int latency;               /* frames heard when it last played; -1 unknown */
     uint64_t generation;       /* goes up each time its statistics start again */
     es_ab_stats stats;
-    /* The figures of `stats`, as every view shows them: */
+    /* The figures of `stats`, as every view shows them. The quantiles and
+     * the worst are the audio thread's (its deadline); the mean, the
+     * throughput and the real-time factor count the audio thread's time
+     * and the engine's helper threads' CPU time (all the CPU it uses); a
+     * GPU engine's GPU time is apart. */
     double seconds;            /* of audio counted */
     double load_p50, load_p99, load_max, load_mean; /* of the block's budget */
+    double helpers_load;       /* of which the helper threads' (mean) */
+    double gpu_load;           /* the GPU's time over the real time (mean) */
     double throughput;         /* samples a second of processing */
     double realtime_factor;
+    double level_db;           /* output over input, dB, as heard; NAN before any */
 } es_live_slot;
 
 /* An engine as the screen lists it: probed once, when the session opened. */

@@ -34,7 +34,10 @@ int es_rt_helper_priority(void);
  * for reuse, would hold tens of MiB for threads that need a few KiB. */
 #define ES_THREAD_STACK (512 * 1024)
 
-/* pthread_create with an ES_THREAD_STACK stack. 0, or an errno value. */
-int es_thread_start(pthread_t *thread, void *(*run)(void *), void *arg);
+/* pthread_create with an ES_THREAD_STACK stack, named `name` (at most 15
+ * characters: what top -H, a profiler and /proc/PID/task/TID/comm show,
+ * and how the tests find the thread whose CPU time they read). 0, or an
+ * errno value. */
+int es_thread_start(pthread_t *thread, const char *name, void *(*run)(void *), void *arg);
 
 #endif
