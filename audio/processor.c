@@ -634,6 +634,12 @@ static ES_RT void guard_output(es_processor *p, float *const *out, int frames)
         es_runaway_watch(&p->runaway, (const float *const *)out, p->fmt.outputs, frames)) {
         mute(p, 1, p->runaway.why);
         p->acc.runaways++;
+        if (p->runaway.hard) { /* silent from this block on, no ramp */
+            p->r_mute = (ramp){.now = 0.0f, .to = 0.0f};
+            for (int o = 0; o < p->fmt.outputs; o++)
+                memset(out[o], 0, (size_t)frames * sizeof(float));
+            return;
+        }
     }
     if (p->r_mute.left == 0 && p->r_mute.now == 1.0f)
         return;

@@ -82,10 +82,12 @@ ES_RT int es_runaway_watch(es_runaway *r, const float *const *out, int channels,
     r->over[r->at] = peak > 1.0f;
     r->at = (r->at + 1) % ES_RUNAWAY_BLOCKS;
     const int swell = swelling(r, channels ? energy / channels : 0, frames);
-    if (!sustained(r) && !swell && isfinite(peak))
+    r->hard = !(peak <= ES_RUNAWAY_HARD);
+    if (!sustained(r) && !swell && !r->hard)
         return 0;
     r->tripped = 1;
     r->why = !isfinite(peak) ? "the output went non-finite"
+             : r->hard       ? "the output went beyond +6 dBFS"
              : swell         ? "the output swelled by more than 8 dB in 0.4 s and went on rising"
                              : "the output stayed above full scale for 0.25 s";
     return 1;

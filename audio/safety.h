@@ -29,7 +29,12 @@ ES_RT int es_all_within(const float *x, int frames, float limit);
  *     ES_RUNAWAY_RISE_DB each, ES_RUNAWAY_RISES times in a row, to above
  *     ES_RUNAWAY_LOUD_DB: 8 dB in 0.4 s and still climbing, which music's
  *     swells and a drum's attack do not do, and a loop at a gain above 1
- *     does.
+ *     does;
+ *   - or at once: a sample beyond ES_RUNAWAY_HARD (+6 dBFS), which no
+ *     sound card plays and only a loop or a broken chain of gains makes;
+ *     then `hard` says the block is to be silenced whole, not ramped, so
+ *     that nothing beyond it ever leaves (a loop at a gain of 2 a period
+ *     gains 6 dB every few milliseconds: a ramp would let it through).
  * Once it trips it stays tripped until reset. The processor watches live
  * streams only: a render has no loop to run away in. */
 #define ES_RUNAWAY_OVER_S 0.25
@@ -38,6 +43,7 @@ ES_RT int es_all_within(const float *x, int frames, float limit);
 #define ES_RUNAWAY_RISE_DB 1.0
 #define ES_RUNAWAY_RISES 8
 #define ES_RUNAWAY_LOUD_DB -12.0
+#define ES_RUNAWAY_HARD 2.0f /* +6 dBFS */
 
 #define ES_RUNAWAY_BLOCKS 64 /* per-block overloads kept (the window, in blocks) */
 
@@ -54,6 +60,7 @@ typedef struct {
     double last_db;
     int rises;
     int tripped;
+    int hard;                  /* tripped by a sample beyond ES_RUNAWAY_HARD */
     const char *why;           /* what tripped it, in words (a literal) */
 } es_runaway;
 

@@ -15,10 +15,14 @@ echo "$json"
 [ $rc -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
 num() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" <<<"$json"; }
 blocks=$(num blocks); expected=$(num blocks_expected); misses=$(num misses)
-latency=$(num latency_frames)
-# blocks within 2 % of what the clock says
-awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.98 * e && b <= 1.02 * e + 1) }' ||
-    { echo "FAIL: $blocks blocks, $expected expected"; fail=1; }
+latency=$(num latency_frames); xruns=$(num xruns)
+# Blocks within 2 % of what the clock says. A machine that held the audio
+# thread up for periods (a loaded CI machine, the sanitizer build) makes
+# the null device skip them, each time an xrun: then 85 % at least, never
+# more than the clock.
+awk -v b="$blocks" -v e="$expected" -v x="${xruns:-0}" \
+    'BEGIN { exit !(b >= (x > 0 ? 0.85 : 0.98) * e && b <= 1.02 * e + 1) }' ||
+    { echo "FAIL: $blocks blocks, $expected expected ($xruns xruns)"; fail=1; }
 [ "$misses" = 0 ] || { echo "FAIL: $misses misses with a light engine"; fail=1; }
 # The stall probe ran beside the stream, a wake a period (5.33 ms): about
 # as many wakes as blocks (each period it found a whole period late makes

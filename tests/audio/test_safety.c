@@ -226,6 +226,8 @@ static void broken_engine(void)
  * ramp. */
 typedef double (*level_fn)(double t);
 
+static double out_peak; /* the last run's loudest output sample */
+
 static double runaway_run(level_fn level, double seconds, double *step, int *silent)
 {
     es_processor *p = processor(0, (es_mix){.wet = 1, .gain = 1});
@@ -245,6 +247,9 @@ static double runaway_run(level_fn level, double seconds, double *step, int *sil
     }
     *step = 0;
     *silent = 1;
+    out_peak = 0;
+    for (long t = 0; t < n; t++)
+        out_peak = fabs(y[t]) > out_peak ? fabs(y[t]) : out_peak;
     const long from = tripped < 0 ? n : (long)(tripped * RATE);
     for (long t = from + 1; t < n; t++) {
         const double d = fabs(y[t] - y[t - 1]);
@@ -258,7 +263,8 @@ static double runaway_run(level_fn level, double seconds, double *step, int *sil
 }
 
 static double swell(double t) { return 0.1 * pow(10, 3.0 / 20 * (t / 0.05)); } /* +3 dB / 50 ms */
-static double held(double t) { return t < 0.5 ? 0.5 : 2.0; }
+static double held(double t) { return t < 0.5 ? 0.5 : 1.4; }
+static double blast(double t) { return t < 0.5 ? 0.5 : 4.0; }
 static double crescendo(double t) { return pow(10, (-40 + 8 * t) / 20) > 0.7 ? 0.7 : pow(10, (-40 + 8 * t) / 20); }
 static double drums(double t) { return fmod(t, 0.5) < 0.1 ? 0.95 : 0.0; }
 static double one_overload(double t) { return t > 1 && t < 1.05 ? 1.5 : 0.3; }
@@ -276,9 +282,15 @@ static void runaway(void)
              "than the signal's (%.3f)", at, at - full_at, step);
     es_test_check(at > 0 && at - full_at < 0.5 && silent, line);
     at = runaway_run(held, 2, &step, &silent);
-    snprintf(line, sizeof line, "a tone held at +6 dBFS from 0.5 s: muted at %.2f s (0.25 s to "
+    snprintf(line, sizeof line, "a tone held at +3 dBFS from 0.5 s: muted at %.2f s (0.25 s to "
              "0.5 s after), silent after", at);
     es_test_check(at >= 0.74 && at <= 1.0 && silent, line);
+    at = runaway_run(blast, 2, &step, &silent);
+    snprintf(line, sizeof line, "a tone at +12 dBFS from 0.5 s: muted at %.3f s, in its first "
+             "block, nothing beyond +6 dBFS out (the loudest %.2f), silent after", at, out_peak);
+    es_test_check(at >= 0.5 - (double)BLOCK / RATE && at < 0.5 + (double)BLOCK / RATE && out_peak <= 2.0 /* +6 dBFS */ &&
+                      silent,
+                  line);
     static const struct {
         const char *name;
         level_fn level;

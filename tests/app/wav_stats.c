@@ -1,0 +1,40 @@
+/* wav_stats: a recording's loudest sample and when it sounded.
+ *
+ *   wav_stats FILE.wav
+ *
+ * Prints "PEAK FIRST LAST": the largest |sample| over every channel, the
+ * time (s) of the first sample above -40 dBFS, and of the last sample that
+ * is not exactly 0 (-1 when there is none). Exit 1 when it cannot read. */
+#include <math.h>
+#include <sndfile.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: wav_stats FILE.wav\n");
+        return 2;
+    }
+    SF_INFO info = {0};
+    SNDFILE *sf = sf_open(argv[1], SFM_READ, &info);
+    if (!sf) {
+        fprintf(stderr, "wav_stats: %s: %s\n", argv[1], sf_strerror(NULL));
+        return 1;
+    }
+    float *frame = malloc((size_t)info.channels * sizeof(float));
+    double peak = 0, first = -1, last = -1;
+    for (sf_count_t t = 0; frame && sf_readf_float(sf, frame, 1) == 1; t++)
+        for (int c = 0; c < info.channels; c++) {
+            const double a = fabs(frame[c]);
+            peak = a > peak || a != a ? a : peak;
+            if (first < 0 && a > 0.01)
+                first = (double)t / info.samplerate;
+            if (a != 0)
+                last = (double)t / info.samplerate;
+        }
+    sf_close(sf);
+    free(frame);
+    printf("%.4f %.4f %.4f\n", peak, first, last);
+    return 0;
+}
