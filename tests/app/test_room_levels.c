@@ -9,52 +9,20 @@
  *     level).
  *
  *   test_room_levels EARSHOT MAKE_WAV */
-#define _DEFAULT_SOURCE /* realpath */
+#define _DEFAULT_SOURCE /* popen */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
-#include "audiofile.h"
-
-static char dir[256], earshot[4096], make_wav[4096];
-static int failures;
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    const int used = snprintf(cmd, sizeof cmd, "cd '%s' && ", dir);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd + used, sizeof cmd - (size_t)used, fmt, ap);
-    va_end(ap);
-    const int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-static float **load(const char *name, es_audio_info *info)
-{
-    char p[512], err[512];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    float **ch = NULL;
-    if (es_audiofile_load(p, &ch, info, err, sizeof err) != 0) {
-        printf("FAIL %s\n", err);
-        failures++;
-        return NULL;
-    }
-    return ch;
-}
+#include "app_test.h"
 
 /* Reads `in`, scales it to -6 dBFS peak, writes `out` (float); its RMS in
  * dBFS, or NAN on failure. */
 static double to_minus_6(const char *in, const char *out)
 {
     es_audio_info info;
-    float **ch = load(in, &info);
+    float **ch = app_load(in, &info);
     if (!ch)
         return NAN;
     float peak = 0;
@@ -69,7 +37,7 @@ static double to_minus_6(const char *in, const char *out)
             sum += (double)ch[c][t] * ch[c][t];
         }
     char p[512], err[256];
-    snprintf(p, sizeof p, "%s/%s", dir, out);
+    snprintf(p, sizeof p, "%s/%s", app_dir, out);
     es_audiofile *f = es_audiofile_create(
         p, &(es_write_spec){.sample_rate = info.sample_rate, .channels = info.channels}, err,
         sizeof err);
@@ -81,7 +49,7 @@ static double to_minus_6(const char *in, const char *out)
     es_audiofile_free_channels(ch, info.channels);
     if (!ok) {
         printf("FAIL writing %s: %s\n", out, err);
-        failures++;
+        app_failures++;
         return NAN;
     }
     return rms;
@@ -90,13 +58,13 @@ static double to_minus_6(const char *in, const char *out)
 /* Renders `in` through `room`: its clipped samples, peak and RMS (dBFS). */
 static long render(const char *room, const char *in, double *peak_db, double *rms_db)
 {
-    if (sh("'%s' render --room %s %s out.wav >/dev/null 2>&1", earshot, room, in) != 0) {
+    if (app_sh("'%s' render --room %s %s out.wav >/dev/null 2>&1", app_earshot, room, in) != 0) {
         printf("FAIL render --room %s %s\n", room, in);
-        failures++;
+        app_failures++;
         return -1;
     }
     es_audio_info info;
-    float **ch = load("out.wav", &info);
+    float **ch = app_load("out.wav", &info);
     if (!ch)
         return -1;
     long clipped = 0;
@@ -116,27 +84,20 @@ static long render(const char *room, const char *in, double *peak_db, double *rm
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || !realpath(argv[1], earshot) || !realpath(argv[2], make_wav)) {
-        fprintf(stderr, "usage: test_room_levels EARSHOT MAKE_WAV\n");
-        return 2;
-    }
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    snprintf(dir, sizeof dir, "/tmp/es-levels-XXXXXX");
-    if (!mkdtemp(dir))
-        return 1;
-    setenv("EARSHOT_WISDOM", "off", 1);
-    if (sh("espeak-ng -w speech-raw.wav 'Please call Stella. Ask her to bring these things "
+    app_test_start("room-levels", argc, argv);
+    if (app_sh("espeak-ng -w speech-raw.wav 'Please call Stella. Ask her to bring these things "
            "with her from the store: six spoons of fresh snow peas, five thick slabs of blue "
            "cheese, and maybe a snack for her brother Bob.' 2>/dev/null") != 0) {
         printf("FAIL espeak-ng (package espeak-ng; scripts/setup --test installs it)\n");
-        return 1;
+        app_failures++;
+        return app_test_end();
     }
-    sh("'%s' pluck-raw.wav pluck 48000 1 480000 1 0.5 >/dev/null", make_wav);
+    app_sh("'%s' pluck-raw.wav pluck 48000 1 480000 1 0.5 >/dev/null", app_make_wav);
     const double speech_rms = to_minus_6("speech-raw.wav", "speech.wav");
     to_minus_6("pluck-raw.wav", "pluck.wav");
     /* Every shipped room, as `earshot rooms` lists them. */
     char cmd[4200];
-    snprintf(cmd, sizeof cmd, "'%s' rooms 2>/dev/null | awk 'NR > 1 { print $1 }'", earshot);
+    snprintf(cmd, sizeof cmd, "'%s' rooms 2>/dev/null | awk 'NR > 1 { print $1 }'", app_earshot);
     FILE *list = popen(cmd, "r");
     char room[128];
     int rooms = 0;
@@ -151,16 +112,14 @@ int main(int argc, char **argv)
                  sr - speech_rms, sc, pp, pc);
         const int ok = sc == 0 && pc == 0 && fabs(sr - speech_rms) <= 3;
         printf("%s %s\n", ok ? "ok  " : "FAIL", line);
-        failures += !ok;
+        app_failures += !ok;
         rooms++;
     }
     if (list)
         pclose(list);
     if (rooms < 6) {
         printf("FAIL %d shipped rooms listed (6 expected)\n", rooms);
-        failures++;
+        app_failures++;
     }
-    sh("rm -rf '%s'", dir);
-    printf("%s\n", failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    return app_test_end();
 }

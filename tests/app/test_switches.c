@@ -1,4 +1,4 @@
-/* Switches and safety as a person meets them, through the earshot binary
+/* Switches and safety as a person meets them, through the app_earshot binary
  * on the null device, with the output (and the dry input) recorded:
  *   - a mono IR swapped in while a stereo room plays: it plays, both
  *     output channels equal, sample for sample;
@@ -11,75 +11,14 @@
  *     silenced (to FFT rounding: each process plans its own FFTs).
  *
  *   test_switches EARSHOT MAKE_WAV */
-#define _DEFAULT_SOURCE /* realpath */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
-#include "audiofile.h"
+#include "app_test.h"
 
 #define RATE 48000
-
-static const char *earshot, *make_wav;
-static char dir[256];
-static int failures;
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
-    failures += !ok;
-}
-
-static void path(char *out, size_t n, const char *name)
-{
-    snprintf(out, n, "%s/%s", dir, name);
-}
-
-/* A shell command in the test's folder; its exit status. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-#include <stdarg.h>
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    int used = snprintf(cmd, sizeof cmd, "cd '%s' && ", dir);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd + used, sizeof cmd - (size_t)used, fmt, ap);
-    va_end(ap);
-    const int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-/* A file's lines holding `text`. */
-static int lines_with(const char *name, const char *text)
-{
-    char p[512], line[4096];
-    path(p, sizeof p, name);
-    FILE *f = fopen(p, "r");
-    int n = 0;
-    while (f && fgets(line, sizeof line, f))
-        n += strstr(line, text) != NULL;
-    if (f)
-        fclose(f);
-    return n;
-}
-
-/* Loads a WAV of the folder: its channels (NULL on failure, said). */
-static float **load(const char *name, es_audio_info *info)
-{
-    char p[512], err[512];
-    path(p, sizeof p, name);
-    float **ch = NULL;
-    if (es_audiofile_load(p, &ch, info, err, sizeof err) != 0) {
-        printf("FAIL %s\n", err);
-        failures++;
-        return NULL;
-    }
-    return ch;
-}
 
 static long non_finite(float **ch, const es_audio_info *info)
 {
@@ -92,12 +31,12 @@ static long non_finite(float **ch, const es_audio_info *info)
 
 static void mono_room(void)
 {
-    sh("'%s' mono.wav decay %d 1 4800 >/dev/null", make_wav, RATE);
-    const int rc = sh("(sleep 1; echo 'room ./mono.wav'; sleep 2) | '%s' play --device null "
+    app_sh("'%s' mono.wav decay %d 1 4800 >/dev/null", app_make_wav, RATE);
+    const int rc = app_sh("(sleep 1; echo 'room ./mono.wav'; sleep 2) | '%s' play --device null "
                       "--headless --commands --seconds 3 --record out.wav >/dev/null 2>err.txt",
-                      earshot);
+                      app_earshot);
     es_audio_info info;
-    float **ch = load("out.wav", &info);
+    float **ch = app_load("out.wav", &info);
     if (!ch)
         return;
     /* The last second: the mono room alone, on both channels. */
@@ -110,8 +49,8 @@ static void mono_room(void)
     char line[300];
     snprintf(line, sizeof line, "a mono IR on a stereo stream: exit %d, played (%d line), both "
              "channels equal over its last second (%ld differ), not silent", rc,
-             lines_with("err.txt", "room ./mono.wav"), differ);
-    check(rc == 0 && lines_with("err.txt", "room ./mono.wav") >= 1 && info.channels == 2 &&
+             app_lines_with("err.txt", "room ./mono.wav"), differ);
+    app_check(rc == 0 && app_lines_with("err.txt", "room ./mono.wav") >= 1 && info.channels == 2 &&
               differ == 0 && energy > 0, line);
     es_audiofile_free_channels(ch, info.channels);
 }
@@ -120,17 +59,17 @@ static void three_outputs(void)
 {
     /* Three channels with one input: a 1 x 3 matrix (four would be true
      * stereo: two outputs). */
-    sh("'%s' tri.wav decay %d 3 4800 >/dev/null", make_wav, RATE);
-    const int rc = sh("(sleep 1; echo 'room ./tri.wav'; sleep 2) | '%s' play --device null "
+    app_sh("'%s' tri.wav decay %d 3 4800 >/dev/null", app_make_wav, RATE);
+    const int rc = app_sh("(sleep 1; echo 'room ./tri.wav'; sleep 2) | '%s' play --device null "
                       "--headless --commands --seconds 3 --record out4.wav --json >out.json "
-                      "2>err.txt", earshot);
+                      "2>err.txt", app_earshot);
     es_audio_info info;
-    float **ch = load("out4.wav", &info);
+    float **ch = app_load("out4.wav", &info);
     char line[300];
     snprintf(line, sizeof line, "a three-output room on a stereo stream: exit %d, the stream "
              "reopened (said: %d), the stereo take ended there (%.2f s, 2 channels)", rc,
-             lines_with("err.txt", "the stream reopened"), ch ? info.frames / (double)RATE : 0);
-    check(rc == 0 && lines_with("err.txt", "room ./tri.wav: the stream reopened") == 1 && ch &&
+             app_lines_with("err.txt", "the stream reopened"), ch ? info.frames / (double)RATE : 0);
+    app_check(rc == 0 && app_lines_with("err.txt", "room ./tri.wav: the stream reopened") == 1 && ch &&
               info.channels == 2 && info.frames < 2.0 * RATE && info.frames > 0.5 * RATE,
           line);
     if (ch)
@@ -159,7 +98,7 @@ static void write_bad_input(void)
     float *data[2] = {x, y};
     for (int k = 0; k < 2; k++) {
         char p[512], err[256];
-        path(p, sizeof p, names[k]);
+        app_path(p, sizeof p, names[k]);
         float *chans[1] = {data[k]};
         es_audiofile *f = es_audiofile_create(
             p, &(es_write_spec){.sample_rate = RATE, .channels = 1}, err, sizeof err);
@@ -176,13 +115,13 @@ static void write_bad_input(void)
 static void bad_input(void)
 {
     write_bad_input();
-    int rc = sh("'%s' play --device null --headless --seconds 2.5 --input bad.wav --room "
-                "cathedral --record played.wav --json >played.json 2>err.txt", earshot);
+    int rc = app_sh("'%s' play --device null --headless --seconds 2.5 --input bad.wav --room "
+                "cathedral --record played.wav --json >played.json 2>err.txt", app_earshot);
     es_audio_info info;
-    float **ch = load("played.wav", &info);
+    float **ch = app_load("played.wav", &info);
     char line[400], count[64] = "";
     char p[512];
-    path(p, sizeof p, "played.json");
+    app_path(p, sizeof p, "played.json");
     FILE *f = fopen(p, "r");
     char json[65536] = "";
     if (f) {
@@ -195,18 +134,18 @@ static void bad_input(void)
     const long played_bad = ch ? non_finite(ch, &info) : -1;
     snprintf(line, sizeof line, "played: exit %d, %ld samples not finite in the recording, "
              "bad_input %s in the JSON (want 482), said in %d lines", rc, played_bad,
-             strtok(count, ","), lines_with("err.txt", "input:"));
-    check(rc == 0 && played_bad == 0 && atol(count) == 2 + RATE / 100 &&
-              lines_with("err.txt", "input:") >= 1 && lines_with("err.txt", "input:") <= 3,
+             strtok(count, ","), app_lines_with("err.txt", "input:"));
+    app_check(rc == 0 && played_bad == 0 && atol(count) == 2 + RATE / 100 &&
+              app_lines_with("err.txt", "input:") >= 1 && app_lines_with("err.txt", "input:") <= 3,
           line);
     if (ch)
         es_audiofile_free_channels(ch, info.channels);
 
-    rc = sh("'%s' render --room cathedral bad.wav bad-out.wav >/dev/null 2>err.txt && '%s' "
-            "render --room cathedral clean.wav clean-out.wav >/dev/null 2>/dev/null", earshot,
-            earshot);
+    rc = app_sh("'%s' render --room cathedral bad.wav bad-out.wav >/dev/null 2>err.txt && '%s' "
+            "render --room cathedral clean.wav clean-out.wav >/dev/null 2>/dev/null", app_earshot,
+            app_earshot);
     es_audio_info a, b;
-    float **ra = load("bad-out.wav", &a), **rb = load("clean-out.wav", &b);
+    float **ra = app_load("bad-out.wav", &a), **rb = app_load("clean-out.wav", &b);
     /* Two processes may plan their FFTs differently (FFTW_MEASURE): the
      * same to FFT rounding, not bit for bit. */
     double err = 0, ref = 0;
@@ -219,8 +158,8 @@ static void bad_input(void)
     const double db = ref > 0 ? 10 * log10(err / ref + 1e-30) : 0;
     snprintf(line, sizeof line, "rendered: exit %d, %ld samples not finite, said in %d line, "
              "the render of the file with those samples silenced to %.1f dB", rc,
-             ra ? non_finite(ra, &a) : -1, lines_with("err.txt", "not numbers"), db);
-    check(rc == 0 && ra && non_finite(ra, &a) == 0 && lines_with("err.txt", "not numbers") == 1 &&
+             ra ? non_finite(ra, &a) : -1, app_lines_with("err.txt", "not numbers"), db);
+    app_check(rc == 0 && ra && non_finite(ra, &a) == 0 && app_lines_with("err.txt", "not numbers") == 1 &&
               ref > 0 && db < -120, line);
     if (ra)
         es_audiofile_free_channels(ra, a.channels);
@@ -230,27 +169,9 @@ static void bad_input(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_switches EARSHOT MAKE_WAV\n");
-        return 2;
-    }
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    static char earshot_path[4096], make_wav_path[4096];
-    if (!realpath(argv[1], earshot_path) || !realpath(argv[2], make_wav_path)) {
-        fprintf(stderr, "test_switches: %s or %s is not there\n", argv[1], argv[2]);
-        return 2;
-    }
-    earshot = earshot_path;
-    make_wav = make_wav_path;
-    snprintf(dir, sizeof dir, "/tmp/es-switches-XXXXXX");
-    if (!mkdtemp(dir))
-        return 1;
-    setenv("XDG_CONFIG_HOME", dir, 1);
-    setenv("EARSHOT_WISDOM", "off", 1);
+    app_test_start("switches", argc, argv);
     mono_room();
     three_outputs();
     bad_input();
-    sh("rm -rf '%s'", dir);
-    printf("%s\n", failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    return app_test_end();
 }

@@ -200,6 +200,22 @@ static void room_turn(es_processor *p, builder *b, int blk, void *ctx)
         swap(p, b, usable[usable_count - 1], c->other, 0), c->swaps++;
 }
 
+/* A fresh processor on `room` through x into y, at(block) each block, the
+ * builder answering or not; its stats at the end. */
+static void play_through(const es_ir *room, int latency, float **x, float **y, int frames,
+                         void (*at)(es_processor *, builder *, int, void *), plan_ctx *c,
+                         int answer, es_stats *st)
+{
+    es_processor *p = make_processor(room, latency);
+    es_history *h = es_processor_history(p);
+    builder b = {0};
+    run(p, h, &b, x, y, frames, at, c, answer);
+    es_processor_stats(p, st);
+    es_history_unref(h);
+    es_processor_destroy(p);
+    builder_free(&b);
+}
+
 int main(void)
 {
     uint64_t rng = es_test_seed();
@@ -230,13 +246,9 @@ int main(void)
     char what[300];
 
     /* 1. Engine switches. */
-    es_processor *p = make_processor(room, latency);
-    es_history *h = es_processor_history(p);
-    builder b = {0};
-    plan_ctx c = {.ir = room};
-    run(p, h, &b, x, y, frames, engine_turns, &c, 1);
     es_stats st;
-    es_processor_stats(p, &st);
+    plan_ctx c = {.ir = room};
+    play_through(room, latency, x, y, frames, engine_turns, &c, 1, &st);
     double db = error_db(y, ref, latency, 0, frames);
     snprintf(what, sizeof what, "%d primed engine swaps through %d engines (primed %llu, "
              "swaps %llu): the output is the whole input's convolution, %.1f dB",
@@ -245,29 +257,19 @@ int main(void)
     es_test_check(c.swaps >= 4 && st.primed == (uint64_t)c.swaps &&
                       st.swaps == (uint64_t)c.swaps && db < -110,
                   what);
-    es_history_unref(h);
-    es_processor_destroy(p);
-    builder_free(&b);
 
     /* The control: the same swaps unprimed miss the past; the check sees it. */
     unprimed = 1;
-    p = make_processor(room, latency);
-    h = es_processor_history(p);
     c = (plan_ctx){.ir = room};
-    run(p, h, &b, x, y, frames, engine_turns, &c, 0);
+    play_through(room, latency, x, y, frames, engine_turns, &c, 0, &st);
     db = error_db(y, ref, latency, 0, frames);
     snprintf(what, sizeof what, "the same swaps unprimed (the control): %.1f dB", db);
     es_test_check(db > -20, what);
-    es_history_unref(h);
-    es_processor_destroy(p);
-    builder_free(&b);
     unprimed = 0;
 
     /* 2. A room switch. */
-    p = make_processor(room, latency);
-    h = es_processor_history(p);
     c = (plan_ctx){.ir = room, .other = other};
-    run(p, h, &b, x, y, frames, room_turn, &c, 1);
+    play_through(room, latency, x, y, frames, room_turn, &c, 1, &st);
     const int switched = 3 * SWAP_EVERY * BLOCK;
     const int faded = switched + (int)(0.05 * RATE) + 2 * BLOCK; /* the default crossfade */
     const double before = error_db(y, ref, latency, 0, switched);
@@ -276,13 +278,11 @@ int main(void)
              "the crossfade the second room's convolution of the whole input, %.1f dB",
              before, after);
     es_test_check(before < -110 && after < -110, what);
-    es_history_unref(h);
-    es_processor_destroy(p);
-    builder_free(&b);
 
     /* 3. A builder that never answers. */
-    p = make_processor(room, latency);
-    h = es_processor_history(p);
+    es_processor *p = make_processor(room, latency);
+    es_history *h = es_processor_history(p);
+    builder b = {0};
     priming *never = swap(p, &b, usable[0], room, 1);
     const int wait_blocks = (int)(ES_PRIME_WAIT_MS * 1e-3 * RATE) / BLOCK + 30;
     float **out = es_test_planar(2, BLOCK);

@@ -51,7 +51,8 @@ const es_param es_play_params[] = {
     {"input-device", ES_PARAM_STRING, 0, 255, "NAME",
      "with --input mic: the input's own device", OPT(input_device), NULL, NULL},
     {"crossfade-ms", ES_PARAM_DOUBLE, 1, 5000, "MS",
-     "the equal-power crossfade of a room or engine swap (50)", OPT(crossfade_ms), NULL, NULL},
+     "the crossfade of a swap: equal power between rooms, linear between engines of one "
+     "room (50)", OPT(crossfade_ms), NULL, NULL},
     {"record", ES_PARAM_STRING, 0, 1023, "OUT",
      "record the output to a float WAV (finished on stop, on\n"
      "Ctrl-C, and after a write error, keeping what was written)", OPT(record), NULL, NULL},
