@@ -36,7 +36,7 @@ static const char usage[] =
 #define ES_MAX_RENDER_CHANNELS 64
 
 typedef struct {
-    const char *ir_path, *room, *rooms, *in_path, *out_path;
+    const char *ir_path, *room, *rooms, *in_path, *out_path, *layout;
     const es_engine_class *engine;
     int block, format, verbose;
     double wet;
@@ -57,6 +57,11 @@ static const es_param params[] = {
      NULL, NULL},
     {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
      offsetof(render_args, rooms), NULL, NULL},
+    {"layout", ES_PARAM_STRING, 0, 15, "IxO",
+     "--ir's channels as an I x O matrix (channel i*O + o: input\n"
+     "i to output o), where the count alone is ambiguous (a\n"
+     "4-channel 1x4 B-format room is not true stereo); a\n"
+     "library room's layout is its manifest's", offsetof(render_args, layout), NULL, NULL},
     ES_PARAM_ENGINE(render_args, engine),
     {"block", ES_PARAM_INT, ES_BLOCK_MIN, ES_BLOCK_MAX, "N",
      "frames per block, as live playback runs it (default: the\n"
@@ -102,6 +107,10 @@ static int parse(int argc, char **argv, render_args *a)
     }
     if (npos < 2) {
         es_error("render: needs IN and OUT files (see earshot render --help)");
+        return -1;
+    }
+    if (a->layout && a->room) {
+        es_error("render: --layout is for an --ir file; a room's layout is its manifest's");
         return -1;
     }
     a->in_path = positional[0];
@@ -173,6 +182,20 @@ int es_cmd_render(int argc, char **argv)
             goto fail;
         if (note[0])
             es_error("%s", note);
+    } else if (a.layout) {
+        int ins, outs;
+        if (!es_layout_matrix(a.layout, &ins, &outs)) {
+            snprintf(err, sizeof err, "--layout '%s': give inputs x outputs, as 1x4", a.layout);
+            goto fail;
+        }
+        if (ins != info.channels) {
+            snprintf(err, sizeof err, "--layout %s takes %d input channel%s; %s has %d", a.layout,
+                     ins, ins == 1 ? "" : "s", a.in_path, info.channels);
+            goto fail;
+        }
+        if (!(ir = es_ir_load_matrix(a.ir_path, info.sample_rate, ins, outs, &irinfo, err,
+                                     sizeof err)))
+            goto fail;
     } else if (!(ir = es_ir_load(a.ir_path, info.sample_rate, info.channels, &irinfo, err,
                                  sizeof err))) {
         goto fail;
@@ -182,7 +205,8 @@ int es_cmd_render(int argc, char **argv)
                  a.ir_path, irinfo.file_rate, info.sample_rate, a.in_path, irinfo.file_frames,
                  ir->length);
     char layout[160];
-    if (!a.room && es_ir_layout_note(irinfo.file_channels, info.channels, layout, sizeof layout))
+    if (!a.room && !a.layout &&
+        es_ir_layout_note(irinfo.file_channels, info.channels, layout, sizeof layout))
         es_error("note: %s: %s", a.ir_path, layout);
     if (ir->outputs > ES_MAX_RENDER_CHANNELS || ir->inputs > ES_MAX_RENDER_CHANNELS) {
         snprintf(err, sizeof err, "%s: %d x %d channels; at most %d each way", a.ir_path,

@@ -47,8 +47,10 @@ static const char usage[] =
     "  --absorption A or A125,A250,A500,A1k,A2k,A4k for every wall, then\n"
     "  --wall NAME=A... for one of left right front back floor ceiling.\n"
     "add validates an IR file and copies it into the user folder;\n"
-    "import-jconvolver builds a room from a jconvolver configuration\n"
-    "(/cd, /convolver/new, /impulse/read). --to DIR writes to DIR instead.\n";
+    "import-jconvolver builds a room from a jconvolver configuration, read as\n"
+    "jconvolver 1.1 reads it (/cd, /convolver/new with MAXSIZE cutting every\n"
+    "filter, /impulse/read, dirac, hilbert and copy, port and client names;\n"
+    "docs/ROOMS.md). --to DIR writes to DIR instead.\n";
 
 static void plot(const float *ir, int length, double rate, double usable)
 {

@@ -273,13 +273,25 @@ static int cmd_import(int argc, char **argv)
         return 2;
     const char *conf = argv[2];
     char err[1400], dir[1024];
-    float **ch;
-    int ins, outs, frames;
-    double rate;
-    if (es_jconvolver_read(conf, &ch, &ins, &outs, &frames, &rate, err, sizeof err) != 0) {
+    es_jconvolver_room room;
+    if (es_jconvolver_load(conf, &room, err, sizeof err) != 0) {
         es_error("rooms import-jconvolver: %s", err);
         return 1;
     }
+    /* What jconvolver would have cut or dropped too, said as it says it. */
+    if (room.notes[0])
+        es_error("rooms import-jconvolver: note: %s: %s", conf, room.notes);
+    const int ins = room.inputs, outs = room.outputs, frames = room.frames;
+    /* Written as one WAV of inputs x outputs channels: a path without a
+     * filter is a silent channel; 48 kHz when no file gave a rate. */
+    const double rate = room.rate > 0 ? room.rate : 48000.0;
+    for (int p = 0; p < ins * outs; p++)
+        if (!room.paths[p] && !(room.paths[p] = calloc((size_t)frames, sizeof(float)))) {
+            es_jconvolver_free(&room);
+            es_error("rooms import-jconvolver: %s: out of memory", conf);
+            return 1;
+        }
+    float **ch = room.paths;
     int rc = 1;
     if (check_destination(&d, dir, sizeof dir) == 0) {
         snprintf(d.meta.layout, sizeof d.meta.layout, "%dx%d", ins, outs);
@@ -290,7 +302,7 @@ static int cmd_import(int argc, char **argv)
             snprintf(d.source, sizeof d.source, "imported from jconvolver %s", conf);
         rc = save(&d, dir, ch, ins * outs, frames, rate) ? 1 : 0;
     }
-    es_audiofile_free_channels(ch, ins * outs);
+    es_jconvolver_free(&room);
     return rc;
 }
 

@@ -155,6 +155,31 @@ es_ir *es_ir_from_channels(const float *const *chan, int file_channels,
     return ir;
 }
 
+es_ir *es_ir_from_matrix(const float *const *chan, int channels, int length, double sample_rate,
+                         int inputs, int outputs, char *err, size_t n)
+{
+    if (inputs < 1 || outputs < 1 || channels != inputs * outputs) {
+        snprintf(err, n, "a %d x %d matrix takes %d channels, not %d", inputs, outputs,
+                 inputs * outputs, channels);
+        return NULL;
+    }
+    es_ir *ir = es_ir_create(inputs, outputs, length, sample_rate);
+    int failed = !ir;
+    for (int c = 0; ir && !failed && c < channels; c++) {
+        int silent = 1;
+        for (int t = 0; t < length && silent; t++)
+            silent = chan[c][t] == 0.0f;
+        if (!silent)
+            failed = copy_row(ir, c / outputs, c % outputs, chan[c]);
+    }
+    if (failed) {
+        es_ir_destroy(ir);
+        snprintf(err, n, "out of memory for a %d x %d matrix", inputs, outputs);
+        return NULL;
+    }
+    return ir;
+}
+
 int es_ir_layout_note(int file_channels, int inputs, char *out, size_t n)
 {
     const int c = file_channels;

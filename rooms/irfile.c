@@ -107,6 +107,21 @@ fail:
     return -1;
 }
 
+es_ir *es_ir_load_matrix(const char *path, double target_rate, int inputs, int outputs,
+                         es_ir_load_info *info, char *err, size_t n)
+{
+    float **ch = NULL;
+    if (es_ir_read_channels(path, target_rate, &ch, info, err, n) != 0)
+        return NULL;
+    char why[256];
+    es_ir *ir = es_ir_from_matrix((const float *const *)ch, info->file_channels, info->frames,
+                                  target_rate, inputs, outputs, why, sizeof why);
+    if (!ir)
+        snprintf(err, n, "%s: %s", path, why);
+    es_audiofile_free_channels(ch, info->file_channels);
+    return ir;
+}
+
 es_ir *es_ir_load(const char *path, double target_rate, int inputs,
                   es_ir_load_info *info, char *err, size_t n)
 {

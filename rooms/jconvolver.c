@@ -1,3 +1,10 @@
+/* A jconvolver configuration read as jconvolver 1.1 reads it
+ * (jconvolver.h lists the commands). One pass, a command a line, each a
+ * row of a table: the paths' filters grow as entries land on them, cut at
+ * MAXSIZE as jconvolver cuts them, and /impulse/copy makes a path share
+ * another's filter (a link resolved on every write, so that later
+ * additions to either reach both, then copied out at the end). */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,116 +16,419 @@
 #include "core/param.h"
 #include "jconvolver.h"
 
-#define MAX_SIDE 64
 #define MAX_FRAMES (60 * 192000)
 #define MAX_LINE 2047 /* characters; a longer line is refused, not cut */
+#define MAX_WORDS 12
+#define MAX_BYTES ((size_t)2 << 30) /* the filters' memory, all paths */
+#define DEFAULT_RATE 48000.0        /* for a room no file gives a rate to */
+#define PI 3.14159265358979323846
 
 typedef struct {
-    int in, out, chan;
-    double gain;
-    int delay, offset, length;
-    char file[2200];
+    const char *conf;
     int line;
-} impulse;
+    char dir[1024];
+    es_jconvolver_room *room;
+    int *link;   /* [in * out]: the path whose filter this one shares (itself: none) */
+    int *cap;    /* frames each row holds */
+    size_t bytes;
+    int cut;     /* lines whose data MAXSIZE cut */
+} reader;
 
 typedef struct {
     int inputs, outputs, part, maxsize;
+    double density;
 } convolver;
 
-/* The fields of the two commands, range-checked as every number earshot
- * reads is: a NaN gain or a delay past any IR earshot takes is refused
- * with its name, before any arithmetic sees it. */
-static const es_param convolver_fields[] = {
-    {"INPUTS", ES_PARAM_INT, 1, MAX_SIDE, .offset = offsetof(convolver, inputs)},
-    {"OUTPUTS", ES_PARAM_INT, 1, MAX_SIDE, .offset = offsetof(convolver, outputs)},
+typedef struct {
+    int in, out;
+    double gain;
+    int delay, offset, length, chan; /* /impulse/read; hilbert: length */
+    int from_in, from_out;           /* /impulse/copy */
+} entry;
+
+/* The numbers of each command, range-checked as every number earshot reads
+ * is: a NaN gain or a delay past any IR earshot takes is refused with its
+ * name, before any arithmetic sees it. */
+#define ES_SIDE ES_JCONVOLVER_SIDE
+static const es_param new_fields[] = {
+    {"INPUTS", ES_PARAM_INT, 1, ES_SIDE, .offset = offsetof(convolver, inputs)},
+    {"OUTPUTS", ES_PARAM_INT, 1, ES_SIDE, .offset = offsetof(convolver, outputs)},
     {"PART", ES_PARAM_INT, 1, 1 << 20, .offset = offsetof(convolver, part)},
-    {"MAXSIZE", ES_PARAM_INT, 1, 1 << 30, .offset = offsetof(convolver, maxsize)},
+    {"MAXSIZE", ES_PARAM_INT, 1, MAX_FRAMES, .offset = offsetof(convolver, maxsize)},
+    {"DENSITY", ES_PARAM_DOUBLE, 0, 1, .offset = offsetof(convolver, density)},
+    {NULL}};
+#define PATH_FIELDS                                                                         \
+    {"IN", ES_PARAM_INT, 1, ES_SIDE, .offset = offsetof(entry, in)},                        \
+    {"OUT", ES_PARAM_INT, 1, ES_SIDE, .offset = offsetof(entry, out)}
+#define GAIN_DELAY                                                                          \
+    {"GAIN", ES_PARAM_DOUBLE, -1000, 1000, .offset = offsetof(entry, gain)},                \
+    {"DELAY", ES_PARAM_INT, 0, MAX_FRAMES, .offset = offsetof(entry, delay)}
+static const es_param read_fields[] = {
+    PATH_FIELDS, GAIN_DELAY,
+    {"OFFSET", ES_PARAM_INT, 0, MAX_FRAMES, .offset = offsetof(entry, offset)},
+    {"LENGTH", ES_PARAM_INT, 0, MAX_FRAMES, .offset = offsetof(entry, length)},
+    {"CHAN", ES_PARAM_INT, 1, 1024, .offset = offsetof(entry, chan)},
+    {NULL}};
+static const es_param dirac_fields[] = {PATH_FIELDS, GAIN_DELAY, {NULL}};
+static const es_param hilbert_fields[] = {
+    PATH_FIELDS, GAIN_DELAY,
+    {"LENGTH", ES_PARAM_INT, 64, 65536, .offset = offsetof(entry, length)},
+    {NULL}};
+static const es_param copy_fields[] = {
+    PATH_FIELDS,
+    {"FROMIN", ES_PARAM_INT, 1, ES_SIDE, .offset = offsetof(entry, from_in)},
+    {"FROMOUT", ES_PARAM_INT, 1, ES_SIDE, .offset = offsetof(entry, from_out)},
     {NULL}};
 
-static const es_param impulse_fields[] = {
-    {"IN", ES_PARAM_INT, 1, MAX_SIDE, .offset = offsetof(impulse, in)},
-    {"OUT", ES_PARAM_INT, 1, MAX_SIDE, .offset = offsetof(impulse, out)},
-    {"GAIN", ES_PARAM_DOUBLE, -1000, 1000, .offset = offsetof(impulse, gain)},
-    {"DELAY", ES_PARAM_INT, 0, MAX_FRAMES, .offset = offsetof(impulse, delay)},
-    {"OFFSET", ES_PARAM_INT, 0, MAX_FRAMES, .offset = offsetof(impulse, offset)},
-    {"LENGTH", ES_PARAM_INT, 0, MAX_FRAMES, .offset = offsetof(impulse, length)},
-    {"CHAN", ES_PARAM_INT, 1, 1024, .offset = offsetof(impulse, chan)},
-    {NULL}};
-
-/* Splits `rest` at blanks into up to `cap` words (the text is cut in
- * place); the count. */
-static int words(char *rest, char **word, int cap)
+/* "CONF:LINE: " before a message. */
+static int fail(const reader *r, char *err, size_t n, const char *why)
 {
-    int count = 0;
-    for (char *at = strtok(rest, " \t\r\n"); at && count < cap; at = strtok(NULL, " \t\r\n"))
-        word[count++] = at;
-    return count;
+    snprintf(err, n, "%s:%d: %s", r->conf, r->line, why);
+    return -1;
 }
 
-/* The first `count` words through the table into base; 0, or -1 with
- * "CONF:LINE: COMMAND FIELD 'text': what is wrong". */
-static int parse_fields(const es_param *fields, char **word, void *base, const char *conf,
-                        int line, const char *command, char *err, size_t n)
+/* The first words through the table into base; 0, or -1 said. */
+static int parse(const reader *r, const es_param *fields, char **word, const char *command,
+                 void *base, char *err, size_t n)
 {
     for (int k = 0; fields[k].name; k++) {
         char label[64], why[256];
         snprintf(label, sizeof label, "%s %s", command, fields[k].name);
-        if (es_param_parse(&fields[k], label, word[k], base, why, sizeof why) != 0) {
-            snprintf(err, n, "%s:%d: %s", conf, line, why);
-            return -1;
-        }
+        if (es_param_parse(&fields[k], label, word[k], base, why, sizeof why) != 0)
+            return fail(r, err, n, why);
     }
     return 0;
 }
 
-/* Puts one /impulse/read into its matrix channel. */
-static int place(const impulse *im, float **matrix, int outputs, int frames, double *rate,
-                 const char *conf, char *err, size_t n)
+/* A note on what was cut or dropped, for the line being read. */
+static void note(reader *r, const char *what)
 {
+    es_jconvolver_room *room = r->room;
+    const size_t used = strlen(room->notes);
+    if (used + 80 < sizeof room->notes)
+        snprintf(room->notes + used, sizeof room->notes - used, "%sline %d: %s", used ? "; " : "",
+                 r->line, what);
+}
+
+/* The row path in -> out (0-based) writes to: its own, or the one it shares. */
+static int row_of(const reader *r, int in, int out)
+{
+    int p = in * r->room->outputs + out;
+    while (r->link[p] != p)
+        p = r->link[p];
+    return p;
+}
+
+/* Adds gain * x[0..count) (x read with a stride) to path in -> out from
+ * frame `at`, cut at MAXSIZE (counted, noted once a line). 0, or -1 said. */
+static int add(reader *r, int in, int out, int at, const float *x, int stride, int count,
+               double gain, char *err, size_t n)
+{
+    es_jconvolver_room *room = r->room;
+    const int keep = at >= room->maxsize ? 0 : count < room->maxsize - at ? count
+                                                                            : room->maxsize - at;
+    if (keep < count) {
+        r->cut++;
+        note(r, "data truncated at MAXSIZE");
+    }
+    if (keep <= 0)
+        return 0;
+    const int p = row_of(r, in, out), need = at + keep;
+    if (need > r->cap[p]) {
+        const size_t more = (size_t)(need - r->cap[p]) * sizeof(float);
+        float *grown = r->bytes + more <= MAX_BYTES
+                           ? realloc(room->paths[p], (size_t)need * sizeof(float))
+                           : NULL;
+        if (!grown)
+            return fail(r, err, n, "the filters need more memory than earshot gives a room");
+        memset(grown + r->cap[p], 0, more);
+        room->paths[p] = grown;
+        r->bytes += more;
+        r->cap[p] = need;
+    }
+    float *dst = room->paths[p] + at;
+    for (int t = 0; t < keep; t++)
+        dst[t] += (float)(gain * x[(size_t)t * (size_t)stride]);
+    return 0;
+}
+
+/* ---- the commands ---- */
+
+typedef int (*command_fn)(reader *r, char **word, int words, char *err, size_t n);
+
+static int c_cd(reader *r, char **word, int words, char *err, size_t n)
+{
+    (void)words;
+    if (strlen(word[1]) >= sizeof r->dir)
+        return fail(r, err, n, "/cd: the folder's name is too long");
+    snprintf(r->dir, sizeof r->dir, "%s", word[1]);
+    return 0;
+}
+
+static int c_new(reader *r, char **word, int words, char *err, size_t n)
+{
+    es_jconvolver_room *room = r->room;
+    /* One convolver: a second would change the matrix under what is read. */
+    if (room->inputs)
+        return fail(r, err, n, "a second /convolver/new (earshot imports one)");
+    convolver c = {.density = 1};
+    char *fields[5] = {word[1], word[2], word[3], word[4], words > 5 ? word[5] : "1"};
+    if (parse(r, new_fields, fields, word[0], &c, err, n))
+        return -1;
+    const size_t paths = (size_t)c.inputs * (size_t)c.outputs;
+    room->paths = calloc(paths, sizeof *room->paths);
+    r->link = malloc(paths * sizeof *r->link);
+    r->cap = calloc(paths, sizeof *r->cap);
+    if (!room->paths || !r->link || !r->cap)
+        return fail(r, err, n, "out of memory");
+    for (size_t p = 0; p < paths; p++)
+        r->link[p] = (int)p;
+    room->inputs = c.inputs;
+    room->outputs = c.outputs;
+    room->part = c.part;
+    room->maxsize = c.maxsize;
+    room->density = c.density;
+    return 0;
+}
+
+/* Checks a path's numbers against the convolver; 0 or -1 said. */
+static int check_path(const reader *r, int in, int out, char *err, size_t n)
+{
+    if (!r->room->inputs)
+        return fail(r, err, n, "a filter before /convolver/new");
+    if (in > r->room->inputs || out > r->room->outputs) {
+        char why[160];
+        snprintf(why, sizeof why, "input %d or output %d is outside the %dx%d convolver", in,
+                 out, r->room->inputs, r->room->outputs);
+        return fail(r, err, n, why);
+    }
+    return 0;
+}
+
+static int c_read(reader *r, char **word, int words, char *err, size_t n)
+{
+    (void)words;
+    entry e = {0};
+    if (parse(r, read_fields, word + 1, word[0], &e, err, n) ||
+        check_path(r, e.in, e.out, err, n))
+        return -1;
+    const char *file = word[8];
+    char path[2200], why[1600];
+    if (strlen(file) >= 1024)
+        return fail(r, err, n, "the file name is longer than 1023 characters");
+    snprintf(path, sizeof path, "%s%s%s", file[0] == '/' ? "" : r->dir,
+             file[0] == '/' ? "" : "/", file);
     float **ch = NULL;
     es_audio_info info;
-    char why[512];
-    if (es_audiofile_load(im->file, &ch, &info, why, sizeof why) != 0) {
-        snprintf(err, n, "%s:%d: %s", conf, im->line, why);
-        return -1;
-    }
+    if (es_audiofile_load(path, &ch, &info, why, sizeof why) != 0)
+        return fail(r, err, n, why);
     int rc = -1;
-    if (*rate == 0)
-        *rate = info.sample_rate;
-    if (info.sample_rate != *rate) {
-        snprintf(err, n, "%s:%d: %s is %g Hz, the files before it %g Hz", conf, im->line,
-                 im->file, info.sample_rate, *rate);
-    } else if (im->chan > info.channels) {
-        snprintf(err, n, "%s:%d: %s has %d channel%s, not channel %d", conf, im->line,
-                 im->file, info.channels, info.channels == 1 ? "" : "s", im->chan);
+    es_jconvolver_room *room = r->room;
+    if (room->rate && info.sample_rate != room->rate) {
+        snprintf(why, sizeof why, "%.1100s is %g Hz, the files before it %g Hz", path,
+                 info.sample_rate, room->rate);
+        fail(r, err, n, why);
+    } else if (e.chan > info.channels) {
+        snprintf(why, sizeof why, "%.1100s has %d channel%s, not channel %d", path,
+                 info.channels, info.channels == 1 ? "" : "s", e.chan);
+        fail(r, err, n, why);
     } else {
-        float *dst = matrix[(im->in - 1) * outputs + (im->out - 1)];
-        const float *src = ch[im->chan - 1];
-        const float gain = (float)im->gain;
-        for (long t = 0; im->offset + t < info.frames && (im->length == 0 || t < im->length) &&
-                         im->delay + t < frames;
-             t++)
-            dst[im->delay + t] += gain * src[im->offset + t];
-        rc = 0;
+        room->rate = info.sample_rate;
+        long count = (long)info.frames - e.offset;
+        if (e.length > 0 && e.length < count)
+            count = e.length;
+        rc = count <= 0 ? 0
+                        : add(r, e.in - 1, e.out - 1, e.delay, ch[e.chan - 1] + e.offset, 1,
+                              (int)count, e.gain, err, n);
     }
     es_audiofile_free_channels(ch, info.channels);
     return rc;
 }
 
-static long file_frames(const char *path)
+static int c_dirac(reader *r, char **word, int words, char *err, size_t n)
 {
-    es_audio_info info;
-    char why[512];
-    es_audiofile *f = es_audiofile_open_read(path, &info, why, sizeof why);
-    if (!f)
+    (void)words;
+    entry e = {0};
+    if (parse(r, dirac_fields, word + 1, word[0], &e, err, n) ||
+        check_path(r, e.in, e.out, err, n))
         return -1;
-    es_audiofile_close(f);
-    return (long)info.frames;
+    const float one = 1.0f;
+    return add(r, e.in - 1, e.out - 1, e.delay, &one, 1, 1, e.gain, err, n);
 }
 
-int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *outputs,
-                       int *frames, double *rate, char *err, size_t n)
+/* A Hilbert transformer of `length` taps centred on `delay`: at the odd
+ * offsets i from the centre, -+ (2 / pi) gain / i, tapered by
+ * 0.43 + 0.57 cos(pi i / (length / 2)) (as jconvolver makes it, so that the
+ * 90 degree relation to a Dirac at the same delay is exact). */
+static int c_hilbert(reader *r, char **word, int words, char *err, size_t n)
 {
+    (void)words;
+    entry e = {0};
+    if (parse(r, hilbert_fields, word + 1, word[0], &e, err, n) ||
+        check_path(r, e.in, e.out, err, n))
+        return -1;
+    const int half = e.length / 2;
+    if (e.delay < half) {
+        note(r, "Hilbert impulse dropped: delay < length / 2");
+        return 0;
+    }
+    float *taps = calloc((size_t)e.length, sizeof *taps);
+    if (!taps)
+        return fail(r, err, n, "out of memory");
+    const float scale = (float)(e.gain * 2 / PI);
+    for (int i = 1; i < half; i += 2) {
+        const float w = 0.43f + 0.57f * cosf((float)(i * PI / half));
+        const float v = scale / (float)i * w;
+        taps[half + i] = -v;
+        taps[half - i] = v;
+    }
+    const int rc = add(r, e.in - 1, e.out - 1, e.delay - half, taps, 1, e.length, 1.0, err, n);
+    free(taps);
+    return rc;
+}
+
+static int c_copy(reader *r, char **word, int words, char *err, size_t n)
+{
+    (void)words;
+    entry e = {0};
+    if (parse(r, copy_fields, word + 1, word[0], &e, err, n) ||
+        check_path(r, e.in, e.out, err, n) || check_path(r, e.from_in, e.from_out, err, n))
+        return -1;
+    if (e.in == e.from_in && e.out == e.from_out)
+        return fail(r, err, n, "/impulse/copy copies a path onto itself");
+    const int to = (e.in - 1) * r->room->outputs + (e.out - 1);
+    const int from = row_of(r, e.from_in - 1, e.from_out - 1);
+    if (r->link[to] != to || r->room->paths[to] || from == to)
+        return fail(r, err, n, "/impulse/copy onto a path that has a filter already");
+    r->link[to] = from;
+    return 0;
+}
+
+/* /input/name N NAME [PORT...] and /output/name: the name kept. One
+ * without a port number in the convolver is left out, with a note, as
+ * fconvolver (which names no ports) leaves every one. */
+static int name_port(reader *r, char **word, int words, int side,
+                     char (*names)[ES_JCONVOLVER_NAME], char *err, size_t n)
+{
+    if (!r->room->inputs)
+        return fail(r, err, n, "a port name before /convolver/new");
+    char *end;
+    const long k = strtol(word[1], &end, 10);
+    if (*end || k < 1 || k > side || words < 3) {
+        note(r, "a port name without a port number of the convolver, left out");
+        return 0;
+    }
+    snprintf(names[k - 1], ES_JCONVOLVER_NAME, "%s", word[2]);
+    return 0;
+}
+
+static int c_input_name(reader *r, char **word, int words, char *err, size_t n)
+{
+    return name_port(r, word, words, r->room->inputs, r->room->input_name, err, n);
+}
+
+static int c_output_name(reader *r, char **word, int words, char *err, size_t n)
+{
+    return name_port(r, word, words, r->room->outputs, r->room->output_name, err, n);
+}
+
+static int c_client(reader *r, char **word, int words, char *err, size_t n)
+{
+    (void)words, (void)err, (void)n;
+    snprintf(r->room->client, sizeof r->room->client, "%s", word[1]);
+    return 0;
+}
+
+static int c_server(reader *r, char **word, int words, char *err, size_t n)
+{
+    (void)r, (void)word, (void)words, (void)err, (void)n;
+    return 0; /* the server is the one earshot is started on */
+}
+
+static const struct {
+    const char *name;
+    int least, most; /* words, the command's included */
+    command_fn run;
+    const char *usage;
+} commands[] = {
+    {"/cd", 2, 2, c_cd, "DIR"},
+    {"/convolver/new", 5, 6, c_new, "INPUTS OUTPUTS PART MAXSIZE [DENSITY]"},
+    {"/impulse/read", 9, 9, c_read, "IN OUT GAIN DELAY OFFSET LENGTH CHAN FILE"},
+    {"/impulse/dirac", 5, 5, c_dirac, "IN OUT GAIN DELAY"},
+    {"/impulse/hilbert", 6, 6, c_hilbert, "IN OUT GAIN DELAY LENGTH"},
+    {"/impulse/copy", 5, 5, c_copy, "IN OUT FROMIN FROMOUT"},
+    {"/input/name", 2, MAX_WORDS, c_input_name, "N NAME [PORT...]"},
+    {"/output/name", 2, MAX_WORDS, c_output_name, "N NAME [PORT...]"},
+    {"/jack/client", 2, 2, c_client, "NAME"},
+    {"/jack/server", 2, 2, c_server, "NAME"},
+};
+
+/* One line's command through the table. */
+static int run_line(reader *r, char *text, char *err, size_t n)
+{
+    char *word[MAX_WORDS];
+    int count = 0;
+    for (char *at = strtok(text, " \t\r\n"); at && count < MAX_WORDS; at = strtok(NULL, " \t\r\n"))
+        word[count++] = at;
+    if (count == 0 || word[0][0] == '#')
+        return 0;
+    for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+        if (strcmp(word[0], commands[k].name))
+            continue;
+        if (count < commands[k].least || count > commands[k].most) {
+            char why[160];
+            snprintf(why, sizeof why, "%s needs %s", commands[k].name, commands[k].usage);
+            return fail(r, err, n, why);
+        }
+        return commands[k].run(r, word, count, err, n);
+    }
+    char why[120];
+    snprintf(why, sizeof why, "'%.64s' is not a jconvolver command earshot knows", word[0]);
+    return fail(r, err, n, why);
+}
+
+/* The rows at their final length, the shared ones copied out. */
+static int finish(reader *r, char *err, size_t n)
+{
+    es_jconvolver_room *room = r->room;
+    const int paths = room->inputs * room->outputs;
+    int longest = 0;
+    for (int p = 0; p < paths; p++)
+        longest = r->cap[p] > longest ? r->cap[p] : longest;
+    if (longest < 1) {
+        snprintf(err, n, "%s: no filter with any samples", r->conf);
+        return -1;
+    }
+    room->frames = longest;
+    for (int p = 0; p < paths; p++) {
+        if (!room->paths[p])
+            continue;
+        float *whole = realloc(room->paths[p], (size_t)longest * sizeof(float));
+        if (!whole)
+            return fail(r, err, n, "out of memory");
+        memset(whole + r->cap[p], 0, (size_t)(longest - r->cap[p]) * sizeof(float));
+        room->paths[p] = whole;
+    }
+    for (int p = 0; p < paths; p++) {
+        const int from = row_of(r, p / room->outputs, p % room->outputs);
+        if (from == p || !room->paths[from])
+            continue;
+        if (!(room->paths[p] = malloc((size_t)longest * sizeof(float))))
+            return fail(r, err, n, "out of memory");
+        memcpy(room->paths[p], room->paths[from], (size_t)longest * sizeof(float));
+    }
+    if (r->cut) {
+        char line[120];
+        snprintf(line, sizeof line, " (%d line%s cut at MAXSIZE %d, as jconvolver cuts them)",
+                 r->cut, r->cut == 1 ? "" : "s", room->maxsize);
+        strncat(room->notes, line, sizeof room->notes - strlen(room->notes) - 1);
+    }
+    return 0;
+}
+
+int es_jconvolver_load(const char *conf, es_jconvolver_room *room, char *err, size_t n)
+{
+    memset(room, 0, sizeof *room);
     /* A regular file only, read a bounded line at a time: a FIFO or
      * /dev/zero is one line, never a hang or all the memory there is. */
     char why_open[1200];
@@ -127,144 +437,65 @@ int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *ou
         snprintf(err, n, "%s (a jconvolver configuration)", why_open);
         return -1;
     }
-    char dir[1024] = ".", text[MAX_LINE + 2];
-    size_t len;
+    reader r = {.conf = conf, .room = room};
+    snprintf(r.dir, sizeof r.dir, ".");
     const char *slash = strrchr(conf, '/');
     if (slash)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - conf), conf);
-    impulse *list = NULL;
-    convolver cv = {0};
-    int count = 0, line = 0, rc = -1;
-    long longest = 0;
-    int got;
-    while ((got = es_line_read(f, text, sizeof text, &len)) != ES_LINE_END) {
-        line++;
+        snprintf(r.dir, sizeof r.dir, "%.*s", (int)(slash - conf), conf);
+    char text[MAX_LINE + 2];
+    size_t len;
+    int got, rc = 0;
+    while (!rc && (got = es_line_read(f, text, sizeof text, &len)) != ES_LINE_END) {
+        r.line++;
         /* Whole lines: a long one is refused, never read as several. */
-        if (got == ES_LINE_LONG || (got == ES_LINE_OK && len > MAX_LINE)) {
-            snprintf(err, n, "%s:%d: a line longer than %d characters", conf, line, MAX_LINE);
-            goto done;
-        }
-        if (got == ES_LINE_NUL) {
-            snprintf(err, n, "%s:%d: a NUL byte in the line", conf, line);
-            goto done;
-        }
-        if (got == ES_LINE_ERROR) {
-            snprintf(err, n, "%s:%d: read error", conf, line);
-            goto done;
-        }
-        char *word[10];
-        const int count_words = words(text, word, 10);
-        if (count_words == 0 || word[0][0] == '#')
-            continue;
-        const char *cmd = word[0];
-        if (!strcmp(cmd, "/cd")) {
-            if (count_words != 2 || strlen(word[1]) >= sizeof dir) {
-                snprintf(err, n, "%s:%d: /cd needs one folder", conf, line);
-                goto done;
-            }
-            snprintf(dir, sizeof dir, "%s", word[1]);
-        } else if (!strcmp(cmd, "/convolver/new")) {
-            /* One convolver: a second would change the matrix under the
-             * /impulse/read lines already checked against the first. */
-            if (cv.inputs) {
-                snprintf(err, n, "%s:%d: a second /convolver/new (earshot imports one)", conf,
-                         line);
-                goto done;
-            }
-            convolver c = {.part = 1, .maxsize = 1};
-            if (count_words < 3 || count_words > 5) {
-                snprintf(err, n, "%s:%d: /convolver/new needs INPUTS OUTPUTS [PART MAXSIZE]",
-                         conf, line);
-                goto done;
-            }
-            char *fields[4] = {word[1], word[2], count_words > 3 ? word[3] : "1",
-                               count_words > 4 ? word[4] : "1"};
-            if (parse_fields(convolver_fields, fields, &c, conf, line, cmd, err, n))
-                goto done;
-            cv = c;
-        } else if (!strcmp(cmd, "/impulse/read")) {
-            impulse im = {.line = line};
-            if (count_words != 9) {
-                snprintf(err, n, "%s:%d: /impulse/read needs IN OUT GAIN DELAY OFFSET LENGTH "
-                         "CHAN FILE", conf, line);
-                goto done;
-            }
-            if (!cv.inputs) {
-                snprintf(err, n, "%s:%d: /impulse/read before /convolver/new", conf, line);
-                goto done;
-            }
-            if (parse_fields(impulse_fields, word + 1, &im, conf, line, cmd, err, n))
-                goto done;
-            if (im.in > cv.inputs || im.out > cv.outputs) {
-                snprintf(err, n, "%s:%d: input %d or output %d is outside the %dx%d convolver",
-                         conf, line, im.in, im.out, cv.inputs, cv.outputs);
-                goto done;
-            }
-            const char *file = word[8];
-            if (strlen(file) >= 1024) {
-                snprintf(err, n, "%s:%d: the file name is longer than 1023 characters", conf,
-                         line);
-                goto done;
-            }
-            snprintf(im.file, sizeof im.file, "%s%s%s", file[0] == '/' ? "" : dir,
-                     file[0] == '/' ? "" : "/", file);
-            const long total = file_frames(im.file);
-            if (total < 0) {
-                snprintf(err, n, "%s:%d: cannot read %s", conf, line, im.file);
-                goto done;
-            }
-            /* All bounded by MAX_FRAMES (or the file's length): no overflow. */
-            long used = total - im.offset;
-            if (im.length > 0 && im.length < used)
-                used = im.length;
-            if (used > 0 && im.delay + used > longest)
-                longest = im.delay + used;
-            impulse *grown = realloc(list, sizeof *grown * (size_t)(count + 1));
-            if (!grown) {
-                snprintf(err, n, "out of memory");
-                goto done;
-            }
-            list = grown;
-            list[count++] = im;
-        } else if (strcmp(cmd, "/input/name") && strcmp(cmd, "/output/name")) {
-            snprintf(err, n, "%s:%d: '%.64s' is not something earshot can import", conf, line,
-                     cmd);
-            goto done;
-        }
+        if (got == ES_LINE_LONG || (got == ES_LINE_OK && len > MAX_LINE))
+            rc = fail(&r, err, n, "a line longer than 2047 characters");
+        else if (got == ES_LINE_NUL)
+            rc = fail(&r, err, n, "a NUL byte in the line");
+        else if (got == ES_LINE_ERROR)
+            rc = fail(&r, err, n, "read error");
+        else
+            rc = run_line(&r, text, err, n);
     }
-    if (!count || longest < 1) {
-        snprintf(err, n, "%s: no /impulse/read with any samples", conf);
-        goto done;
-    }
-    if (longest > MAX_FRAMES) {
-        snprintf(err, n, "%s: the filters are %ld frames long, more than earshot takes", conf,
-                 longest);
-        goto done;
-    }
-    const int ins = cv.inputs, outs = cv.outputs;
-    float **matrix = calloc((size_t)(ins * outs), sizeof *matrix);
-    for (int c = 0; matrix && c < ins * outs; c++)
-        if (!(matrix[c] = calloc((size_t)longest, sizeof(float)))) {
-            es_audiofile_free_channels(matrix, ins * outs);
-            matrix = NULL;
-        }
-    if (!matrix) {
-        snprintf(err, n, "out of memory for a %dx%d matrix of %ld frames", ins, outs, longest);
-        goto done;
-    }
-    *rate = 0;
-    for (int i = 0; i < count; i++)
-        if (place(&list[i], matrix, outs, (int)longest, rate, conf, err, n) != 0) {
-            es_audiofile_free_channels(matrix, ins * outs);
-            goto done;
-        }
-    *channels = matrix;
-    *inputs = ins;
-    *outputs = outs;
-    *frames = (int)longest;
-    rc = 0;
-done:
     fclose(f);
-    free(list);
+    if (!rc && !room->inputs) {
+        snprintf(err, n, "%s: no /convolver/new", conf);
+        rc = -1;
+    }
+    if (!rc)
+        rc = finish(&r, err, n);
+    free(r.link);
+    free(r.cap);
+    if (rc)
+        es_jconvolver_free(room);
     return rc;
+}
+
+void es_jconvolver_free(es_jconvolver_room *room)
+{
+    for (int p = 0; room->paths && p < room->inputs * room->outputs; p++)
+        free(room->paths[p]);
+    free(room->paths);
+    room->paths = NULL;
+}
+
+int es_jconvolver_read(const char *conf, float ***channels, int *inputs, int *outputs,
+                       int *frames, double *rate, char *err, size_t n)
+{
+    es_jconvolver_room room;
+    if (es_jconvolver_load(conf, &room, err, n) != 0)
+        return -1;
+    const int paths = room.inputs * room.outputs;
+    for (int p = 0; p < paths; p++) /* a path without a filter is silent */
+        if (!room.paths[p] && !(room.paths[p] = calloc((size_t)room.frames, sizeof(float)))) {
+            es_jconvolver_free(&room);
+            snprintf(err, n, "%s: out of memory", conf);
+            return -1;
+        }
+    *channels = room.paths;
+    *inputs = room.inputs;
+    *outputs = room.outputs;
+    *frames = room.frames;
+    *rate = room.rate > 0 ? room.rate : DEFAULT_RATE;
+    return 0;
 }

@@ -136,6 +136,13 @@ int es_layout_check(const char *layout, int channels, char *err, size_t n)
     return 0;
 }
 
+int es_layout_matrix(const char *layout, int *inputs, int *outputs)
+{
+    char extra;
+    return sscanf(layout, "%dx%d%c", inputs, outputs, &extra) == 2 && *inputs >= 1 &&
+           *outputs >= 1 && *inputs <= 64 && *outputs <= 64;
+}
+
 /* FNV-1a: names are short, and a library's are all different. */
 static unsigned name_hash(const char *name)
 {

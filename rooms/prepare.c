@@ -98,6 +98,7 @@ int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, cha
     out->gain_db = 20 * log10(gain);
     out->trimmed_s = (info.frames - audible) / rate;
     out->file_rate = info.file_rate;
+    snprintf(out->layout, sizeof out->layout, "%s", room->layout);
     return 0;
 fail:
     es_audiofile_free_channels(ch, channels);
@@ -113,8 +114,15 @@ void es_prepared_room_free(es_prepared_room *p)
 es_ir *es_prepared_room_ir(const es_prepared_room *p, int inputs, char *err, size_t n)
 {
     char why[256];
-    es_ir *ir = es_ir_from_channels((const float *const *)p->ch, p->channels, p->frames,
-                                    p->rate, inputs, why, sizeof why);
+    int ins, outs;
+    /* A manifest's NxM is the room's matrix, whatever the count would
+     * suggest (a 1x4 B-format room is not true stereo), when the stream
+     * has its inputs. */
+    const int matrix = es_layout_matrix(p->layout, &ins, &outs) && ins == inputs;
+    es_ir *ir = matrix ? es_ir_from_matrix((const float *const *)p->ch, p->channels, p->frames,
+                                           p->rate, ins, outs, why, sizeof why)
+                       : es_ir_from_channels((const float *const *)p->ch, p->channels, p->frames,
+                                             p->rate, inputs, why, sizeof why);
     if (!ir)
         snprintf(err, n, "room '%s': %s", p->name, why);
     return ir;

@@ -69,8 +69,12 @@ static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs,
         const es_prepared_room *p = es_room_cache_get(&l->cache, room, rate, err, n);
         if (!p)
             return NULL;
-        char layout[160];
-        es_ir_layout_note(p->channels, inputs, layout, sizeof layout);
+        char layout[160] = "";
+        int ins, outs;
+        if (es_layout_matrix(p->layout, &ins, &outs) && ins == inputs)
+            snprintf(layout, sizeof layout, "a %d x %d matrix (its layout)", ins, outs);
+        else
+            es_ir_layout_note(p->channels, inputs, layout, sizeof layout);
         snprintf(note, note_n, "room %s: %.2f s, gain %+.1f dB%s%s%s", room->name,
                  p->frames / rate, p->gain_db, p->file_rate != rate ? " (resampled)" : "",
                  layout[0] ? "; " : "", layout);

@@ -104,6 +104,9 @@ void es_room_stamp(es_room *room);
 
 /* Checks a layout word against a channel count: 0, or -1 with a message. */
 int es_layout_check(const char *layout, int channels, char *err, size_t n);
+/* 1 and the matrix's sides when `layout` is NxM; 0 for mono, stereo,
+ * true-stereo, "" or anything else. */
+int es_layout_matrix(const char *layout, int *inputs, int *outputs);
 /* The layout word for a channel count when the manifest has none. */
 const char *es_layout_for_channels(int channels);
 

@@ -24,6 +24,7 @@ typedef struct {
     double gain_db;      /* applied: the normalisation plus the manifest's gain */
     double trimmed_s;    /* silent tail removed */
     double file_rate;    /* the file's own rate (resampled when != rate) */
+    char layout[16];     /* the manifest's, or "" */
 } es_prepared_room;
 
 /* 0, or -1 with one line naming the room and the problem. */
