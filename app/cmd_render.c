@@ -205,7 +205,7 @@ int es_cmd_render(int argc, char **argv)
                  a.ir_path, irinfo.file_rate, info.sample_rate, a.in_path, irinfo.file_frames,
                  ir->length);
     char layout[160];
-    if (!a.room && !a.layout &&
+    if (!a.room && !a.layout && !es_ir_file_is_config(a.ir_path) &&
         es_ir_layout_note(irinfo.file_channels, info.channels, layout, sizeof layout))
         es_error("note: %s: %s", a.ir_path, layout);
     if (ir->outputs > ES_MAX_RENDER_CHANNELS || ir->inputs > ES_MAX_RENDER_CHANNELS) {

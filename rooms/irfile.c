@@ -7,6 +7,7 @@
 
 #include "audiofile.h"
 #include "irfile.h"
+#include "jconvolver.h"
 
 /* Converts every channel from `from` to `to` Hz; replaces ch[] in place and
  * returns the new length, or -1 with a message. */
@@ -107,9 +108,85 @@ fail:
     return -1;
 }
 
+int es_ir_file_is_config(const char *path)
+{
+    const size_t len = strlen(path);
+    return len > 5 && !strcmp(path + len - 5, ".conf");
+}
+
+/* A jconvolver configuration's matrix at target_rate: its paths only (a
+ * 64 x 64 matrix of 64 filters holds 64), resampled from the files' rate;
+ * one made of /impulse/dirac and /impulse/hilbert alone has no rate of its
+ * own and is taken at the stream's, as fconvolver takes it. */
+static es_ir *load_config(const char *path, double target_rate, int inputs,
+                          es_ir_load_info *info, char *err, size_t n)
+{
+    es_jconvolver_room room;
+    if (es_jconvolver_load(path, &room, err, n) != 0)
+        return NULL;
+    const int paths = room.inputs * room.outputs;
+    es_ir *ir = NULL;
+    float **rows = malloc((size_t)paths * sizeof *rows);
+    int *at = malloc((size_t)paths * sizeof *at), count = 0;
+    const double rate = room.rate > 0 ? room.rate : target_rate;
+    long frames = room.frames;
+    if (inputs != room.inputs) {
+        snprintf(err, n, "%s is a %d x %d matrix: it takes %d input channel%s, not %d", path,
+                 room.inputs, room.outputs, room.inputs, room.inputs == 1 ? "" : "s", inputs);
+        goto done;
+    }
+    if (!rows || !at) {
+        snprintf(err, n, "%s: out of memory", path);
+        goto done;
+    }
+    for (int p = 0; p < paths; p++)
+        if (room.paths[p]) {
+            rows[count] = room.paths[p];
+            at[count++] = p;
+        }
+    if (rate != target_rate) {
+        frames = resample(path, rows, count, frames, rate, target_rate, err, n);
+        for (int k = 0; k < count; k++)
+            room.paths[at[k]] = rows[k]; /* resample replaced them, or kept them */
+        if (frames < 1)
+            goto done;
+    }
+    ir = es_ir_create(room.inputs, room.outputs, (int)frames, target_rate);
+    for (int k = 0; ir && k < count; k++) {
+        float *row = es_ir_path(ir, at[k] / room.outputs, at[k] % room.outputs);
+        if (!row) {
+            es_ir_destroy(ir);
+            ir = NULL;
+            break;
+        }
+        memcpy(row, rows[k], (size_t)frames * sizeof(float));
+    }
+    if (!ir)
+        snprintf(err, n, "%s: out of memory for a %d x %d matrix", path, room.inputs,
+                 room.outputs);
+    *info = (es_ir_load_info){.file_rate = rate, .file_channels = paths,
+                              .file_frames = room.frames, .resampled = rate != target_rate,
+                              .frames = (int)frames};
+done:
+    free(rows);
+    free(at);
+    es_jconvolver_free(&room);
+    return ir;
+}
+
 es_ir *es_ir_load_matrix(const char *path, double target_rate, int inputs, int outputs,
                          es_ir_load_info *info, char *err, size_t n)
 {
+    if (es_ir_file_is_config(path)) {
+        es_ir *ir = load_config(path, target_rate, inputs, info, err, n);
+        if (ir && ir->outputs != outputs) {
+            snprintf(err, n, "%s is a %d x %d matrix, not %d x %d", path, ir->inputs,
+                     ir->outputs, inputs, outputs);
+            es_ir_destroy(ir);
+            return NULL;
+        }
+        return ir;
+    }
     float **ch = NULL;
     if (es_ir_read_channels(path, target_rate, &ch, info, err, n) != 0)
         return NULL;
@@ -125,6 +202,8 @@ es_ir *es_ir_load_matrix(const char *path, double target_rate, int inputs, int o
 es_ir *es_ir_load(const char *path, double target_rate, int inputs,
                   es_ir_load_info *info, char *err, size_t n)
 {
+    if (es_ir_file_is_config(path))
+        return load_config(path, target_rate, inputs, info, err, n);
     float **ch = NULL;
     if (es_ir_read_channels(path, target_rate, &ch, info, err, n) != 0)
         return NULL;

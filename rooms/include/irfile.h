@@ -29,6 +29,10 @@ int es_ir_read_channels(const char *path, double target_rate, float ***channels,
  * NULL and a one-line message naming the file on failure. */
 es_ir *es_ir_load(const char *path, double target_rate, int inputs,
                   es_ir_load_info *info, char *err, size_t n);
+/* 1 when `path` names a jconvolver configuration (FILE.conf): es_ir_load
+ * and es_ir_load_matrix read it as jconvolver does (jconvolver.h), a
+ * matrix of any size holding only its paths. */
+int es_ir_file_is_config(const char *path);
 /* The same, laid out as an inputs x outputs matrix (channel i * outputs +
  * o: input i -> output o), as `--layout IxO` asks; the file must have
  * inputs x outputs channels. */
