@@ -19,22 +19,25 @@ static int layout_outputs(const char *layout, int channels)
     return channels;
 }
 
-/* Frames up to the last sample within ES_TRIM_DB of the peak. */
+/* Frames the room keeps: per channel, all but the longest tail whose sum
+ * of |samples| is within ES_TRIM_DB of the channel's whole sum, the
+ * longest over the channels. Summed in double from the end. */
 static int audible_frames(float **ch, int channels, int frames)
 {
-    float peak = 0;
-    for (int c = 0; c < channels; c++)
+    /* Half the bound: the gain's float rounding takes a little of it. */
+    const double bound = 0.5 * pow(10.0, -ES_TRIM_DB / 20);
+    int keep = 1;
+    for (int c = 0; c < channels; c++) {
+        double whole = 0;
         for (int t = 0; t < frames; t++)
-            peak = fabsf(ch[c][t]) > peak ? fabsf(ch[c][t]) : peak;
-    const float floor = peak * (float)pow(10.0, -ES_TRIM_DB / 20);
-    int last = 0;
-    for (int c = 0; c < channels; c++)
-        for (int t = frames - 1; t > last; t--)
-            if (fabsf(ch[c][t]) > floor) {
-                last = t;
-                break;
-            }
-    return last + 1;
+            whole += fabs(ch[c][t]);
+        double tail = 0;
+        int t = frames;
+        while (t > keep && tail + fabs(ch[c][t - 1]) <= bound * whole)
+            tail += fabs(ch[c][--t]);
+        keep = t > keep ? t : keep;
+    }
+    return keep;
 }
 
 int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, char *err,

@@ -1,6 +1,6 @@
 /* Turning a library room into what an engine plays, off the audio thread:
  * read (libsndfile), check, resample to the stream rate (libsamplerate,
- * best sinc), check the layout, trim the silent tail, add the pre-delay,
+ * best sinc), check the layout, trim the silent tail (-120 dB), add the pre-delay,
  * and normalise by the gain for programme material (program_level.h) so
  * that rooms change character, not loudness,
  * when swapped. Prepared rooms are cached per sample rate: a swap back to
@@ -13,8 +13,12 @@
 #include "engine.h"
 #include "library.h"
 
-/* Samples below the peak by more than this are the silent tail. */
-#define ES_TRIM_DB 90.0
+/* The silent tail cut from a room changes no output sample by more than
+ * this below the largest the room can give: per channel, the tail cut is
+ * the longest whose sum of |samples| is under 10^(-ES_TRIM_DB / 20) of the
+ * channel's (a worst-case input of full-scale samples of the right signs
+ * meets every tap at once). */
+#define ES_TRIM_DB 120.0
 
 typedef struct {
     char name[ES_ROOM_NAME_MAX];
