@@ -471,6 +471,20 @@ int es_jconvolver_load(const char *conf, es_jconvolver_room *room, char *err, si
     return rc;
 }
 
+int es_jconvolver_sides(const char *conf, int *inputs, int *outputs)
+{
+    char why[1200], text[MAX_LINE + 2];
+    FILE *f = es_fopen_regular(conf, why, sizeof why);
+    size_t len;
+    int got, found = 0;
+    while (f && !found && (got = es_line_read(f, text, sizeof text, &len)) != ES_LINE_END)
+        found = got == ES_LINE_OK && sscanf(text, " /convolver/new %d %d", inputs, outputs) == 2 &&
+                *inputs >= 1 && *inputs <= ES_SIDE && *outputs >= 1 && *outputs <= ES_SIDE;
+    if (f)
+        fclose(f);
+    return found ? 0 : -1;
+}
+
 void es_jconvolver_free(es_jconvolver_room *room)
 {
     for (int p = 0; room->paths && p < room->inputs * room->outputs; p++)

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "irfile.h"
+#include "jconvolver.h"
 #include "room_loader.h"
 
 #define DEFAULT_ROOM "concert-hall"
@@ -48,6 +49,19 @@ const char *es_room_loader_default(const es_room_loader *l)
 static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs, char *note,
                    size_t note_n, char *err, size_t n);
 
+int es_room_loader_inputs(es_room_loader *l, const char *what)
+{
+    const es_room *room = es_library_find(&l->lib, what);
+    int ins = 1, outs;
+    if (room && es_layout_matrix(room->layout, &ins, &outs))
+        return ins;
+    if (room)
+        return !strcmp(room->layout, "true-stereo") ? 2 : 1;
+    if (es_ir_file_is_config(what) && es_jconvolver_sides(what, &ins, &outs) == 0)
+        return ins;
+    return 1;
+}
+
 es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
                           char *note, size_t note_n, char *err, size_t n)
 {
@@ -87,8 +101,10 @@ static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs,
     }
     es_ir_load_info info;
     es_ir *ir = es_ir_load(what, rate, inputs, &info, err, n);
-    char layout[160];
-    if (ir)
+    char layout[160] = "";
+    if (ir && es_ir_file_is_config(what))
+        snprintf(layout, sizeof layout, "a %d x %d jconvolver matrix", ir->inputs, ir->outputs);
+    else if (ir)
         es_ir_layout_note(info.file_channels, inputs, layout, sizeof layout);
     if (ir && info.resampled)
         snprintf(note, note_n, "note: %s is %g Hz, resampled to %g Hz%s%s", what,

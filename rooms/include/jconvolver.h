@@ -56,6 +56,9 @@ typedef struct {
  * message naming the file and line. */
 int es_jconvolver_load(const char *conf, es_jconvolver_room *room, char *err, size_t n);
 void es_jconvolver_free(es_jconvolver_room *room);
+/* The matrix's sides from its /convolver/new alone (no file is read): 0,
+ * or -1 when there is none. */
+int es_jconvolver_sides(const char *conf, int *inputs, int *outputs);
 
 /* The filter matrix as inputs*outputs channels, channel i*outputs + o
  * being input i -> output o (earshot's NxM layout; a path with no filter

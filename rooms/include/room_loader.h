@@ -39,5 +39,10 @@ void es_room_loader_replace(es_room_loader *l, es_library *fresh);
 
 /* The room played when none is named: the shipped concert hall, or NULL. */
 const char *es_room_loader_default(const es_room_loader *l);
+/* The input channels `what` (a library room or a file) takes as it is
+ * made: N of an NxM layout or a jconvolver configuration, 2 of a
+ * true-stereo room, else 1 (a mono, stereo or plain file room plays from
+ * one input). */
+int es_room_loader_inputs(es_room_loader *l, const char *what);
 
 #endif

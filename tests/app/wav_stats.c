@@ -4,7 +4,9 @@
  *
  * Prints "PEAK FIRST LAST": the largest |sample| over every channel, the
  * time (s) of the first sample above -40 dBFS, and of the last sample that
- * is not exactly 0 (-1 when there is none). Exit 1 when it cannot read. */
+ * is not exactly 0 (-1 when there is none); then a line with each
+ * channel's peak, and the largest difference between channels 1 and 2
+ * (0 with one channel). Exit 1 when it cannot read. */
 #include <math.h>
 #include <sndfile.h>
 #include <stdio.h>
@@ -23,7 +25,8 @@ int main(int argc, char **argv)
         return 1;
     }
     float *frame = malloc((size_t)info.channels * sizeof(float));
-    double peak = 0, first = -1, last = -1;
+    double *each = calloc((size_t)info.channels, sizeof *each);
+    double peak = 0, first = -1, last = -1, apart = 0;
     for (sf_count_t t = 0; frame && sf_readf_float(sf, frame, 1) == 1; t++)
         for (int c = 0; c < info.channels; c++) {
             const double a = fabs(frame[c]);
@@ -32,9 +35,16 @@ int main(int argc, char **argv)
                 first = (double)t / info.samplerate;
             if (a != 0)
                 last = (double)t / info.samplerate;
+            each[c] = a > each[c] ? a : each[c];
+            if (c == 1)
+                apart = fmax(apart, fabs((double)frame[1] - frame[0]));
         }
     sf_close(sf);
     free(frame);
     printf("%.4f %.4f %.4f\n", peak, first, last);
+    for (int c = 0; c < info.channels; c++)
+        printf("%.4f ", each[c]);
+    printf("%.4f\n", apart);
+    free(each);
     return 0;
 }

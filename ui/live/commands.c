@@ -50,6 +50,10 @@ const es_param es_play_params[] = {
      "the device's input; or a sound file, looped, resampled", OPT(input), NULL, NULL},
     {"input-device", ES_PARAM_STRING, 0, 255, "NAME",
      "with --input mic: the input's own device", OPT(input_device), NULL, NULL},
+    {"inputs", ES_PARAM_INT, 1, 64, "N",
+     "with --input mic: open N input channels (default: as many as\n"
+     "the room has inputs: N of an NxM or jconvolver room, 2 of a\n"
+     "true-stereo one, else 1), in the device's order", OPT(inputs), NULL, NULL},
     {"crossfade-ms", ES_PARAM_DOUBLE, 1, 5000, "MS",
      "the crossfade of a swap: equal power between rooms, linear between engines of one "
      "room (50)", OPT(crossfade_ms), NULL, NULL},
@@ -168,6 +172,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
         room = as_file;
     }
     *sc = (es_session_config){.device = o->device, .input_device = o->input_device,
+                              .mic_inputs = o->inputs,
                               .rooms_dir = o->rooms,
                               .file = kind == ES_SOURCE_FILE ? o->input : NULL,
                               .rate = o->rate, .crossfade_ms = o->crossfade_ms,

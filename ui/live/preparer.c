@@ -125,12 +125,20 @@ static void free_result(es_prep_result *r)
 
 /* Opens the request's source when it differs from what plays (always for
  * the first stream): its channels in r->inputs, its reader in r->file. */
-static int open_source(const es_prep_request *q, es_prep_result *r)
+static int open_source(es_preparer *p, const es_prep_request *q, es_prep_result *r)
 {
     r->inputs = q->now.inputs;
-    if (q->now.exists && q->spec.source == q->now.spec.source)
+    /* The microphone opens as many channels as asked, or as the room has
+     * inputs: a room of other inputs takes a new stream. */
+    const int mic = q->spec.source == ES_SOURCE_MIC;
+    const int mic_inputs = q->mic_inputs > 0 ? q->mic_inputs
+                                             : es_room_loader_inputs(p->rooms, q->spec.room);
+    if (q->now.exists && q->spec.source == q->now.spec.source) {
+        if (mic)
+            r->inputs = mic_inputs;
         return 0;
-    r->inputs = 1;
+    }
+    r->inputs = mic ? mic_inputs : 1;
     if (q->spec.source == ES_SOURCE_MIC && !q->can_capture) {
         snprintf(r->err, sizeof r->err, "microphone: the null device has no microphone; play "
                  "a file or the test signal, or use a sound device");
@@ -208,7 +216,7 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     if (q->now.exists) /* the first stream is never held up */
         test_stall();
     r->req = *q;
-    if (open_source(q, r) != 0)
+    if (open_source(p, q, r) != 0)
         return r;
     const long long room_from = es_now_ns();
     r->ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs, r->note,

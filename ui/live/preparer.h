@@ -53,6 +53,7 @@ typedef struct {
     double rate;
     const char *file;          /* the file source's path (the session's, stable) */
     int can_capture;           /* the device has a microphone */
+    int mic_inputs;            /* the microphone's channels; 0: the room's inputs */
     es_processor_config pc;    /* for a new processor */
 } es_prep_request;
 

@@ -170,7 +170,8 @@ static void first_request(es_session *s, es_prep_request *q)
 {
     const int slot = s->cfg.playing;
     *q = (es_prep_request){.spec = s->cfg.slot[slot], .slot = slot, .rate = s->cfg.rate,
-                           .file = s->cfg.file, .can_capture = 1, .pc = s->pc};
+                           .file = s->cfg.file, .can_capture = 1,
+                           .mic_inputs = s->cfg.mic_inputs, .pc = s->pc};
     snprintf(q->what, sizeof q->what, "the first stream");
     q->pc.ab = slot; /* the processor counts its first engine there */
 }

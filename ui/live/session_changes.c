@@ -250,7 +250,8 @@ void es_session_submit(es_session *s, const char *what, int fallback, int prime)
     es_prep_request q = {.spec = s->target, .slot = s->target_slot, .fallback = fallback,
                          .prime = prime,
                          .rate = s->cfg.rate, .file = s->cfg.file,
-                         .can_capture = es_device_can_capture(s->device_name), .pc = s->pc};
+                         .can_capture = es_device_can_capture(s->device_name),
+                         .mic_inputs = s->cfg.mic_inputs, .pc = s->pc};
     snprintf(q.what, sizeof q.what, "%.250s", what);
     es_session_stream_now(s, &q.now);
     q.pc.ab = q.slot; /* a new processor counts its first engine there */

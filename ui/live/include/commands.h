@@ -26,6 +26,7 @@ typedef struct {
     int outputs[2];     /* --outputs A-B: the first output (from 0) and how
                          * many; {0, 0}: all */
     int restore, no_restore; /* remembered settings (settings.h) */
+    int inputs;         /* --inputs N: the microphone's channels; 0: the room's */
     double rate, seconds, crossfade_ms, fps;
 } es_play_options;
 
