@@ -23,3 +23,19 @@ jack_wait() {
     sed 's/^/    /' "$log"
     return 1
 }
+
+# jack_dummy NAME [OPTION...]: a JACK server of its own for the test that
+# sources this, JACK's dummy backend at 48 kHz with a period of 256 (and
+# OPTIONs for the backend: -C 4 -P 4 for more ports), named NAME-PID, so
+# that nothing else on the machine is touched or in the way. Exports
+# JACK_DEFAULT_SERVER (and what keeps libjack from starting or reserving
+# another), logs to $dir/jackd.log, sets $jack to its PID (the caller's
+# trap ends it) and waits until it answers: 1 when it does not.
+jack_dummy() {
+    local name=$1
+    shift
+    export JACK_DEFAULT_SERVER="$name-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
+    jackd --no-realtime -d dummy -r 48000 -p 256 "$@" >"$dir/jackd.log" 2>&1 &
+    jack=$!
+    jack_wait $jack "$dir/jackd.log"
+}

@@ -17,13 +17,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/jack_lib.sh"
 command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
 dir=$(mktemp -d)
-export JACK_DEFAULT_SERVER="earshot-loop-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
 export XDG_CONFIG_HOME="$dir" EARSHOT_WISDOM=off
-jackd --no-realtime -d dummy -r 48000 -p 256 >"$dir/jackd.log" 2>&1 &
-jack=$!
-pid=
+pid= jack=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
-jack_wait $jack "$dir/jackd.log" || exit 1
+jack_dummy earshot-loop || exit 1
 fail=0
 "$make_wav" "$dir/burst.wav" noise 48000 1 4800 7 0.4 >/dev/null
 

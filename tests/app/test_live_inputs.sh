@@ -16,13 +16,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/jack_lib.sh"
 command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
 dir=$(mktemp -d)
-export JACK_DEFAULT_SERVER="earshot-inputs-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
 export XDG_CONFIG_HOME="$dir" EARSHOT_WISDOM=off
-jackd --no-realtime -d dummy -r 48000 -p 256 -C 4 -P 4 >"$dir/jackd.log" 2>&1 &
-jack=$!
-pid=
+pid= jack=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
-jack_wait $jack "$dir/jackd.log" || exit 1
+jack_dummy earshot-inputs -C 4 -P 4 || exit 1
 fail=0
 "$make_wav" "$dir/ts.wav" decay 48000 4 9600 3 0.05 >/dev/null  # true stereo, 0.2 s
 "$make_wav" "$dir/noise.wav" noise 48000 2 96000 9 0.5 >/dev/null
