@@ -75,16 +75,39 @@ static void plot(const float *ir, int length, double rate, double usable)
     printf("\n           0 s%*s%.2f s\n", PLOT_W - 8, "", usable);
 }
 
+/* A figure for JSON: null when it cannot be measured. */
+static const char *json_figure(char *out, size_t n, const char *fmt, double v)
+{
+    return isnan(v) ? "null" : (snprintf(out, n, fmt, v), out);
+}
+
 static void band_row(const char *label, const es_acoustics *a, int json, int last)
 {
+    char f[6][32];
     if (json) {
-        printf("\"%s\":{\"t20\":%.4f,\"t30\":%.4f,\"edt\":%.4f,\"c50\":%.3f,\"c80\":%.3f,"
-               "\"d50\":%.4f}%s", label, a->t20, a->t30, a->edt, a->c50, a->c80, a->d50,
-               last ? "" : ",");
+        printf("\"%s\":{\"t20\":%s,\"t30\":%s,\"edt\":%s,\"c50\":%s,\"c80\":%s,"
+               "\"d50\":%s}%s", label, json_figure(f[0], 32, "%.4f", a->t20),
+               json_figure(f[1], 32, "%.4f", a->t30), json_figure(f[2], 32, "%.4f", a->edt),
+               json_figure(f[3], 32, "%.3f", a->c50), json_figure(f[4], 32, "%.3f", a->c80),
+               json_figure(f[5], 32, "%.4f", a->d50), last ? "" : ",");
         return;
     }
-    printf("  %-9s %6.2f %6.2f %6.2f %7.1f %7.1f %6.2f\n", label, a->t20, a->t30, a->edt,
-           a->c50, a->c80, a->d50);
+    printf("  %-9s %6s %6s %6s %7s %7s %6s\n", label, es_figure_text(f[0], 32, "%.2f", a->t20),
+           es_figure_text(f[1], 32, "%.2f", a->t30), es_figure_text(f[2], 32, "%.2f", a->edt),
+           es_figure_text(f[3], 32, "%.1f", a->c50), es_figure_text(f[4], 32, "%.1f", a->c80),
+           es_figure_text(f[5], 32, "%.2f", a->d50));
+}
+
+/* Why each broadband figure that reads n/a does, a line each. */
+static void reasons(const char *label, const es_acoustics *a)
+{
+    const struct {
+        const char *figure, *why;
+    } rows[] = {{"T20", a->why_t20}, {"T30", a->why_t30}, {"EDT", a->why_edt},
+                {"C50, C80, D50", a->why_clarity}, {"noise floor", a->why_noise}};
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
+        if (rows[k].why)
+            printf("  %s: %s n/a: %s\n", label, rows[k].figure, rows[k].why);
 }
 
 /* A field from a manifest or a path, escaped for the terminal. */
@@ -93,21 +116,63 @@ static const char *safe(char *buf, size_t n, const char *text)
     return es_text_escape(buf, n, text);
 }
 
-/* 0, or 1 (said) when the IR cannot be measured. */
+/* The first channel that sounds, measured whole into *a: its index, or -1
+ * when every channel is silent. */
+static int first_sounding(float *const *ch, int channels, int frames, double rate,
+                          es_room_acoustics *a)
+{
+    for (int c = 0; c < channels; c++)
+        if (es_acoustics_room(ch[c], frames, rate, a) == 0)
+            return c;
+    return -1;
+}
+
+/* Every channel's broadband figures, a row (text) or an array (JSON). */
+static void per_channel(float *const *ch, int channels, int frames, double rate, int json)
+{
+    if (json)
+        printf(",\"per_channel\":[");
+    else
+        printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (broadband, each channel)\n", "channel",
+               "T20 s", "T30 s", "EDT s", "C50 dB", "C80 dB", "D50");
+    for (int c = 0; c < channels; c++) {
+        es_acoustics a;
+        char label[16];
+        snprintf(label, sizeof label, json ? "%d" : "ch %d", c + 1);
+        const int silent = es_acoustics_measure(ch[c], frames, rate, &a) != 0;
+        if (json && silent)
+            printf("%s{\"%s\":null}", c ? "," : "", label);
+        else if (json)
+            printf("%s{", c ? "," : ""), band_row(label, &a, 1, 1), printf("}");
+        else if (silent)
+            printf("  %-9s silent\n", label);
+        else
+            band_row(label, &a, 0, 0);
+    }
+    if (json)
+        printf("]");
+}
+
+/* 0, or 1 (said) when the IR cannot be measured. The bands are those of
+ * the first channel that sounds (named); every channel's broadband
+ * figures follow. */
 static int show(const char *title, const es_room *room, float *const *ch, int channels,
                 int frames, double rate, double gain_db, int json)
 {
     es_room_acoustics a;
-    if (es_acoustics_room(ch[0], frames, rate, &a) != 0) {
-        es_error("%s: the impulse response is silent", title);
+    const int measured = first_sounding(ch, channels, frames, rate, &a);
+    if (measured < 0) {
+        es_error("%s: the impulse response is silent (every channel)", title);
         return 1;
     }
+    char noise[32];
     if (json) {
         printf("{\"name\":");
         es_json_string(stdout, title);
         printf(",\"seconds\":%.4f,\"channels\":%d,\"rate\":%g,\"gain_db\":%.2f,"
-               "\"noise_db\":%.1f,", frames / rate, channels, rate, gain_db,
-               a.broadband.noise_db);
+               "\"noise_db\":%s,\"channel\":%d,\"onset_s\":%.5f,", frames / rate, channels, rate,
+               gain_db, json_figure(noise, sizeof noise, "%.1f", a.broadband.noise_db),
+               measured + 1, a.broadband.onset_s);
         if (room) {
             printf("\"description\":");
             es_json_string(stdout, room->description);
@@ -121,13 +186,15 @@ static int show(const char *title, const es_room *room, float *const *ch, int ch
             snprintf(label, sizeof label, "%.0f", es_octave_centres[b]);
             band_row(label, &a.band[b], 1, b == ES_OCTAVE_BANDS - 1);
         }
+        per_channel(ch, channels, frames, rate, 1);
         printf("}\n");
         return 0;
     }
     char t[5][1100];
-    printf("%s: %.2f s, %d channel%s, %g Hz, noise floor %.0f dB\n",
+    printf("%s: %.2f s, %d channel%s, %g Hz, noise floor %s, direct sound at %.1f ms\n",
            safe(t[0], sizeof t[0], title), frames / rate, channels, channels == 1 ? "" : "s",
-           rate, a.broadband.noise_db);
+           rate, es_figure_text(noise, sizeof noise, "%.0f dB", a.broadband.noise_db),
+           1e3 * a.broadband.onset_s);
     if (room) {
         printf("  %s\n  file %s\n  source: %s; licence: %s; layout: %s; gain %+.1f dB "
                "(energy normalised)\n",
@@ -140,15 +207,18 @@ static int show(const char *title, const es_room *room, float *const *ch, int ch
                                : es_layout_for_channels(channels),
                gain_db);
     }
-    printf("\n  %-9s %6s %6s %6s %7s %7s %6s\n", "band", "T20 s", "T30 s", "EDT s", "C50 dB",
-           "C80 dB", "D50");
+    printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (channel %d)\n", "band", "T20 s", "T30 s",
+           "EDT s", "C50 dB", "C80 dB", "D50", measured + 1);
     band_row("broadband", &a.broadband, 0, 0);
     for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
         char label[16];
         snprintf(label, sizeof label, "%.0f Hz", es_octave_centres[b]);
         band_row(label, &a.band[b], 0, 0);
     }
-    plot(ch[0], frames, rate, a.broadband.usable_s);
+    reasons("broadband", &a.broadband);
+    if (channels > 1)
+        per_channel(ch, channels, frames, rate, 0);
+    plot(ch[measured], frames, rate, a.broadband.usable_s);
     return 0;
 }
 
@@ -205,24 +275,35 @@ static int list(const es_library *lib, int json)
             problems++;
             continue;
         }
-        es_acoustics_measure(p.ch[0], p.frames, p.rate, &a.broadband);
+        /* The first channel that sounds; every figure n/a when none does. */
+        a.broadband = (es_acoustics){.t30 = NAN, .edt = NAN, .c80 = NAN, .d50 = NAN};
+        for (int c = 0; c < p.channels; c++)
+            if (es_acoustics_measure(p.ch[c], p.frames, p.rate, &a.broadband) == 0)
+                break;
+        char f[4][32];
         if (json) {
             printf("{\"name\":");
             es_json_string(stdout, r->name);
             printf(",\"origin\":\"%s\",\"seconds\":%.4f,\"channels\":%d,"
-                   "\"rate\":%g,\"gain_db\":%.2f,\"t30\":%.4f,\"edt\":%.4f,\"c80\":%.3f,"
-                   "\"d50\":%.4f,\"description\":",
+                   "\"rate\":%g,\"gain_db\":%.2f,\"t30\":%s,\"edt\":%s,\"c80\":%s,"
+                   "\"d50\":%s,\"description\":",
                    r->origin == ES_ROOMS_SHIPPED ? "shipped"
                    : r->origin == ES_ROOMS_USER  ? "user" : "rooms-dir",
-                   p.frames / p.rate, p.channels, p.rate, p.gain_db, a.broadband.t30,
-                   a.broadband.edt, a.broadband.c80, a.broadband.d50);
+                   p.frames / p.rate, p.channels, p.rate, p.gain_db,
+                   json_figure(f[0], 32, "%.4f", a.broadband.t30),
+                   json_figure(f[1], 32, "%.4f", a.broadband.edt),
+                   json_figure(f[2], 32, "%.3f", a.broadband.c80),
+                   json_figure(f[3], 32, "%.4f", a.broadband.d50));
             es_json_string(stdout, r->description);
             printf("}\n");
         } else {
             char description[1100];
-            printf("%-16s %6.2f %6.2f %6.1f %5.2f %6.2f %2d %6.1f %+6.1f  %.40s\n", r->name,
-                   a.broadband.t30, a.broadband.edt, a.broadband.c80, a.broadband.d50,
-                   p.frames / p.rate, p.channels, p.rate / 1000, p.gain_db,
+            printf("%-16s %6s %6s %6s %5s %6.2f %2d %6.1f %+6.1f  %.40s\n", r->name,
+                   es_figure_text(f[0], 32, "%.2f", a.broadband.t30),
+                   es_figure_text(f[1], 32, "%.2f", a.broadband.edt),
+                   es_figure_text(f[2], 32, "%.1f", a.broadband.c80),
+                   es_figure_text(f[3], 32, "%.2f", a.broadband.d50), p.frames / p.rate,
+                   p.channels, p.rate / 1000, p.gain_db,
                    safe(description, sizeof description, r->description));
         }
         es_prepared_room_free(&p);

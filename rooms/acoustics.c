@@ -1,6 +1,7 @@
 #define _DEFAULT_SOURCE /* M_PI, M_SQRT2 */
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,38 @@
 const double es_octave_centres[ES_OCTAVE_BANDS] = {125, 250, 500, 1000, 2000, 4000};
 
 #define LN10 2.302585092994046
+
+const char *es_figure_text(char *out, size_t n, const char *fmt, double v)
+{
+    if (isnan(v))
+        snprintf(out, n, "n/a");
+    else
+        snprintf(out, n, fmt, v);
+    return out;
+}
+
+/* A decay time (0 when the curve did not reach its range), or NAN and
+ * why: it needs `range` dB between the peak and the noise, and the fit. */
+static double checked_time(double t, double range, double noise_db, const char **why,
+                           const char *short_why, const char *noisy_why)
+{
+    if (!isnan(noise_db) && -noise_db < range) {
+        *why = noisy_why;
+        return NAN;
+    }
+    if (!(t > 0)) {
+        *why = short_why;
+        return NAN;
+    }
+    /* Shorter than the 10 ms over which the decay is smoothed and fitted:
+     * a filter's ringing, not a room's reverberation. */
+    if (t < ES_DECAY_MIN_S) {
+        *why = "a decay under 10 ms (a filter, not a room)";
+        return NAN;
+    }
+    *why = NULL;
+    return t;
+}
 
 /* Least-squares slope (dB per sample) of db[from..to). */
 static double slope(const double *db, int from, int to)
@@ -118,9 +151,18 @@ static void analyse(const double *e, int n, double rate, double *edc, int *usabl
         edc[i] = 10 * log10(edc[i] / total + 1e-300);
     *usable = cut;
     out->usable_s = cut / rate;
-    out->edt = decay_time(edc, cut, rate, 0.0, -10.0);
-    out->t20 = decay_time(edc, cut, rate, -5.0, -25.0);
-    out->t30 = decay_time(edc, cut, rate, -5.0, -35.0);
+    if (out->noise_db < -90 && noise == 0) {
+        out->noise_db = NAN; /* no floor to measure: digital silence */
+        out->why_noise = "no noise floor above -90 dB (a synthetic or cleaned response)";
+    }
+    out->edt = checked_time(decay_time(edc, cut, rate, 0.0, -10.0), 0, out->noise_db,
+                            &out->why_edt, "the decay does not reach -10 dB", NULL);
+    out->t20 = checked_time(decay_time(edc, cut, rate, -5.0, -25.0), 35, out->noise_db,
+                            &out->why_t20, "the decay does not reach -25 dB",
+                            "less than 35 dB between the peak and the noise");
+    out->t30 = checked_time(decay_time(edc, cut, rate, -5.0, -35.0), 45, out->noise_db,
+                            &out->why_t30, "the decay does not reach -35 dB",
+                            "less than 45 dB between the peak and the noise");
 
     /* Clarity and definition from the energy before and after 50/80 ms. */
     double e50 = 0, e80 = 0, all = tail;
@@ -131,14 +173,22 @@ static void analyse(const double *e, int n, double rate, double *edc, int *usabl
         e80 += i < n80 ? v : 0;
         all += v;
     }
-    out->c50 = 10 * log10(e50 / (all - e50 + 1e-300) + 1e-300);
-    out->c80 = 10 * log10(e80 / (all - e80 + 1e-300) + 1e-300);
-    out->d50 = all > 0 ? e50 / all : 0;
+    /* Energy after 80 ms, against the early: none (a response shorter than
+     * 80 ms, a filter) leaves clarity undefined, not +3000 dB. */
+    if (!(all - e80 > 1e-12 * all) || !(all > 0)) {
+        out->c50 = out->c80 = out->d50 = NAN;
+        out->why_clarity = "no energy after 80 ms";
+        return;
+    }
+    out->c50 = 10 * log10(e50 / (all - e50) + 1e-300);
+    out->c80 = 10 * log10(e80 / (all - e80));
+    out->d50 = e50 / all;
 }
 
 /* The squared IR from its onset: the first sample within 20 dB of the
- * peak (ISO 3382-1 A.3.4). Returns the length, 0 if silent. */
-static int squared_from_onset(const float *ir, int length, double **e)
+ * peak (ISO 3382-1 A.3.4), which goes in *onset_at. Returns the length, 0
+ * if silent. */
+static int squared_from_onset(const float *ir, int length, double **e, int *onset_at)
 {
     double peak = 0;
     for (int i = 0; i < length; i++)
@@ -148,6 +198,7 @@ static int squared_from_onset(const float *ir, int length, double **e)
     int onset = 0;
     while (onset < length && (double)ir[onset] * ir[onset] < peak * 0.01)
         onset++;
+    *onset_at = onset;
     const int n = length - onset;
     *e = malloc(sizeof(double) * (size_t)n);
     if (!*e)
@@ -161,7 +212,8 @@ int es_acoustics_measure(const float *ir, int length, double rate, es_acoustics 
 {
     memset(out, 0, sizeof *out);
     double *e = NULL;
-    const int n = squared_from_onset(ir, length, &e);
+    int onset = 0;
+    const int n = squared_from_onset(ir, length, &e, &onset);
     double *edc = n ? malloc(sizeof(double) * (size_t)n) : NULL;
     if (!n || !edc) {
         free(e);
@@ -169,6 +221,7 @@ int es_acoustics_measure(const float *ir, int length, double rate, es_acoustics 
     }
     int usable;
     analyse(e, n, rate, edc, &usable, out);
+    out->onset_s = onset / rate;
     free(e);
     free(edc);
     return 0;
@@ -263,7 +316,8 @@ int es_acoustics_room(const float *ir, int length, double rate, es_room_acoustic
 int es_acoustics_decay_curve(const float *ir, int length, double rate, double *db, int points)
 {
     double *e = NULL;
-    const int n = squared_from_onset(ir, length, &e);
+    int onset;
+    const int n = squared_from_onset(ir, length, &e, &onset);
     double *edc = n ? malloc(sizeof(double) * (size_t)n) : NULL;
     if (!n || !edc || points < 2) {
         free(e);

@@ -238,11 +238,17 @@ static void room_figures(const ui_model *m, const ui_rect *r, int at)
         attroff(COLOR_PAIR(UI_BAD));
         return;
     }
-    snprintf(line, sizeof line, "T30 %.2f s  EDT %.2f s  C80 %+.1f dB", info->a.t30,
-             info->a.edt, info->a.c80);
+    /* A figure that cannot be measured reads n/a (es_acoustics says why;
+     * earshot rooms --show prints it). */
+    char t30[16], edt[16], c80[16], d50[16];
+    snprintf(line, sizeof line, "T30 %s s  EDT %s s  C80 %s dB",
+             es_figure_text(t30, sizeof t30, "%.2f", info->a.t30),
+             es_figure_text(edt, sizeof edt, "%.2f", info->a.edt),
+             es_figure_text(c80, sizeof c80, "%+.1f", info->a.c80));
     put(r, at, 0, line);
-    snprintf(line, sizeof line, "D50 %.2f  %.2f s  %d ch  gain %+.1f dB", info->a.d50,
-             info->seconds, info->channels, info->gain_db);
+    snprintf(line, sizeof line, "D50 %s  %.2f s  ch %d of %d  gain %+.1f dB",
+             es_figure_text(d50, sizeof d50, "%.2f", info->a.d50), info->seconds,
+             info->channel + 1, info->channels, info->gain_db);
     put(r, at + 1, 0, line);
     snprintf(line, sizeof line, "energy decay over %.2f s:", info->a.usable_s);
     attron(COLOR_PAIR(UI_DIM));

@@ -6,15 +6,29 @@
 #ifndef ES_ACOUSTICS_H
 #define ES_ACOUSTICS_H
 
-#define ES_OCTAVE_BANDS 6 /* 125, 250, 500, 1000, 2000, 4000 Hz */
+#include <stddef.h>
 
+#define ES_OCTAVE_BANDS 6 /* 125, 250, 500, 1000, 2000, 4000 Hz */
+#define ES_DECAY_MIN_S 0.010 /* a decay time under this is not measured (n/a) */
+
+/* A figure that cannot be measured is NAN, never 0 or +-3000, and its
+ * why_ says why (a literal; NULL when it was measured): T20 needs the
+ * decay to reach -25 dB with 35 dB between the peak and the noise, T30
+ * -35 dB with 45 dB, EDT -10 dB; clarity and definition need energy after
+ * 80 ms; the noise floor needs noise (a synthetic IR that ends in digital
+ * silence has none). */
 typedef struct {
-    double t20, t30, edt;  /* seconds; 0 when the decay does not reach the range */
+    double t20, t30, edt;  /* seconds */
     double c50, c80;       /* dB */
     double d50;            /* 0..1 */
     double noise_db;       /* noise floor relative to the peak energy, dB */
     double usable_s;       /* where the decay meets the noise: the IR used */
+    double onset_s;        /* the direct sound's arrival: the first sample within 20 dB of the peak */
+    const char *why_t20, *why_t30, *why_edt, *why_clarity, *why_noise;
 } es_acoustics;
+
+/* A figure as text: printf's `fmt` of v, or "n/a" when it is NAN. */
+const char *es_figure_text(char *out, size_t n, const char *fmt, double v);
 
 typedef struct {
     es_acoustics broadband;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # earshot rooms --show: the parameters of a decay whose reverberation time
 # is known (es_make_wav's decay falls 60 dB over the file: RT = its length),
-# the plot, JSON, and bad input.
+# the plot, JSON, a room whose first channel is silent (measured on the
+# next, named), and bad input.
 set -u
 earshot=$1
 make_wav=$2
@@ -18,6 +19,22 @@ t30=$(sed -n 's/.*"broadband":{[^}]*"t30":\([0-9.]*\).*/\1/p' <<<"$json")
 awk -v t="$t30" 'BEGIN { exit !(t >= 0.95 && t <= 1.05) }' ||
     { echo "FAIL: broadband T30 $t30, want 1.00 +- 5 %"; fail=1; }
 [ $fail -eq 0 ] && echo "ok   T30 $t30 s for a 1 s decay"
+# A stereo room whose first channel is silent (a 1 x 2 jconvolver room
+# with the second path alone, imported): measured on channel 2, named; the
+# first said silent, never a row of zeros.
+"$make_wav" "$dir/mono.wav" decay 48000 1 48000
+printf '/convolver/new 1 2 256 48000\n/impulse/read 1 2 1 0 0 0 1 %s\n' "$dir/mono.wav" \
+    >"$dir/right.conf"
+"$earshot" rooms import-jconvolver "$dir/right.conf" --to "$dir/lib" --name right >/dev/null 2>&1
+show=$("$earshot" rooms --show "$dir/lib/right.wav")
+if grep -q "(channel 2)" <<<"$show" && grep -q "^  ch 1 *silent" <<<"$show" &&
+   grep -q "^  ch 2 " <<<"$show"; then
+    echo "ok   a room whose first channel is silent: measured on channel 2, channel 1 said silent"
+else
+    echo "FAIL a room whose first channel is silent:"
+    echo "$show"
+    fail=1
+fi
 for args in "--show $dir/missing.wav" "--show $dir/empty.wav" "--bogus"; do
     "$earshot" rooms $args >/dev/null 2>"$dir/err"
     rc=$?

@@ -1,4 +1,5 @@
-/* Acoustic parameters against impulse responses with known answers:
+/* Acoustic parameters against impulse responses with known answers (and
+ * what cannot be measured reading n/a with a reason: one tap, a filter):
  *   - exponential decays of known reverberation time (noise under an
  *     envelope falling 60 dB in RT): T20 and T30 within 2 %, EDT within 5 %,
  *     broadband and in the 500 Hz - 4 kHz octave bands (5 %);
@@ -42,10 +43,40 @@ static float *decay(double rt, double seconds, double floor_db, unsigned seed)
     return h;
 }
 
+/* What cannot be measured reads NAN with a reason, never 0 or 3000: a
+ * one-tap room and a short band-pass filter (an octave-band FIR). */
+static void not_measurable(void)
+{
+    float one = 0.5f;
+    es_acoustics a;
+    es_acoustics_measure(&one, 1, RATE, &a);
+    const int tap_ok = isnan(a.t30) && isnan(a.t20) && isnan(a.edt) && isnan(a.c80) &&
+                       isnan(a.d50) && isnan(a.noise_db) && a.why_t30 && a.why_clarity &&
+                       a.why_noise;
+    printf("%s one tap: T30, T20, EDT, C80, D50 and the noise floor n/a (%s; %s; %s)\n",
+           tap_ok ? "ok  " : "FAIL", a.why_t30 ? a.why_t30 : "-",
+           a.why_clarity ? a.why_clarity : "-", a.why_noise ? a.why_noise : "-");
+    failures += !tap_ok;
+    /* A 1 kHz band-pass of 201 taps (Hann-windowed), 4 ms long. */
+    float fir[201];
+    for (int k = 0; k < 201; k++) {
+        const double t = k - 100, w = 0.5 - 0.5 * cos(2 * 3.14159265358979 * k / 200);
+        fir[k] = (float)(w * (t == 0 ? 2 * 707.0 / RATE
+                                     : (sin(2 * 3.14159265358979 * 1414.0 * t / RATE) -
+                                        sin(2 * 3.14159265358979 * 707.0 * t / RATE)) / (3.14159265358979 * t)));
+    }
+    es_acoustics_measure(fir, 201, RATE, &a);
+    const int fir_ok = isnan(a.t30) && isnan(a.c80) && a.why_t30 && a.why_clarity;
+    printf("%s a band-pass filter: T30 n/a (%s), C80 n/a (%s)\n", fir_ok ? "ok  " : "FAIL",
+           a.why_t30 ? a.why_t30 : "-", a.why_clarity ? a.why_clarity : "-");
+    failures += !fir_ok;
+}
+
 int main(void)
 {
     static const double rts[] = {0.3, 1.0, 2.5};
     char what[64];
+    not_measurable();
     for (int r = 0; r < 3; r++) {
         const double rt = rts[r];
         float *h = decay(rt, 1.5 * rt + 0.1, -300, 7 + r);

@@ -261,17 +261,20 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     return r;
 }
 
-/* The first channel's parameters and decay into *info. */
-static void measure_channel(const es_room *room, const float *ch, int frames, double rate,
-                            es_room_info *info)
+/* The parameters and decay of the first channel that sounds into *info
+ * (a room whose first channel is silent is measured on the next). */
+static void measure_channel(const es_room *room, float *const *ch, int channels, int frames,
+                            double rate, es_room_info *info)
 {
-    if (es_acoustics_measure(ch, frames, rate, &info->a) != 0 ||
-        es_acoustics_decay_curve(ch, frames, rate, info->decay, ES_DECAY_POINTS) != 0) {
-        snprintf(info->error, sizeof info->error, "%s: silent", room->name);
-        info->measured = -1;
-        return;
-    }
-    info->measured = 1;
+    for (int c = 0; c < channels; c++)
+        if (es_acoustics_measure(ch[c], frames, rate, &info->a) == 0 &&
+            es_acoustics_decay_curve(ch[c], frames, rate, info->decay, ES_DECAY_POINTS) == 0) {
+            info->channel = c;
+            info->measured = 1;
+            return;
+        }
+    snprintf(info->error, sizeof info->error, "%s: every channel is silent", room->name);
+    info->measured = -1;
 }
 
 static void measure(es_preparer *p, const es_room *room, es_room_info *info)
@@ -290,7 +293,7 @@ static void measure(es_preparer *p, const es_room *room, es_room_info *info)
         }
         info->seconds = li.frames / p->rate;
         info->channels = li.file_channels;
-        measure_channel(room, ch[0], li.frames, p->rate, info);
+        measure_channel(room, ch, li.file_channels, li.frames, p->rate, info);
         for (int c = 0; c < li.file_channels; c++)
             free(ch[c]);
         free(ch);
@@ -306,7 +309,7 @@ static void measure(es_preparer *p, const es_room *room, es_room_info *info)
     info->seconds = pr->frames / pr->rate;
     info->channels = pr->channels;
     info->gain_db = pr->gain_db;
-    measure_channel(room, pr->ch[0], pr->frames, pr->rate, info);
+    measure_channel(room, pr->ch, pr->channels, pr->frames, pr->rate, info);
 }
 
 /* Reads the library again; the loader takes it and the session gets a

@@ -66,7 +66,8 @@ typedef struct {
     char name[ES_ROOM_NAME_MAX];
     char path[1024];
     int measured;              /* 0 not yet (asked for), 1 done, -1 failed (error says why) */
-    es_acoustics a;            /* broadband, first channel */
+    es_acoustics a;            /* broadband, of channel `channel` */
+    int channel;               /* the channel measured (from 0): the first that sounds */
     double seconds, gain_db;
     int channels;
     double decay[ES_DECAY_POINTS]; /* dB, evenly over a.usable_s */
