@@ -40,7 +40,7 @@ static const char usage[] =
     "The list gives each room's length, channels, rate, the gain that\n"
     "normalises its energy, and its acoustic parameters (ISO 3382-1, first\n"
     "channel): T30 and EDT in s, C80 in dB, D50. --show adds T20 and C50 per\n"
-    "octave band (125 Hz - 4 kHz), the noise floor and the energy decay curve.\n"
+    "octave band (63 Hz - 8 kHz), the noise floor and the energy decay curve.\n"
     "\n"
     "new synthesises a shoebox room (image sources and an Eyring-decay tail per\n"
     "octave band, a stereo microphone pair 0.17 m apart) into the user folder:\n"
@@ -127,18 +127,26 @@ static int first_sounding(float *const *ch, int channels, int frames, double rat
     return -1;
 }
 
-/* Every channel's broadband figures, a row (text) or an array (JSON). */
-static void per_channel(float *const *ch, int channels, int frames, double rate, int json)
+/* Every channel's broadband figures, a row (text) or an array (JSON); a
+ * matrix's channels are its paths, named input -> output. */
+static void per_channel(float *const *ch, int channels, int frames, double rate,
+                        const char *layout, int json)
 {
+    int ins, outs;
+    const int paths = es_layout_matrix(layout, &ins, &outs) && ins * outs == channels;
     if (json)
         printf(",\"per_channel\":[");
     else
-        printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (broadband, each channel)\n", "channel",
-               "T20 s", "T30 s", "EDT s", "C50 dB", "C80 dB", "D50");
+        printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (broadband, each %s)\n",
+               paths ? "path" : "channel", "T20 s", "T30 s", "EDT s", "C50 dB", "C80 dB", "D50",
+               paths ? "path, input -> output" : "channel");
     for (int c = 0; c < channels; c++) {
         es_acoustics a;
-        char label[16];
-        snprintf(label, sizeof label, json ? "%d" : "ch %d", c + 1);
+        char label[24];
+        if (paths)
+            snprintf(label, sizeof label, "%d->%d", c / outs + 1, c % outs + 1);
+        else
+            snprintf(label, sizeof label, json ? "%d" : "ch %d", c + 1);
         const int silent = es_acoustics_measure(ch[c], frames, rate, &a) != 0;
         if (json && silent)
             printf("%s{\"%s\":null}", c ? "," : "", label);
@@ -181,12 +189,12 @@ static int show(const char *title, const es_room *room, float *const *ch, int ch
             printf(",");
         }
         band_row("broadband", &a.broadband, 1, 0);
-        for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
+        for (int b = 0; b < ES_MEASURE_BANDS; b++) {
             char label[16];
-            snprintf(label, sizeof label, "%.0f", es_octave_centres[b]);
-            band_row(label, &a.band[b], 1, b == ES_OCTAVE_BANDS - 1);
+            snprintf(label, sizeof label, "%.0f", es_measure_centres[b]);
+            band_row(label, &a.band[b], 1, b == ES_MEASURE_BANDS - 1);
         }
-        per_channel(ch, channels, frames, rate, 1);
+        per_channel(ch, channels, frames, rate, room ? room->layout : "", 1);
         printf("}\n");
         return 0;
     }
@@ -210,14 +218,14 @@ static int show(const char *title, const es_room *room, float *const *ch, int ch
     printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (channel %d)\n", "band", "T20 s", "T30 s",
            "EDT s", "C50 dB", "C80 dB", "D50", measured + 1);
     band_row("broadband", &a.broadband, 0, 0);
-    for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
+    for (int b = 0; b < ES_MEASURE_BANDS; b++) {
         char label[16];
-        snprintf(label, sizeof label, "%.0f Hz", es_octave_centres[b]);
+        snprintf(label, sizeof label, "%.0f Hz", es_measure_centres[b]);
         band_row(label, &a.band[b], 0, 0);
     }
     reasons("broadband", &a.broadband);
     if (channels > 1)
-        per_channel(ch, channels, frames, rate, 0);
+        per_channel(ch, channels, frames, rate, room ? room->layout : "", 0);
     plot(ch[measured], frames, rate, a.broadband.usable_s);
     return 0;
 }

@@ -8,6 +8,15 @@
 #include "acoustics.h"
 
 const double es_octave_centres[ES_OCTAVE_BANDS] = {125, 250, 500, 1000, 2000, 4000};
+const double es_measure_centres[ES_MEASURE_BANDS] = {63, 125, 250, 500, 1000, 2000, 4000, 8000};
+
+int es_measure_band(double hz)
+{
+    for (int b = 0; b < ES_MEASURE_BANDS; b++)
+        if (fabs(es_measure_centres[b] - hz) < 1)
+            return b;
+    return -1;
+}
 
 #define LN10 2.302585092994046
 
@@ -303,11 +312,18 @@ int es_acoustics_room(const float *ir, int length, double rate, es_room_acoustic
     float *band = malloc(sizeof(float) * (size_t)length);
     if (!band)
         return -1;
-    for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
-        if (es_octave_centres[b] * 1.5 >= rate / 2)
-            continue; /* the band is above Nyquist at this rate */
-        octave(ir, length, rate, es_octave_centres[b], band);
-        es_acoustics_measure(band, length, rate, &out->band[b]);
+    for (int b = 0; b < ES_MEASURE_BANDS; b++) {
+        /* The 63 Hz octave's true centre is 62.5 Hz (1000 / 2^4). */
+        const double centre = b == 0 ? 62.5 : es_measure_centres[b];
+        es_acoustics *a = &out->band[b];
+        if (centre * 1.5 >= rate / 2 || (octave(ir, length, rate, centre, band),
+                                         es_acoustics_measure(band, length, rate, a)) != 0) {
+            *a = (es_acoustics){.t20 = NAN, .t30 = NAN, .edt = NAN, .c50 = NAN, .c80 = NAN,
+                                .d50 = NAN, .noise_db = NAN};
+            a->why_t20 = a->why_t30 = a->why_edt = a->why_clarity = a->why_noise =
+                centre * 1.5 >= rate / 2 ? "the band is above this rate's Nyquist frequency"
+                                         : "nothing in this band";
+        }
     }
     free(band);
     return 0;

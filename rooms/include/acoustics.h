@@ -2,13 +2,14 @@
  * Schroeder backward integration of the squared IR (with the noise floor
  * found and taken out first), reverberation time from the T20 and T30
  * ranges of the decay curve, early decay time, clarity C50/C80 and
- * definition D50, broadband and in octave bands 125 Hz - 4 kHz. */
+ * definition D50, broadband and in octave bands 63 Hz - 8 kHz. */
 #ifndef ES_ACOUSTICS_H
 #define ES_ACOUSTICS_H
 
 #include <stddef.h>
 
-#define ES_OCTAVE_BANDS 6 /* 125, 250, 500, 1000, 2000, 4000 Hz */
+#define ES_OCTAVE_BANDS 6 /* 125 .. 4000 Hz: the bands rooms are synthesised in */
+#define ES_MEASURE_BANDS 8 /* 63 .. 8000 Hz: the octaves a room is measured in */
 #define ES_DECAY_MIN_S 0.010 /* a decay time under this is not measured (n/a) */
 
 /* A figure that cannot be measured is NAN, never 0 or +-3000, and its
@@ -32,10 +33,13 @@ const char *es_figure_text(char *out, size_t n, const char *fmt, double v);
 
 typedef struct {
     es_acoustics broadband;
-    es_acoustics band[ES_OCTAVE_BANDS];
+    es_acoustics band[ES_MEASURE_BANDS]; /* at es_measure_centres */
 } es_room_acoustics;
 
 extern const double es_octave_centres[ES_OCTAVE_BANDS];
+extern const double es_measure_centres[ES_MEASURE_BANDS];
+/* The measured band centred on `hz` (es_measure_centres), or -1. */
+int es_measure_band(double hz);
 
 /* Parameters of one IR channel. Returns 0, or -1 if the IR is silent. */
 int es_acoustics_measure(const float *ir, int length, double rate, es_acoustics *out);

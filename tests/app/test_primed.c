@@ -2,7 +2,7 @@
  * the null device, with the wet output and the dry input recorded
  * (--record, --record-input: sample-aligned), and the wet compared, in
  * 0.5 s windows, with `earshot render` of the dry recording:
- *   - engine switches: speech through the cathedral (5.9 s), cpu-partitioned,
+ *   - engine switches: speech through the cathedral (8.7 s as prepared), cpu-partitioned,
  *     then cpu-nonuniform after 4 s, then cpu-direct, then cpu-partitioned
  *     again: every window equals the render through the cathedral within
  *     -90 dB (an unprimed switch is -5 dB at the switch: the new engine

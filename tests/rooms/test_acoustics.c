@@ -88,8 +88,8 @@ int main(void)
         near(what, a.broadband.t20, rt, 0.02);
         snprintf(what, sizeof what, "RT %.1f s: EDT", rt);
         near(what, a.broadband.edt, rt, 0.05);
-        for (int b = 2; b < ES_OCTAVE_BANDS; b++) {
-            snprintf(what, sizeof what, "RT %.1f s: T30 at %.0f Hz", rt, es_octave_centres[b]);
+        for (int b = es_measure_band(500); b < ES_MEASURE_BANDS; b++) {
+            snprintf(what, sizeof what, "RT %.1f s: T30 at %.0f Hz", rt, es_measure_centres[b]);
             near(what, a.band[b].t30, rt, 0.05);
         }
         free(h);

@@ -45,9 +45,10 @@ static double deviation(const char *name, const es_room_spec *s, int print, floa
         if (print)
             printf("%-13s mic %d  T30 measured/Eyring:", name, c + 1);
         for (int b = 1; b < ES_OCTAVE_BANDS; b++) {
-            const double rel = a.band[b].t30 / eyring[b] - 1;
+            const es_acoustics *m = &a.band[es_measure_band(es_octave_centres[b])];
+            const double rel = m->t30 / eyring[b] - 1;
             if (print)
-                printf(" %.0f Hz %.2f/%.2f%s", es_octave_centres[b], a.band[b].t30, eyring[b],
+                printf(" %.0f Hz %.2f/%.2f%s", es_octave_centres[b], m->t30, eyring[b],
                        fabs(rel) > 0.10 ? " <-" : "");
             if (!(fabs(rel) <= fabs(worst)))
                 worst = rel;

@@ -4,6 +4,7 @@
  * closed. session_changes.c asks for changes and plays them; snapshot.c
  * publishes what the views read. */
 #include <malloc.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 /* The longest the end of a session waits for the preparer: quit and
  * SIGTERM end the process within 2 s whatever it is doing. */
 #define PREPARER_QUIT_S 0.5
+#define ALIVE_WAIT_S 0.1 /* at quit, a stream gives a block within this (or 4 periods) */
 /* The first stream is built before anything plays: as long as it takes. */
 #define FIRST_BUILD_S 86400.0
 
@@ -349,11 +351,39 @@ static void stop_preparing(es_session *s)
     s->preparer = NULL;
 }
 
+/* 1 when the stream delivers a block within a few periods (at least
+ * ALIVE_WAIT_S): a stream that does not is dead, and asking its host API
+ * to stop it can hang for good (PortAudio's JACK host waits for a callback
+ * that a server killed a moment ago never makes). */
+static int stream_alive(es_session *s)
+{
+    const es_processor *proc = es_player_processor(s->player);
+    es_stats st;
+    es_processor_stats(proc, &st);
+    const uint64_t before = st.blocks;
+    es_latency_parts lp;
+    es_player_latency_parts(s->player, &lp);
+    const int frames = lp.period > s->playing.block ? lp.period : s->playing.block;
+    const double wait = fmax(ALIVE_WAIT_S, 4.0 * frames / s->cfg.rate);
+    const struct timespec step = {0, 5000000};
+    for (double waited = 0; waited < wait; waited += 0.005) {
+        es_processor_stats(proc, &st);
+        if (st.blocks != before)
+            return 1;
+        nanosleep(&step, NULL);
+    }
+    return 0;
+}
+
 int es_session_stop(es_session *s)
 {
-    const es_stream_state was = s->state.stream;
+    es_stream_state was = s->state.stream;
     if (was == ES_STREAM_STOPPED)
         return 0;
+    /* A stream that died since the last look (a server killed in the last
+     * second) is left as a stalled one is, not stopped. */
+    if ((was == ES_STREAM_PLAYING || was == ES_STREAM_OPENING) && !stream_alive(s))
+        was = ES_STREAM_STALLED;
     es_session_event(s, ES_EV_STOP);
     int rc = 0;
     if (was == ES_STREAM_STALLED || was == ES_STREAM_LOST) {
