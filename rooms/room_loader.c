@@ -59,7 +59,7 @@ int es_room_loader_inputs(es_room_loader *l, const char *what)
         return !strcmp(room->layout, "true-stereo") ? 2 : 1;
     if (es_ir_file_is_config(what) && es_jconvolver_sides(what, &ins, &outs) == 0)
         return ins;
-    return 1;
+    return l->layout_inputs > 0 ? l->layout_inputs : 1;
 }
 
 es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
@@ -100,10 +100,21 @@ static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs,
         return NULL;
     }
     es_ir_load_info info;
-    es_ir *ir = es_ir_load(what, rate, inputs, &info, err, n);
+    const int matrix = l->layout_inputs > 0 && !es_ir_file_is_config(what);
+    if (matrix && inputs != l->layout_inputs) {
+        snprintf(err, n, "--layout %dx%d takes %d input channel%s; the stream has %d",
+                 l->layout_inputs, l->layout_outputs, l->layout_inputs,
+                 l->layout_inputs == 1 ? "" : "s", inputs);
+        return NULL;
+    }
+    es_ir *ir = matrix ? es_ir_load_matrix(what, rate, l->layout_inputs, l->layout_outputs, &info,
+                                           err, n)
+                       : es_ir_load(what, rate, inputs, &info, err, n);
     char layout[160] = "";
     if (ir && es_ir_file_is_config(what))
         snprintf(layout, sizeof layout, "a %d x %d jconvolver matrix", ir->inputs, ir->outputs);
+    else if (ir && matrix)
+        snprintf(layout, sizeof layout, "a %d x %d matrix (--layout)", ir->inputs, ir->outputs);
     else if (ir)
         es_ir_layout_note(info.file_channels, inputs, layout, sizeof layout);
     if (ir && info.resampled)

@@ -16,6 +16,9 @@ typedef struct {
     /* A share of every room's outputs (play --outputs): outputs
      * first_output.. first_output + outputs - 1 (from 0); outputs 0: all. */
     int first_output, outputs;
+    /* A file room's channels as this matrix (play --layout IxO); 0: as
+     * their count suggests. A library room's layout is its manifest's. */
+    int layout_inputs, layout_outputs;
 } es_room_loader;
 
 /* Opens the library (shipped, user, and `extra`, which may be NULL). Its

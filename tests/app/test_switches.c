@@ -1,7 +1,8 @@
-/* Switches and safety as a person meets them, through the app_earshot binary
+/* Switches and safety as a person meets them, through the earshot binary
  * on the null device, with the output (and the dry input) recorded:
  *   - a mono IR swapped in while a stereo room plays: it plays, both
  *     output channels equal, sample for sample;
+ *   - a 4-channel IR file with --layout 1x4: four outputs, not true stereo;
  *   - a room of three outputs swapped in on a stereo stream: the stream
  *     reopens with them (said), the stereo take ends there;
  *   - an input file holding a NaN, an infinity and a burst of 1e30, played
@@ -53,6 +54,26 @@ static void mono_room(void)
     app_check(rc == 0 && app_lines_with("err.txt", "room ./mono.wav") >= 1 && info.channels == 2 &&
               differ == 0 && energy > 0, line);
     es_audiofile_free_channels(ch, info.channels);
+}
+
+/* A 4-channel IR file is true stereo by its count; --layout 1x4 plays it
+ * as one input to four outputs: the recording has 4 channels. */
+static void layout_option(void)
+{
+    app_sh("'%s' amb.wav decay %d 4 4800 >/dev/null", app_make_wav, RATE);
+    const int rc = app_sh("'%s' play --device null --headless --seconds 1 --room ./amb.wav "
+                          "--layout 1x4 --record amb-out.wav >/dev/null 2>err.txt", app_earshot);
+    es_audio_info info;
+    float **ch = app_load("amb-out.wav", &info);
+    char line[300];
+    snprintf(line, sizeof line, "--layout 1x4 on a 4-channel file: exit %d, %d channels played "
+             "(said: %d)", rc, ch ? info.channels : 0,
+             app_lines_with("err.txt", "1 x 4 matrix (--layout)"));
+    app_check(rc == 0 && ch && info.channels == 4 &&
+                  app_lines_with("err.txt", "1 x 4 matrix (--layout)") == 1,
+              line);
+    if (ch)
+        es_audiofile_free_channels(ch, info.channels);
 }
 
 static void three_outputs(void)
@@ -171,6 +192,7 @@ int main(int argc, char **argv)
 {
     app_test_start("switches", argc, argv);
     mono_room();
+    layout_option();
     three_outputs();
     bad_input();
     return app_test_end();

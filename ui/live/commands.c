@@ -50,6 +50,10 @@ const es_param es_play_params[] = {
      "the device's input; or a sound file, looped, resampled", OPT(input), NULL, NULL},
     {"input-device", ES_PARAM_STRING, 0, 255, "NAME",
      "with --input mic: the input's own device", OPT(input_device), NULL, NULL},
+    {"layout", ES_PARAM_STRING, 0, 15, "IxO",
+     "a file room's channels as an I x O matrix (channel i*O + o:\n"
+     "input i to output o) where the count alone is ambiguous; a\n"
+     "library room's layout is its manifest's", OPT(layout), NULL, NULL},
     {"inputs", ES_PARAM_INT, 1, 64, "N",
      "with --input mic: open N input channels (default: as many as\n"
      "the room has inputs: N of an NxM or jconvolver room, 2 of a\n"
@@ -149,6 +153,11 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
         snprintf(err, n, "--json and --commands go with --headless");
         return -1;
     }
+    int layout_in = 0, layout_out = 0;
+    if (o->layout && !es_layout_matrix(o->layout, &layout_in, &layout_out)) {
+        snprintf(err, n, "--layout '%.20s': give inputs x outputs, as 1x4", o->layout);
+        return -1;
+    }
     struct stat st;
     if (o->ir && stat(o->ir, &st) != 0) {
         snprintf(err, n, "--ir %s: no such file (a library room goes with --room)", o->ir);
@@ -172,7 +181,8 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
         room = as_file;
     }
     *sc = (es_session_config){.device = o->device, .input_device = o->input_device,
-                              .mic_inputs = o->inputs,
+                              .mic_inputs = o->inputs, .layout_inputs = layout_in,
+                              .layout_outputs = layout_out,
                               .rooms_dir = o->rooms,
                               .file = kind == ES_SOURCE_FILE ? o->input : NULL,
                               .rate = o->rate, .crossfade_ms = o->crossfade_ms,

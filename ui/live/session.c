@@ -266,6 +266,8 @@ static int open_rooms(es_session *s, char *err, size_t n)
     es_room_loader_open(&s->rooms, s->cfg.rooms_dir);
     s->rooms.first_output = s->cfg.first_output;
     s->rooms.outputs = s->cfg.outputs;
+    s->rooms.layout_inputs = s->cfg.layout_inputs;
+    s->rooms.layout_outputs = s->cfg.layout_outputs;
     for (int m = 0; m < s->rooms.lib.message_count; m++)
         es_session_sayf(s, 1, "%s", s->rooms.lib.messages[m]);
     if (resolve_slots(s, err, n) != 0)

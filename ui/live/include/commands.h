@@ -27,6 +27,7 @@ typedef struct {
                          * many; {0, 0}: all */
     int restore, no_restore; /* remembered settings (settings.h) */
     int inputs;         /* --inputs N: the microphone's channels; 0: the room's */
+    const char *layout; /* --layout IxO for a file room, or NULL */
     double rate, seconds, crossfade_ms, fps;
 } es_play_options;
 
