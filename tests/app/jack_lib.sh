@@ -39,3 +39,19 @@ jack_dummy() {
     jack=$!
     jack_wait $jack "$dir/jackd.log"
 }
+
+# jack_test_begin NAME [OPTION...]: what a test of earshot under a JACK
+# server of its own starts with: jackd there (else FAIL and exit 1), a
+# folder $dir (its settings home too: no remembered settings), FFTW wisdom
+# off, a trap that ends earshot ($pid, when set), the server and the
+# folder, and the server itself (jack_dummy NAME OPTION...; exit 1 when it
+# does not answer).
+jack_test_begin() {
+    command -v jackd >/dev/null ||
+        { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
+    dir=$(mktemp -d)
+    export XDG_CONFIG_HOME="$dir" EARSHOT_WISDOM=off
+    pid= jack=
+    trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
+    jack_dummy "$@" || exit 1
+}

@@ -15,12 +15,7 @@ jack_tap=$3
 wav_stats=$4
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/jack_lib.sh"
-command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
-dir=$(mktemp -d)
-export XDG_CONFIG_HOME="$dir" EARSHOT_WISDOM=off
-pid= jack=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
-jack_dummy earshot-loop || exit 1
+jack_test_begin earshot-loop
 fail=0
 "$make_wav" "$dir/burst.wav" noise 48000 1 4800 7 0.4 >/dev/null
 

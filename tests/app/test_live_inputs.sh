@@ -14,12 +14,7 @@ set -u
 earshot=$1 make_wav=$2 jack_tap=$3 wav_match=$4 wav_stats=$5
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/jack_lib.sh"
-command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
-dir=$(mktemp -d)
-export XDG_CONFIG_HOME="$dir" EARSHOT_WISDOM=off
-pid= jack=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
-jack_dummy earshot-inputs -C 4 -P 4 || exit 1
+jack_test_begin earshot-inputs -C 4 -P 4
 fail=0
 "$make_wav" "$dir/ts.wav" decay 48000 4 9600 3 0.05 >/dev/null  # true stereo, 0.2 s
 "$make_wav" "$dir/noise.wav" noise 48000 2 96000 9 0.5 >/dev/null
