@@ -503,6 +503,7 @@ static ES_RT void await_ringing(es_processor *p, int frames)
         return;
     }
     p->acc.prime_late += primed == 0;
+    p->fade_linear = 0; /* an empty engine against a full one: equal power */
     release_ringing(p, in);
 }
 

@@ -340,8 +340,10 @@ static void rescan(es_preparer *p)
  * nobody took them. */
 static void report(es_preparer *p, const prime_job *j, int ok, double heard_s, const char *why)
 {
-    if (p->report_count == PRIMES)
+    if (p->report_count == PRIMES) {
         memmove(p->reports, p->reports + 1, (PRIMES - 1) * sizeof *p->reports);
+        p->report_count--;
+    }
     es_prime_report *r = &p->reports[p->report_count++];
     *r = (es_prime_report){.ticket = j->ticket, .ok = ok, .ms = ms_since(j->asked_ns),
                            .heard_s = heard_s};
@@ -554,13 +556,16 @@ int es_preparer_destroy(es_preparer *p, double wait_s)
     }
     for (int i = 0; i < p->bin_count; i++)
         destroy_trash(p->bin[i]);
-    /* The processors are gone (the session closes the stream first): none
-     * reads these buffers now. */
-    for (int k = 0; k < PRIMES; k++)
-        if (p->primes[k].used) {
-            free_priming(p->primes[k].plan, p->primes[k].out, p->primes[k].outputs);
-            es_history_unref(p->primes[k].history);
-        }
+    /* A buffer a processor may still read (a stream left as it was, whose
+     * callback may yet return) is left for the process's life, never freed
+     * under it. */
+    for (int k = 0; k < PRIMES; k++) {
+        prime_job *j = &p->primes[k];
+        if (!j->used || es_history_holds(j->history, j->ticket))
+            continue;
+        free_priming(j->plan, j->out, j->outputs);
+        es_history_unref(j->history);
+    }
     free_result(p->done);
     if (p->rescanned) {
         es_library_close(p->rescanned);

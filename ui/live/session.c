@@ -396,6 +396,14 @@ int es_session_stop(es_session *s)
         rc = -1;
     }
     es_player_stop(s->player);
+    if (was != ES_STREAM_STALLED && was != ES_STREAM_LOST) {
+        /* Stopped: the callback runs no more, so no priming's buffer is
+         * read from now on, and the preparer may free them all. */
+        es_history *h = es_processor_history(es_player_processor(s->player));
+        if (h)
+            es_history_writer_gone(h);
+        es_history_unref(h);
+    }
     clock_gettime(CLOCK_MONOTONIC, &s->stopped);
     stop_preparing(s);
     es_processor_collect(es_player_processor(s->player));
