@@ -19,9 +19,13 @@
 # --ir FILE.conf only: the library stores a room as one WAV, and
 # libsndfile writes none past 1,024 channels (listed).
 #
-#   test_jconvolver_peer.sh EARSHOT MAKE_WAV WAV_MATCH PAD_WAV
+# The sanitizer build (BUILD sanitized), five times slower, judges the
+# configurations through render --ir FILE.conf alone; the release build
+# does both ways.
+#
+#   test_jconvolver_peer.sh EARSHOT MAKE_WAV WAV_MATCH PAD_WAV [release|sanitized]
 set -u
-earshot=$1 make_wav=$2 wav_match=$3 pad_wav=$4
+earshot=$1 make_wav=$2 wav_match=$3 pad_wav=$4 build=${5:-release}
 shipped=/usr/share/jconvolver/config-files
 command -v fconvolver >/dev/null ||
     { echo "FAIL: fconvolver is not installed (scripts/setup --test installs jconvolver)"; exit 1; }
@@ -102,6 +106,7 @@ while read -r conf; do
     "$earshot" render --ir "$conf" "$work/in.wav" "$work/e.wav" >"$work/render.txt" 2>&1
     null "$work/e.wav" "render --ir FILE.conf"
     judged=$((judged + 1))
+    [ "$build" = sanitized ] && continue
     if [ $((ins * outs)) -gt 1024 ]; then
         echo "list $name: $ins x $outs, not imported into the library yet (a WAV holds at most 1,024 channels)"
         listed=$((listed + 1))
@@ -120,7 +125,8 @@ while read -r conf; do
     null "$work/e.wav" "imported"
 done < <(find "$work/c" -name '*.conf' | sort)
 echo "$judged configurations judged, $listed listed; $cut cut at MAXSIZE (said at import)"
-[ "$cut" -ge 1 ] || { echo "FAIL: no configuration's data was cut at MAXSIZE and said"; fail=1; }
+[ "$cut" -ge 1 ] || [ "$build" = sanitized ] ||
+    { echo "FAIL: no configuration's data was cut at MAXSIZE and said"; fail=1; }
 [ "$judged" -ge 37 ] || { echo "FAIL: fewer than the 37 shipped configurations judged"; fail=1; }
 [ $fail = 0 ] && echo PASSED || echo FAILED
 exit $fail
