@@ -61,7 +61,11 @@ for path in pipewire default; do
         what="$path block $b ($device): $blocks blocks of $expected, $misses misses, latency $total (period $period), the graph's quantum $quantum (pw-top)"
         if [ -z "$json" ]; then bad "$path block $b: no report: $(cat "$tmux_dir/err")"; continue; fi
         ok=1
-        awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.95 * e && b <= 1.01 * e + 1) }' || ok=0
+        # Within 5 % of the clock; a machine that held the stream up (an
+        # xrun or a stall said so) may fall short, to 85 %, never over.
+        xruns=$(num xruns "$json"); stalls=$(num stalls "$json")
+        awk -v b="$blocks" -v e="$expected" -v h="$((${xruns:-0} + ${stalls:-0}))" \
+            'BEGIN { exit !(b >= (h > 0 ? 0.85 : 0.95) * e && b <= 1.01 * e + 1) }' || ok=0
         [ "$misses" = 0 ] && [ "$known" = true ] || ok=0
         [ "$total" -ge "$b" ] && [ "$total" -ge "$period" ] || ok=0
         if [ $path = pipewire ]; then [ "$total" -gt "$last" ] || ok=0
