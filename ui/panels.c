@@ -246,7 +246,7 @@ static void room_figures(const ui_model *m, const ui_rect *r, int at)
              es_figure_text(edt, sizeof edt, "%.2f", info->a.edt),
              es_figure_text(c80, sizeof c80, "%+.1f", info->a.c80));
     put(r, at, 0, line);
-    snprintf(line, sizeof line, "D50 %s  %.2f s  ch %d of %d  gain %+.1f dB",
+    snprintf(line, sizeof line, "D50 %s  %.2f s  ch %d/%d  gain %+.1f dB",
              es_figure_text(d50, sizeof d50, "%.2f", info->a.d50), info->seconds,
              info->channel + 1, info->channels, info->gain_db);
     put(r, at + 1, 0, line);
