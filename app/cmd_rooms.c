@@ -50,7 +50,9 @@ static const char usage[] =
     "import-jconvolver builds a room from a jconvolver configuration, read as\n"
     "jconvolver 1.1 reads it (/cd, /convolver/new with MAXSIZE cutting every\n"
     "filter, /impulse/read, dirac, hilbert and copy, port and client names;\n"
-    "docs/ROOMS.md). --to DIR writes to DIR instead.\n";
+    "docs/ROOMS.md): one WAV, or for a matrix past 1,024 paths or mostly\n"
+    "empty, a matrix room (NAME.conf naming a WAV per input in NAME.paths/,\n"
+    "its filters alone). --to DIR writes to DIR instead.\n";
 
 static void plot(const float *ir, int length, double rate, double usable)
 {
@@ -140,18 +142,25 @@ static void per_channel(float *const *ch, int channels, int frames, double rate,
         printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (broadband, each %s)\n",
                paths ? "path" : "channel", "T20 s", "T30 s", "EDT s", "C50 dB", "C80 dB", "D50",
                paths ? "path, input -> output" : "channel");
+    int empty = 0, first = 1;
     for (int c = 0; c < channels; c++) {
         es_acoustics a;
         char label[24];
+        if (!ch[c]) { /* a matrix room's path with no filter: counted, not listed */
+            empty++;
+            continue;
+        }
+        const char *comma = first ? "" : ",";
+        first = 0;
         if (paths)
             snprintf(label, sizeof label, "%d->%d", c / outs + 1, c % outs + 1);
         else
             snprintf(label, sizeof label, json ? "%d" : "ch %d", c + 1);
         const int silent = es_acoustics_measure(ch[c], frames, rate, &a) != 0;
         if (json && silent)
-            printf("%s{\"%s\":null}", c ? "," : "", label);
+            printf("%s{\"%s\":null}", comma, label);
         else if (json)
-            printf("%s{", c ? "," : ""), band_row(label, &a, 1, 1), printf("}");
+            printf("%s{", comma), band_row(label, &a, 1, 1), printf("}");
         else if (silent)
             printf("  %-9s silent\n", label);
         else
@@ -159,13 +168,15 @@ static void per_channel(float *const *ch, int channels, int frames, double rate,
     }
     if (json)
         printf("]");
+    else if (empty)
+        printf("  (%d path%s without a filter)\n", empty, empty == 1 ? "" : "s");
 }
 
 /* 0, or 1 (said) when the IR cannot be measured. The bands are those of
  * the first channel that sounds (named); every channel's broadband
  * figures follow. */
-static int show(const char *title, const es_room *room, float *const *ch, int channels,
-                int frames, double rate, double gain_db, int json)
+static int show(const char *title, const es_room *room, const char *layout, float *const *ch,
+                int channels, int frames, double rate, double gain_db, int json)
 {
     es_room_acoustics a;
     const int measured = first_sounding(ch, channels, frames, rate, &a);
@@ -194,7 +205,7 @@ static int show(const char *title, const es_room *room, float *const *ch, int ch
             snprintf(label, sizeof label, "%.0f", es_measure_centres[b]);
             band_row(label, &a.band[b], 1, b == ES_MEASURE_BANDS - 1);
         }
-        per_channel(ch, channels, frames, rate, room ? room->layout : "", 1);
+        per_channel(ch, channels, frames, rate, layout, 1);
         printf("}\n");
         return 0;
     }
@@ -211,7 +222,7 @@ static int show(const char *title, const es_room *room, float *const *ch, int ch
                safe(t[1], sizeof t[1], room->path),
                room->source[0] ? safe(t[2], sizeof t[2], room->source) : "not given",
                room->licence[0] ? safe(t[3], sizeof t[3], room->licence) : "not given",
-               room->layout[0] ? safe(t[4], sizeof t[4], room->layout)
+               layout[0] ? safe(t[4], sizeof t[4], layout)
                                : es_layout_for_channels(channels),
                gain_db);
     }
@@ -225,22 +236,14 @@ static int show(const char *title, const es_room *room, float *const *ch, int ch
     }
     reasons("broadband", &a.broadband);
     if (channels > 1)
-        per_channel(ch, channels, frames, rate, room ? room->layout : "", 0);
+        per_channel(ch, channels, frames, rate, layout, 0);
     plot(ch[measured], frames, rate, a.broadband.usable_s);
     return 0;
 }
 
 int es_rooms_prepare_native(const es_room *room, es_prepared_room *out, char *err, size_t n)
 {
-    es_audio_info info;
-    char why[512];
-    es_audiofile *f = es_audiofile_open_read(room->path, &info, why, sizeof why);
-    if (!f) {
-        snprintf(err, n, "room '%s': %s", room->name, why);
-        return -1;
-    }
-    es_audiofile_close(f);
-    return es_room_prepare(room, info.sample_rate, out, err, n);
+    return es_room_prepare(room, 0, out, err, n);
 }
 
 /* Any IR file, with the checks `rooms add` and playing apply (a regular
@@ -249,20 +252,17 @@ int es_rooms_prepare_native(const es_room *room, es_prepared_room *out, char *er
 static int show_file(const char *file, int json)
 {
     float **ch = NULL;
-    es_audio_info info;
     es_ir_load_info li;
-    char err[512];
-    es_audiofile *f = es_audiofile_open_read(file, &info, err, sizeof err);
-    if (!f) {
+    char err[512], layout[16] = "";
+    int ins, outs;
+    if (es_ir_read_paths(file, 0, &ch, &li, &ins, &outs, err, sizeof err) != 0) {
         es_error("%s", err);
         return 1;
     }
-    es_audiofile_close(f);
-    if (es_ir_read_channels(file, info.sample_rate, &ch, &li, err, sizeof err) != 0) {
-        es_error("%s", err);
-        return 1;
-    }
-    const int rc = show(file, NULL, ch, li.file_channels, li.frames, info.sample_rate, 0, json);
+    if (ins > 0)
+        snprintf(layout, sizeof layout, "%dx%d", ins, outs);
+    const int rc = show(file, NULL, layout, ch, li.file_channels, li.frames, li.file_rate, 0,
+                        json);
     es_audiofile_free_channels(ch, li.file_channels);
     return rc;
 }
@@ -374,8 +374,8 @@ int es_cmd_rooms(int argc, char **argv)
                 es_error("%s", err);
                 rc = 1;
             } else {
-                rc = show(room->name, room, p.ch, p.channels, p.frames, p.rate, p.gain_db,
-                          json);
+                rc = show(room->name, room, p.layout, p.ch, p.channels, p.frames, p.rate,
+                          p.gain_db, json);
                 es_prepared_room_free(&p);
             }
         }

@@ -265,6 +265,7 @@ static int cmd_add(int argc, char **argv)
 }
 
 /* earshot rooms import-jconvolver FILE.conf */
+#define MATRIX_ROOM_CHANNELS 1024 /* libsndfile writes no WAV of more */
 static int cmd_import(int argc, char **argv)
 {
     destination d;
@@ -281,27 +282,42 @@ static int cmd_import(int argc, char **argv)
     /* What jconvolver would have cut or dropped too, said as it says it. */
     if (room.notes[0])
         es_error("rooms import-jconvolver: note: %s: %s", conf, room.notes);
-    const int ins = room.inputs, outs = room.outputs, frames = room.frames;
-    /* Written as one WAV of inputs x outputs channels: a path without a
-     * filter is a silent channel; 48 kHz when no file gave a rate. */
-    const double rate = room.rate > 0 ? room.rate : 48000.0;
-    for (int p = 0; p < ins * outs; p++)
-        if (!room.paths[p] && !(room.paths[p] = calloc((size_t)frames, sizeof(float)))) {
-            es_jconvolver_free(&room);
-            es_error("rooms import-jconvolver: %s: out of memory", conf);
-            return 1;
-        }
-    float **ch = room.paths;
+    const int ins = room.inputs, outs = room.outputs, frames = room.frames, paths = ins * outs;
+    const double rate = room.rate > 0 ? room.rate : 48000.0; /* no file gave one */
+    int filters = 0;
+    for (int p = 0; p < paths; p++)
+        filters += room.paths[p] != NULL;
     int rc = 1;
-    if (check_destination(&d, dir, sizeof dir) == 0) {
-        snprintf(d.meta.layout, sizeof d.meta.layout, "%dx%d", ins, outs);
-        if (ins * outs == 1 || (ins == 2 && outs == 2))
-            snprintf(d.meta.layout, sizeof d.meta.layout, "%s",
-                     ins * outs == 1 ? "mono" : "true-stereo");
-        if (!d.source[0])
-            snprintf(d.source, sizeof d.source, "imported from jconvolver %s", conf);
-        rc = save(&d, dir, ch, ins * outs, frames, rate) ? 1 : 0;
+    if (check_destination(&d, dir, sizeof dir) != 0)
+        goto done;
+    snprintf(d.meta.layout, sizeof d.meta.layout, "%dx%d", ins, outs);
+    if (paths == 1 || (ins == 2 && outs == 2))
+        snprintf(d.meta.layout, sizeof d.meta.layout, "%s", paths == 1 ? "mono" : "true-stereo");
+    if (!d.source[0])
+        snprintf(d.source, sizeof d.source, "imported from jconvolver %s", conf);
+    /* One WAV of inputs x outputs channels (a path without a filter a
+     * silent channel), unless a WAV cannot hold them or most would be
+     * silence: then a matrix room, its filters alone. */
+    if (paths > MATRIX_ROOM_CHANNELS || 2 * filters < paths) {
+        char path[1300];
+        if (es_library_put_matrix(dir, &d.meta, room.paths, ins, outs, frames, rate, path,
+                                  sizeof path, err, sizeof err) != 0) {
+            es_error("rooms: %s", err);
+            goto done;
+        }
+        printf("room '%s' added: %s (a %d x %d matrix of %d filter%s, %.2f s, %g Hz)\n",
+               d.meta.name, path, ins, outs, filters, filters == 1 ? "" : "s", frames / rate,
+               rate);
+        rc = 0;
+        goto done;
     }
+    for (int p = 0; p < paths; p++)
+        if (!room.paths[p] && !(room.paths[p] = calloc((size_t)frames, sizeof(float)))) {
+            es_error("rooms import-jconvolver: %s: out of memory", conf);
+            goto done;
+        }
+    rc = save(&d, dir, room.paths, paths, frames, rate) ? 1 : 0;
+done:
     es_jconvolver_free(&room);
     return rc;
 }

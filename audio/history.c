@@ -1,6 +1,7 @@
 /* What a stream has heard (history.h says what it is for).
  *
- * A power-of-two ring per input, written on the audio thread and read on
+ * A ring per input (exactly as long as asked: a power of two would
+ * double a 64-input history's memory), written on the audio thread and read on
  * the builder's: the writer publishes the frames it wrote with a release
  * store of `heard`; a reader copies, then looks at `heard` again, and the
  * copy stands only if the writer cannot have reached those frames in the
@@ -16,7 +17,7 @@
 
 struct es_history {
     int inputs, max_block;
-    size_t size;                  /* frames a channel holds, power of two */
+    size_t size;                  /* frames a channel holds */
     float **ring;                 /* [inputs] of size */
     atomic_uint_fast64_t heard;   /* frames written */
     atomic_uint_fast64_t forgotten_before; /* frames before this read as silence */
@@ -34,9 +35,7 @@ es_history *es_history_create(int inputs, int frames, int max_block)
         return NULL;
     h->inputs = inputs;
     h->max_block = max_block;
-    h->size = 1;
-    while (h->size < (size_t)frames + 2 * (size_t)max_block)
-        h->size <<= 1;
+    h->size = (size_t)frames + 2 * (size_t)max_block;
     if (!(h->ring = es_alloc_channels(inputs, h->size))) {
         free(h);
         return NULL;
@@ -76,7 +75,7 @@ int es_history_inputs(const es_history *h)
 ES_RT void es_history_write(es_history *h, const float *const *x, int frames)
 {
     const uint64_t at = atomic_load_explicit(&h->heard, memory_order_relaxed);
-    const size_t mask = h->size - 1, from = (size_t)at & mask;
+    const size_t from = (size_t)(at % h->size);
     const size_t first = frames < (int)(h->size - from) ? (size_t)frames : h->size - from;
     for (int i = 0; i < h->inputs; i++) {
         memcpy(h->ring[i] + from, x[i], first * sizeof(float));
@@ -122,14 +121,19 @@ int es_history_read(const es_history *h, int64_t from, int frames, float *const 
 {
     es_history *w = (es_history *)h;
     const int64_t heard = (int64_t)es_history_heard(h);
-    if (from + frames > heard)
+    if (frames < 0 || (size_t)frames > h->size || from + frames > heard)
         return -1;
-    const size_t mask = h->size - 1;
-    for (int i = 0; i < h->inputs; i++)
-        for (int t = 0; t < frames; t++) {
-            const int64_t at = from + t;
-            out[i][t] = at >= 0 ? h->ring[i][(size_t)at & mask] : 0.0f;
-        }
+    /* Frames before the stream began are silence; the rest in at most
+     * two runs of the ring. */
+    const int before = from < 0 ? (int)(-from < frames ? -from : frames) : 0;
+    const size_t at = before < frames ? (size_t)((from + before) % (int64_t)h->size) : 0;
+    const size_t rest = (size_t)(frames - before);
+    const size_t first = rest < h->size - at ? rest : h->size - at;
+    for (int i = 0; i < h->inputs; i++) {
+        memset(out[i], 0, (size_t)before * sizeof(float));
+        memcpy(out[i] + before, h->ring[i] + at, first * sizeof(float));
+        memcpy(out[i] + before + first, h->ring[i], (rest - first) * sizeof(float));
+    }
     atomic_thread_fence(memory_order_acquire);
     /* The writer may be inside its next block already: up to max_block
      * frames past what it published. */

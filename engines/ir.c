@@ -167,6 +167,8 @@ es_ir *es_ir_from_matrix(const float *const *chan, int channels, int length, dou
     int failed = !ir;
     for (int c = 0; ir && !failed && c < channels; c++) {
         int silent = 1;
+        if (!chan[c])
+            continue; /* a path with no filter */
         for (int t = 0; t < length && silent; t++)
             silent = chan[c][t] == 0.0f;
         if (!silent)

@@ -200,10 +200,10 @@ static void analyse(const double *e, int n, double rate, double *edc, int *usabl
 static int squared_from_onset(const float *ir, int length, double **e, int *onset_at)
 {
     double peak = 0;
-    for (int i = 0; i < length; i++)
+    for (int i = 0; ir && i < length; i++)
         peak = (double)ir[i] * ir[i] > peak ? (double)ir[i] * ir[i] : peak;
     if (peak <= 0)
-        return 0;
+        return 0; /* silent, or a matrix's path without a filter (NULL) */
     int onset = 0;
     while (onset < length && (double)ir[onset] * ir[onset] < peak * 0.01)
         onset++;

@@ -80,6 +80,8 @@ int es_ir_read_channels(const char *path, double target_rate, float ***channels,
     }
     if (check_samples(path, ch, ai.channels, frames, err, n) != 0)
         goto fail;
+    if (target_rate <= 0) /* the file's own */
+        target_rate = ai.sample_rate;
     /* A header may claim any rate: 1 Hz would make a few thousand frames
      * tens of millions at the stream's rate. */
     if (!(ai.sample_rate >= IR_RATE_MIN && ai.sample_rate <= IR_RATE_MAX)) {
@@ -114,27 +116,24 @@ int es_ir_file_is_config(const char *path)
     return len > 5 && !strcmp(path + len - 5, ".conf");
 }
 
-/* A jconvolver configuration's matrix at target_rate: its paths only (a
- * 64 x 64 matrix of 64 filters holds 64), resampled from the files' rate;
- * one made of /impulse/dirac and /impulse/hilbert alone has no rate of its
- * own and is taken at the stream's, as fconvolver takes it. */
-static es_ir *load_config(const char *path, double target_rate, int inputs,
-                          es_ir_load_info *info, char *err, size_t n)
+/* A jconvolver configuration's paths at target_rate (es_ir_read_paths):
+ * its filters only (a 64 x 64 matrix of 64 filters holds 64), resampled
+ * from the files' rate; one made of /impulse/dirac and /impulse/hilbert
+ * alone has no rate of its own and is taken at the stream's, as
+ * fconvolver takes it. */
+static int read_config(const char *path, double target_rate, float ***paths_out,
+                       es_ir_load_info *info, int *inputs, int *outputs, char *err, size_t n)
 {
     es_jconvolver_room room;
     if (es_jconvolver_load(path, &room, err, n) != 0)
-        return NULL;
+        return -1;
     const int paths = room.inputs * room.outputs;
-    es_ir *ir = NULL;
     float **rows = malloc((size_t)paths * sizeof *rows);
-    int *at = malloc((size_t)paths * sizeof *at), count = 0;
-    const double rate = room.rate > 0 ? room.rate : target_rate;
+    int *at = malloc((size_t)paths * sizeof *at), count = 0, rc = -1;
+    const double rate = room.rate > 0 ? room.rate : target_rate > 0 ? target_rate : 48000.0;
     long frames = room.frames;
-    if (inputs != room.inputs) {
-        snprintf(err, n, "%s is a %d x %d matrix: it takes %d input channel%s, not %d", path,
-                 room.inputs, room.outputs, room.inputs, room.inputs == 1 ? "" : "s", inputs);
-        goto done;
-    }
+    if (target_rate <= 0) /* the files' own */
+        target_rate = rate;
     if (!rows || !at) {
         snprintf(err, n, "%s: out of memory", path);
         goto done;
@@ -151,26 +150,47 @@ static es_ir *load_config(const char *path, double target_rate, int inputs,
         if (frames < 1)
             goto done;
     }
-    ir = es_ir_create(room.inputs, room.outputs, (int)frames, target_rate);
-    for (int k = 0; ir && k < count; k++) {
-        float *row = es_ir_path(ir, at[k] / room.outputs, at[k] % room.outputs);
-        if (!row) {
-            es_ir_destroy(ir);
-            ir = NULL;
-            break;
-        }
-        memcpy(row, rows[k], (size_t)frames * sizeof(float));
-    }
-    if (!ir)
-        snprintf(err, n, "%s: out of memory for a %d x %d matrix", path, room.inputs,
-                 room.outputs);
     *info = (es_ir_load_info){.file_rate = rate, .file_channels = paths,
                               .file_frames = room.frames, .resampled = rate != target_rate,
                               .frames = (int)frames};
+    *inputs = room.inputs;
+    *outputs = room.outputs;
+    *paths_out = room.paths;
+    room.paths = NULL;
+    rc = 0;
 done:
     free(rows);
     free(at);
     es_jconvolver_free(&room);
+    return rc;
+}
+
+int es_ir_read_paths(const char *path, double target_rate, float ***channels,
+                     es_ir_load_info *info, int *inputs, int *outputs, char *err, size_t n)
+{
+    if (es_ir_file_is_config(path))
+        return read_config(path, target_rate, channels, info, inputs, outputs, err, n);
+    *inputs = *outputs = 0;
+    return es_ir_read_channels(path, target_rate, channels, info, err, n);
+}
+
+/* The configuration as its matrix; `inputs` must be its inputs. */
+static es_ir *load_config(const char *path, double target_rate, int inputs,
+                          es_ir_load_info *info, char *err, size_t n)
+{
+    float **paths = NULL;
+    int ins, outs;
+    if (read_config(path, target_rate, &paths, info, &ins, &outs, err, n) != 0)
+        return NULL;
+    es_ir *ir = NULL;
+    char why[256];
+    if (inputs != ins)
+        snprintf(err, n, "%s is a %d x %d matrix: it takes %d input channel%s, not %d", path,
+                 ins, outs, ins, ins == 1 ? "" : "s", inputs);
+    else if (!(ir = es_ir_from_matrix((const float *const *)paths, ins * outs, info->frames,
+                                      target_rate, ins, outs, why, sizeof why)))
+        snprintf(err, n, "%s: %s", path, why);
+    es_audiofile_free_channels(paths, ins * outs);
     return ir;
 }
 

@@ -32,6 +32,13 @@ typedef struct {
     int *cap;    /* frames each row holds */
     size_t bytes;
     int cut;     /* lines whose data MAXSIZE cut */
+    /* The file the last /impulse/read took a channel of, kept: a matrix
+     * reads each of its files' channels on lines that follow each other,
+     * and loading the whole file for every line would read it once per
+     * channel. */
+    char held_path[2200];
+    float **held;
+    es_audio_info held_info;
 } reader;
 
 typedef struct {
@@ -205,6 +212,13 @@ static int check_path(const reader *r, int in, int out, char *err, size_t n)
     return 0;
 }
 
+static void release_held(reader *r)
+{
+    es_audiofile_free_channels(r->held, r->held_info.channels);
+    r->held = NULL;
+    r->held_path[0] = 0;
+}
+
 static int c_read(reader *r, char **word, int words, char *err, size_t n)
 {
     (void)words;
@@ -218,10 +232,14 @@ static int c_read(reader *r, char **word, int words, char *err, size_t n)
         return fail(r, err, n, "the file name is longer than 1023 characters");
     snprintf(path, sizeof path, "%s%s%s", file[0] == '/' ? "" : r->dir,
              file[0] == '/' ? "" : "/", file);
-    float **ch = NULL;
-    es_audio_info info;
-    if (es_audiofile_load(path, &ch, &info, why, sizeof why) != 0)
-        return fail(r, err, n, why);
+    if (!r->held || strcmp(path, r->held_path) != 0) {
+        release_held(r);
+        if (es_audiofile_load(path, &r->held, &r->held_info, why, sizeof why) != 0)
+            return fail(r, err, n, why);
+        snprintf(r->held_path, sizeof r->held_path, "%s", path);
+    }
+    float **ch = r->held;
+    const es_audio_info info = r->held_info;
     int rc = -1;
     es_jconvolver_room *room = r->room;
     if (room->rate && info.sample_rate != room->rate) {
@@ -241,7 +259,6 @@ static int c_read(reader *r, char **word, int words, char *err, size_t n)
                         : add(r, e.in - 1, e.out - 1, e.delay, ch[e.chan - 1] + e.offset, 1,
                               (int)count, e.gain, err, n);
     }
-    es_audiofile_free_channels(ch, info.channels);
     return rc;
 }
 
@@ -464,6 +481,7 @@ int es_jconvolver_load(const char *conf, es_jconvolver_room *room, char *err, si
     }
     if (!rc)
         rc = finish(&r, err, n);
+    release_held(&r);
     free(r.link);
     free(r.cap);
     if (rc)

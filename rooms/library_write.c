@@ -1,5 +1,6 @@
-/* Writing a folder of the library: a room's WAV under a name no file has,
- * and the manifest replaced whole, both under the folder's lock. Two
+/* Writing a folder of the library: a room's WAV (or a matrix room's
+ * configuration and WAVs) under a name no file has, and the manifest
+ * replaced whole, both under the folder's lock. Two
  * earshots adding rooms at once each read the manifest the other wrote;
  * without the lock each would append to the same old one and one room
  * would be lost. */
@@ -177,9 +178,158 @@ static int write_fresh(const char *path, float *const *ch, int channels, int fra
     return rc;
 }
 
-int es_library_put_room(const char *dir, const es_room *room, float *const *ch, int channels,
-                        int frames, double rate, char *file_out, size_t fn, char *err,
-                        size_t n)
+/* What a room's files are: a WAV of channels, or a matrix room. */
+typedef struct {
+    float *const *ch;
+    int channels, frames;
+    double rate;
+    int inputs, outputs; /* a matrix room: ch holds its paths (NULL: none) */
+} room_data;
+
+/* ---- a matrix room: BASE.conf and BASE.paths/inNN.wav ---- */
+
+/* Removes what write_matrix made of BASE (every file it names). */
+static void remove_matrix(const char *dir, const char *base, int inputs)
+{
+    char path[1400];
+    for (int i = 1; i <= inputs; i++) {
+        snprintf(path, sizeof path, "%s/%s.paths/in%02d.wav", dir, base, i);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/%s.paths", dir, base);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/%s.conf", dir, base);
+    unlink(path);
+}
+
+/* Input i's paths as the channels of BASE.paths/inNN.wav, in output
+ * order, and the configuration's lines that read them. 0 or -1 said. */
+static int write_input(const char *dir, const char *base, const room_data *d, int i, FILE *conf,
+                       char *err, size_t n)
+{
+    float *const *row = d->ch + (size_t)i * (size_t)d->outputs;
+    const float **ch = malloc((size_t)d->outputs * sizeof *ch);
+    if (!ch) {
+        snprintf(err, n, "out of memory");
+        return -1;
+    }
+    int count = 0;
+    for (int o = 0; o < d->outputs; o++)
+        if (row[o]) {
+            ch[count++] = row[o];
+            fprintf(conf, "/impulse/read %2d %2d  1 0 0 0 %2d  %s.paths/in%02d.wav\n", i + 1,
+                    o + 1, count, base, i + 1);
+        }
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s.paths/in%02d.wav", dir, base, i + 1);
+    const es_write_spec spec = {.sample_rate = d->rate, .channels = count,
+                                .format = ES_SAMPLE_FLOAT, .mode = ES_WRITE_REPLACE,
+                                .exclusive = 1};
+    es_audiofile *f = count ? es_audiofile_create(path, &spec, err, n) : NULL;
+    const int rc = !count || (f && es_audiofile_write(f, (const float *const *)ch, d->frames, err,
+                                                      n) == 0 &&
+                              es_audiofile_commit(f, err, n) == 0)
+                       ? 0 : -1;
+    es_audiofile_close(f);
+    free(ch);
+    return rc;
+}
+
+/* Writes the matrix as DIR/BASE.conf, in jconvolver's language so that
+ * jconvolver and fconvolver read it too (from DIR), naming each input's
+ * WAV in DIR/BASE.paths: 0, 1 when BASE is taken, -1 (said, nothing left). */
+static int write_matrix(const char *dir, const char *base, const room_data *d, const es_room *r,
+                        char *err, size_t n)
+{
+    char conf_path[1400], folder[1400];
+    snprintf(conf_path, sizeof conf_path, "%s/%s.conf", dir, base);
+    snprintf(folder, sizeof folder, "%s/%s.paths", dir, base);
+    struct stat st;
+    if (lstat(conf_path, &st) == 0 || lstat(folder, &st) == 0)
+        return 1;
+    if (mkdir(folder, 0755) != 0) {
+        if (errno == EEXIST)
+            return 1;
+        snprintf(err, n, "%s: cannot create the folder: %s", folder, strerror(errno));
+        return -1;
+    }
+    const int fd = open(conf_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    FILE *conf = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!conf) {
+        const int taken = errno == EEXIST;
+        if (fd >= 0)
+            close(fd);
+        else
+            snprintf(err, n, "%s: cannot write: %s", conf_path, strerror(errno));
+        rmdir(folder);
+        return taken ? 1 : -1;
+    }
+    int filters = 0;
+    for (int p = 0; p < d->inputs * d->outputs; p++)
+        filters += d->ch[p] != NULL;
+    fprintf(conf,
+            "# earshot's room '%s': a %d x %d matrix of %d filter%s, %d frames at %g Hz.\n"
+            "# Each input's filters are the channels of its WAV in %s.paths, in\n"
+            "# output order. jconvolver reads it too, run from this folder.\n"
+            "/convolver/new %d %d 1024 %d\n",
+            r->name, d->inputs, d->outputs, filters, filters == 1 ? "" : "s", d->frames, d->rate,
+            base, d->inputs, d->outputs, d->frames);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < d->inputs; i++)
+        rc = write_input(dir, base, d, i, conf, err, n);
+    const int saved = errno;
+    if (fflush(conf) != 0 || fsync(fileno(conf)) != 0) {
+        if (rc == 0)
+            snprintf(err, n, "%s: write failed: %s", conf_path, strerror(errno ? errno : saved));
+        rc = -1;
+    }
+    if (fclose(conf) != 0 && rc == 0) {
+        snprintf(err, n, "%s: write failed: %s", conf_path, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0)
+        remove_matrix(dir, base, d->inputs);
+    return rc;
+}
+
+/* The room's files under a name no file has (NAME, else NAME-2, ...): 0
+ * with file (its name in dir) and path, or -1 said. */
+static int write_files(const char *dir, const es_room *room, const room_data *d, char *file,
+                       size_t fn, char *path, size_t pn, char *err, size_t n)
+{
+    const char *suffix = d->inputs > 0 ? ".conf" : ".wav";
+    int got = 1;
+    for (int k = 1; got == 1 && k <= FILE_NAME_TRIES; k++) {
+        char base[ES_ROOM_NAME_MAX + 8];
+        if (k == 1)
+            snprintf(base, sizeof base, "%s", room->name);
+        else
+            snprintf(base, sizeof base, "%s-%d", room->name, k);
+        snprintf(file, fn, "%s%s", base, suffix);
+        snprintf(path, pn, "%s/%s", dir, file);
+        got = d->inputs > 0 ? write_matrix(dir, base, d, room, err, n)
+                            : write_fresh(path, d->ch, d->channels, d->frames, d->rate, err, n);
+    }
+    if (got == 1)
+        snprintf(err, n, "%s: no free file name for room '%s'", dir, room->name);
+    return got == 0 ? 0 : -1;
+}
+
+static void remove_files(const char *dir, const char *file, const room_data *d)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (d->inputs > 0) {
+        path[strlen(path) - 5] = 0; /* less .conf */
+        const char *base = strrchr(path, '/') + 1;
+        remove_matrix(dir, base, d->inputs);
+    } else {
+        unlink(path);
+    }
+}
+
+static int put(const char *dir, const es_room *room, const room_data *d, char *file_out,
+               size_t fn, char *err, size_t n)
 {
     char why[600];
     if (!es_room_name_valid(room->name)) {
@@ -200,28 +350,17 @@ int es_library_put_room(const char *dir, const es_room *room, float *const *ch, 
     es_library here;
     es_library_read_dir(&here, dir);
     const es_room *same = es_library_find(&here, room->name);
+    char file[ES_ROOM_NAME_MAX + 24], path[1200];
     if (same) {
         snprintf(err, n, "there is already a room '%s' (%s); pick another --name", room->name,
                  same->path);
         goto done;
     }
-    char file[ES_ROOM_NAME_MAX + 16], path[1200];
-    int got = 1;
-    for (int k = 1; got == 1 && k <= FILE_NAME_TRIES; k++) {
-        if (k == 1)
-            snprintf(file, sizeof file, "%s.wav", room->name);
-        else
-            snprintf(file, sizeof file, "%s-%d.wav", room->name, k);
-        snprintf(path, sizeof path, "%s/%s", dir, file);
-        got = write_fresh(path, ch, channels, frames, rate, err, n);
-    }
-    if (got == 1)
-        snprintf(err, n, "%s: no free file name for room '%s'", dir, room->name);
-    if (got != 0)
+    if (write_files(dir, room, d, file, sizeof file, path, sizeof path, err, n) != 0)
         goto done;
     const char *files[] = {file};
     if (rewrite_manifest(dir, 1, room, files, 1, err, n) != 0) {
-        unlink(path); /* the library as it was */
+        remove_files(dir, file, d); /* the library as it was */
         goto done;
     }
     snprintf(file_out, fn, "%s", path);
@@ -230,4 +369,21 @@ done:
     es_library_close(&here);
     unlock_folder(lock);
     return rc;
+}
+
+int es_library_put_room(const char *dir, const es_room *room, float *const *ch, int channels,
+                        int frames, double rate, char *file_out, size_t fn, char *err,
+                        size_t n)
+{
+    const room_data d = {.ch = ch, .channels = channels, .frames = frames, .rate = rate};
+    return put(dir, room, &d, file_out, fn, err, n);
+}
+
+int es_library_put_matrix(const char *dir, const es_room *room, float *const *paths, int inputs,
+                          int outputs, int frames, double rate, char *file_out, size_t fn,
+                          char *err, size_t n)
+{
+    const room_data d = {.ch = paths, .channels = inputs * outputs, .frames = frames,
+                         .rate = rate, .inputs = inputs, .outputs = outputs};
+    return put(dir, room, &d, file_out, fn, err, n);
 }

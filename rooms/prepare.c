@@ -28,6 +28,8 @@ static int audible_frames(float **ch, int channels, int frames)
     const double bound = 0.5 * pow(10.0, -ES_TRIM_DB / 20);
     int keep = 1;
     for (int c = 0; c < channels; c++) {
+        if (!ch[c])
+            continue; /* a matrix's path with no filter */
         double whole = 0;
         for (int t = 0; t < frames; t++)
             whole += fabs(ch[c][t]);
@@ -46,18 +48,30 @@ int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, cha
     memset(out, 0, sizeof *out);
     es_ir_load_info info;
     float **ch = NULL;
-    char why[512];
-    if (es_ir_read_channels(room->path, rate, &ch, &info, why, sizeof why) != 0) {
+    char why[512], matrix[16] = "";
+    int ins, outs;
+    if (es_ir_read_paths(room->path, rate, &ch, &info, &ins, &outs, why, sizeof why) != 0) {
         snprintf(err, n, "room '%s': %s", room->name, why);
         return -1;
     }
     const int channels = info.file_channels;
+    if (rate <= 0) /* the room at its own rate */
+        rate = info.file_rate;
+    if (ins > 0) /* a matrix room (a configuration): its layout is its sides */
+        snprintf(matrix, sizeof matrix, "%dx%d", ins, outs);
     if (room->rate > 0 && info.file_rate != room->rate) {
         snprintf(err, n, "room '%s': %s is %g Hz but the manifest says %g Hz", room->name,
                  room->path, info.file_rate, room->rate);
         goto fail;
     }
-    const char *layout = room->layout[0] ? room->layout : es_layout_for_channels(channels);
+    const char *layout = matrix[0]          ? matrix
+                         : room->layout[0] ? room->layout
+                                           : es_layout_for_channels(channels);
+    if (matrix[0] && room->layout[0] && strcmp(room->layout, matrix) != 0) {
+        snprintf(err, n, "room '%s': %s is a %d x %d matrix but the manifest says layout %s",
+                 room->name, room->path, ins, outs, room->layout);
+        goto fail;
+    }
     if (layout[0] && es_layout_check(layout, channels, why, sizeof why) != 0) {
         snprintf(err, n, "room '%s': %s", room->name, why);
         goto fail;
@@ -69,6 +83,8 @@ int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, cha
      * paths feeding it summed: the mean over the outputs becomes 1. */
     double power = 0;
     for (int c = 0; c < channels; c++) {
+        if (!ch[c])
+            continue;
         const double p = es_program_power(ch[c], audible, rate);
         if (p < 0) {
             snprintf(err, n, "room '%s': out of memory", room->name);
@@ -83,6 +99,8 @@ int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, cha
     }
     const double gain = pow(10.0, room->gain_db / 20) / sqrt(power);
     for (int c = 0; c < channels; c++) {
+        if (!ch[c])
+            continue;
         float *p = calloc((size_t)frames, sizeof(float));
         if (!p) {
             snprintf(err, n, "room '%s': out of memory", room->name);
@@ -101,7 +119,7 @@ int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, cha
     out->gain_db = 20 * log10(gain);
     out->trimmed_s = (info.frames - audible) / rate;
     out->file_rate = info.file_rate;
-    snprintf(out->layout, sizeof out->layout, "%s", room->layout);
+    snprintf(out->layout, sizeof out->layout, "%s", matrix[0] ? matrix : room->layout);
     return 0;
 fail:
     es_audiofile_free_channels(ch, channels);

@@ -213,9 +213,9 @@ es_ir *es_ir_from_channels(const float *const *chan, int file_channels,
                            char *err, size_t n);
 
 /* A matrix laid out as the channels say: channel i * outputs + o is input
- * i -> output o (a room's NxM layout, a jconvolver matrix); a channel of
- * zeros is no path. NULL and a message when the count is not inputs x
- * outputs. */
+ * i -> output o (a room's NxM layout, a jconvolver matrix); a NULL
+ * channel or one of zeros is no path. NULL and a message when the count
+ * is not inputs x outputs. */
 es_ir *es_ir_from_matrix(const float *const *chan, int channels, int length, double sample_rate,
                          int inputs, int outputs, char *err, size_t n);
 

@@ -17,10 +17,18 @@ typedef struct {
 
 /* Reads `path` into planar channels (free each and the array), refuses an
  * empty file or one with NaN/Inf samples, and converts to `target_rate`
- * with libsamplerate's best sinc converter when the rates differ. 0, or -1
- * with a one-line message naming the file. */
+ * with libsamplerate's best sinc converter when the rates differ (0: keep
+ * the file's rate). 0, or -1 with a one-line message naming the file. */
 int es_ir_read_channels(const char *path, double target_rate, float ***channels,
                         es_ir_load_info *info, char *err, size_t n);
+
+/* es_ir_read_channels, or for a jconvolver configuration (FILE.conf) its
+ * matrix's paths: channel i * outputs + o is input i -> output o, NULL
+ * where the matrix has no filter (a 64 x 64 matrix of 64 filters holds
+ * 64), with *inputs and *outputs its sides; 0 and 0 for an audio file.
+ * info->file_channels is inputs x outputs. */
+int es_ir_read_paths(const char *path, double target_rate, float ***channels,
+                     es_ir_load_info *info, int *inputs, int *outputs, char *err, size_t n);
 
 /* Reads `path`, refuses an empty file or one with NaN/Inf samples, converts
  * to `target_rate` with libsamplerate's best sinc converter when the rates

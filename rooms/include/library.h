@@ -138,6 +138,17 @@ int es_library_put_room(const char *dir, const es_room *room, float *const *ch, 
                         int frames, double rate, char *file_out, size_t fn, char *err,
                         size_t n);
 
+/* The same for a matrix room too large or too sparse for one WAV (a 64 x
+ * 64 matrix of long filters; one of 64 filters on a diagonal): `paths`
+ * holds inputs x outputs rows, row i * outputs + o being input i ->
+ * output o, NULL where there is no filter. Written as NAME.conf in
+ * jconvolver's language (jconvolver reads it too), naming each input's
+ * WAV in NAME.paths/ (inNN.wav, that input's filters as channels in
+ * output order); the room's file is the .conf. */
+int es_library_put_matrix(const char *dir, const es_room *room, float *const *paths, int inputs,
+                          int outputs, int frames, double rate, char *file_out, size_t fn,
+                          char *err, size_t n);
+
 /* Writes `dir`'s manifest afresh with `rooms` (each room's path is its
  * file's name in dir), replacing the old one whole once the new is on the
  * disk, under the folder's lock. 0, or -1 with a message. */

@@ -23,15 +23,17 @@
 typedef struct {
     char name[ES_ROOM_NAME_MAX];
     double rate;
-    float **ch;          /* prepared channels */
+    float **ch;          /* prepared channels; a matrix room's path with
+                          * no filter is NULL */
     int channels, frames;
     double gain_db;      /* applied: the normalisation plus the manifest's gain */
     double trimmed_s;    /* silent tail removed */
     double file_rate;    /* the file's own rate (resampled when != rate) */
-    char layout[16];     /* the manifest's, or "" */
+    char layout[16];     /* the manifest's (a matrix room's: its sides), or "" */
 } es_prepared_room;
 
-/* 0, or -1 with one line naming the room and the problem. */
+/* At `rate`, or the room's own rate when it is 0. 0, or -1 with one line
+ * naming the room and the problem. */
 int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, char *err,
                     size_t n);
 void es_prepared_room_free(es_prepared_room *p);

@@ -22,7 +22,7 @@
 #define RELEASE_POLL_S 0.02
 #define LOOK_SECONDS 1.0 /* how often the manifests are looked at */
 
-typedef enum { TRASH_ENGINE, TRASH_PROCESSOR, TRASH_IR, TRASH_FILE, TRASH_PRIMING } trash_kind;
+typedef enum { TRASH_ENGINE, TRASH_PROCESSOR, TRASH_FILE, TRASH_PRIMING } trash_kind;
 
 /* A priming's plan and buffer, never used (its swap was not played). */
 typedef struct {
@@ -35,7 +35,6 @@ typedef struct {
  * line. */
 static void destroy_engine(void *item) { es_engine_destroy(item); }
 static void destroy_processor(void *item) { es_processor_destroy(item); }
-static void destroy_ir(void *item) { es_ir_destroy(item); }
 static void destroy_file(void *item) { es_file_source_close(item); }
 static void destroy_priming(void *item)
 {
@@ -46,7 +45,7 @@ static void destroy_priming(void *item)
 }
 static void (*const destroyers[])(void *) = {
     [TRASH_ENGINE] = destroy_engine, [TRASH_PROCESSOR] = destroy_processor,
-    [TRASH_IR] = destroy_ir, [TRASH_FILE] = destroy_file, [TRASH_PRIMING] = destroy_priming,
+    [TRASH_FILE] = destroy_file, [TRASH_PRIMING] = destroy_priming,
 };
 
 typedef struct {
@@ -118,7 +117,6 @@ static void free_result(es_prep_result *r)
     free_priming(r->ringing, r->ringing_out, r->fmt.outputs);
     es_engine_destroy(r->engine);
     es_processor_destroy(r->proc);
-    es_ir_destroy(r->ir);
     es_file_source_close(r->file);
     free(r);
 }
@@ -172,27 +170,32 @@ static double ms_since(long long from_ns)
     return 1e-6 * (double)(es_now_ns() - from_ns);
 }
 
-/* The input a new stream keeps (preparer.h), for this many inputs. */
-static int history_frames(double rate, int inputs)
+/* The input a new stream keeps (preparer.h), for this many inputs and
+ * the room it starts with (`past`: its length and the engine's latency). */
+static int history_frames(double rate, int inputs, int past)
 {
-    const double most = (double)ES_HISTORY_MAX_BYTES / ((double)inputs * sizeof(float));
-    const double want = ES_HISTORY_SECONDS * rate;
-    return (int)(want < most ? want : most);
+    const double bytes = (double)inputs * sizeof(float);
+    double frames = ES_HISTORY_SECONDS * rate;
+    if (frames * bytes > (double)ES_HISTORY_MAX_BYTES)
+        frames = (double)ES_HISTORY_MAX_BYTES / bytes;
+    if (past > frames && past * bytes <= (double)ES_HISTORY_ROOM_MAX_BYTES)
+        frames = past;
+    return (int)frames;
 }
 
 /* A swap's priming: the plan of what the past rings and its buffer, or
  * why there is none in r->prime_note. */
-static void plan_priming(const es_prep_request *q, es_prep_result *r)
+static void plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_result *r)
 {
-    const int past = r->ir->length + q->now.latency - 1;
+    const int past = ir->length + q->now.latency - 1;
     if (past > q->now.history_frames) {
         snprintf(r->prime_note, sizeof r->prime_note, "not primed: the room (%.1f s) is longer "
-                 "than the %.1f s of input the stream keeps", r->ir->length / q->rate,
+                 "than the %.1f s of input the stream keeps", ir->length / q->rate,
                  q->now.history_frames / q->rate);
         return;
     }
     char why[256];
-    r->ringing = es_ringing_create(r->ir, q->now.latency, ES_PRIME_MAX_BYTES, why, sizeof why);
+    r->ringing = es_ringing_create(ir, q->now.latency, ES_PRIME_MAX_BYTES, why, sizeof why);
     if (r->ringing)
         r->ringing_out = es_alloc_channels(r->fmt.outputs,
                                            (size_t)es_ringing_frames(r->ringing) + 1);
@@ -219,42 +222,47 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     if (open_source(p, q, r) != 0)
         return r;
     const long long room_from = es_now_ns();
-    r->ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs, r->note,
-                               sizeof r->note, r->err, sizeof r->err);
+    es_ir *ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs, r->note,
+                                   sizeof r->note, r->err, sizeof r->err);
     r->room_ms = ms_since(room_from);
-    if (!r->ir)
+    if (!ir)
         return r;
+    r->room_loaded = 1;
     /* A room of one output on a stream of more plays on each (dual mono);
      * any other count of outputs takes a new stream (below). */
-    if (q->now.exists && r->ir->outputs == 1 && q->now.outputs > 1 &&
-        !(r->ir = es_ir_repeat_output(r->ir, q->now.outputs))) {
+    if (q->now.exists && ir->outputs == 1 && q->now.outputs > 1 &&
+        !(ir = es_ir_repeat_output(ir, q->now.outputs))) {
         snprintf(r->err, sizeof r->err, "%.600s: out of memory", q->spec.room);
         return r;
     }
     r->fmt = (es_format){.sample_rate = q->rate, .max_block = q->spec.block,
-                         .inputs = r->inputs, .outputs = r->ir->outputs};
+                         .inputs = r->inputs, .outputs = ir->outputs};
     char why[512];
     const long long engine_from = es_now_ns();
-    es_engine *e = es_engine_create(q->spec.engine, &r->fmt, r->ir, &q->spec.options, why,
+    es_engine *e = es_engine_create(q->spec.engine, &r->fmt, ir, &q->spec.options, why,
                                     sizeof why);
     r->engine_ms = ms_since(engine_from);
+    const int past = ir->length + (e ? es_engine_latency(e) : 0) - 1;
+    const int same_stream = e && q->now.exists &&
+                            es_play_spec_cost(&q->now.spec, &q->spec) != ES_COST_REOPEN &&
+                            r->inputs == q->now.inputs && ir->outputs == q->now.outputs &&
+                            es_engine_latency(e) <= q->now.latency;
+    if (same_stream && q->prime)
+        plan_priming(q, ir, r);
+    /* The engine holds the filters its own way now: the matrix goes before
+     * anything else is made (a 64 x 64 room's is as large as its filters). */
+    es_ir_destroy(ir);
     if (!e) {
         snprintf(r->err, sizeof r->err, "%s", why);
         return r;
     }
-    const int same_stream = q->now.exists &&
-                            es_play_spec_cost(&q->now.spec, &q->spec) != ES_COST_REOPEN &&
-                            r->inputs == q->now.inputs && r->ir->outputs == q->now.outputs &&
-                            es_engine_latency(e) <= q->now.latency;
     if (same_stream) {
         r->engine = e;
-        if (q->prime)
-            plan_priming(q, r);
     } else {
         /* A new stream: max_latency 0 lets the processor take the engine's. */
         es_processor_config pc = q->pc;
         pc.max_latency = 0;
-        pc.history_frames = history_frames(q->rate, r->inputs);
+        pc.history_frames = history_frames(q->rate, r->inputs, past);
         r->proc = es_processor_create(&r->fmt, e, &pc, r->err, sizeof r->err);
     }
     r->took_ms = ms_since(started);
@@ -675,7 +683,6 @@ void es_preparer_discard_result(es_preparer *p, es_prep_result *r)
             free_priming(r->ringing, r->ringing_out, r->fmt.outputs);
         }
     }
-    discard(p, TRASH_IR, r->ir);
     discard(p, TRASH_FILE, r->file);
     free(r);
 }

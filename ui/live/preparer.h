@@ -35,10 +35,14 @@ typedef struct {
 } es_stream_now;
 
 /* The input a new stream keeps for priming the engines that later swaps
- * bring (history.h): this long, and never more memory than the second
- * figure over all its inputs. A room longer cannot be primed. */
+ * bring (history.h): this long (a room longer cannot be primed), and no
+ * more memory than the second figure over all its inputs (2 inputs keep
+ * 30 s at 48 kHz, 64 inputs 2.7 s), but always the room it starts with
+ * (so that switching its engine is primed) up to the third figure. The
+ * stream keeps ES_PRIME_WAIT_MS more, for the priming's own time. */
 #define ES_HISTORY_SECONDS 30.0
-#define ES_HISTORY_MAX_BYTES ((size_t)256 << 20)
+#define ES_HISTORY_MAX_BYTES ((size_t)32 << 20)
+#define ES_HISTORY_ROOM_MAX_BYTES ((size_t)256 << 20)
 /* The most memory a priming may take (the transforms of every path). */
 #define ES_PRIME_MAX_BYTES ((size_t)512 << 20)
 
@@ -61,7 +65,7 @@ typedef struct {
     es_prep_request req;
     char err[768];             /* empty when it was built */
     char note[300];            /* a line worth saying (gain, resampling), or "" */
-    es_ir *ir;
+    int room_loaded;           /* the room was read (a failure is the engine's) */
     int inputs;                /* the source's channels */
     es_file_source *file;      /* the new source's reader (the source is a new file) */
     es_engine *engine;         /* fits the stream: crossfade it in */

@@ -238,7 +238,7 @@ static int open_stream(es_session *s, char *err, size_t n)
     es_prep_result *r = es_preparer_wait(s->preparer, s->asked_id, FIRST_BUILD_S);
     if (!r || r->err[0]) {
         /* After the room loaded, what failed (the engine) is named with it. */
-        if (r && r->ir)
+        if (r && r->room_loaded)
             snprintf(err, n, "%.500s: %.500s", s->playing.room, r->err);
         else
             snprintf(err, n, "%s", r ? r->err : "the first stream was not built");
@@ -248,7 +248,7 @@ static int open_stream(es_session *s, char *err, size_t n)
     if (r->note[0])
         es_session_sayf(s, 0, "%s", r->note);
     s->inputs = r->inputs;
-    const int outputs = r->ir->outputs;
+    const int outputs = r->fmt.outputs;
     int rc = open_device(s, r, err, n);
     if (rc == 0) {
         s->file = r->file; /* the stream reads it now */
