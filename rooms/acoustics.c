@@ -52,18 +52,27 @@ static double checked_time(double t, double range, double noise_db, const char *
     return t;
 }
 
-/* Least-squares slope (dB per sample) of db[from..to). */
-static double slope(const double *db, int from, int to)
+/* Least-squares line through level[from..to) (dB per window, dB at 0). */
+static void fit(const double *level, int from, int to, double *slope_db, double *at0)
 {
     double n = to - from, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (int i = from; i < to; i++) {
         sx += i;
-        sy += db[i];
+        sy += level[i];
         sxx += (double)i * i;
-        sxy += i * db[i];
+        sxy += i * level[i];
     }
-    double d = n * sxx - sx * sx;
-    return d != 0 ? (n * sxy - sx * sy) / d : 0;
+    const double d = n * sxx - sx * sx;
+    *slope_db = d != 0 ? (n * sxy - sx * sy) / d : 0;
+    *at0 = n > 0 ? (sy - *slope_db * sx) / n : 0;
+}
+
+/* Least-squares slope (dB per sample) of db[from..to). */
+static double slope(const double *db, int from, int to)
+{
+    double s, at0;
+    fit(db, from, to, &s, &at0);
+    return s;
 }
 
 /* Reverberation time from the decay curve between `top` and `bottom` dB
@@ -85,6 +94,101 @@ static double decay_time(const double *edc, int n, double rate, double top, doub
     return s < 0 ? -60.0 / (s * rate) : 0;
 }
 
+/* Mean of e[from..to). */
+static double mean(const double *e, int from, int to)
+{
+    double s = 0;
+    for (int i = from; i < to; i++)
+        s += e[i];
+    return to > from ? s / (to - from) : 0;
+}
+
+/* The level in dB of e averaged over windows of `win` samples; the count. */
+static int levels(const double *e, int n, int win, double *level)
+{
+    const int windows = n / win;
+    for (int w = 0; w < windows; w++)
+        level[w] = 10 * log10(mean(e, w * win, (w + 1) * win) + 1e-300);
+    return windows;
+}
+
+#define LUNDEBY_ROUNDS 5
+#define LUNDEBY_PER_10DB 5 /* windows per 10 dB of decay after the first fit */
+
+/* Lundeby, Vigran, Bietz and Vorlander (1995), the truncation ISO 3382-1
+ * points to: the squared IR's level in 10 ms windows; the noise from the
+ * last tenth; a line fitted from the start to 10 dB above it, and where it
+ * meets the noise (the cross point). Then, up to five rounds: windows of
+ * a fifth of the time the decay takes to fall 10 dB; the noise from 10 dB
+ * of decay past the cross point to the end (at least the last tenth); the
+ * late decay fitted from 25 dB above that noise (or the start) to 5 dB
+ * above it; a new cross point, until it moves by less than a window. In
+ * *noise the mean noise energy, *cut the cross point (n: none), *k the
+ * late decay's energy rate per sample (0: none). */
+static void lundeby(const double *e, int n, double rate, double *noise, int *cut, double *k)
+{
+    int win = (int)(0.010 * rate) > 1 ? (int)(0.010 * rate) : 1;
+    *cut = n;
+    *k = 0;
+    if (n / win < 4)
+        return;
+    double *level = malloc(sizeof(double) * (size_t)n);
+    if (!level)
+        return;
+    int windows = levels(e, n, win, level);
+    double floor_db = 10 * log10(*noise + 1e-300), slope_db, at0;
+    /* A quiet stretch early on (the gap before a large hall's first
+     * reflections) is not the end of the decay: up to the last window
+     * 10 dB above the noise. */
+    int end = windows;
+    while (end > 1 && level[end - 1] <= floor_db + 10)
+        end--;
+    fit(level, 0, end > 2 ? end : 2, &slope_db, &at0);
+    if (!(slope_db < 0)) {
+        free(level);
+        return;
+    }
+    /* In samples from here on: dB per sample, the cross point's sample. */
+    double per_sample = slope_db / win, start_db = at0;
+    double cross = (floor_db - start_db) / per_sample + 0.5 * win;
+    for (int round = 0; round < LUNDEBY_ROUNDS; round++) {
+        int w2 = (int)(-10.0 / per_sample / LUNDEBY_PER_10DB);
+        w2 = w2 < 1 ? 1 : w2 > n / 4 ? n / 4 : w2;
+        const double from_decay = cross + 10.0 / -per_sample;
+        int noise_from = from_decay < n ? (int)from_decay : n;
+        noise_from = noise_from < n - n / 10 ? noise_from : n - n / 10;
+        const double noise_now = mean(e, noise_from, n);
+        if (!(noise_now > 0))
+            break;
+        floor_db = 10 * log10(noise_now);
+        windows = levels(e, n, w2, level);
+        int from = 0, to = windows;
+        while (to > 1 && level[to - 1] <= floor_db + 5)
+            to--;
+        while (from < to && level[from] > floor_db + 25)
+            from++;
+        if (to - from < 3) /* under 20 dB of late decay: from the start */
+            from = 0;
+        if (to - from < 2)
+            break;
+        double s, a;
+        fit(level, from, to, &s, &a);
+        if (!(s < 0))
+            break;
+        *noise = noise_now;
+        per_sample = s / w2;
+        const double was = cross;
+        cross = (floor_db - a) / per_sample + 0.5 * w2;
+        win = w2;
+        if (fabs(cross - was) < w2)
+            break;
+    }
+    *k = -per_sample * LN10 / 10;
+    if (cross > 0 && cross < n)
+        *cut = (int)cross;
+    free(level);
+}
+
 /* The analysis core. e: squared IR from the onset, n samples. Fills the
  * decay curve in dB into edc (n values; only the first `*usable` mean
  * anything) and the parameters. */
@@ -94,49 +198,17 @@ static void analyse(const double *e, int n, double rate, double *edc, int *usabl
     double peak = 0;
     for (int i = 0; i < n; i++)
         peak = e[i] > peak ? e[i] : peak;
-    /* Noise: the mean energy of the last tenth. */
-    int tail0 = n - n / 10;
-    double noise = 0;
-    for (int i = tail0; i < n; i++)
-        noise += e[i];
-    noise /= n - tail0 > 0 ? n - tail0 : 1;
-    out->noise_db = 10 * log10((noise + 1e-300) / peak);
+    double noise = mean(e, n - n / 10, n); /* the last tenth (none: 0) */
 
-    /* Where the decay meets the noise: fit the level smoothed over 10 ms
-     * windows from the start to 10 dB above the noise, and find where the
-     * fitted line reaches the noise (a one-pass Lundeby). */
-    const int win = (int)(0.010 * rate) > 1 ? (int)(0.010 * rate) : 1;
-    const int windows = n / win;
-    int cut = n, fit_end = 0;
+    /* Where the decay meets the noise (Lundeby): the cut, and the decay
+     * rate the tail beyond it is compensated with. */
+    int cut = n;
     double k = 0; /* energy decay rate per sample (natural log) */
-    if (windows >= 4) {
-        double *level = malloc(sizeof(double) * windows);
-        for (int w = 0; w < windows; w++) {
-            double s = 0;
-            for (int i = 0; i < win; i++)
-                s += e[w * win + i];
-            level[w] = 10 * log10(s / win + 1e-300);
-        }
-        const double floor_db = 10 * log10(noise + 1e-300);
-        /* Up to the last window 10 dB above the floor: a quiet stretch
-         * early on (the gap between the direct sound and the first
-         * reflections in a large hall) is not the end of the decay. */
-        for (fit_end = windows; fit_end > 1 && level[fit_end - 1] <= floor_db + 10; fit_end--)
-            ;
-        double s = slope(level, 0, fit_end > 2 ? fit_end : 2); /* dB per window */
-        if (s < 0) {
-            k = -s * LN10 / 10 / win;
-            /* level(w) = level0 + s w reaches floor at w = (floor - level0)/s */
-            double level0 = level[0];
-            for (int w = 1; w < fit_end && w < 3; w++)
-                level0 = level0 > level[w] ? level0 : level[w];
-            double w_cross = (floor_db - level0) / s;
-            int c = (int)((w_cross + 0.5) * win);
-            if (c > 0 && c < n && noise > peak * 1e-12)
-                cut = c;
-        }
-        free(level);
-    }
+    lundeby(e, n, rate, &noise, &cut, &k);
+    if (!(noise > peak * 1e-12))
+        cut = n; /* no floor: the decay is used to its end */
+    out->noise_db = 10 * log10((noise + 1e-300) / peak);
+    const int win = (int)(0.010 * rate) > 1 ? (int)(0.010 * rate) : 1;
     if (noise < peak * 1e-9)
         noise = 0; /* no measurable floor: nothing to take out */
 

@@ -1,6 +1,7 @@
 /* Room acoustic parameters from an impulse response, after ISO 3382-1:
- * Schroeder backward integration of the squared IR (with the noise floor
- * found and taken out first), reverberation time from the T20 and T30
+ * Schroeder backward integration of the squared IR from the direct sound
+ * (the noise floor and where the decay meets it found by Lundeby's
+ * iteration, the floor taken out, the tail beyond compensated), reverberation time from the T20 and T30
  * ranges of the decay curve, early decay time, clarity C50/C80 and
  * definition D50, broadband and in octave bands 63 Hz - 8 kHz. */
 #ifndef ES_ACOUSTICS_H

@@ -6,6 +6,11 @@
  *   - the same with a noise floor 45 dB under the start, 10 dB below the end
  *     of the T30 range: T30 within 3 % (Schroeder integration that ignores
  *     the floor is off by 79-700 % here, so this checks the handling);
+ *   - Lundeby's cross point, with floors 48 and 60 dB under the start and
+ *     the noise going on to twice the crossing: within 10 % of where the
+ *     decay's mean energy meets the noise's, T30 within 3 %; and where a
+ *     double slope's late decay meets the noise (a fit from the start,
+ *     Lundeby's first step alone, finds it 22 % late);
  *   - C50, C80 and D50 from four impulses with chosen energies before and
  *     after 50 and 80 ms (to 0.01 dB). */
 #include <math.h>
@@ -100,6 +105,40 @@ int main(void)
         es_acoustics_measure(h, (int)((1.5 * rt + 0.5) * RATE), RATE, &n);
         snprintf(what, sizeof what, "RT %.1f s, -45 dB floor: T30", rt);
         near(what, n.t30, rt, 0.03);
+        free(h);
+
+        /* Lundeby's cross point: where the decay's mean energy meets the
+         * noise's, RT x (floor / -60 dB) in, the response going on in noise
+         * to twice that; T30 from the decay up to it. */
+        for (int f = 0; f < 2; f++) {
+            const double floor_db = f ? -60 : -48, cross = rt * floor_db / -60;
+            h = decay(rt, 2 * cross, floor_db, 60 + 2 * r + f);
+            es_acoustics_measure(h, (int)(2 * cross * RATE), RATE, &n);
+            snprintf(what, sizeof what, "RT %.1f s, %.0f dB floor: cross point", rt, floor_db);
+            near(what, n.usable_s, cross, 0.10);
+            snprintf(what, sizeof what, "RT %.1f s, %.0f dB floor: T30", rt, floor_db);
+            near(what, n.t30, rt, 0.03);
+            free(h);
+        }
+    }
+
+    /* A double slope, where a fit from the start goes wrong: an early
+     * decay of RT 0.3 s, a late one of RT 2 s from -15 dB, noise 55 dB
+     * under the start. The late decay meets the noise at 1.33 s. */
+    {
+        const double cross = 40.0 / 30.0, seconds = 2 * cross, floor_amp = pow(10, -55 / 20.0);
+        const int len = (int)(seconds * RATE);
+        float *h = malloc(sizeof(float) * len);
+        unsigned seed = 99;
+        for (int i = 0; i < len; i++) {
+            const double t = i / RATE, early = pow(10, -3 * t / 0.3),
+                         late = pow(10, -15 / 20.0 - 3 * t / 2.0);
+            h[i] = (float)(noise(&seed) * (early > late ? early : late) +
+                           floor_amp * noise(&seed));
+        }
+        es_acoustics n;
+        es_acoustics_measure(h, len, RATE, &n);
+        near("double slope: cross point", n.usable_s, cross, 0.10);
         free(h);
     }
 
