@@ -146,6 +146,14 @@ static int act_rescan(ui_model *m, int key, int v)
     return UI_KEEP;
 }
 
+static int act_channel(ui_model *m, int key, int v)
+{
+    (void)key;
+    if (es_session_step_room_channel(m->session, v) != 0)
+        ui_note(m, 0, "the room panel has one channel to show (or is still measuring)");
+    return UI_KEEP;
+}
+
 static int act_view(ui_model *m, int key, int v)
 {
     (void)key, (void)v;
@@ -232,6 +240,8 @@ static const ui_binding main_keys[] = {
     {"/ n N", {'/', 'n', 'N'}, {0, 1, -1}, NULL, NULL,
      "find a room by name; the next, the one before"},
     {"o", {'o'}, {0}, act_prompt, NULL, "open an IR file by path"},
+    {"( )", {'(', ')'}, {-1, 1}, act_channel, NULL,
+     "the room panel's channel (a matrix's path) before or after, among those that sound"},
     {"v", {'v'}, {0}, act_view, NULL, "spectrum or scrolling spectrogram"},
     {"m", {'m'}, {0}, act_history, NULL,
      "the message history (up down PgUp PgDn; Esc or m closes)"},

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The workstation's keys in a real terminal (tmux), on the null device:
 # Esc closes the help at once; the help pages; m shows the message history
-# with the first start-up line; Space toggles BYPASS in the header; a mouse
+# with the first start-up line; ( and ) step the room panel's channel;
+# Space toggles BYPASS in the header; a mouse
 # click on a room row moves the cursor there, a second click plays it, a
 # click on an engine row picks it; Esc on the main screen says how to quit;
 # F10 quits with status 0 and a sane terminal.
@@ -60,6 +61,23 @@ check "its first line is the first start-up notice, whole" \
 check "  and the newest is the last" "screen | grep -q '[0-9] q or F10 quits'"
 keys Escape
 check "Esc closes the history" "sleep 0.3; ! screen | grep -qF 'Messages: the last'"
+
+# ( and ): the room panel steps through the room's channels, each
+# measured as earshot rooms --show measures it (its per-channel T30, which
+# differs between the two, and C80).
+json=$("$earshot" rooms --show concert-hall --json)
+figure() { sed -n "s/.*{\"$1\":{[^}]*\"$2\":\(-*[0-9.]*\).*/\1/p" <<<"$json" |
+    awk -v f="$3" '{ printf f, $1 }'; }
+shows() { echo "T30 $(figure "$1" t30 %.2f) s .* C80 $(figure "$1" c80 %+.1f) dB"; }
+check "the room panel shows channel 1 of 2: $(shows 1)" \
+    "wait_for 'ch 1/2' 10 && screen | grep -q '$(shows 1)'"
+keys ')'
+check "): channel 2 of 2: $(shows 2)" "wait_for 'ch 2/2' 5 && screen | grep -q '$(shows 2)'"
+check "  the two channels read differently" "[ '$(shows 1)' != '$(shows 2)' ]"
+keys ')'
+check "): round to channel 1" "wait_for 'ch 1/2' 5"
+keys '('
+check "(: back to channel 2" "wait_for 'ch 2/2' 5"
 
 keys Space
 check "Space: BYPASS in the header" "wait_for ' BYPASS' 5"

@@ -82,6 +82,7 @@ struct es_preparer {
     es_prep_result *done;      /* finished, not yet taken */
 
     es_room *measure[MEASURE_QUEUE]; /* copies that own their text (es_room_dup) */
+    int measure_from[MEASURE_QUEUE], measure_step[MEASURE_QUEUE]; /* the channel asked */
     int measure_count;
 
     int rescan_asked, rescanning;
@@ -269,12 +270,16 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     return r;
 }
 
-/* The parameters and decay of the first channel that sounds into *info
- * (a room whose first channel is silent is measured on the next). */
+/* The parameters and decay of the first channel that sounds from
+ * info->asked on, going info->step way and round (a room whose first
+ * channel is silent is measured on the next; a matrix's path without a
+ * filter is passed over), into *info. */
 static void measure_channel(const es_room *room, float *const *ch, int channels, int frames,
                             double rate, es_room_info *info)
 {
-    for (int c = 0; c < channels; c++)
+    const int step = info->step < 0 ? -1 : 1;
+    const int from = info->asked >= 0 && info->asked < channels ? info->asked : 0;
+    for (int k = 0, c = from; k < channels; k++, c = (c + step + channels) % channels)
         if (es_acoustics_measure(ch[c], frames, rate, &info->a) == 0 &&
             es_acoustics_decay_curve(ch[c], frames, rate, info->decay, ES_DECAY_POINTS) == 0) {
             info->channel = c;
@@ -285,16 +290,18 @@ static void measure_channel(const es_room *room, float *const *ch, int channels,
     info->measured = -1;
 }
 
-static void measure(es_preparer *p, const es_room *room, es_room_info *info)
+static void measure(es_preparer *p, const es_room *room, int from, int step,
+                    es_room_info *info)
 {
-    *info = (es_room_info){.index = -1};
+    *info = (es_room_info){.index = -1, .asked = from, .step = step};
     snprintf(info->name, sizeof info->name, "%s", room->name);
     snprintf(info->path, sizeof info->path, "%s", room->path);
     char err[512];
     if (room->origin == ES_ROOMS_FILE) { /* what plays: the file's samples as they are */
         float **ch = NULL;
         es_ir_load_info li;
-        if (es_ir_read_channels(room->path, p->rate, &ch, &li, err, sizeof err) != 0) {
+        int ins, outs;
+        if (es_ir_read_paths(room->path, p->rate, &ch, &li, &ins, &outs, err, sizeof err) != 0) {
             snprintf(info->error, sizeof info->error, "%s", err);
             info->measured = -1;
             return;
@@ -498,10 +505,14 @@ static void *run(void *arg)
             break;
         } else if (p->measure_count && p->measured_count < MEASURE_QUEUE) {
             es_room *room = p->measure[0];
-            memmove(p->measure, p->measure + 1, (size_t)--p->measure_count * sizeof room);
+            const int from = p->measure_from[0], step = p->measure_step[0];
+            --p->measure_count;
+            memmove(p->measure, p->measure + 1, (size_t)p->measure_count * sizeof room);
+            memmove(p->measure_from, p->measure_from + 1, (size_t)p->measure_count * sizeof from);
+            memmove(p->measure_step, p->measure_step + 1, (size_t)p->measure_count * sizeof step);
             pthread_mutex_unlock(&p->lock);
             es_room_info info;
-            measure(p, room, &info);
+            measure(p, room, from, step, &info);
             free(room);
             pthread_mutex_lock(&p->lock);
             p->measured[p->measured_count++] = info;
@@ -732,18 +743,23 @@ int es_preparer_take_primed(es_preparer *p, es_prime_report *out)
     return got;
 }
 
-void es_preparer_measure(es_preparer *p, const es_room *room)
+void es_preparer_measure(es_preparer *p, const es_room *room, int from, int step)
 {
     pthread_mutex_lock(&p->lock);
-    int queued = 0;
+    int queued = -1;
     for (int i = 0; i < p->measure_count; i++)
-        queued |= !strcmp(p->measure[i]->name, room->name) &&
-                  !strcmp(p->measure[i]->path, room->path);
+        if (!strcmp(p->measure[i]->name, room->name) && !strcmp(p->measure[i]->path, room->path))
+            queued = i;
     /* The session's list may be read again before the thread gets to it:
-     * the queue keeps copies of its own. */
-    es_room *copy = !queued && p->measure_count < MEASURE_QUEUE ? es_room_dup(room) : NULL;
-    if (copy) {
+     * the queue keeps copies of its own. One queued already measures the
+     * channel asked last. */
+    const int at = queued >= 0 ? queued : p->measure_count;
+    es_room *copy = queued < 0 && p->measure_count < MEASURE_QUEUE ? es_room_dup(room) : NULL;
+    if (copy)
         p->measure[p->measure_count++] = copy;
+    if (copy || queued >= 0) {
+        p->measure_from[at] = from;
+        p->measure_step[at] = step;
         pthread_cond_signal(&p->wake);
     }
     pthread_mutex_unlock(&p->lock);

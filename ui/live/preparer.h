@@ -138,8 +138,10 @@ int es_preparer_take_primed(es_preparer *p, es_prime_report *out);
 
 /* Room measurements for the screen: queued, measured in turn. A library
  * room as prepared for playing; a file room (ES_ROOMS_FILE) as the file
- * plays, unnormalised. The result names the room and its file. */
-void es_preparer_measure(es_preparer *p, const es_room *room);
+ * plays, unnormalised. The result names the room and its file. The
+ * channel measured is the first that sounds from `from` on (from 0),
+ * going `step` (1 or -1) way and round. */
+void es_preparer_measure(es_preparer *p, const es_room *room, int from, int step);
 /* A finished measurement into *out (1), or 0 when none is waiting. */
 int es_preparer_take_measurement(es_preparer *p, es_room_info *out);
 

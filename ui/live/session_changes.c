@@ -528,3 +528,14 @@ void es_session_show_room(es_session *s, int index)
 {
     s->shown_room = index;
 }
+
+int es_session_step_room_channel(es_session *s, int step)
+{
+    es_room_info *info = es_room_list_info(&s->list, s->shown_room);
+    if (!info || info->measured != 1 || info->channels < 2)
+        return -1;
+    info->asked = (info->channel + step + info->channels) % info->channels;
+    info->step = step < 0 ? -1 : 1;
+    info->measured = 0; /* asked of the preparer at the next snapshot */
+    return 0;
+}

@@ -111,7 +111,8 @@ static void rooms(es_session *s, es_live_snapshot *snap)
         return;
     }
     if (info->measured == 0 && s->preparer)
-        es_preparer_measure(s->preparer, &s->list.view.rooms[s->shown_room]);
+        es_preparer_measure(s->preparer, &s->list.view.rooms[s->shown_room], info->asked,
+                            info->step);
     snap->shown = *info;
 }
 

@@ -140,6 +140,10 @@ int es_session_room_index(const es_session *s, const char *room);
 /* The room whose measurement the snapshot's `shown` carries from the next
  * poll on (measured on the preparer thread the first time). */
 void es_session_show_room(es_session *s, int index);
+/* The shown room's measurement moves to its next channel that sounds
+ * (step 1) or the one before (-1), round: a matrix's paths in turn. 0, or
+ * -1 when it is not measured yet or has one channel. */
+int es_session_step_room_channel(es_session *s, int step);
 
 /* A line of a view's own (a key's refusal), kept with the session's. */
 void es_session_note(es_session *s, int problem, const char *line);

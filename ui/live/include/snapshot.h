@@ -67,7 +67,9 @@ typedef struct {
     char path[1024];
     int measured;              /* 0 not yet (asked for), 1 done, -1 failed (error says why) */
     es_acoustics a;            /* broadband, of channel `channel` */
-    int channel;               /* the channel measured (from 0): the first that sounds */
+    int channel;               /* the channel measured (from 0): the first that sounds
+                                * from `asked` on, going `step` (1 or -1) way */
+    int asked, step;
     double seconds, gain_db;
     int channels;
     double decay[ES_DECAY_POINTS]; /* dB, evenly over a.usable_s */
