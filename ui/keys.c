@@ -241,7 +241,7 @@ static const ui_binding main_keys[] = {
      "find a room by name; the next, the one before"},
     {"o", {'o'}, {0}, act_prompt, NULL, "open an IR file by path"},
     {"( )", {'(', ')'}, {-1, 1}, act_channel, NULL,
-     "the room panel's channel (a matrix's path) before or after, among those that sound"},
+     "the room panel's channel (a matrix's path) before or after"},
     {"v", {'v'}, {0}, act_view, NULL, "spectrum or scrolling spectrogram"},
     {"m", {'m'}, {0}, act_history, NULL,
      "the message history (up down PgUp PgDn; Esc or m closes)"},
