@@ -159,7 +159,17 @@ static void nu_destroy(es_engine *e)
 static es_engine *make_part(const es_ir *ir, const es_format *fmt, int from, int length,
                             int part, int pass_blocks, int fft_measure, char *err, size_t n)
 {
-    es_ir *seg = ir_segment(ir, from, length);
+    /* A segment inside the filters is a view of their rows (the engine
+     * transforms them and keeps nothing of them): a copy of a 64 x 64
+     * room's last level would be as large as the room. One that runs past
+     * their end is copied, zero-padded. */
+    const int paths = ir->inputs * ir->outputs, inside = from + length <= ir->length;
+    es_ir view = *ir;
+    view.length = length;
+    view.taps = inside ? malloc((size_t)paths * sizeof *view.taps) : NULL;
+    for (int r = 0; view.taps && r < paths; r++)
+        view.taps[r] = ir->taps[r] ? ir->taps[r] + from : NULL;
+    es_ir *seg = inside ? (view.taps ? &view : NULL) : ir_segment(ir, from, length);
     if (!seg) {
         snprintf(err, n, "cpu-nonuniform: out of memory");
         return NULL;
@@ -168,7 +178,10 @@ static es_engine *make_part(const es_ir *ir, const es_format *fmt, int from, int
     f.max_block = part;
     es_options opt = {.partition = part, .fft_measure = fft_measure};
     es_engine *e = es_partitioned_create(&f, seg, &opt, pass_blocks, err, n);
-    es_ir_destroy(seg);
+    if (inside)
+        free(view.taps);
+    else
+        es_ir_destroy(seg);
     return e;
 }
 
