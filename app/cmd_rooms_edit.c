@@ -14,6 +14,7 @@
 #include "core/lines.h"
 #include "core/text.h"
 #include "audiofile.h"
+#include "irfile.h"
 #include "jconvolver.h"
 #include "library.h"
 #include "room_recipe.h"
@@ -241,6 +242,11 @@ static int cmd_add(int argc, char **argv)
     if (input_and_options(&d, argc, argv, "IR FILE") != 0)
         return 2;
     const char *file = argv[2];
+    if (es_ir_file_is_config(file)) {
+        es_error("rooms add: %s is a jconvolver configuration: earshot rooms "
+                 "import-jconvolver %s brings it in", file, file);
+        return 2;
+    }
     d.meta.path = file;
     char err[1400], dir[1024];
     es_prepared_room check;

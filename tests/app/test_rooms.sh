@@ -63,7 +63,7 @@ else
         fi
     done
 fi
-for args in "--show $dir/missing.wav" "--show $dir/empty.wav" "--bogus"; do
+for args in "--show $dir/missing.wav" "--show $dir/empty.wav" "--bogus" "add $dir/right.conf"; do
     "$earshot" rooms $args >/dev/null 2>"$dir/err"
     rc=$?
     if [ $rc -ne 0 ] && [ "$(wc -l <"$dir/err")" -eq 1 ]; then
