@@ -25,7 +25,7 @@
 
 static const char usage[] =
     "usage: earshot rooms [--rooms DIR] [--json]             list the room library\n"
-    "       earshot rooms --show NAME|FILE [--rooms DIR] [--json]\n"
+    "       earshot rooms --show NAME|FILE [--channel N] [--rooms DIR] [--json]\n"
     "       earshot rooms new NAME --size LxWxH --absorption A --source X,Y,Z\n"
     "                     --listener X,Y,Z [--wall W=A] [--spacing M] [--rate HZ]\n"
     "                     [--seconds S] [--seed N] [--description TEXT] [--to DIR]\n"
@@ -39,8 +39,11 @@ static const char usage[] =
     "--rooms DIR, each folder with a rooms.txt manifest (see docs/ROOMS.md).\n"
     "The list gives each room's length, channels, rate, the gain that\n"
     "normalises its energy, and its acoustic parameters (ISO 3382-1, first\n"
-    "channel): T30 and EDT in s, C80 in dB, D50. --show adds T20 and C50 per\n"
-    "octave band (63 Hz - 8 kHz), the noise floor and the energy decay curve.\n"
+    "channel that sounds): T30 and EDT in s, C80 in dB, D50. --show adds T20\n"
+    "and C50 per octave band (63 Hz - 8 kHz) of that channel (--channel N: of\n"
+    "channel N, or the next that sounds), the noise floor, the energy decay\n"
+    "curve, and every channel's (a matrix's every path's) broadband figures\n"
+    "with the direct sound's arrival.\n"
     "\n"
     "new synthesises a shoebox room (image sources and an Eyring-decay tail per\n"
     "octave band, a stereo microphone pair 0.17 m apart) into the user folder:\n"
@@ -83,21 +86,29 @@ static const char *json_figure(char *out, size_t n, const char *fmt, double v)
     return isnan(v) ? "null" : (snprintf(out, n, fmt, v), out);
 }
 
-static void band_row(const char *label, const es_acoustics *a, int json, int last)
+/* A row of figures; `onset` adds the direct sound's arrival (a channel's
+ * row, not a band's). */
+static void band_row(const char *label, const es_acoustics *a, int json, int last, int onset)
 {
     char f[6][32];
     if (json) {
         printf("\"%s\":{\"t20\":%s,\"t30\":%s,\"edt\":%s,\"c50\":%s,\"c80\":%s,"
-               "\"d50\":%s}%s", label, json_figure(f[0], 32, "%.4f", a->t20),
+               "\"d50\":%s", label, json_figure(f[0], 32, "%.4f", a->t20),
                json_figure(f[1], 32, "%.4f", a->t30), json_figure(f[2], 32, "%.4f", a->edt),
                json_figure(f[3], 32, "%.3f", a->c50), json_figure(f[4], 32, "%.3f", a->c80),
-               json_figure(f[5], 32, "%.4f", a->d50), last ? "" : ",");
+               json_figure(f[5], 32, "%.4f", a->d50));
+        if (onset)
+            printf(",\"onset_s\":%.5f", a->onset_s);
+        printf("}%s", last ? "" : ",");
         return;
     }
-    printf("  %-9s %6s %6s %6s %7s %7s %6s\n", label, es_figure_text(f[0], 32, "%.2f", a->t20),
+    printf("  %-9s %6s %6s %6s %7s %7s %6s", label, es_figure_text(f[0], 32, "%.2f", a->t20),
            es_figure_text(f[1], 32, "%.2f", a->t30), es_figure_text(f[2], 32, "%.2f", a->edt),
            es_figure_text(f[3], 32, "%.1f", a->c50), es_figure_text(f[4], 32, "%.1f", a->c80),
            es_figure_text(f[5], 32, "%.2f", a->d50));
+    if (onset)
+        printf(" %7.1f", 1e3 * a->onset_s);
+    printf("\n");
 }
 
 /* Why each broadband figure that reads n/a does, a line each. */
@@ -118,16 +129,21 @@ static const char *safe(char *buf, size_t n, const char *text)
     return es_text_escape(buf, n, text);
 }
 
-/* The first channel that sounds, measured whole into *a: its index, or -1
- * when every channel is silent. */
-static int first_sounding(float *const *ch, int channels, int frames, double rate,
+/* The first channel that sounds from `from` on (round), measured whole
+ * into *a: its index, or -1 when every channel is silent. */
+static int first_sounding(float *const *ch, int channels, int frames, double rate, int from,
                           es_room_acoustics *a)
 {
-    for (int c = 0; c < channels; c++)
+    for (int k = 0; k < channels; k++) {
+        const int c = (from + k) % channels;
         if (es_acoustics_room(ch[c], frames, rate, a) == 0)
             return c;
+    }
     return -1;
 }
+
+/* --channel N (from 1): the channel whose bands --show prints. */
+static int show_channel;
 
 /* Every channel's broadband figures, a row (text) or an array (JSON); a
  * matrix's channels are its paths, named input -> output. */
@@ -139,9 +155,9 @@ static void per_channel(float *const *ch, int channels, int frames, double rate,
     if (json)
         printf(",\"per_channel\":[");
     else
-        printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (broadband, each %s)\n",
+        printf("\n  %-9s %6s %6s %6s %7s %7s %6s %7s  (broadband, each %s)\n",
                paths ? "path" : "channel", "T20 s", "T30 s", "EDT s", "C50 dB", "C80 dB", "D50",
-               paths ? "path, input -> output" : "channel");
+               "at ms", paths ? "path, input -> output" : "channel");
     int empty = 0, first = 1;
     for (int c = 0; c < channels; c++) {
         es_acoustics a;
@@ -160,11 +176,11 @@ static void per_channel(float *const *ch, int channels, int frames, double rate,
         if (json && silent)
             printf("%s{\"%s\":null}", comma, label);
         else if (json)
-            printf("%s{", comma), band_row(label, &a, 1, 1), printf("}");
+            printf("%s{", comma), band_row(label, &a, 1, 1, 1), printf("}");
         else if (silent)
             printf("  %-9s silent\n", label);
         else
-            band_row(label, &a, 0, 0);
+            band_row(label, &a, 0, 0, 1);
     }
     if (json)
         printf("]");
@@ -179,7 +195,13 @@ static int show(const char *title, const es_room *room, const char *layout, floa
                 int channels, int frames, double rate, double gain_db, int json)
 {
     es_room_acoustics a;
-    const int measured = first_sounding(ch, channels, frames, rate, &a);
+    if (show_channel > channels) {
+        es_error("rooms --show: --channel %d: %s has %d channel%s", show_channel, title,
+                 channels, channels == 1 ? "" : "s");
+        return 1;
+    }
+    const int measured = first_sounding(ch, channels, frames, rate,
+                                        show_channel > 0 ? show_channel - 1 : 0, &a);
     if (measured < 0) {
         es_error("%s: the impulse response is silent (every channel)", title);
         return 1;
@@ -199,11 +221,11 @@ static int show(const char *title, const es_room *room, const char *layout, floa
             es_json_string(stdout, room->path);
             printf(",");
         }
-        band_row("broadband", &a.broadband, 1, 0);
+        band_row("broadband", &a.broadband, 1, 0, 0);
         for (int b = 0; b < ES_MEASURE_BANDS; b++) {
             char label[16];
             snprintf(label, sizeof label, "%.0f", es_measure_centres[b]);
-            band_row(label, &a.band[b], 1, b == ES_MEASURE_BANDS - 1);
+            band_row(label, &a.band[b], 1, b == ES_MEASURE_BANDS - 1, 0);
         }
         per_channel(ch, channels, frames, rate, layout, 1);
         printf("}\n");
@@ -228,11 +250,11 @@ static int show(const char *title, const es_room *room, const char *layout, floa
     }
     printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (channel %d)\n", "band", "T20 s", "T30 s",
            "EDT s", "C50 dB", "C80 dB", "D50", measured + 1);
-    band_row("broadband", &a.broadband, 0, 0);
+    band_row("broadband", &a.broadband, 0, 0, 0);
     for (int b = 0; b < ES_MEASURE_BANDS; b++) {
         char label[16];
         snprintf(label, sizeof label, "%.0f Hz", es_measure_centres[b]);
-        band_row(label, &a.band[b], 0, 0);
+        band_row(label, &a.band[b], 0, 0, 0);
     }
     reasons("broadband", &a.broadband);
     if (channels > 1)
@@ -343,6 +365,16 @@ int es_cmd_rooms(int argc, char **argv)
                 return 2;
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
+        } else if (!strcmp(argv[i], "--channel")) {
+            const char *v = es_arg_value(argc, argv, &i);
+            char *end;
+            const long c = v ? strtol(v, &end, 10) : 0;
+            if (!v || *end || c < 1 || c > 4096) {
+                if (v)
+                    es_error("rooms --channel: '%s' is not a channel number (1..4096)", v);
+                return 2;
+            }
+            show_channel = (int)c;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
             return 0;

@@ -62,8 +62,20 @@ else
             fail=1
         fi
     done
+    # --channel 2: the bands are the second channel's, its broadband row
+    # the same as its per-channel row.
+    band=$("$earshot" rooms --show "$dir/lib/street.wav" --channel 2 --json |
+        sed -n 's/.*"channel":\([0-9]*\).*"broadband":{\([^}]*\)}.*/\1 \2/p')
+    row=$(grep -o '{"2":{[^}]*}' <<<"$json" | sed 's/{"2":{//; s/,"onset_s".*//')
+    if [ "${band%% *}" = 2 ] && [ "${band#* }" = "$row" ]; then
+        echo "ok   --channel 2: the bands of channel 2 ($row)"
+    else
+        echo "FAIL --channel 2: '$band' against channel 2's row '$row'"
+        fail=1
+    fi
 fi
-for args in "--show $dir/missing.wav" "--show $dir/empty.wav" "--bogus" "add $dir/right.conf"; do
+for args in "--show $dir/missing.wav" "--show $dir/empty.wav" "--bogus" "add $dir/right.conf" \
+    "--show $dir/rt1.wav --channel 2" "--show $dir/rt1.wav --channel x"; do
     "$earshot" rooms $args >/dev/null 2>"$dir/err"
     rc=$?
     if [ $rc -ne 0 ] && [ "$(wc -l <"$dir/err")" -eq 1 ]; then
