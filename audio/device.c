@@ -8,10 +8,14 @@
 #include "sound_server.h"
 
 /* The backends, in the order a name is offered to them: the null device
- * takes "null", PortAudio (every host API: ALSA, JACK, PipeWire's
- * plugins) any other name. */
+ * takes "null", the native JACK device "jack-native" (earshot's own
+ * client), PortAudio (every host API: ALSA, JACK, PipeWire's plugins) any
+ * other name. */
 static const es_device_class *const backends[] = {
     &es_device_null,
+#ifdef ES_HAVE_JACK
+    &es_device_jack,
+#endif
 #ifdef ES_HAVE_PORTAUDIO
     &es_device_portaudio,
 #endif

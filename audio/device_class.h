@@ -62,6 +62,9 @@ struct es_device_class {
 };
 
 extern const es_device_class es_device_null;
+#ifdef ES_HAVE_JACK
+extern const es_device_class es_device_jack;
+#endif
 #ifdef ES_HAVE_PORTAUDIO
 extern const es_device_class es_device_portaudio;
 #endif

@@ -79,13 +79,16 @@ static ES_RT void callback(void *ctx, const float *const *in, float *const *out,
         probe_block(pl, in[0], out, frames);
 }
 
-static es_device *open_device(es_player *pl, const es_format *fmt, int block, char *err,
+static es_device *open_device(es_player *pl, const es_processor *proc, int block, char *err,
                               size_t n)
 {
+    const es_format *fmt = es_processor_format(proc);
+    const int own_latency = es_processor_latency(proc);
     es_device_config dc = {.name = pl->cfg.device, .sample_rate = fmt->sample_rate,
                            .block = block, .inputs = fmt->inputs, .outputs = fmt->outputs,
                            .live_input = pl->cfg.live_input,
-                           .input_name = pl->cfg.input_device};
+                           .input_name = pl->cfg.input_device, .jack = pl->cfg.jack,
+                           .own_latency = own_latency};
     return es_device_open(&dc, callback, pl, err, n);
 }
 
@@ -110,7 +113,7 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
         es_player_close(pl);
         return NULL;
     }
-    if (!(pl->device = open_device(pl, fmt, cfg->block, err, n))) {
+    if (!(pl->device = open_device(pl, take, cfg->block, err, n))) {
         pl->proc = NULL;
         es_player_close(pl);
         return NULL;
@@ -140,7 +143,7 @@ int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_process
         es_device_close(pl->device);
         pl->device = NULL;
     }
-    es_device *next = open_device(pl, fmt, cfg->block, err, n);
+    es_device *next = open_device(pl, take, cfg->block, err, n);
     if (!next) {
         /* The old stream goes on as it was. */
         pl->cfg = old;
@@ -148,10 +151,9 @@ int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_process
         es_processor_destroy(take);
         char ignore[256];
         if (close_first) {
-            const es_format *was = es_processor_format(pl->proc);
-            if (!(pl->device = open_device(pl, was, old.block, ignore, sizeof ignore))) {
+            if (!(pl->device = open_device(pl, pl->proc, old.block, ignore, sizeof ignore))) {
                 pl->cfg.device = "null";
-                pl->device = open_device(pl, was, old.block, ignore, sizeof ignore);
+                pl->device = open_device(pl, pl->proc, old.block, ignore, sizeof ignore);
             }
         }
         es_player_start(pl, ignore, sizeof ignore);

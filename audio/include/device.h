@@ -17,6 +17,17 @@ typedef void (*es_audio_callback)(void *ctx, const float *const *in, float *cons
 
 enum { ES_XRUN_INPUT = 1, ES_XRUN_OUTPUT = 2 };
 
+/* How earshot stands in a JACK graph (the native JACK device): its
+ * client's name, and what its ports are wired to when they are made. */
+typedef struct {
+    const char *client;      /* the client's name; NULL: "earshot" */
+    /* Port patterns (regular expressions, as jack_lsp and jconvolver take
+     * them) the inputs and the outputs are wired to, in order, when they
+     * are registered; NULL: the physical capture and playback ports. */
+    const char *connect_in, *connect_out;
+    int no_connect;          /* wire nothing: the user's patch bay does */
+} es_jack_options;
+
 typedef struct {
     const char *name;     /* "null" (the null device) */
     double sample_rate;
@@ -24,12 +35,20 @@ typedef struct {
     int inputs, outputs;
     int live_input;       /* open the device's input (microphone) too */
     const char *input_name; /* the input device, when not the output's own */
+    es_jack_options jack;   /* the native JACK device's */
+    /* Frames the callback's output lags its input (the processor's
+     * latency): a JACK client publishes it on its ports. */
+    int own_latency;
 } es_device_config;
 
 typedef struct es_device es_device;
 
 /* The null device's name. */
 #define ES_DEVICE_NULL "null"
+/* earshot's own JACK client (device_jack.c): ports named and kept for as
+ * long as earshot runs, the user's wiring kept through every change, its
+ * latency published on its ports. "jack" is PortAudio's JACK host. */
+#define ES_DEVICE_JACK_NATIVE "jack-native"
 
 /* What "auto" (and any other name) tries, in order: for "auto", PipeWire
  * through its JACK library when this process runs on it

@@ -21,6 +21,7 @@ typedef struct {
      * live_input; else `source` if set; else the built-in test signal. */
     int live_input;
     const char *input_device; /* with live_input: the input's own device */
+    es_jack_options jack;     /* on the native JACK device */
     es_source_fill source;
     void *source_ctx;
     /* Optional: called on the audio thread with every output block after

@@ -41,6 +41,9 @@ const es_param es_play_params[] = {
      "'pipewire': PipeWire through its JACK library (package\n"
      "pipewire-jack; earshot starts itself on it as pw-jack would,\n"
      "and asks the graph for quantum = block), else its ALSA plugin;\n"
+     "'jack-native': earshot's own JACK client (named by --name,\n"
+     "ports kept through every change with what is wired to them,\n"
+     "its latency published on them);\n"
      "'null': a real-time clock with no sound card; 'auto' (the\n"
      "default): PipeWire through its JACK library when its daemon\n"
      "answers, else the default device, else the null device",
@@ -50,6 +53,18 @@ const es_param es_play_params[] = {
      "the device's input; or a sound file, looped, resampled", OPT(input), NULL, NULL},
     {"input-device", ES_PARAM_STRING, 0, 255, "NAME",
      "with --input mic: the input's own device", OPT(input_device), NULL, NULL},
+    {"name", ES_PARAM_STRING, 1, 63, "NAME",
+     "--device jack-native: the JACK client's name (earshot)", OPT(jack.client), NULL, NULL},
+    {"connect-in", ES_PARAM_STRING, 1, 255, "PATTERN",
+     "--device jack-native: wire the inputs, in order, to the ports\n"
+     "this pattern (a regular expression, as jack_lsp's) lists\n"
+     "(default: the physical capture ports)", OPT(jack.connect_in), NULL, NULL},
+    {"connect-out", ES_PARAM_STRING, 1, 255, "PATTERN",
+     "--device jack-native: the same for the outputs (default: the\n"
+     "physical playback ports)", OPT(jack.connect_out), NULL, NULL},
+    {"no-connect", ES_PARAM_FLAG, 0, 1, NULL,
+     "--device jack-native: wire nothing (the patch bay's to do)", OPT(jack.no_connect), NULL,
+     NULL},
     {"layout", ES_PARAM_STRING, 0, 15, "IxO",
      "a file room's channels as an I x O matrix (channel i*O + o:\n"
      "input i to output o) where the count alone is ambiguous; a\n"
@@ -181,6 +196,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
         room = as_file;
     }
     *sc = (es_session_config){.device = o->device, .input_device = o->input_device,
+                              .jack = o->jack,
                               .mic_inputs = o->inputs, .layout_inputs = layout_in,
                               .layout_outputs = layout_out,
                               .rooms_dir = o->rooms,

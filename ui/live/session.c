@@ -70,7 +70,7 @@ void es_session_player_config(es_session *s, es_source_kind kind, es_file_source
 {
     *plc = (es_player_config){.device = s->cfg.device, .block = block,
                               .live_input = kind == ES_SOURCE_MIC,
-                              .input_device = s->cfg.input_device,
+                              .input_device = s->cfg.input_device, .jack = s->cfg.jack,
                               .source = file ? es_file_source_fill : NULL,
                               .source_ctx = file,
                               .tap = es_taps_output, .tap_ctx = &s->taps,

@@ -28,6 +28,7 @@ typedef struct {
     int restore, no_restore; /* remembered settings (settings.h) */
     int inputs;         /* --inputs N: the microphone's channels; 0: the room's */
     const char *layout; /* --layout IxO for a file room, or NULL */
+    es_jack_options jack; /* --name, --connect-in, --connect-out, --no-connect */
     double rate, seconds, crossfade_ms, fps;
 } es_play_options;
 

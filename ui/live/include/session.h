@@ -27,6 +27,7 @@
 typedef struct {
     const char *device;        /* "auto" (audio/device.h says what it tries), "null", a name */
     const char *input_device;  /* with the microphone: the input's own device */
+    es_jack_options jack;      /* on the native JACK device */
     int mic_inputs;            /* the microphone's channels; 0: the room's inputs */
     int layout_inputs, layout_outputs; /* file rooms as this matrix (--layout); 0: guessed */
     const char *rooms_dir;     /* an extra library folder, or NULL */

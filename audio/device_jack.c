@@ -1,0 +1,481 @@
+/* The native JACK device: earshot as a client of its own in the graph,
+ * through libjack (jackd, or PipeWire's JACK library), as jconvolver and
+ * Ardour stand there.
+ *
+ * One client for the whole process, named `earshot` (--name), with ports
+ * that live as long as it does: a device opened again (another block,
+ * engine, room or source) is a new handle on the same client, so its
+ * ports keep their names and whatever the user wired to them. Ports are
+ * wired only when first registered: to --connect-in / --connect-out's
+ * patterns, else the physical ports, or nowhere with --no-connect. A
+ * stream of more channels registers more ports; one of fewer leaves the
+ * rest silent, wired as they were.
+ *
+ * JACK calls back once a period, whatever block earshot runs. A period
+ * that holds several blocks runs them in turn (no latency added); a block
+ * longer than the period is gathered a period at a time and run when
+ * whole, its output played from the period in which its last input came:
+ * block - period frames more latency, counted in the output's figure.
+ *
+ * Latency: the capture ports' latency reaches earshot's inputs, the
+ * playback ports' its outputs (read from the graph: jack_port_get_latency
+ * _range), and earshot publishes its own (the processor's, and the
+ * gathering's) on its ports through JACK's latency callback, so that a
+ * JACK-aware host downstream compensates for it. */
+#include <jack/jack.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device_class.h"
+#include "engine.h"
+
+#define PORTS_MAX 64
+#define DEFAULT_CLIENT "earshot"
+
+typedef struct jack_device jack_device;
+
+/* The process's one client. `lock` guards everything but what the process
+ * callback reads, which is atomics and what is fixed while a handle plays. */
+static struct {
+    pthread_mutex_t lock;
+    jack_client_t *client;
+    char name[64];
+    jack_port_t *in[PORTS_MAX], *out[PORTS_MAX];
+    atomic_int ins, outs;     /* registered (a port is stored before its count) */
+    int handles;              /* open handles: the client closes with the last */
+    _Atomic(jack_device *) playing; /* the handle called back, or NULL */
+    atomic_int busy;          /* the process callback is inside a handle */
+    atomic_int period;        /* the server's buffer size */
+    atomic_uint xruns;        /* reported since the last cycle took them */
+    atomic_int own;           /* frames published as earshot's own latency */
+} host = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+struct jack_device {
+    es_device base;
+    es_device_config cfg;
+    es_audio_callback cb;
+    void *ctx;
+    int ins, outs;            /* the stream's channels */
+    int counted;              /* one of host.handles */
+    /* A block longer than the period: gathered here. */
+    float **gather_in, **gather_out;
+    int in_at, out_at;
+    /* Pointer arrays handed to the callback. */
+    const float **in_ptr;
+    float **out_ptr;
+};
+
+/* ---- the process callback (JACK's real-time thread) ---- */
+
+static ES_RT void run_gathered(jack_device *d, float *const *in, float *const *out, int frames,
+                               unsigned flags)
+{
+    const int block = d->cfg.block;
+    if (d->in_at + frames > block) {
+        d->in_at = 0; /* the period changed under the gathering: start again */
+        d->out_at = frames;
+        return;
+    }
+    for (int c = 0; c < d->ins; c++)
+        memcpy(d->gather_in[c] + d->in_at, in[c], sizeof(float) * (size_t)frames);
+    d->in_at += frames;
+    if (d->in_at >= block) {
+        d->cb(d->ctx, (const float *const *)d->gather_in, d->gather_out, block, flags);
+        d->in_at = 0;
+        d->out_at = 0;
+    }
+    if (d->out_at + frames > block)
+        return; /* silence until the first block is whole */
+    for (int c = 0; c < d->outs; c++)
+        memcpy(out[c], d->gather_out[c] + d->out_at, sizeof(float) * (size_t)frames);
+    d->out_at += frames;
+}
+
+static ES_RT void run_blocks(jack_device *d, float *const *in, float *const *out, int frames,
+                             unsigned flags)
+{
+    for (int at = 0; at < frames; at += d->cfg.block) {
+        const int n = frames - at < d->cfg.block ? frames - at : d->cfg.block;
+        for (int c = 0; c < d->ins; c++)
+            d->in_ptr[c] = in[c] + at;
+        for (int c = 0; c < d->outs; c++)
+            d->out_ptr[c] = out[c] + at;
+        d->cb(d->ctx, d->in_ptr, d->out_ptr, n, flags);
+        flags = 0;
+    }
+}
+
+static ES_RT int process(jack_nframes_t nframes, void *arg)
+{
+    (void)arg;
+    const int frames = (int)nframes, ins = atomic_load(&host.ins), outs = atomic_load(&host.outs);
+    float *in[PORTS_MAX], *out[PORTS_MAX];
+    for (int c = 0; c < ins; c++)
+        in[c] = jack_port_get_buffer(host.in[c], nframes);
+    for (int c = 0; c < outs; c++) {
+        out[c] = jack_port_get_buffer(host.out[c], nframes);
+        memset(out[c], 0, sizeof(float) * nframes);
+    }
+    /* busy before the handle is read: a stop that cleared `playing` and
+     * then sees busy 0 knows no cycle uses the old handle. */
+    atomic_store(&host.busy, 1);
+    jack_device *d = atomic_load(&host.playing);
+    if (d) {
+        const unsigned flags = atomic_exchange(&host.xruns, 0) ? ES_XRUN_OUTPUT : 0;
+        atomic_store_explicit(&d->base.timed_period, frames, memory_order_relaxed);
+        if (d->cfg.block > frames && d->gather_in)
+            run_gathered(d, in, out, frames, flags);
+        else
+            run_blocks(d, in, out, frames, flags);
+    }
+    atomic_store(&host.busy, 0);
+    return 0;
+}
+
+static int on_xrun(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&host.xruns, 1);
+    return 0;
+}
+
+static int on_buffer_size(jack_nframes_t nframes, void *arg)
+{
+    (void)arg;
+    atomic_store(&host.period, (int)nframes);
+    return 0;
+}
+
+/* Each port's latency as the graph has it, plus earshot's own on the way
+ * through: inputs to outputs for capture, outputs to inputs for playback. */
+static void on_latency(jack_latency_callback_mode_t mode, void *arg)
+{
+    (void)arg;
+    const int own = atomic_load(&host.own);
+    jack_latency_range_t r, most = {0, 0};
+    jack_port_t **from = mode == JackCaptureLatency ? host.in : host.out;
+    jack_port_t **to = mode == JackCaptureLatency ? host.out : host.in;
+    const int nfrom = mode == JackCaptureLatency ? host.ins : host.outs;
+    const int nto = mode == JackCaptureLatency ? host.outs : host.ins;
+    for (int c = 0; c < nfrom; c++) {
+        jack_port_get_latency_range(from[c], mode, &r);
+        most.min = c == 0 || r.min < most.min ? r.min : most.min;
+        most.max = r.max > most.max ? r.max : most.max;
+    }
+    most.min += (jack_nframes_t)own;
+    most.max += (jack_nframes_t)own;
+    for (int c = 0; c < nto; c++)
+        jack_port_set_latency_range(to[c], mode, &most);
+}
+
+/* ---- the client and its ports (control side, host.lock held) ---- */
+
+static const char *port_name(char *buf, size_t n, int output, int index, int count)
+{
+    if (output && count == 2)
+        snprintf(buf, n, "out_%c", index == 0 ? 'L' : 'R');
+    else
+        snprintf(buf, n, "%s_%d", output ? "out" : "in", index + 1);
+    return buf;
+}
+
+/* Wires port `ours` (an input: from, an output: to) to the k-th port the
+ * pattern (or the physical ports) lists. */
+static void wire(jack_port_t *ours, int output, int k, const es_jack_options *o)
+{
+    const char *pattern = output ? o->connect_out : o->connect_in;
+    unsigned long flags = (output ? JackPortIsInput : JackPortIsOutput) |
+                          (pattern ? 0 : JackPortIsPhysical);
+    const char **ports = jack_get_ports(host.client, pattern, JACK_DEFAULT_AUDIO_TYPE, flags);
+    int count = 0;
+    while (ports && ports[count])
+        count++;
+    if (count > 0) {
+        const char *theirs = ports[k % count];
+        if (output)
+            jack_connect(host.client, jack_port_name(ours), theirs);
+        else
+            jack_connect(host.client, theirs, jack_port_name(ours));
+    }
+    jack_free(ports);
+}
+
+static int register_ports(int inputs, int outputs, const es_jack_options *o, char *err,
+                          size_t n)
+{
+    char name[32];
+    const int first_in = host.ins, first_out = host.outs;
+    while (host.ins < inputs) {
+        jack_port_t *p = jack_port_register(host.client,
+                                            port_name(name, sizeof name, 0, host.ins, inputs),
+                                            JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+        if (!p)
+            goto failed;
+        host.in[host.ins] = p;
+        atomic_fetch_add(&host.ins, 1);
+    }
+    while (host.outs < outputs) {
+        jack_port_t *p = jack_port_register(host.client,
+                                            port_name(name, sizeof name, 1, host.outs, outputs),
+                                            JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+        if (!p)
+            goto failed;
+        host.out[host.outs] = p;
+        atomic_fetch_add(&host.outs, 1);
+    }
+    if (!o->no_connect) {
+        for (int c = first_in; c < host.ins; c++)
+            wire(host.in[c], 0, c, o);
+        for (int c = first_out; c < host.outs; c++)
+            wire(host.out[c], 1, c, o);
+    }
+    return 0;
+failed:
+    snprintf(err, n, "device '%s': cannot register port %s:%s", ES_DEVICE_JACK_NATIVE,
+             host.name, name);
+    return -1;
+}
+
+/* libjack's own lines ("Cannot connect to the server", ...) are kept off
+ * the terminal: what failed is said in earshot's one line. */
+static void quiet(const char *line)
+{
+    (void)line;
+}
+
+/* 1 when a server answers (a client of another name connects). */
+static int server_answers(void)
+{
+    char probe[64];
+    snprintf(probe, sizeof probe, "earshot-probe-%ld", (long)getpid());
+    jack_client_t *c = jack_client_open(probe, JackNoStartServer, NULL);
+    if (c)
+        jack_client_close(c);
+    return c != NULL;
+}
+
+static int open_client(const es_jack_options *o, double rate, char *err, size_t n)
+{
+    const char *name = o->client && o->client[0] ? o->client : DEFAULT_CLIENT;
+    jack_status_t status;
+    jack_set_error_function(quiet);
+    jack_set_info_function(quiet);
+    host.client = jack_client_open(name, JackNoStartServer | JackUseExactName, &status);
+    if (!host.client) {
+        if ((status & JackNameNotUnique) || server_answers())
+            snprintf(err, n, "device '%s': a client named '%s' is already there (--name "
+                     "picks another)", ES_DEVICE_JACK_NATIVE, name);
+        else
+            snprintf(err, n, "device '%s': no JACK server answered", ES_DEVICE_JACK_NATIVE);
+        return -1;
+    }
+    if (jack_get_sample_rate(host.client) != (jack_nframes_t)rate) {
+        snprintf(err, n, "device '%s': the server runs at %u Hz, not %g Hz (--rate %u)",
+                 ES_DEVICE_JACK_NATIVE, jack_get_sample_rate(host.client), rate,
+                 jack_get_sample_rate(host.client));
+        jack_client_close(host.client);
+        host.client = NULL;
+        return -1;
+    }
+    snprintf(host.name, sizeof host.name, "%s", jack_get_client_name(host.client));
+    atomic_store(&host.period, (int)jack_get_buffer_size(host.client));
+    jack_set_process_callback(host.client, process, NULL);
+    jack_set_xrun_callback(host.client, on_xrun, NULL);
+    jack_set_buffer_size_callback(host.client, on_buffer_size, NULL);
+    jack_set_latency_callback(host.client, on_latency, NULL);
+    if (jack_activate(host.client) != 0) {
+        snprintf(err, n, "device '%s': the server would not activate client '%s'",
+                 ES_DEVICE_JACK_NATIVE, name);
+        jack_client_close(host.client);
+        host.client = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void close_client(void)
+{
+    jack_deactivate(host.client);
+    jack_client_close(host.client);
+    host.client = NULL;
+    atomic_store(&host.ins, 0);
+    atomic_store(&host.outs, 0);
+}
+
+/* ---- the device class ---- */
+
+/* The largest latency the graph gives a port of ours, frames. */
+static int port_latency(jack_port_t *const *ports, int count, jack_latency_callback_mode_t mode)
+{
+    int most = 0;
+    for (int c = 0; c < count; c++) {
+        jack_latency_range_t r;
+        jack_port_get_latency_range(ports[c], mode, &r);
+        most = (int)r.max > most ? (int)r.max : most;
+    }
+    return most;
+}
+
+static void jack_close_device(es_device *base);
+
+static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
+                            char *err, size_t n)
+{
+    if (cfg->inputs > PORTS_MAX || cfg->outputs > PORTS_MAX) {
+        snprintf(err, n, "device '%s': %d inputs and %d outputs (at most %d each)",
+                 ES_DEVICE_JACK_NATIVE, cfg->inputs, cfg->outputs, PORTS_MAX);
+        return NULL;
+    }
+    jack_device *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
+    d->cfg = *cfg;
+    d->cb = cb;
+    d->ctx = ctx;
+    d->ins = cfg->inputs;
+    d->outs = cfg->outputs;
+    pthread_mutex_lock(&host.lock);
+    int rc = host.client ? 0 : open_client(&cfg->jack, cfg->sample_rate, err, n);
+    if (rc == 0) {
+        host.handles++;
+        d->counted = 1;
+        if ((rc = register_ports(d->ins, d->outs, &cfg->jack, err, n)) == 0)
+            jack_recompute_total_latencies(host.client);
+    }
+    const int period = atomic_load(&host.period);
+    pthread_mutex_unlock(&host.lock);
+    d->in_ptr = calloc((size_t)(d->ins ? d->ins : 1), sizeof *d->in_ptr);
+    d->out_ptr = calloc((size_t)(d->outs ? d->outs : 1), sizeof *d->out_ptr);
+    if (rc == 0 && cfg->block > period) {
+        d->gather_in = es_alloc_channels(d->ins, (size_t)cfg->block);
+        d->gather_out = es_alloc_channels(d->outs, (size_t)cfg->block);
+        /* Output is read a period behind the input's gathering: the first
+         * block's output plays from the period its last input came. */
+        d->out_at = period;
+    }
+    if (rc == 0 && (!d->in_ptr || !d->out_ptr ||
+                    (cfg->block > period && (!d->gather_in || !d->gather_out)))) {
+        snprintf(err, n, "out of memory");
+        rc = -1;
+    }
+    if (rc != 0) {
+        jack_close_device(&d->base);
+        return NULL;
+    }
+    const int gathered = cfg->block > period ? cfg->block - period : 0;
+    pthread_mutex_lock(&host.lock);
+    d->base.input_latency = port_latency(host.in, d->ins, JackCaptureLatency);
+    d->base.output_latency = port_latency(host.out, d->outs, JackPlaybackLatency) + gathered;
+    pthread_mutex_unlock(&host.lock);
+    d->base.reported_input = d->base.input_latency;
+    d->base.reported_output = d->base.output_latency;
+    d->base.period = period;
+    d->base.input_known = d->base.output_known = 1;
+    atomic_init(&d->base.timed_period, -1);
+    snprintf(d->base.name, sizeof d->base.name, "JACK: %s", host.name);
+    if (gathered)
+        snprintf(d->base.latency_note, sizeof d->base.latency_note,
+                 "block %d over a period of %d: %d frames gathered", cfg->block, period,
+                 gathered);
+    return &d->base;
+}
+
+static int jack_start(es_device *base, char *err, size_t n)
+{
+    (void)err, (void)n;
+    jack_device *d = (jack_device *)base;
+    atomic_store(&host.own, d->cfg.own_latency +
+                                (d->cfg.block > d->base.period ? d->cfg.block - d->base.period
+                                                               : 0));
+    atomic_store(&host.playing, d);
+    jack_recompute_total_latencies(host.client);
+    return 0;
+}
+
+static void jack_stop(es_device *base)
+{
+    jack_device *d = (jack_device *)base;
+    jack_device *expected = d;
+    if (!atomic_compare_exchange_strong(&host.playing, &expected, NULL))
+        return;
+    /* The cycle that may be inside this handle ends within a period; a
+     * server that stopped calling back (it died) is waited for 1 s. */
+    const struct timespec nap = {0, 200000};
+    for (int k = 0; atomic_load(&host.busy) && k < 5000; k++)
+        nanosleep(&nap, NULL);
+}
+
+static void jack_close_device(es_device *base)
+{
+    jack_device *d = (jack_device *)base;
+    jack_stop(base);
+    pthread_mutex_lock(&host.lock);
+    if (d->counted && --host.handles == 0)
+        close_client();
+    pthread_mutex_unlock(&host.lock);
+    es_free_channels(d->gather_in, d->ins);
+    es_free_channels(d->gather_out, d->outs);
+    free(d->in_ptr);
+    free(d->out_ptr);
+    free(d);
+}
+
+/* The figures as the graph has them now: the ports' latencies settle
+ * once the server has worked them out after the wiring. */
+static void jack_now(const es_device *base, int *input, int *output, int *period)
+{
+    const jack_device *d = (const jack_device *)base;
+    pthread_mutex_lock(&host.lock);
+    if (host.client) {
+        *period = atomic_load(&host.period);
+        *input = port_latency(host.in, d->ins, JackCaptureLatency);
+        *output = port_latency(host.out, d->outs, JackPlaybackLatency) +
+                  (d->cfg.block > *period ? d->cfg.block - *period : 0);
+    }
+    pthread_mutex_unlock(&host.lock);
+}
+
+static int jack_matches(const char *name)
+{
+    return !strcmp(name, ES_DEVICE_JACK_NATIVE);
+}
+
+static int jack_list(FILE *to, int json, char *err, size_t n)
+{
+    (void)err, (void)n;
+    jack_status_t status;
+    jack_set_error_function(quiet);
+    jack_set_info_function(quiet);
+    jack_client_t *c = jack_client_open("earshot-list", JackNoStartServer, &status);
+    if (!c)
+        return 0;
+    const unsigned rate = jack_get_sample_rate(c);
+    if (json)
+        fprintf(to, "{\"name\":\"%s\",\"host_api\":\"JACK (earshot's own client)\","
+                "\"inputs\":%d,\"outputs\":%d,\"default_rate\":%u}\n",
+                ES_DEVICE_JACK_NATIVE, PORTS_MAX, PORTS_MAX, rate);
+    else
+        fprintf(to, "%-32s %-26s %3d in %3d out  %6u\n", ES_DEVICE_JACK_NATIVE,
+                "JACK (a client of its own)", PORTS_MAX, PORTS_MAX, rate);
+    jack_client_close(c);
+    return 0;
+}
+
+const es_device_class es_device_jack = {
+    .name = ES_DEVICE_JACK_NATIVE,
+    .matches = jack_matches,
+    .can_capture = 1,
+    .list = jack_list,
+    .open = jack_open,
+    .start = jack_start,
+    .stop = jack_stop,
+    .close = jack_close_device,
+    .now = jack_now,
+};

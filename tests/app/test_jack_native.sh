@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# earshot's own JACK client (--device jack-native) as a patch bay shows it,
+# on JACK's dummy backend (period 128):
+#   - jack_lsp lists client `earshot` (or --name's), ports in_1 and
+#     out_L/out_R, wired to the physical ports when made;
+#   - a connection the user makes by hand with jack_connect, to a client of
+#     the test's own (es_jack_tap), and the ports' names, are the same
+#     after `block 64`, `block 1024`, `engine cpu-direct`, `room ...` and
+#     `source signal` (from a file), each of which the stream takes (said);
+#   - the latency earshot publishes on its ports (jack_lsp -l): its output
+#     ports' capture latency is its input's plus its own (the block
+#     gathered over the period), at block 256 over a period of 128;
+#   - --no-connect wires nothing; --connect-out wires the outputs to the
+#     ports a pattern lists; a client name in use is one line.
+#
+#   test_jack_native.sh EARSHOT MAKE_WAV JACK_TAP
+set -u
+earshot=$1 make_wav=$2 tap=$3
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/jack_lib.sh"
+jack_test_begin es-native -p 128
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+"$make_wav" "$dir/in.wav" noise 48000 1 96000 >/dev/null
+# The test's own client, to wire to earshot by hand: it records
+# earshot's left output for as long as the test runs.
+"$tap" --record "$dir/tap.wav" --from system:capture_1 --seconds 60 --name mine \
+    >"$dir/tap.txt" 2>&1 &
+tap_pid=$!
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; kill $tap_pid 2>/dev/null; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 50); do jack_lsp | grep -q '^mine:' && break; sleep 0.1; done
+
+mkfifo "$dir/commands"
+"$earshot" play --device jack-native --headless --commands --seconds 60 --block 256 \
+    --input "$dir/in.wav" <"$dir/commands" >"$dir/play.json" 2>"$dir/said.txt" &
+pid=$!
+exec 3>"$dir/commands"
+for _ in $(seq 100); do jack_lsp | grep -q '^earshot:out_R$' && break; sleep 0.1; done
+
+ports() { jack_lsp | grep '^earshot:' | sort | tr '\n' ' '; }
+wired() { jack_lsp -c earshot:out_L | grep -c "^   mine:"; }
+want="earshot:in_1 earshot:out_L earshot:out_R "
+[ "$(ports)" = "$want" ] && ok "client earshot, ports $want" || bad "ports: '$(ports)', want '$want'"
+jack_lsp -c earshot:out_R | grep -q '^   system:playback_2' &&
+    ok "out_R wired to system:playback_2 when made" || bad "out_R not wired: $(jack_lsp -c earshot:out_R)"
+mine=$(jack_lsp | grep '^mine:' | head -1)
+jack_connect earshot:out_L "$mine" && [ "$(wired)" = 1 ] &&
+    ok "earshot:out_L wired by hand to $mine" || bad "jack_connect earshot:out_L $mine"
+
+# Its own latency on its ports, at block 256 over a period of 128.
+in_cap=$(jack_lsp -l earshot:in_1 | sed -n 's/.*capture latency = \[ [0-9]* \([0-9]*\) \].*/\1/p')
+out_cap=$(jack_lsp -l earshot:out_L | sed -n 's/.*capture latency = \[ [0-9]* \([0-9]*\) \].*/\1/p')
+[ -n "$in_cap" ] && [ "$out_cap" = $((in_cap + 128)) ] &&
+    ok "published: out_L's capture latency $out_cap = in_1's $in_cap + 128 gathered" ||
+    bad "published: out_L's capture latency '$out_cap', in_1's '$in_cap' (want + 128)"
+
+step=0
+for change in "block 64" "block 1024" "engine cpu-direct" "room cathedral" "source signal"; do
+    step=$((step + 1))
+    lines=$(wc -l <"$dir/said.txt")
+    echo "$change" >&3
+    for _ in $(seq 100); do [ "$(wc -l <"$dir/said.txt")" -gt "$lines" ] && break; sleep 0.1; done
+    sleep 0.5
+    said=$(tail -n +$((lines + 1)) "$dir/said.txt" | head -2 | tr '\n' ' ')
+    if [ "$(ports)" = "$want" ] && [ "$(wired)" = 1 ]; then
+        ok "after '$change' ($said): the same ports, the hand-made wire kept"
+    else
+        bad "after '$change' ($said): ports '$(ports)', out_L to mine: $(wired)"
+    fi
+done
+echo quit >&3
+exec 3>&-
+wait $pid
+rc=$?
+pid=
+[ $rc = 0 ] && ok "quit: exit 0" || bad "quit: exit $rc: $(cat "$dir/said.txt")"
+jack_lsp | grep -q '^earshot:' && bad "earshot's ports left behind" || ok "its ports gone with it"
+
+# --no-connect, --connect-out, --name.
+"$earshot" play --device jack-native --headless --seconds 3 --no-connect --name quiet \
+    >/dev/null 2>"$dir/err" &
+pid=$!
+for _ in $(seq 50); do jack_lsp | grep -q '^quiet:out_R$' && break; sleep 0.1; done
+n=$(jack_lsp -c quiet:out_L quiet:out_R quiet:in_1 2>/dev/null | grep -c '^   ')
+[ "$n" = 0 ] && ok "--no-connect --name quiet: ports quiet:*, wired to nothing" ||
+    bad "--no-connect: $n wires: $(jack_lsp -c | grep -A1 '^quiet')"
+"$earshot" play --device jack-native --headless --seconds 1 --name quiet >/dev/null 2>"$dir/err2"
+rc=$?
+[ $rc != 0 ] && [ "$(grep -c . "$dir/err2")" -ge 1 ] && grep -q "already there" "$dir/err2" &&
+    ok "a name in use: $(grep already "$dir/err2")" || bad "a name in use: exit $rc: $(cat "$dir/err2")"
+wait $pid
+pid=
+"$earshot" play --device jack-native --headless --seconds 3 --name toward \
+    --connect-out "$mine" >/dev/null 2>"$dir/err" &
+pid=$!
+for _ in $(seq 50); do jack_lsp | grep -q '^toward:out_R$' && break; sleep 0.1; done
+sleep 0.3
+[ "$(jack_lsp -c toward:out_L | grep -c "^   $mine")" = 1 ] &&
+    ok "--connect-out '$mine': out_L wired to it" ||
+    bad "--connect-out: $(jack_lsp -c toward:out_L)"
+wait $pid
+pid=
+[ $fail = 0 ] && echo PASSED || echo FAILED
+exit $fail
