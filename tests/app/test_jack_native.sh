@@ -11,11 +11,20 @@
 #     ports' capture latency is its input's plus its own (the block
 #     gathered over the period), at block 256 over a period of 128;
 #   - --no-connect wires nothing; --connect-out wires the outputs to the
-#     ports a pattern lists; a client name in use is one line.
+#     ports a pattern lists; a client name in use is one line;
+#   - earshot's own latency through the graph: es_jack_tap plays noise into
+#     earshot:in_1 and records earshot:out_L, the room a Dirac (a jconvolver
+#     /impulse/dirac), the microphone as the source, at blocks 64, 128, 256
+#     and 512 over the period of 128: the delay es_wav_match finds is
+#     earshot's own part of the JSON's latency (engine, and what a block
+#     longer than the period gathers) plus the one period the loop through
+#     the tap adds, to the frame; and the JSON's total is the capture
+#     latency jack_lsp -l gives earshot:in_1 plus that own part plus the
+#     playback latency it gives earshot:out_L.
 #
-#   test_jack_native.sh EARSHOT MAKE_WAV JACK_TAP
+#   test_jack_native.sh EARSHOT MAKE_WAV JACK_TAP WAV_MATCH
 set -u
-earshot=$1 make_wav=$2 tap=$3
+earshot=$1 make_wav=$2 tap=$3 wav_match=$4
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/jack_lib.sh"
 jack_test_begin es-native -p 128
@@ -102,5 +111,40 @@ sleep 0.3
     bad "--connect-out: $(jack_lsp -c toward:out_L)"
 wait $pid
 pid=
+# Earshot's own latency, measured through the graph.
+printf '/convolver/new 1 1 256 64\n/impulse/dirac 1 1 1 0\n' >"$dir/dirac.conf"
+"$make_wav" "$dir/noise.wav" noise 48000 1 24000 5 >/dev/null
+period=128
+for block in 64 128 256 512; do
+    "$earshot" play --device jack-native --name lat --input mic \
+        --ir "$dir/dirac.conf" --block $block --limiter off --headless --seconds 4 --json \
+        >"$dir/lat.json" 2>"$dir/lat.err" &
+    pid=$!
+    for _ in $(seq 50); do jack_lsp | grep -q '^lat:out_1$' && break; sleep 0.1; done
+    sleep 0.5
+    cap=$(jack_lsp -l lat:in_1 | sed -n 's/.*capture latency = \[ [0-9]* \([0-9]*\) \].*/\1/p')
+    play=$(jack_lsp -l lat:out_1 | sed -n 's/.*playback latency = \[ [0-9]* \([0-9]*\) \].*/\1/p')
+    "$tap" --play "$dir/noise.wav" --to lat:in_1 --record "$dir/rec.wav" --from lat:out_1 \
+        --seconds 1.5 >/dev/null 2>&1
+    wait $pid
+    pid=
+    got=$("$wav_match" "$dir/rec.wav" "$dir/noise.wav" 4096 2>&1)
+    delay=$(sed -n 's/^delay \([0-9]*\) frames.*/\1/p' <<<"$got")
+    worst=$(sed -n 's/.*worst \(-*[0-9.]*\) dB.*/\1/p' <<<"$got")
+    lat=$(grep -o '"latency":{[^}]*}' "$dir/lat.json")
+    field() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" <<<"$lat"; }
+    gathered=$((block > period ? block - period : 0))
+    own=$(($(field engine) + gathered))
+    total=$(field total)
+    if [ -n "$delay" ] && [ "$delay" = $((own + period)) ] &&
+        awk -v w="${worst:-0}" 'BEGIN { exit !(w <= -100) }' &&
+        [ -n "$cap" ] && [ "$total" = $((cap + own + play)) ]; then
+        ok "block $block over $period: through the graph $delay = own $own + the loop's $period;" \
+            "the total $total = capture $cap + own $own + playback $play (jack_lsp -l)"
+    else
+        bad "block $block over $period: delay '$delay' ($got) against own $own + $period;" \
+            "total '$total' against capture '$cap' + $own + playback '$play': $lat $(cat "$dir/lat.err")"
+    fi
+done
 [ $fail = 0 ] && echo PASSED || echo FAILED
 exit $fail
