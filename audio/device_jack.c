@@ -34,26 +34,12 @@
 #include "device_class.h"
 #include "engine.h"
 
-#define PORTS_MAX 64
+#include "device_jack_host.h"
+
 #define DEFAULT_CLIENT "earshot"
 
-typedef struct jack_device jack_device;
-
-/* The process's one client. `lock` guards everything but what the process
- * callback reads, which is atomics and what is fixed while a handle plays. */
-static struct {
-    pthread_mutex_t lock;
-    jack_client_t *client;
-    char name[64];
-    jack_port_t *in[PORTS_MAX], *out[PORTS_MAX];
-    atomic_int ins, outs;     /* registered (a port is stored before its count) */
-    int handles;              /* open handles: the client closes with the last */
-    _Atomic(jack_device *) playing; /* the handle called back, or NULL */
-    atomic_int busy;          /* the process callback is inside a handle */
-    atomic_int period;        /* the server's buffer size */
-    atomic_uint xruns;        /* reported since the last cycle took them */
-    atomic_int own;           /* frames published as earshot's own latency */
-} host = {.lock = PTHREAD_MUTEX_INITIALIZER};
+es_jack_host es_jack = {.lock = PTHREAD_MUTEX_INITIALIZER};
+#define host es_jack
 
 struct jack_device {
     es_device base;
@@ -211,20 +197,22 @@ static int register_ports(int inputs, int outputs, const es_jack_options *o, cha
     char name[32];
     const int first_in = host.ins, first_out = host.outs;
     while (host.ins < inputs) {
-        jack_port_t *p = jack_port_register(host.client,
-                                            port_name(name, sizeof name, 0, host.ins, inputs),
-                                            JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+        port_name(name, sizeof name, 0, host.ins, inputs);
+        jack_port_t *p = jack_port_register(host.client, name, JACK_DEFAULT_AUDIO_TYPE,
+                                            JackPortIsInput, 0);
         if (!p)
             goto failed;
+        snprintf(host.in_name[host.ins], sizeof host.in_name[0], "%s", name);
         host.in[host.ins] = p;
         atomic_fetch_add(&host.ins, 1);
     }
     while (host.outs < outputs) {
-        jack_port_t *p = jack_port_register(host.client,
-                                            port_name(name, sizeof name, 1, host.outs, outputs),
-                                            JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+        port_name(name, sizeof name, 1, host.outs, outputs);
+        jack_port_t *p = jack_port_register(host.client, name, JACK_DEFAULT_AUDIO_TYPE,
+                                            JackPortIsOutput, 0);
         if (!p)
             goto failed;
+        snprintf(host.out_name[host.outs], sizeof host.out_name[0], "%s", name);
         host.out[host.outs] = p;
         atomic_fetch_add(&host.outs, 1);
     }
@@ -283,12 +271,7 @@ static int open_client(const es_jack_options *o, double rate, char *err, size_t 
         return -1;
     }
     snprintf(host.name, sizeof host.name, "%s", jack_get_client_name(host.client));
-    atomic_store(&host.period, (int)jack_get_buffer_size(host.client));
-    jack_set_process_callback(host.client, process, NULL);
-    jack_set_xrun_callback(host.client, on_xrun, NULL);
-    jack_set_buffer_size_callback(host.client, on_buffer_size, NULL);
-    jack_set_latency_callback(host.client, on_latency, NULL);
-    if (jack_activate(host.client) != 0) {
+    if (es_jack_attach(host.client) != 0) {
         snprintf(err, n, "device '%s': the server would not activate client '%s'",
                  ES_DEVICE_JACK_NATIVE, name);
         jack_client_close(host.client);
@@ -298,13 +281,45 @@ static int open_client(const es_jack_options *o, double rate, char *err, size_t 
     return 0;
 }
 
+static void on_shutdown(jack_status_t code, const char *reason, void *arg)
+{
+    (void)code, (void)reason, (void)arg;
+    atomic_store(&host.dead, 1); /* the keeper makes the client again */
+}
+
+int es_jack_attach(jack_client_t *client)
+{
+    jack_set_process_callback(client, process, NULL);
+    jack_set_xrun_callback(client, on_xrun, NULL);
+    jack_set_buffer_size_callback(client, on_buffer_size, NULL);
+    jack_set_latency_callback(client, on_latency, NULL);
+    jack_on_info_shutdown(client, on_shutdown, NULL);
+    atomic_store(&host.period, (int)jack_get_buffer_size(client));
+    for (int c = 0; c < host.ins; c++)
+        if (!(host.in[c] = jack_port_register(client, host.in_name[c], JACK_DEFAULT_AUDIO_TYPE,
+                                              JackPortIsInput, 0)))
+            return -1;
+    for (int c = 0; c < host.outs; c++)
+        if (!(host.out[c] = jack_port_register(client, host.out_name[c],
+                                               JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0)))
+            return -1;
+    return jack_activate(client);
+}
+
 static void close_client(void)
 {
-    jack_deactivate(host.client);
-    jack_client_close(host.client);
+    if (host.client) {
+        if (!atomic_load(&host.dead))
+            jack_deactivate(host.client);
+        jack_client_close(host.client);
+    }
     host.client = NULL;
+    host.generation++; /* its keeper ends */
+    atomic_store(&host.dead, 0);
     atomic_store(&host.ins, 0);
     atomic_store(&host.outs, 0);
+    memset(host.in_wire, 0, sizeof host.in_wire);
+    memset(host.out_wire, 0, sizeof host.out_wire);
 }
 
 /* ---- the device class ---- */
@@ -342,7 +357,15 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
     d->ins = cfg->inputs;
     d->outs = cfg->outputs;
     pthread_mutex_lock(&host.lock);
-    int rc = host.client ? 0 : open_client(&cfg->jack, cfg->sample_rate, err, n);
+    const int fresh = !host.client && !host.handles;
+    int rc = fresh ? open_client(&cfg->jack, cfg->sample_rate, err, n) : 0;
+    if (rc == 0 && fresh)
+        es_jack_keeper_start();
+    if (rc == 0 && !host.client) {
+        snprintf(err, n, "device '%s': the JACK server went away; earshot waits for it to "
+                 "come back", ES_DEVICE_JACK_NATIVE);
+        rc = -1;
+    }
     if (rc == 0) {
         host.handles++;
         d->counted = 1;
@@ -395,7 +418,10 @@ static int jack_start(es_device *base, char *err, size_t n)
                                 (d->cfg.block > d->base.period ? d->cfg.block - d->base.period
                                                                : 0));
     atomic_store(&host.playing, d);
-    jack_recompute_total_latencies(host.client);
+    pthread_mutex_lock(&host.lock);
+    if (host.client && !atomic_load(&host.dead))
+        jack_recompute_total_latencies(host.client);
+    pthread_mutex_unlock(&host.lock);
     return 0;
 }
 
@@ -433,7 +459,7 @@ static void jack_now(const es_device *base, int *input, int *output, int *period
 {
     const jack_device *d = (const jack_device *)base;
     pthread_mutex_lock(&host.lock);
-    if (host.client) {
+    if (host.client && !atomic_load(&host.dead)) {
         *period = atomic_load(&host.period);
         *input = port_latency(host.in, d->ins, JackCaptureLatency);
         *output = port_latency(host.out, d->outs, JackPlaybackLatency) +

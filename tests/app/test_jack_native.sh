@@ -20,7 +20,10 @@
 #     longer than the period gathers) plus the one period the loop through
 #     the tap adds, to the frame; and the JSON's total is the capture
 #     latency jack_lsp -l gives earshot:in_1 plus that own part plus the
-#     playback latency it gives earshot:out_L.
+#     playback latency it gives earshot:out_L;
+#   - the server stopped and started again under its name: earshot's ports
+#     are back, wired as they were, within 2 s of the server answering,
+#     and it plays on with 0 engine misses.
 #
 #   test_jack_native.sh EARSHOT MAKE_WAV JACK_TAP WAV_MATCH
 set -u
@@ -146,5 +149,35 @@ for block in 64 128 256 512; do
             "total '$total' against capture '$cap' + $own + playback '$play': $lat $(cat "$dir/lat.err")"
     fi
 done
+# The server stopped and started again.
+"$earshot" play --device jack-native --headless --seconds 8 --json >"$dir/restart.json" \
+    2>"$dir/restart.err" &
+pid=$!
+for _ in $(seq 50); do jack_lsp | grep -q '^earshot:out_R$' && break; sleep 0.1; done
+sleep 1
+kill $jack
+wait $jack 2>/dev/null
+jack_dummy es-native -p 128 || exit 1
+answered=$(date +%s%N)
+back=
+for _ in $(seq 50); do
+    if jack_lsp -c earshot:out_L 2>/dev/null | grep -q '^   system:playback_1'; then
+        back=$(( ($(date +%s%N) - answered) / 1000000 ))
+        break
+    fi
+    sleep 0.1
+done
+wait $pid
+rc=$?
+pid=
+misses=$(grep -o '"misses":[0-9]*' "$dir/restart.json" | head -1 | cut -d: -f2)
+blocks=$(grep -o '"blocks":[0-9]*' "$dir/restart.json" | head -1 | cut -d: -f2)
+if [ -n "$back" ] && [ "$back" -le 2000 ] && [ $rc = 0 ] && [ "${misses:-1}" = 0 ]; then
+    ok "server restarted: earshot's ports back and wired $back ms after it answered;" \
+        "exit 0, $blocks blocks, 0 misses"
+else
+    bad "server restarted: back after '${back:-never}' ms, exit $rc, misses '$misses':" \
+        "$(cat "$dir/restart.err")"
+fi
 [ $fail = 0 ] && echo PASSED || echo FAILED
 exit $fail

@@ -1,0 +1,51 @@
+/* The native JACK device's one client, shared by its two files (internal
+ * to audio/): device_jack.c (the client, its ports, the device class) and
+ * device_jack_keeper.c (what follows the server: the wiring it keeps, and
+ * the client made again after a server restart). */
+#ifndef ES_DEVICE_JACK_HOST_H
+#define ES_DEVICE_JACK_HOST_H
+
+#include <jack/jack.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define PORTS_MAX 64
+#define WIRES_MAX 8      /* connections a port has kept for it */
+#define PORT_NAME_MAX 320 /* a full port name: client:port */
+
+typedef struct jack_device jack_device;
+
+/* `lock` guards everything but what the process callback reads: atomics,
+ * and ports that are fixed while a handle plays. */
+typedef struct {
+    pthread_mutex_t lock;
+    jack_client_t *client;    /* NULL while a restarted server is awaited */
+    char name[64];            /* the client's name, kept for a restart */
+    jack_port_t *in[PORTS_MAX], *out[PORTS_MAX];
+    char in_name[PORTS_MAX][32], out_name[PORTS_MAX][32];
+    atomic_int ins, outs;     /* registered (a port is stored before its count) */
+    int handles;              /* open handles: the client closes with the last */
+    _Atomic(jack_device *) playing; /* the handle called back, or NULL */
+    atomic_int busy;          /* the process callback is inside a handle */
+    atomic_int period;        /* the server's buffer size */
+    atomic_uint xruns;        /* reported since the last cycle took them */
+    atomic_int own;           /* frames published as earshot's own latency */
+    atomic_int dead;          /* the server went away (its shutdown callback) */
+    unsigned generation;      /* a keeper serves the client of its generation */
+    /* What each port was wired to when last looked at: given back after a
+     * restart, for a while (the other clients come back in their time). */
+    char in_wire[PORTS_MAX][WIRES_MAX][PORT_NAME_MAX];
+    char out_wire[PORTS_MAX][WIRES_MAX][PORT_NAME_MAX];
+    long long restore_until_ns;
+} es_jack_host;
+
+extern es_jack_host es_jack;
+
+/* Sets the client's callbacks, registers the ports host.in_name and
+ * out_name hold (ins, outs of them), and activates it: a new client, or
+ * one made again after a restart. Lock held. 0, or -1. */
+int es_jack_attach(jack_client_t *client);
+/* Starts a keeper for the current client's generation. Lock held. */
+void es_jack_keeper_start(void);
+
+#endif
