@@ -62,25 +62,29 @@ static void header_stream(const es_live_snapshot *s, const ui_rect *r)
     /* A server whose period is longer than the block (JACK's own, or a
      * PipeWire quantum another client forced): said beside the block, as
      * it is what the latency counts. */
-    char period[32] = "", line[1200];
+    char period[32] = "", line[1200], flag[64] = "";
     if (s->latency.period > s->playing.block)
         snprintf(period, sizeof period, " (period %d)", s->latency.period);
+    /* Where the eye starts: the meters are stale, or nothing is heard. The
+     * flag comes first and the stream's line after it, never over it (a
+     * word drawn over the line left "device lost ck 128"). */
+    if (s->device_state != ES_DEVICE_PLAYING)
+        snprintf(flag, sizeof flag, " %s ", es_device_state_word(s->device_state));
+    else if (s->stats.muted)
+        snprintf(flag, sizeof flag, " MUTED (%s): ! plays again ",
+                 s->stats.muted == 2 ? "panic" : "runaway");
+    const int at = (int)strlen(flag);
     attron(A_REVERSE | A_BOLD);
     mvhline(r->y, r->x, ' ', r->w);
     /* The latency first: a long device name may run off the edge. */
     snprintf(line, sizeof line, " earshot  block %d%s  latency %s  %g kHz  %s > %s",
              s->playing.block, period, s->latency_text, s->rate / 1e3, s->source, s->device);
-    put(r, 0, 0, line);
+    if (at < r->w)
+        put(r, 0, at, line);
     attroff(A_REVERSE | A_BOLD);
-    if (s->stats.muted || s->device_state != ES_DEVICE_PLAYING) {
-        /* Where the eye starts: the meters are stale, or nothing is heard. */
-        if (s->device_state != ES_DEVICE_PLAYING)
-            snprintf(line, sizeof line, " %s ", es_device_state_word(s->device_state));
-        else
-            snprintf(line, sizeof line, " MUTED (%s): ! plays again ",
-                     s->stats.muted == 2 ? "panic" : "runaway");
+    if (at) {
         attron(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);
-        put(r, 0, 0, line);
+        put(r, 0, 0, flag);
         attroff(COLOR_PAIR(UI_BAD) | A_BOLD | A_REVERSE);
     }
 }

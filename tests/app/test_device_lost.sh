@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A device that dies: the workstation in tmux plays on a JACK dummy server,
 # which is killed (-9) while it plays. The screen must say "device lost" in
-# its header and log, the engine line no longer say "playing", nothing the
+# its header (before the stream's line, never over it: at 100 and 132
+# columns the row reads " device lost  earshot  block 256 ...") and log, the engine line no longer say "playing", nothing the
 # dying server or PortAudio print may land on the screen outside the
 # message log, a change that would reopen the device is refused in words
 # that name the lost device, and q exits within a few seconds with status
@@ -49,6 +50,14 @@ check "plays on JACK" "wait_for '2 A  cpu-partitioned   playing' 10 && screen | 
 kill -9 $jack
 wait $jack 2>/dev/null
 check "the header says device lost" "wait_for ' device lost ' 10 && screen | head -1 | grep -q '^ device lost '"
+check "  before the stream's line, not over it: ' device lost  earshot  block 256'" \
+    "screen | head -1 | grep -q '^ device lost  earshot  block 256  latency'"
+# Wider (the pane is 100 columns), the row is the flag and the whole line
+# after it.
+t resize-window -t ui -x 132
+check "  at 132 columns too" "sleep 0.5; screen | head -1 | grep -q '^ device lost  earshot  block 256  latency .* > JACK'"
+t resize-window -t ui -x 100
+sleep 0.5
 s=$(screen)
 check "the log says why" "grep -q 'device lost: JACK' <<<\"\$s\""
 check "the meters are marked stale" "grep -q 'Meters  STALE (device lost)' <<<\"\$s\" && grep -q 'now     -' <<<\"\$s\""
