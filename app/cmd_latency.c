@@ -44,12 +44,14 @@ static const char usage[] =
     "usage: earshot latency [--device NAME] [--input-device NAME] [--block N] [--rate HZ]\n"
     "                       [--json]\n"
     "\n"
-    "Measures the round trip: plays one click on the device's first output and\n"
-    "finds it in the microphone input, which must be looped back to the output\n"
-    "(a cable, or a connection in the sound server's graph). Prints the measured\n"
-    "frames against the computed ones (the device's input + output buffers) and\n"
-    "what the engine adds on top. Exit 0 when the click came back, 1 when it did\n"
-    "not (or the device could not play), 2 for bad arguments.\n"
+    "Measures the round trip: plays five clicks, half a second apart, on the\n"
+    "device's first output and finds each in the microphone input, which must\n"
+    "be looped back to the output (a cable, or a connection in the sound\n"
+    "server's graph). Prints the median against the computed figure (the\n"
+    "device's input + output buffers), the clicks' spread, and what the engine\n"
+    "adds on top. A loop that drops a click, or clicks more than a frame apart,\n"
+    "give no figure. Exit 0 with a figure, 1 without one (or when the device\n"
+    "could not play), 2 for bad arguments.\n"
     "\nOptions:\n";
 
 static void say(void *ctx, int problem, const char *line)
@@ -141,13 +143,17 @@ int es_cmd_latency(int argc, char **argv)
             printf("{\"device\":");
             es_json_string(stdout, snap->device);
             printf(",\"rate\":%.0f,\"block\":%d,\"measured\":%d,\"measured_ms\":%.3f,"
+                   "\"clicks\":%d,\"low\":%d,\"high\":%d,"
                    "\"computed\":%d,\"input\":%d,\"output\":%d,\"engine\":%d}\n", o.rate,
-                   lp->block, frames, 1e3 * frames / o.rate, computed, lp->input, lp->output,
+                   lp->block, frames, 1e3 * frames / o.rate, snap->probe_clicks,
+                   snap->probe_low, snap->probe_high, computed, lp->input, lp->output,
                    lp->engine);
             status = 0;
         } else {
-            printf("measured %d frames (%.2f ms), computed %d frames (input %d + output %d); "
-                   "the engine adds %d\n", frames, 1e3 * frames / o.rate, computed, lp->input,
+            printf("measured %d frames (%.2f ms; the median of %d clicks, %d to %d: the "
+                   "device's output, the loop, its input), computed %d frames (input %d + "
+                   "output %d); the engine adds %d\n", frames, 1e3 * frames / o.rate,
+                   snap->probe_clicks, snap->probe_low, snap->probe_high, computed, lp->input,
                    lp->output, lp->engine);
             status = 0;
         }

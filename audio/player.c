@@ -38,7 +38,6 @@ static ES_RT void probe_block(es_player *pl, const float *in, float *const *out,
     for (int c = 0; c < pl->outputs; c++)
         memset(out[c], 0, sizeof(float) * (size_t)frames);
     if (st == PROBE_ARMED) {
-        out[0][0] = 0.9f;
         pl->probe_got = 0;
         st = PROBE_CAPTURING;
         atomic_store_explicit(&pl->probe_state, st, memory_order_release);
@@ -48,8 +47,13 @@ static ES_RT void probe_block(es_player *pl, const float *in, float *const *out,
     int take = pl->probe_len - pl->probe_got;
     if (take > frames)
         take = frames;
-    for (int i = 0; i < take; i++)
+    /* A click at the start of each of the probe's windows. */
+    const int window = pl->probe_len / ES_PROBE_CLICKS;
+    for (int i = 0; i < take; i++) {
+        if ((pl->probe_got + i) % window == 0)
+            out[0][i] = 0.9f;
         pl->probe[pl->probe_got + i] = in[i];
+    }
     pl->probe_got += take;
     if (pl->probe_got == pl->probe_len)
         atomic_store_explicit(&pl->probe_state, PROBE_DONE, memory_order_release);
@@ -260,23 +264,43 @@ int es_player_probe_start(es_player *pl, double seconds, char *err, size_t n)
     return 0;
 }
 
-int es_player_probe_poll(es_player *pl, int *frames)
+static int by_value(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+int es_player_probe_poll(es_player *pl, es_probe_result *r)
 {
     if (atomic_load_explicit(&pl->probe_state, memory_order_acquire) != PROBE_DONE)
         return 0;
-    /* The click is one sample: its cross-correlation with the input is the
-     * input itself, so the delay is where the input peaks; a peak below a
-     * tenth of the click is noise, not the click. */
-    float peak = 0;
-    for (int i = 0; i < pl->probe_len; i++)
-        peak = fmaxf(peak, fabsf(pl->probe[i]));
-    /* The first sample near the peak (the output was silent but for the
-     * click, so anything else is the loop's own noise). */
-    int best = -1;
-    for (int i = 0; peak > 0.09f && i < pl->probe_len && best < 0; i++)
-        if (fabsf(pl->probe[i]) >= 0.5f * peak)
-            best = i;
-    *frames = best;
+    /* Each click is one sample: its cross-correlation with the input is the
+     * input itself, so its delay is where the input peaks in its window;
+     * the first sample within half that peak (the output was silent but
+     * for the clicks, so anything else is the loop's own noise), and a
+     * peak below a tenth of the click is noise, not the click. */
+    const int window = pl->probe_len / ES_PROBE_CLICKS;
+    int delay[ES_PROBE_CLICKS];
+    *r = (es_probe_result){.frames = -1, .clicks = ES_PROBE_CLICKS, .window = window};
+    for (int k = 0; k < ES_PROBE_CLICKS; k++) {
+        const float *w = pl->probe + (size_t)k * (size_t)window;
+        float peak = 0;
+        for (int i = 0; i < window; i++)
+            peak = fmaxf(peak, fabsf(w[i]));
+        for (int i = 0; peak > 0.09f && i < window; i++)
+            if (fabsf(w[i]) >= 0.5f * peak) {
+                delay[r->heard++] = i;
+                break;
+            }
+    }
+    if (r->heard > 0) {
+        qsort(delay, (size_t)r->heard, sizeof *delay, by_value);
+        r->low = delay[0];
+        r->high = delay[r->heard - 1];
+        /* Every click back, all within a frame of each other: a loop that
+         * drops clicks, or one whose clicks disagree, gives no figure. */
+        if (r->heard == ES_PROBE_CLICKS && r->high - r->low <= 1)
+            r->frames = delay[r->heard / 2];
+    }
     atomic_store(&pl->probe_state, PROBE_IDLE);
     return 1;
 }

@@ -71,15 +71,25 @@ void es_player_abandon_device(es_player *pl);
 int es_player_device_active(const es_player *pl);
 
 /* A round-trip measurement, for a loopback from the output to the input:
- * the audio thread puts one click on the first output channel (after the
- * processor, so the engine's latency is not in it) and copies the input's
- * first channel, from the block that carried the click on, into a buffer
- * prepared here (control side: nothing is allocated on the audio path).
- * Start: 0, or -1 with a message (no live input, one under way).
- * Poll: 0 while it runs; 1 when done, *frames the click's delay in the
- * input (-1: not found, the loop is not closed); it is then ready again. */
+ * the audio thread puts ES_PROBE_CLICKS clicks on the first output channel,
+ * one at the start of each of as many windows over `seconds` (after the
+ * processor, so the engine's latency is not in it), and copies the
+ * input's first channel, from the block that carried the first click on,
+ * into a buffer prepared here (control side: nothing is allocated on the
+ * audio path). Start: 0, or -1 with a message (no live input, one under
+ * way). Poll: 0 while it runs; 1 when done, with the median delay of the
+ * clicks when every one came back within a frame of the others, else no
+ * figure (a loop that drops clicks or whose clicks disagree, or none came
+ * back: the loop is not closed); it is then ready again. */
 int es_player_probe_start(es_player *pl, double seconds, char *err, size_t n);
-int es_player_probe_poll(es_player *pl, int *frames);
+#define ES_PROBE_CLICKS 5
+typedef struct {
+    int frames;        /* the median delay, frames; -1: no figure (see heard, low, high) */
+    int clicks, heard; /* clicks played, and found in the input */
+    int low, high;     /* the shortest and longest delay found */
+    int window;        /* frames from one click to the next: the longest delay seen */
+} es_probe_result;
+int es_player_probe_poll(es_player *pl, es_probe_result *r);
 
 es_processor *es_player_processor(es_player *pl);
 /* Host-reported over/underruns so far. */

@@ -2,8 +2,10 @@
 # earshot latency on JACK's dummy backend: earshot's first output port is
 # wired to its input port in JACK's graph while it waits, and the measured
 # round trip must be block + period (test_latency_loopback.sh says why),
-# equal to the computed one, exit 0. With nothing wired: exit 1 and the
-# line saying no click came back. On the null device: refused in one line
+# equal to the computed one, exit 0, the five clicks agreeing; the same
+# figure ten times in a row. A loop cut while the clicks play: exit 1, no
+# figure, said. With nothing wired: exit 1 and the line saying no click
+# came back. On the null device: refused in one line
 # (no microphone), as is a bad block.
 set -u
 earshot=$(realpath "$1")
@@ -27,19 +29,44 @@ period=256
 jackd --no-realtime -d dummy -r 48000 -p $period >"$dir/jackd.log" 2>&1 &
 jack=$!
 jack_wait $jack "$dir/jackd.log" || exit 1
+# wire_loop [DROP_AFTER]: the loopback cable, wired as soon as earshot's
+# ports are there (and cut DROP_AFTER seconds later).
+wire_loop() {
+    for _ in $(seq 100); do jack_lsp | grep -q 'PortAudio:in_0' && break; sleep 0.05; done
+    jack_disconnect system:capture_1 PortAudio:in_0 2>/dev/null
+    jack_connect PortAudio:out_0 PortAudio:in_0
+    if [ -n "${1:-}" ]; then
+        sleep "$1"
+        jack_disconnect PortAudio:out_0 PortAudio:in_0
+    fi
+}
 for block in 64 512; do
-    # the loopback cable, wired as soon as earshot's ports are there
-    ( for _ in $(seq 100); do jack_lsp | grep -q 'PortAudio:in_0' && break; sleep 0.05; done
-      jack_disconnect system:capture_1 PortAudio:in_0 2>/dev/null
-      jack_connect PortAudio:out_0 PortAudio:in_0 ) &
+    wire_loop &
     wirer=$!
     "$earshot" latency --device jack --block $block --wait 1 >"$dir/out" 2>"$dir/err"; rc=$?
     wait $wirer; wirer=
     want=$((block + period))
     check "block $block: exit 0, measured = computed = block + period = $want: $(cat "$dir/out")" \
-        "[ $rc = 0 ] && grep -q '^measured $want frames (.* ms), computed $want frames' '$dir/out'"
+        "[ $rc = 0 ] && grep -q '^measured $want frames (.* ms; the median of 5 clicks, $want to $want: .*), computed $want frames' '$dir/out'"
 done
+# The same figure ten times in a row.
+figures=
+for run in $(seq 10); do
+    wire_loop &
+    wirer=$!
+    "$earshot" latency --device jack --block 64 --wait 0.5 --json >"$dir/out" 2>"$dir/err"
+    wait $wirer; wirer=
+    figures+="$(sed -n 's/.*"measured":\([0-9]*\).*/\1/p' "$dir/out") "
+done
+check "ten in a row: $figures" "[ \"\$(tr ' ' '\\n' <<<'$figures' | grep -c '^$((64 + period))$')\" = 10 ]"
+# A loop cut while the clicks play: refused, no figure.
+wire_loop 2.2 &
+wirer=$!
+"$earshot" latency --device jack --block 64 --wait 1 >"$dir/out" 2>"$dir/err"; rc=$?
+wait $wirer; wirer=
+check "a loop cut mid-way: exit 1, $(cat "$dir/err")" \
+    "[ $rc = 1 ] && grep -Eq 'of 5 clicks came back .*: the loop drops sound; no figure|no click came back' '$dir/err'"
 "$earshot" latency --device jack --block 64 --wait 0.2 >"$dir/out" 2>"$dir/err"; rc=$?
-check "nothing wired: exit 1, 'no click came back within 1 s'" \
-    "[ $rc = 1 ] && grep -q 'no click came back within 1 s: is the output looped to the input' '$dir/err'"
+check "nothing wired: exit 1, 'no click came back within 0.5 s'" \
+    "[ $rc = 1 ] && grep -q 'no click came back within 0.5 s: is the output looped to the input' '$dir/err'"
 exit $fail

@@ -18,6 +18,9 @@
 #include "session_private.h"
 
 #define STALL_SECONDS 1.0 /* no callback for this long: the device is in trouble */
+/* A round-trip measurement: ES_PROBE_CLICKS clicks over this long, each
+ * heard in its own window (0.5 s: the longest round trip measured). */
+#define PROBE_SECONDS 2.5
 #define LOST_SECONDS 5.0  /* stalled this long with the host still saying it runs: lost */
 /* The longest the end of a session waits for the preparer: quit and
  * SIGTERM end the process within 2 s whatever it is doing. */
@@ -489,7 +492,7 @@ int es_session_measure_latency(es_session *s)
                                                  : "the session has stopped");
         return -1;
     }
-    if (es_player_probe_start(s->player, 1.0, why, sizeof why) != 0) {
+    if (es_player_probe_start(s->player, PROBE_SECONDS, why, sizeof why) != 0) {
         es_session_sayf(s, 1, "latency: %s", why);
         return -1;
     }
@@ -499,27 +502,38 @@ int es_session_measure_latency(es_session *s)
 
 static void watch_probe(es_session *s)
 {
-    int frames;
-    if (s->state.probe != ES_PROBE_RUNNING || !es_player_probe_poll(s->player, &frames))
+    es_probe_result r;
+    if (s->state.probe != ES_PROBE_RUNNING || !es_player_probe_poll(s->player, &r))
         return;
     es_session_event(s, ES_EV_PROBE_DONE);
     s->probes++;
-    s->probe_frames = frames;
+    s->probe_frames = r.frames;
+    s->probe = r;
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
     const int computed = lp.input + lp.output;
-    if (!lp.known && frames >= 0)
-        es_session_sayf(s, 0, "latency measured %d fr; computed: %s", frames, lp.note);
+    char got[160];
+    if (r.heard == 0)
+        snprintf(got, sizeof got, "no click came back within %.1f s: is the output looped to "
+                 "the input?", r.window / s->cfg.rate);
+    else if (r.frames < 0 && r.heard < r.clicks)
+        snprintf(got, sizeof got, "%d of %d clicks came back (%d to %d fr): the loop drops "
+                 "sound; no figure", r.heard, r.clicks, r.low, r.high);
+    else if (r.frames < 0)
+        snprintf(got, sizeof got, "the %d clicks disagree (%d to %d fr): no figure", r.clicks,
+                 r.low, r.high);
+    if (r.frames < 0 && !lp.known)
+        es_session_sayf(s, 1, "latency: %s (computed: %s)", got, lp.note);
+    else if (r.frames < 0)
+        es_session_sayf(s, 1, "latency: %s (computed %d frames)", got, computed);
     else if (!lp.known)
-        es_session_sayf(s, 1, "latency: no click came back within 1 s: is the output looped "
-                        "to the input? (computed: %s)", lp.note);
-    else if (frames < 0)
-        es_session_sayf(s, 1, "latency: no click came back within 1 s: is the output looped "
-                        "to the input? (computed %d frames)", computed);
+        es_session_sayf(s, 0, "latency measured %d fr (%d clicks, %d to %d); computed: %s",
+                        r.frames, r.clicks, r.low, r.high, lp.note);
     else
-        es_session_sayf(s, 0, "latency measured %d fr (%.2f ms), computed %d fr (input %d + "
-                        "output %d; the engine adds %d)", frames, 1e3 * frames / s->cfg.rate,
-                        computed, lp.input, lp.output, lp.engine);
+        es_session_sayf(s, 0, "latency measured %d fr (%.2f ms; %d clicks, %d to %d fr: the "
+                        "device's output and input and the loop), computed %d fr (input %d + "
+                        "output %d; the engine adds %d)", r.frames, 1e3 * r.frames / s->cfg.rate,
+                        r.clicks, r.low, r.high, computed, lp.input, lp.output, lp.engine);
 }
 
 /* The file source stopped (a read error): said once. */

@@ -62,6 +62,7 @@ struct es_session {
     double bad_input_at, bad_output_at;
     unsigned probes;           /* latency measurements finished */
     int probe_frames;
+    es_probe_result probe;    /* the last measurement's clicks */
 
     /* The messages the snapshot carries: the last ES_LIVE_MESSAGES. */
     es_live_message messages[ES_LIVE_MESSAGES];

@@ -83,6 +83,10 @@ static void changes(es_session *s, es_live_snapshot *snap)
     snap->probing = s->state.probe == ES_PROBE_RUNNING;
     snap->probes = s->probes;
     snap->probe_frames = s->probe_frames;
+    snap->probe_low = s->probe.low;
+    snap->probe_high = s->probe.high;
+    snap->probe_heard = s->probe.heard;
+    snap->probe_clicks = s->probe.clicks;
 }
 
 static void recording(const es_session *s, es_live_snapshot *snap)

@@ -120,7 +120,9 @@ typedef struct {
     /* ---- the latency measurement (es_session_measure_latency) ---- */
     int probing;               /* 1 while the click is out */
     unsigned probes;           /* measurements finished so far */
-    int probe_frames;          /* the last one: the round trip in frames, -1 none came back */
+    int probe_frames;          /* the last one: the round trip in frames (the clicks'
+                                * median), -1 no figure */
+    int probe_low, probe_high, probe_heard, probe_clicks; /* its clicks */
 
     /* ---- recording ---- */
     int recording;             /* 1 while a take is being written */
