@@ -33,6 +33,7 @@
 
 #include "device_class.h"
 #include "engine.h"
+#include "sound_server.h"
 
 #include "device_jack_host.h"
 
@@ -247,12 +248,19 @@ static int server_answers(void)
     return c != NULL;
 }
 
-static int open_client(const es_jack_options *o, double rate, char *err, size_t n)
+static int open_client(const es_jack_options *o, double rate, int block, char *err, size_t n)
 {
     const char *name = o->client && o->client[0] ? o->client : DEFAULT_CLIENT;
     jack_status_t status;
     jack_set_error_function(quiet);
     jack_set_info_function(quiet);
+    /* On PipeWire the block is asked as the graph's quantum (a request: a
+     * lower one, or one another client forces, wins). */
+    if (es_jack_is_pipewire()) {
+        char latency[32];
+        snprintf(latency, sizeof latency, "%d/%.0f", block, rate);
+        setenv("PIPEWIRE_LATENCY", latency, 1);
+    }
     host.client = jack_client_open(name, JackNoStartServer | JackUseExactName, &status);
     if (!host.client) {
         if ((status & JackNameNotUnique) || server_answers())
@@ -358,7 +366,7 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
     d->outs = cfg->outputs;
     pthread_mutex_lock(&host.lock);
     const int fresh = !host.client && !host.handles;
-    int rc = fresh ? open_client(&cfg->jack, cfg->sample_rate, err, n) : 0;
+    int rc = fresh ? open_client(&cfg->jack, cfg->sample_rate, cfg->block, err, n) : 0;
     if (rc == 0 && fresh)
         es_jack_keeper_start();
     if (rc == 0 && !host.client) {
