@@ -101,13 +101,13 @@ int es_device_start(es_device *d, char *err, size_t n)
 
 void es_device_stop(es_device *d)
 {
-    if (d && !d->abandoned)
+    if (d && (!d->abandoned || d->klass->stops_alone))
         d->klass->stop(d);
 }
 
 void es_device_close(es_device *d)
 {
-    if (d && !d->abandoned)
+    if (d && (!d->abandoned || d->klass->stops_alone))
         d->klass->close(d);
 }
 

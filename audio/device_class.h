@@ -47,6 +47,10 @@ struct es_device_class {
      * name no backend before it took. */
     int (*matches)(const char *name);
     int can_capture;            /* it has inputs: a microphone can play */
+    /* 1 when stop and close never wait on the host API (they only stop
+     * earshot's own side): an abandoned device is still stopped and
+     * closed, so that its callback is never inside freed memory. */
+    int stops_alone;
     /* Its devices, a line each ("NAME  HOST-API  IN in  OUT out  RATE"),
      * or one JSON object a line. 0, or -1 with why. */
     int (*list)(FILE *to, int json, char *err, size_t n);

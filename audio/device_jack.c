@@ -439,10 +439,13 @@ static void jack_stop(es_device *base)
     jack_device *expected = d;
     if (!atomic_compare_exchange_strong(&host.playing, &expected, NULL))
         return;
-    /* The cycle that may be inside this handle ends within a period; a
-     * server that stopped calling back (it died) is waited for 1 s. */
+    /* The cycle that may be inside this handle ends as its callback
+     * returns: waited for however long that takes (a slow engine under a
+     * sanitizer takes seconds), since the processor is freed after this.
+     * The callback runs on the client's own thread, which finishes its
+     * cycle even when the server has died. */
     const struct timespec nap = {0, 200000};
-    for (int k = 0; atomic_load(&host.busy) && k < 5000; k++)
+    while (atomic_load(&host.busy))
         nanosleep(&nap, NULL);
 }
 
@@ -506,6 +509,7 @@ const es_device_class es_device_jack = {
     .name = ES_DEVICE_JACK_NATIVE,
     .matches = jack_matches,
     .can_capture = 1,
+    .stops_alone = 1, /* stop waits on earshot's own callback, never the server */
     .list = jack_list,
     .open = jack_open,
     .start = jack_start,

@@ -5,7 +5,7 @@
 #     out_L/out_R, wired to the physical ports when made;
 #   - a connection the user makes by hand with jack_connect, to a client of
 #     the test's own (es_jack_tap), and the ports' names, are the same
-#     after `block 64`, `block 1024`, `engine cpu-direct`, `room ...` and
+#     after `block 64`, `block 1024`, `engine cpu-nonuniform`, `room ...` and
 #     `source signal` (from a file), each of which the stream takes (said);
 #   - the latency earshot publishes on its ports (jack_lsp -l): its output
 #     ports' capture latency is its input's plus its own (the block
@@ -69,7 +69,7 @@ out_cap=$(jack_lsp -l earshot:out_L | sed -n 's/.*capture latency = \[ [0-9]* \(
     bad "published: out_L's capture latency '$out_cap', in_1's '$in_cap' (want + 128)"
 
 step=0
-for change in "block 64" "block 1024" "engine cpu-direct" "room cathedral" "source signal"; do
+for change in "block 64" "block 1024" "engine cpu-nonuniform" "room stairwell" "source signal"; do
     step=$((step + 1))
     lines=$(wc -l <"$dir/said.txt")
     echo "$change" >&3
