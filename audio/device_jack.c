@@ -192,31 +192,36 @@ static void wire(jack_port_t *ours, int output, int k, const es_jack_options *o)
     jack_free(ports);
 }
 
+/* Registers ports of one side (output 1: earshot's outputs) up to `count`,
+ * keeping their names for a restart. 0, or -1 with the name that failed
+ * in `name`. */
+static int add_ports(int output, int count, char *name, size_t n)
+{
+    atomic_int *have = output ? &host.outs : &host.ins;
+    jack_port_t **ports = output ? host.out : host.in;
+    char(*names)[32] = output ? host.out_name : host.in_name;
+    while (*have < count) {
+        const int c = atomic_load(have);
+        port_name(name, n, output, c, count);
+        jack_port_t *p = jack_port_register(host.client, name, JACK_DEFAULT_AUDIO_TYPE,
+                                            output ? JackPortIsOutput : JackPortIsInput, 0);
+        if (!p)
+            return -1;
+        snprintf(names[c], sizeof names[c], "%s", name);
+        ports[c] = p;
+        atomic_fetch_add(have, 1); /* the port is stored before its count */
+    }
+    return 0;
+}
+
 static int register_ports(int inputs, int outputs, const es_jack_options *o, char *err,
                           size_t n)
 {
     char name[32];
     const int first_in = host.ins, first_out = host.outs;
-    while (host.ins < inputs) {
-        port_name(name, sizeof name, 0, host.ins, inputs);
-        jack_port_t *p = jack_port_register(host.client, name, JACK_DEFAULT_AUDIO_TYPE,
-                                            JackPortIsInput, 0);
-        if (!p)
-            goto failed;
-        snprintf(host.in_name[host.ins], sizeof host.in_name[0], "%s", name);
-        host.in[host.ins] = p;
-        atomic_fetch_add(&host.ins, 1);
-    }
-    while (host.outs < outputs) {
-        port_name(name, sizeof name, 1, host.outs, outputs);
-        jack_port_t *p = jack_port_register(host.client, name, JACK_DEFAULT_AUDIO_TYPE,
-                                            JackPortIsOutput, 0);
-        if (!p)
-            goto failed;
-        snprintf(host.out_name[host.outs], sizeof host.out_name[0], "%s", name);
-        host.out[host.outs] = p;
-        atomic_fetch_add(&host.outs, 1);
-    }
+    if (add_ports(0, inputs, name, sizeof name) != 0 ||
+        add_ports(1, outputs, name, sizeof name) != 0)
+        goto failed;
     if (!o->no_connect) {
         for (int c = first_in; c < host.ins; c++)
             wire(host.in[c], 0, c, o);
