@@ -232,9 +232,19 @@ static int show(const char *title, const es_room *room, const char *layout, floa
         return 0;
     }
     char t[5][1100];
-    printf("%s: %.2f s, %d channel%s, %g Hz, noise floor %s, direct sound at %.1f ms\n",
-           safe(t[0], sizeof t[0], title), frames / rate, channels, channels == 1 ? "" : "s",
-           rate, es_figure_text(noise, sizeof noise, "%.0f dB", a.broadband.noise_db),
+    /* A matrix is its sides and its filters, not its 4,096 channels. */
+    char shape[64];
+    int ins, outs, filters = 0;
+    for (int c = 0; c < channels; c++)
+        filters += ch[c] != NULL;
+    if (es_layout_matrix(layout, &ins, &outs) && ins * outs == channels && ins * outs > 4)
+        snprintf(shape, sizeof shape, "a %d x %d matrix of %d filter%s", ins, outs, filters,
+                 filters == 1 ? "" : "s");
+    else
+        snprintf(shape, sizeof shape, "%d channel%s", channels, channels == 1 ? "" : "s");
+    printf("%s: %.2f s, %s, %g Hz, noise floor %s, direct sound at %.1f ms\n",
+           safe(t[0], sizeof t[0], title), frames / rate, shape, rate,
+           es_figure_text(noise, sizeof noise, "%.0f dB", a.broadband.noise_db),
            1e3 * a.broadband.onset_s);
     if (room) {
         printf("  %s\n  file %s\n  source: %s; licence: %s; layout: %s; gain %+.1f dB "

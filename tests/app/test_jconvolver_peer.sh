@@ -21,7 +21,8 @@
 # That room is rendered as its file, and the 64 x 64 one with 64 filters
 # also played headless from the library (all 64 outputs against the render
 # of the recorded input), its peak memory well under what one dense 4,096-
-# path matrix of its length would take on its own.
+# path matrix of its length would take on its own, and `rooms --show`
+# calls it a 64 x 64 matrix of 64 filters.
 #
 # The sanitizer build (BUILD sanitized), five times slower, judges the
 # configurations through render --ir FILE.conf alone; the release build
@@ -113,15 +114,17 @@ play_matrix() {
     peak_kb=$(/usr/bin/time -f '%M' "$earshot" play --headless --rooms "$work/lib" \
         --room "$1" --input "$work/in.wav" --seconds 0.5 --engine cpu-nonuniform 2>&1 \
         >/dev/null | tail -1)
+    shown=$("$earshot" rooms --rooms "$work/lib" --show "$1" 2>&1 | head -1)
     if awk -v w="${worst:-0}" -v p="${peak_kb:-0}" -v d="$dense_kb" \
-        'BEGIN { exit !(w <= -120 && p > 0 && p < d) }'; then
+        'BEGIN { exit !(w <= -120 && p > 0 && p < d) }' &&
+        grep -q 'a 64 x 64 matrix of 64 filters' <<<"$shown"; then
         echo "ok   $name: the 64 x 64 matrix room played from the library: its 64 outputs" \
             "null at $worst dB against the render of the recorded input; peak memory" \
-            "$peak_kb KB (the dense matrix alone: $dense_kb KB)"
+            "$peak_kb KB (the dense matrix alone: $dense_kb KB); rooms --show: $shown"
         played=1
     else
         echo "FAIL $name: the 64 x 64 matrix room played: $result; peak $peak_kb KB" \
-            "against the dense matrix's $dense_kb KB"
+            "against the dense matrix's $dense_kb KB; rooms --show: $shown"
         fail=1
     fi
 }
