@@ -32,7 +32,7 @@ wait_for "room-000000" $((limit_s * 4))
 took=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
 check "the first screen with $rooms rooms in $took s (at most $limit_s)" \
     "screen | grep -q room-000000 && awk -v t=$took -v l=$limit_s 'BEGIN { exit !(t < l) }'"
-pid=$(pgrep -n -x earshot)
+pid=$(ui_pid)
 keys End
 check "End: the last room, measured when shown" "wait_for 'room-099999' 10 && wait_for 'T30 0.' 10"
 rss=$(($(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$pid/status") / 1024))

@@ -39,6 +39,10 @@ ui_start() {
 
 screen() { t capture-pane -p -t ui 2>/dev/null; }
 
+# ui_pid: the process id of the earshot ui_start started (the pane's
+# shell's child), not whichever earshot started last on the machine.
+ui_pid() { pgrep -P "$(t display-message -p -t ui '#{pane_pid}')" -x earshot; }
+
 # check WHAT CONDITION: says ok or FAIL (with the screen) and sets fail=1.
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; screen | sed 's/^/    | /'; fail=1; fi; }
