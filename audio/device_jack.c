@@ -21,7 +21,13 @@
  * playback ports' its outputs (read from the graph: jack_port_get_latency
  * _range), and earshot publishes its own (the processor's, and the
  * gathering's) on its ports through JACK's latency callback, so that a
- * JACK-aware host downstream compensates for it. */
+ * JACK-aware host downstream compensates for it.
+ *
+ * A server that stops and starts again under its name is followed by
+ * device_jack_keeper.c: the same ports, the wiring given back, the stream
+ * called again. Stopping a handle waits only on earshot's own callback
+ * (the class `stops_alone`), so a handle given up as stalled is still
+ * stopped before its processor is freed. */
 #include <jack/jack.h>
 #include <pthread.h>
 #include <stdatomic.h>
