@@ -106,6 +106,18 @@ static ES_RT void run_blocks(jack_device *d, float *const *in, float *const *out
 static ES_RT int process(jack_nframes_t nframes, void *arg)
 {
     (void)arg;
+    /* busy before the handle is read: a stop that cleared `playing` and
+     * then sees busy 0 knows no cycle uses the old handle. A closing
+     * client shuts the gate first, so that no cycle is inside earshot when
+     * libjack ends the thread. */
+    atomic_store(&host.busy, 1);
+    if (atomic_load(&host.gate)) {
+        atomic_store(&host.busy, 0);
+        return 0;
+    }
+    jack_device *d = atomic_load(&host.playing);
+    /* The counts after the handle: its ports were registered before it
+     * was published. */
     const int frames = (int)nframes, ins = atomic_load(&host.ins), outs = atomic_load(&host.outs);
     float *in[PORTS_MAX], *out[PORTS_MAX];
     for (int c = 0; c < ins; c++)
@@ -114,10 +126,8 @@ static ES_RT int process(jack_nframes_t nframes, void *arg)
         out[c] = jack_port_get_buffer(host.out[c], nframes);
         memset(out[c], 0, sizeof(float) * nframes);
     }
-    /* busy before the handle is read: a stop that cleared `playing` and
-     * then sees busy 0 knows no cycle uses the old handle. */
-    atomic_store(&host.busy, 1);
-    jack_device *d = atomic_load(&host.playing);
+    if (d && (d->ins > ins || d->outs > outs))
+        d = NULL;
     if (d) {
         const unsigned flags = atomic_exchange(&host.xruns, 0) ? ES_XRUN_OUTPUT : 0;
         atomic_store_explicit(&d->base.timed_period, frames, memory_order_relaxed);
@@ -290,6 +300,7 @@ static int open_client(const es_jack_options *o, double rate, int block, char *e
         return -1;
     }
     snprintf(host.name, sizeof host.name, "%s", jack_get_client_name(host.client));
+    host.rate = jack_get_sample_rate(host.client);
     if (es_jack_attach(host.client) != 0) {
         snprintf(err, n, "device '%s': the server would not activate client '%s'",
                  ES_DEVICE_JACK_NATIVE, name);
@@ -325,13 +336,26 @@ int es_jack_attach(jack_client_t *client)
     return jack_activate(client);
 }
 
+void es_jack_shut_gate(void)
+{
+    atomic_store(&host.gate, 1);
+    const struct timespec nap = {0, 200000};
+    while (atomic_load(&host.busy))
+        nanosleep(&nap, NULL);
+}
+
 static void close_client(void)
 {
     if (host.client) {
+        /* libjack ends the callback's thread of a client it closes while
+         * active (a dead server's): no cycle may be inside earshot then. */
+        es_jack_shut_gate();
         if (!atomic_load(&host.dead))
             jack_deactivate(host.client);
         jack_client_close(host.client);
     }
+    atomic_store(&host.busy, 0);
+    atomic_store(&host.gate, 0);
     host.client = NULL;
     host.generation++; /* its keeper ends */
     atomic_store(&host.dead, 0);
@@ -393,6 +417,12 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
     }
     const int period = atomic_load(&host.period);
     pthread_mutex_unlock(&host.lock);
+    /* A block gathered over periods must hold a whole number of them. */
+    if (rc == 0 && cfg->block > period && cfg->block % period != 0) {
+        snprintf(err, n, "device '%s': block %d is not a multiple of the server's period %d",
+                 ES_DEVICE_JACK_NATIVE, cfg->block, period);
+        rc = -1;
+    }
     d->in_ptr = calloc((size_t)(d->ins ? d->ins : 1), sizeof *d->in_ptr);
     d->out_ptr = calloc((size_t)(d->outs ? d->outs : 1), sizeof *d->out_ptr);
     if (rc == 0 && cfg->block > period) {
@@ -448,8 +478,9 @@ static void jack_stop(es_device *base)
 {
     jack_device *d = (jack_device *)base;
     jack_device *expected = d;
-    if (!atomic_compare_exchange_strong(&host.playing, &expected, NULL))
-        return;
+    /* Whether this handle played last or another replaced it, a cycle may
+     * still be inside it: waited for either way. */
+    atomic_compare_exchange_strong(&host.playing, &expected, NULL);
     /* The cycle that may be inside this handle ends as its callback
      * returns: waited for however long that takes (a slow engine under a
      * sanitizer takes seconds), since the processor is freed after this.

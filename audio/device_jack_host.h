@@ -31,6 +31,8 @@ typedef struct {
     atomic_uint xruns;        /* reported since the last cycle took them */
     atomic_int own;           /* frames published as earshot's own latency */
     atomic_int dead;          /* the server went away (its shutdown callback) */
+    atomic_int gate;          /* 1: the callback leaves earshot alone (closing) */
+    unsigned rate;            /* the server's, kept: a restart at another is refused */
     unsigned generation;      /* a keeper serves the client of its generation */
     /* What each port was wired to when last looked at: given back after a
      * restart, for a while (the other clients come back in their time). */
@@ -45,6 +47,9 @@ extern es_jack_host es_jack;
  * out_name hold (ins, outs of them), and activates it: a new client, or
  * one made again after a restart. Lock held. 0, or -1. */
 int es_jack_attach(jack_client_t *client);
+/* Keeps the callback out of earshot and waits for a cycle inside it to
+ * end: before a client is closed (the gate opens again with the next). */
+void es_jack_shut_gate(void);
 /* Starts a keeper for the current client's generation. Lock held. */
 void es_jack_keeper_start(void);
 

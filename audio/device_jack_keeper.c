@@ -65,6 +65,7 @@ static void give_back(void)
 static void come_back(void)
 {
     if (host.client) {
+        es_jack_shut_gate();
         jack_client_close(host.client);
         host.client = NULL;
     }
@@ -72,6 +73,14 @@ static void come_back(void)
     jack_client_t *c = jack_client_open(host.name, JackNoStartServer | JackUseExactName, &status);
     if (!c)
         return;
+    /* A server back at another rate would play every room at the wrong
+     * pitch: not taken (the stream stays stalled, and is said lost). */
+    if (jack_get_sample_rate(c) != host.rate) {
+        jack_client_close(c);
+        return;
+    }
+    atomic_store(&host.busy, 0);
+    atomic_store(&host.gate, 0);
     if (es_jack_attach(c) != 0) {
         jack_client_close(c);
         return;

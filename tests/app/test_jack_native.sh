@@ -11,7 +11,8 @@
 #     ports' capture latency is its input's plus its own (the block
 #     gathered over the period), at block 256 over a period of 128;
 #   - --no-connect wires nothing; --connect-out wires the outputs to the
-#     ports a pattern lists; a client name in use is one line;
+#     ports a pattern lists; a client name in use is one line, and so is a
+#     block longer than the period that is not a multiple of it;
 #   - earshot's own latency through the graph: es_jack_tap plays noise into
 #     earshot:in_1 and records earshot:out_L, the room a Dirac (a jconvolver
 #     /impulse/dirac), the microphone as the source, at blocks 64, 128, 256
@@ -114,6 +115,13 @@ sleep 0.3
     bad "--connect-out: $(jack_lsp -c toward:out_L)"
 wait $pid
 pid=
+# A block longer than the period must hold a whole number of periods.
+"$earshot" play --device jack-native --headless --seconds 1 --block 192 >/dev/null 2>"$dir/err3"
+rc=$?
+[ $rc != 0 ] && grep -q "block 192 is not a multiple of the server's period 128" "$dir/err3" &&
+    ok "block 192 over a period of 128: refused, $(grep multiple "$dir/err3")" ||
+    bad "block 192 over 128: exit $rc: $(cat "$dir/err3")"
+
 # Earshot's own latency, measured through the graph.
 printf '/convolver/new 1 1 256 64\n/impulse/dirac 1 1 1 0\n' >"$dir/dirac.conf"
 "$make_wav" "$dir/noise.wav" noise 48000 1 24000 5 >/dev/null
