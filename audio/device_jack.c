@@ -381,6 +381,13 @@ static int port_latency(jack_port_t *const *ports, int count, jack_latency_callb
 
 static void jack_close_device(es_device *base);
 
+/* The frames a handle's gathering adds over a period: none where it runs
+ * whole blocks (no gathering buffers), block - period where it gathers. */
+static int gathered(const jack_device *d, int period)
+{
+    return d->gather_in && d->cfg.block > period ? d->cfg.block - period : 0;
+}
+
 static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
                             char *err, size_t n)
 {
@@ -441,10 +448,10 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
         jack_close_device(&d->base);
         return NULL;
     }
-    const int gathered = cfg->block > period ? cfg->block - period : 0;
+    const int gather = gathered(d, period);
     pthread_mutex_lock(&host.lock);
     d->base.input_latency = port_latency(host.in, d->ins, JackCaptureLatency);
-    d->base.output_latency = port_latency(host.out, d->outs, JackPlaybackLatency) + gathered;
+    d->base.output_latency = port_latency(host.out, d->outs, JackPlaybackLatency) + gather;
     pthread_mutex_unlock(&host.lock);
     d->base.reported_input = d->base.input_latency;
     d->base.reported_output = d->base.output_latency;
@@ -452,10 +459,10 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
     d->base.input_known = d->base.output_known = 1;
     atomic_init(&d->base.timed_period, -1);
     snprintf(d->base.name, sizeof d->base.name, "JACK: %s", host.name);
-    if (gathered)
+    if (gather)
         snprintf(d->base.latency_note, sizeof d->base.latency_note,
                  "block %d over a period of %d: %d frames gathered", cfg->block, period,
-                 gathered);
+                 gather);
     return &d->base;
 }
 
@@ -463,9 +470,7 @@ static int jack_start(es_device *base, char *err, size_t n)
 {
     (void)err, (void)n;
     jack_device *d = (jack_device *)base;
-    atomic_store(&host.own, d->cfg.own_latency +
-                                (d->cfg.block > d->base.period ? d->cfg.block - d->base.period
-                                                               : 0));
+    atomic_store(&host.own, d->cfg.own_latency + gathered(d, d->base.period));
     atomic_store(&host.playing, d);
     pthread_mutex_lock(&host.lock);
     if (host.client && !atomic_load(&host.dead))
@@ -515,8 +520,7 @@ static void jack_now(const es_device *base, int *input, int *output, int *period
     if (host.client && !atomic_load(&host.dead)) {
         *period = atomic_load(&host.period);
         *input = port_latency(host.in, d->ins, JackCaptureLatency);
-        *output = port_latency(host.out, d->outs, JackPlaybackLatency) +
-                  (d->cfg.block > *period ? d->cfg.block - *period : 0);
+        *output = port_latency(host.out, d->outs, JackPlaybackLatency) + gathered(d, *period);
     }
     pthread_mutex_unlock(&host.lock);
 }
