@@ -81,8 +81,10 @@ struct es_preparer {
     uint64_t newest;           /* id of the newest request submitted */
     es_prep_result *done;      /* finished, not yet taken */
 
-    es_room *measure[MEASURE_QUEUE]; /* copies that own their text (es_room_dup) */
-    int measure_from[MEASURE_QUEUE], measure_step[MEASURE_QUEUE]; /* the channel asked */
+    struct {
+        es_room *room;          /* a copy that owns its text (es_room_dup) */
+        int from, step;         /* the channel asked */
+    } measure[MEASURE_QUEUE];
     int measure_count;
 
     int rescan_asked, rescanning;
@@ -504,12 +506,10 @@ static void *run(void *arg)
         } else if (p->quit) {
             break;
         } else if (p->measure_count && p->measured_count < MEASURE_QUEUE) {
-            es_room *room = p->measure[0];
-            const int from = p->measure_from[0], step = p->measure_step[0];
+            es_room *room = p->measure[0].room;
+            const int from = p->measure[0].from, step = p->measure[0].step;
             --p->measure_count;
-            memmove(p->measure, p->measure + 1, (size_t)p->measure_count * sizeof room);
-            memmove(p->measure_from, p->measure_from + 1, (size_t)p->measure_count * sizeof from);
-            memmove(p->measure_step, p->measure_step + 1, (size_t)p->measure_count * sizeof step);
+            memmove(p->measure, p->measure + 1, (size_t)p->measure_count * sizeof p->measure[0]);
             pthread_mutex_unlock(&p->lock);
             es_room_info info;
             measure(p, room, from, step, &info);
@@ -562,7 +562,7 @@ int es_preparer_destroy(es_preparer *p, double wait_s)
     p->has_pending = 0;
     p->newest++; /* whatever is being built is dropped when it finishes */
     for (int i = 0; i < p->measure_count; i++)
-        free(p->measure[i]);
+        free(p->measure[i].room);
     p->measure_count = 0;
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);
@@ -748,7 +748,8 @@ void es_preparer_measure(es_preparer *p, const es_room *room, int from, int step
     pthread_mutex_lock(&p->lock);
     int queued = -1;
     for (int i = 0; i < p->measure_count; i++)
-        if (!strcmp(p->measure[i]->name, room->name) && !strcmp(p->measure[i]->path, room->path))
+        if (!strcmp(p->measure[i].room->name, room->name) &&
+            !strcmp(p->measure[i].room->path, room->path))
             queued = i;
     /* The session's list may be read again before the thread gets to it:
      * the queue keeps copies of its own. One queued already measures the
@@ -756,10 +757,10 @@ void es_preparer_measure(es_preparer *p, const es_room *room, int from, int step
     const int at = queued >= 0 ? queued : p->measure_count;
     es_room *copy = queued < 0 && p->measure_count < MEASURE_QUEUE ? es_room_dup(room) : NULL;
     if (copy)
-        p->measure[p->measure_count++] = copy;
+        p->measure[p->measure_count++].room = copy;
     if (copy || queued >= 0) {
-        p->measure_from[at] = from;
-        p->measure_step[at] = step;
+        p->measure[at].from = from;
+        p->measure[at].step = step;
         pthread_cond_signal(&p->wake);
     }
     pthread_mutex_unlock(&p->lock);
