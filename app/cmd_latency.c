@@ -48,10 +48,12 @@ static const char usage[] =
     "device's first output and finds each in the microphone input, which must\n"
     "be looped back to the output (a cable, or a connection in the sound\n"
     "server's graph). Prints the median against the computed figure (the\n"
-    "device's input + output buffers), the clicks' spread, and what the engine\n"
-    "adds on top. A loop that drops a click, or clicks more than a frame apart,\n"
-    "give no figure. Exit 0 with a figure, 1 without one (or when the device\n"
-    "could not play), 2 for bad arguments.\n"
+    "device's input + output buffers, and a block gathered over JACK periods;\n"
+    "for earshot's JACK output wired straight to its input, one period and\n"
+    "the gathering, as no port latency is passed), the clicks' spread, and\n"
+    "what the engine adds on top. A loop that drops a click, or clicks more\n"
+    "than a frame apart, give no figure. Exit 0 with a figure, 1 without one\n"
+    "(or when the device could not play), 2 for bad arguments.\n"
     "\nOptions:\n";
 
 static void say(void *ctx, int problem, const char *line)
@@ -135,7 +137,9 @@ int es_cmd_latency(int argc, char **argv)
     if (measure(s, &frames) == 0 && frames >= 0) {
         const es_live_snapshot *snap = es_session_snapshot(s);
         const es_latency_parts *lp = &snap->latency;
-        const int computed = lp->input + lp->output;
+        const int computed = lp->round_trip;
+        char parts[200];
+        es_round_trip_text(lp, parts, sizeof parts);
         if (!lp->known) {
             es_error("latency: measured %d frames, but the computed figure is %s", frames,
                      lp->note);
@@ -144,17 +148,17 @@ int es_cmd_latency(int argc, char **argv)
             es_json_string(stdout, snap->device);
             printf(",\"rate\":%.0f,\"block\":%d,\"measured\":%d,\"measured_ms\":%.3f,"
                    "\"clicks\":%d,\"low\":%d,\"high\":%d,"
-                   "\"computed\":%d,\"input\":%d,\"output\":%d,\"engine\":%d}\n", o.rate,
+                   "\"computed\":%d,\"input\":%d,\"inside\":%d,\"output\":%d,"
+                   "\"period\":%d,\"looped_inside\":%s,\"engine\":%d}\n", o.rate,
                    lp->block, frames, 1e3 * frames / o.rate, snap->probe_clicks,
-                   snap->probe_low, snap->probe_high, computed, lp->input, lp->output,
-                   lp->engine);
+                   snap->probe_low, snap->probe_high, computed, lp->input, lp->inside,
+                   lp->output, lp->period, lp->looped ? "true" : "false", lp->engine);
             status = 0;
         } else {
-            printf("measured %d frames (%.2f ms; the median of %d clicks, %d to %d: the "
-                   "device's output, the loop, its input), computed %d frames (input %d + "
-                   "output %d); the engine adds %d\n", frames, 1e3 * frames / o.rate,
-                   snap->probe_clicks, snap->probe_low, snap->probe_high, computed, lp->input,
-                   lp->output, lp->engine);
+            printf("measured %d frames (%.2f ms; the median of %d clicks, %d to %d), "
+                   "computed %d frames (%s); the engine adds %d\n", frames,
+                   1e3 * frames / o.rate, snap->probe_clicks, snap->probe_low,
+                   snap->probe_high, computed, parts, lp->engine);
             status = 0;
         }
     }

@@ -8,8 +8,8 @@
 #include "sound_server.h"
 
 /* The backends, in the order a name is offered to them: the null device
- * takes "null", the native JACK device "jack-native" (earshot's own
- * client), PortAudio (every host API: ALSA, JACK, PipeWire's plugins) any
+ * takes "null", the native JACK device "jack" (earshot's own client; and
+ * "pipewire" on PipeWire's JACK library), PortAudio (every host API: ALSA, JACK, PipeWire's plugins) any
  * other name. */
 static const es_device_class *const backends[] = {
     &es_device_null,
@@ -37,8 +37,11 @@ int es_device_tries(const char *asked, const char *tries[ES_DEVICE_TRIES])
         return 1;
     }
     int n = 0;
+    es_jack_graph g;
     if (es_jack_is_pipewire())
         tries[n++] = "pipewire";
+    else if (es_jack_graph_read(&g, 1) == 0)
+        tries[n++] = ES_DEVICE_JACK;
     tries[n++] = "default";
     tries[n++] = ES_DEVICE_NULL;
     return n;
@@ -135,6 +138,16 @@ void es_device_latency(const es_device *d, int *input, int *output)
     figures_now(d, input, output, &period);
 }
 
+int es_device_inside_latency(const es_device *d)
+{
+    return d->klass->inside && !d->abandoned ? d->klass->inside(d) : 0;
+}
+
+int es_device_looped_inside(const es_device *d)
+{
+    return d->klass->looped && !d->abandoned ? d->klass->looped(d) : 0;
+}
+
 const char *es_device_name(const es_device *d)
 {
     return d->name;
@@ -183,6 +196,16 @@ int es_latency_checked(double seconds, double rate, int *frames)
 int es_device_close_first(const es_device *d)
 {
     return d && !d->abandoned && d->close_first;
+}
+
+int es_device_stopped_for_good(const es_device *d)
+{
+    return !d || !d->abandoned || d->klass->stops_alone;
+}
+
+int es_device_hands_over(const es_device *d)
+{
+    return d && !d->abandoned && d->klass->hands_over;
 }
 
 int es_device_latency_pending(const es_device *d)

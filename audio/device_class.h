@@ -51,6 +51,9 @@ struct es_device_class {
      * earshot's own side): an abandoned device is still stopped and
      * closed, so that its callback is never inside freed memory. */
     int stops_alone;
+    /* es_device_hands_over: a second device started while one plays takes
+     * over from it at a period's boundary, and stop waits for that. */
+    int hands_over;
     /* Its devices, a line each ("NAME  HOST-API  IN in  OUT out  RATE"),
      * or one JSON object a line. 0, or -1 with why. */
     int (*list)(FILE *to, int json, char *err, size_t n);
@@ -63,6 +66,10 @@ struct es_device_class {
     /* Optional: the latency figures as the stream runs, given those from
      * open (es_device_latency, es_device_reported's period) to amend. */
     void (*now)(const es_device *d, int *input, int *output, int *period);
+    /* Optional: es_device_inside_latency (NULL: 0). */
+    int (*inside)(const es_device *d);
+    /* Optional: es_device_looped_inside (NULL: 0). */
+    int (*looped)(const es_device *d);
 };
 
 extern const es_device_class es_device_null;

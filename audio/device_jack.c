@@ -3,7 +3,9 @@
  * Ardour stand there.
  *
  * One client for the whole process, named `earshot` (--name), with ports
- * that live as long as it does: a device opened again (another block,
+ * that live as long as it does, named as the first room names them (a
+ * jconvolver configuration's /input/name and /output/name), else in_N,
+ * out_N, or out_L and out_R: a device opened again (another block,
  * engine, room or source) is a new handle on the same client, so its
  * ports keep their names and whatever the user wired to them. Ports are
  * wired only when first registered: to --connect-in / --connect-out's
@@ -17,11 +19,21 @@
  * whole, its output played from the period in which its last input came:
  * block - period frames more latency, counted in the output's figure.
  *
- * Latency: the capture ports' latency reaches earshot's inputs, the
- * playback ports' its outputs (read from the graph: jack_port_get_latency
- * _range), and earshot publishes its own (the processor's, and the
- * gathering's) on its ports through JACK's latency callback, so that a
- * JACK-aware host downstream compensates for it.
+ * Latency: what a person hears is the capture ports' latency (at
+ * earshot's inputs), earshot's own (the processor's, and the gathering's:
+ * es_device_inside_latency) and the playback ports' (at its outputs), the
+ * ports' read from the graph (jack_port_get_latency_range). earshot
+ * publishes its own on its ports through JACK's latency callback, so that
+ * a JACK-aware host downstream compensates for it.
+ *
+ * In freewheel mode (an export) every block carries ES_FREEWHEEL: the
+ * engines wait for their results, and no block counts as a miss.
+ *
+ * A stream reconfigured (another block, or a source) hands over: the new
+ * handle is started while the old one plays (`next`), and takes over in
+ * the first period it can play, a handle that gathers in the period that
+ * makes its first block whole, having gathered beside the old one until
+ * then. Every period is played by one of them: no period is lost.
  *
  * A server that stops and starts again under its name is followed by
  * device_jack_keeper.c: the same ports, the wiring given back, the stream
@@ -34,9 +46,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "device_class.h"
 #include "engine.h"
 #include "sound_server.h"
@@ -65,11 +79,11 @@ struct jack_device {
 
 /* ---- the process callback (JACK's real-time thread) ---- */
 
-static ES_RT void run_gathered(jack_device *d, float *const *in, float *const *out, int frames,
-                               unsigned flags)
+/* A block longer than the period: this period's input into the block
+ * being gathered. */
+static ES_RT void gather(jack_device *d, float *const *in, int frames)
 {
-    const int block = d->cfg.block;
-    if (d->in_at + frames > block) {
+    if (d->in_at + frames > d->cfg.block) {
         d->in_at = 0; /* the period changed under the gathering: start again */
         d->out_at = frames;
         return;
@@ -77,6 +91,13 @@ static ES_RT void run_gathered(jack_device *d, float *const *in, float *const *o
     for (int c = 0; c < d->ins; c++)
         memcpy(d->gather_in[c] + d->in_at, in[c], sizeof(float) * (size_t)frames);
     d->in_at += frames;
+}
+
+static ES_RT void run_gathered(jack_device *d, float *const *in, float *const *out, int frames,
+                               unsigned flags)
+{
+    const int block = d->cfg.block;
+    gather(d, in, frames);
     if (d->in_at >= block) {
         d->cb(d->ctx, (const float *const *)d->gather_in, d->gather_out, block, flags);
         d->in_at = 0;
@@ -89,6 +110,23 @@ static ES_RT void run_gathered(jack_device *d, float *const *in, float *const *o
     d->out_at += frames;
 }
 
+static ES_RT int gathers(const jack_device *d, int frames)
+{
+    return d->cfg.block > frames && d->gather_in;
+}
+
+/* A handle taking over from the one playing: 1 when it plays from this
+ * period on (one that runs whole blocks at once, or one that gathers, in
+ * the period that makes its first block whole), else it gathers this
+ * period's input beside the one that plays, which plays on. */
+static ES_RT int takes_over(jack_device *d, float *const *in, int frames)
+{
+    if (!gathers(d, frames) || d->in_at + frames >= d->cfg.block)
+        return 1;
+    gather(d, in, frames);
+    return 0;
+}
+
 static ES_RT void run_blocks(jack_device *d, float *const *in, float *const *out, int frames,
                              unsigned flags)
 {
@@ -99,7 +137,7 @@ static ES_RT void run_blocks(jack_device *d, float *const *in, float *const *out
         for (int c = 0; c < d->outs; c++)
             d->out_ptr[c] = out[c] + at;
         d->cb(d->ctx, d->in_ptr, d->out_ptr, n, flags);
-        flags = 0;
+        flags &= ~(unsigned)ES_XRUNS; /* an xrun is counted once; freewheeling is every call's */
     }
 }
 
@@ -115,9 +153,9 @@ static ES_RT int process(jack_nframes_t nframes, void *arg)
         atomic_store(&host.busy, 0);
         return 0;
     }
-    jack_device *d = atomic_load(&host.playing);
-    /* The counts after the handle: its ports were registered before it
-     * was published. */
+    jack_device *d = atomic_load(&host.playing), *next = atomic_load(&host.next);
+    /* The counts after the handles: their ports were registered before
+     * they were published. */
     const int frames = (int)nframes, ins = atomic_load(&host.ins), outs = atomic_load(&host.outs);
     float *in[PORTS_MAX], *out[PORTS_MAX];
     for (int c = 0; c < ins; c++)
@@ -126,18 +164,36 @@ static ES_RT int process(jack_nframes_t nframes, void *arg)
         out[c] = jack_port_get_buffer(host.out[c], nframes);
         memset(out[c], 0, sizeof(float) * nframes);
     }
+    if (next && next->ins <= ins && next->outs <= outs && takes_over(next, in, frames)) {
+        jack_device *expected = next; /* unless a stop took it back meanwhile */
+        if (atomic_compare_exchange_strong(&host.next, &expected, NULL)) {
+            atomic_store(&host.playing, next);
+            d = next;
+        }
+    }
     if (d && (d->ins > ins || d->outs > outs))
         d = NULL;
     if (d) {
-        const unsigned flags = atomic_exchange(&host.xruns, 0) ? ES_XRUN_OUTPUT : 0;
+        const unsigned flags = (atomic_exchange(&host.xruns, 0) ? ES_XRUN_OUTPUT : 0) |
+                               (atomic_load(&host.freewheel) ? ES_FREEWHEEL : 0);
         atomic_store_explicit(&d->base.timed_period, frames, memory_order_relaxed);
-        if (d->cfg.block > frames && d->gather_in)
+        if (gathers(d, frames))
             run_gathered(d, in, out, frames, flags);
         else
             run_blocks(d, in, out, frames, flags);
     }
     atomic_store(&host.busy, 0);
     return 0;
+}
+
+/* Freewheeling (an export): the callback runs as fast as the graph does,
+ * on a thread JACK does not hold to a deadline, and is told so with every
+ * block (ES_FREEWHEEL): the engines wait for their results, and no block
+ * is a miss. */
+static void on_freewheel(int starting, void *arg)
+{
+    (void)arg;
+    atomic_store(&host.freewheel, starting != 0);
 }
 
 static int on_xrun(void *arg)
@@ -151,6 +207,11 @@ static int on_buffer_size(jack_nframes_t nframes, void *arg)
 {
     (void)arg;
     atomic_store(&host.period, (int)nframes);
+    /* A block gathered over periods adds block - period to what earshot
+     * publishes as its own latency; at a period of the block, nothing. */
+    const int block = atomic_load(&host.own_block);
+    atomic_store(&host.own, atomic_load(&host.own_engine) +
+                                (block > (int)nframes ? block - (int)nframes : 0));
     return 0;
 }
 
@@ -178,9 +239,19 @@ static void on_latency(jack_latency_callback_mode_t mode, void *arg)
 
 /* ---- the client and its ports (control side, host.lock held) ---- */
 
-static const char *port_name(char *buf, size_t n, int output, int index, int count)
+/* A port's name: the room's for it when it gives one that no port of
+ * that side has yet, else in_N, out_N, or out_L and out_R for two. */
+static const char *port_name(char *buf, size_t n, int output, int index, int count,
+                             const es_jack_options *o)
 {
-    if (output && count == 2)
+    const char(*given)[ES_JACK_PORT_NAME] = output ? o->output_names : o->input_names;
+    char(*taken)[ES_JACK_PORT_NAME] = output ? host.out_name : host.in_name;
+    int unique = given && given[index][0];
+    for (int c = 0; unique && c < index; c++)
+        unique = strcmp(taken[c], given[index]) != 0;
+    if (unique)
+        snprintf(buf, n, "%s", given[index]);
+    else if (output && count == 2)
         snprintf(buf, n, "out_%c", index == 0 ? 'L' : 'R');
     else
         snprintf(buf, n, "%s_%d", output ? "out" : "in", index + 1);
@@ -188,13 +259,20 @@ static const char *port_name(char *buf, size_t n, int output, int index, int cou
 }
 
 /* Wires port `ours` (an input: from, an output: to) to the k-th port the
- * pattern (or the physical ports) lists. */
+ * pattern lists; without one, the k-th physical port, or where the server
+ * has none that way (PipeWire's virtual source: no capture port is
+ * physical there), the k-th port named capture (playback). */
 static void wire(jack_port_t *ours, int output, int k, const es_jack_options *o)
 {
     const char *pattern = output ? o->connect_out : o->connect_in;
-    unsigned long flags = (output ? JackPortIsInput : JackPortIsOutput) |
-                          (pattern ? 0 : JackPortIsPhysical);
-    const char **ports = jack_get_ports(host.client, pattern, JACK_DEFAULT_AUDIO_TYPE, flags);
+    const unsigned long way = output ? JackPortIsInput : JackPortIsOutput;
+    const char **ports = jack_get_ports(host.client, pattern, JACK_DEFAULT_AUDIO_TYPE,
+                                        way | (pattern ? 0 : JackPortIsPhysical));
+    if (!pattern && (!ports || !ports[0])) {
+        jack_free(ports);
+        ports = jack_get_ports(host.client, output ? ":playback" : ":capture",
+                               JACK_DEFAULT_AUDIO_TYPE, way);
+    }
     int count = 0;
     while (ports && ports[count])
         count++;
@@ -211,14 +289,14 @@ static void wire(jack_port_t *ours, int output, int k, const es_jack_options *o)
 /* Registers ports of one side (output 1: earshot's outputs) up to `count`,
  * keeping their names for a restart. 0, or -1 with the name that failed
  * in `name`. */
-static int add_ports(int output, int count, char *name, size_t n)
+static int add_ports(int output, int count, const es_jack_options *o, char *name, size_t n)
 {
     atomic_int *have = output ? &host.outs : &host.ins;
     jack_port_t **ports = output ? host.out : host.in;
-    char(*names)[32] = output ? host.out_name : host.in_name;
+    char(*names)[ES_JACK_PORT_NAME] = output ? host.out_name : host.in_name;
     while (*have < count) {
         const int c = atomic_load(have);
-        port_name(name, n, output, c, count);
+        port_name(name, n, output, c, count, o);
         jack_port_t *p = jack_port_register(host.client, name, JACK_DEFAULT_AUDIO_TYPE,
                                             output ? JackPortIsOutput : JackPortIsInput, 0);
         if (!p)
@@ -233,10 +311,10 @@ static int add_ports(int output, int count, char *name, size_t n)
 static int register_ports(int inputs, int outputs, const es_jack_options *o, char *err,
                           size_t n)
 {
-    char name[32];
+    char name[ES_JACK_PORT_NAME];
     const int first_in = host.ins, first_out = host.outs;
-    if (add_ports(0, inputs, name, sizeof name) != 0 ||
-        add_ports(1, outputs, name, sizeof name) != 0)
+    if (add_ports(0, inputs, o, name, sizeof name) != 0 ||
+        add_ports(1, outputs, o, name, sizeof name) != 0)
         goto failed;
     if (!o->no_connect) {
         for (int c = first_in; c < host.ins; c++)
@@ -246,7 +324,7 @@ static int register_ports(int inputs, int outputs, const es_jack_options *o, cha
     }
     return 0;
 failed:
-    snprintf(err, n, "device '%s': cannot register port %s:%s", ES_DEVICE_JACK_NATIVE,
+    snprintf(err, n, "device '%s': cannot register port %s:%s", ES_DEVICE_JACK,
              host.name, name);
     return -1;
 }
@@ -286,14 +364,19 @@ static int open_client(const es_jack_options *o, double rate, int block, char *e
     if (!host.client) {
         if ((status & JackNameNotUnique) || server_answers())
             snprintf(err, n, "device '%s': a client named '%s' is already there (--name "
-                     "picks another)", ES_DEVICE_JACK_NATIVE, name);
+                     "picks another)", ES_DEVICE_JACK, name);
+        else if (es_pipewire_answers(NULL, 0) && !es_jack_is_pipewire())
+            snprintf(err, n, "device '%s': no JACK server answered; PipeWire does, but its "
+                     "JACK library is not installed (package pipewire-jack): install it, or "
+                     "use --device pipewire (its ALSA plugin)", ES_DEVICE_JACK);
         else
-            snprintf(err, n, "device '%s': no JACK server answered", ES_DEVICE_JACK_NATIVE);
+            snprintf(err, n, "device '%s': no JACK server answered (is jackd running, and "
+                     "JACK_DEFAULT_SERVER right?)", ES_DEVICE_JACK);
         return -1;
     }
     if (jack_get_sample_rate(host.client) != (jack_nframes_t)rate) {
         snprintf(err, n, "device '%s': the server runs at %u Hz, not %g Hz (--rate %u)",
-                 ES_DEVICE_JACK_NATIVE, jack_get_sample_rate(host.client), rate,
+                 ES_DEVICE_JACK, jack_get_sample_rate(host.client), rate,
                  jack_get_sample_rate(host.client));
         jack_client_close(host.client);
         host.client = NULL;
@@ -303,7 +386,7 @@ static int open_client(const es_jack_options *o, double rate, int block, char *e
     host.rate = jack_get_sample_rate(host.client);
     if (es_jack_attach(host.client) != 0) {
         snprintf(err, n, "device '%s': the server would not activate client '%s'",
-                 ES_DEVICE_JACK_NATIVE, name);
+                 ES_DEVICE_JACK, name);
         jack_client_close(host.client);
         host.client = NULL;
         return -1;
@@ -321,6 +404,7 @@ int es_jack_attach(jack_client_t *client)
 {
     jack_set_process_callback(client, process, NULL);
     jack_set_xrun_callback(client, on_xrun, NULL);
+    jack_set_freewheel_callback(client, on_freewheel, NULL);
     jack_set_buffer_size_callback(client, on_buffer_size, NULL);
     jack_set_latency_callback(client, on_latency, NULL);
     jack_on_info_shutdown(client, on_shutdown, NULL);
@@ -381,6 +465,28 @@ static int port_latency(jack_port_t *const *ports, int count, jack_latency_callb
 
 static void jack_close_device(es_device *base);
 
+/* On PipeWire a stream of another block asks for it as the graph's
+ * quantum, as the client did when it was made (PIPEWIRE_LATENCY):
+ * jack_set_buffer_size asks that for earshot's own node there. On jackd
+ * it would change every client's period, which is the user's to do, so
+ * it is not called. The graph follows within a few cycles, or keeps its
+ * quantum (a lower request, or one another client forces, wins): waited
+ * for half a second. The period then. */
+static int follow_quantum(int block)
+{
+    if (!es_jack_is_pipewire() || atomic_load(&host.period) == block)
+        return atomic_load(&host.period);
+    pthread_mutex_lock(&host.lock);
+    const int asked = host.client && !atomic_load(&host.dead) &&
+                      jack_set_buffer_size(host.client, (jack_nframes_t)block) == 0;
+    pthread_mutex_unlock(&host.lock);
+    const long long until = es_now_ns() + 500000000LL;
+    const struct timespec nap = {0, 1000000};
+    while (asked && atomic_load(&host.period) != block && es_now_ns() < until)
+        nanosleep(&nap, NULL);
+    return atomic_load(&host.period);
+}
+
 /* The frames a handle's gathering adds over a period: none where it runs
  * whole blocks (no gathering buffers), block - period where it gathers. */
 static int gathered(const jack_device *d, int period)
@@ -393,7 +499,7 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
 {
     if (cfg->inputs > PORTS_MAX || cfg->outputs > PORTS_MAX) {
         snprintf(err, n, "device '%s': %d inputs and %d outputs (at most %d each)",
-                 ES_DEVICE_JACK_NATIVE, cfg->inputs, cfg->outputs, PORTS_MAX);
+                 ES_DEVICE_JACK, cfg->inputs, cfg->outputs, PORTS_MAX);
         return NULL;
     }
     jack_device *d = calloc(1, sizeof *d);
@@ -413,7 +519,7 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
         es_jack_keeper_start();
     if (rc == 0 && !host.client) {
         snprintf(err, n, "device '%s': the JACK server went away; earshot waits for it to "
-                 "come back", ES_DEVICE_JACK_NATIVE);
+                 "come back", ES_DEVICE_JACK);
         rc = -1;
     }
     if (rc == 0) {
@@ -422,12 +528,12 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
         if ((rc = register_ports(d->ins, d->outs, &cfg->jack, err, n)) == 0)
             jack_recompute_total_latencies(host.client);
     }
-    const int period = atomic_load(&host.period);
     pthread_mutex_unlock(&host.lock);
+    const int period = rc == 0 && !fresh ? follow_quantum(cfg->block) : atomic_load(&host.period);
     /* A block gathered over periods must hold a whole number of them. */
     if (rc == 0 && cfg->block > period && cfg->block % period != 0) {
         snprintf(err, n, "device '%s': block %d is not a multiple of the server's period %d",
-                 ES_DEVICE_JACK_NATIVE, cfg->block, period);
+                 ES_DEVICE_JACK, cfg->block, period);
         rc = -1;
     }
     d->in_ptr = calloc((size_t)(d->ins ? d->ins : 1), sizeof *d->in_ptr);
@@ -451,14 +557,15 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
     const int gather = gathered(d, period);
     pthread_mutex_lock(&host.lock);
     d->base.input_latency = port_latency(host.in, d->ins, JackCaptureLatency);
-    d->base.output_latency = port_latency(host.out, d->outs, JackPlaybackLatency) + gather;
+    d->base.output_latency = port_latency(host.out, d->outs, JackPlaybackLatency);
     pthread_mutex_unlock(&host.lock);
     d->base.reported_input = d->base.input_latency;
     d->base.reported_output = d->base.output_latency;
     d->base.period = period;
     d->base.input_known = d->base.output_known = 1;
     atomic_init(&d->base.timed_period, -1);
-    snprintf(d->base.name, sizeof d->base.name, "JACK: %s", host.name);
+    snprintf(d->base.name, sizeof d->base.name, "%s: %s",
+             es_jack_is_pipewire() ? "PipeWire (JACK API)" : "JACK", host.name);
     if (gather)
         snprintf(d->base.latency_note, sizeof d->base.latency_note,
                  "block %d over a period of %d: %d frames gathered", cfg->block, period,
@@ -466,12 +573,17 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
     return &d->base;
 }
 
+/* A handle started while another plays takes over from it (`next`):
+ * the one playing goes on until then. */
 static int jack_start(es_device *base, char *err, size_t n)
 {
     (void)err, (void)n;
-    jack_device *d = (jack_device *)base;
-    atomic_store(&host.own, d->cfg.own_latency + gathered(d, d->base.period));
-    atomic_store(&host.playing, d);
+    jack_device *d = (jack_device *)base, *none = NULL;
+    atomic_store(&host.own_engine, d->cfg.own_latency);
+    atomic_store(&host.own_block, d->gather_in ? d->cfg.block : 0);
+    atomic_store(&host.own, d->cfg.own_latency + gathered(d, atomic_load(&host.period)));
+    if (!atomic_compare_exchange_strong(&host.playing, &none, d) && none != d)
+        atomic_store(&host.next, d);
     pthread_mutex_lock(&host.lock);
     if (host.client && !atomic_load(&host.dead))
         jack_recompute_total_latencies(host.client);
@@ -479,21 +591,48 @@ static int jack_start(es_device *base, char *err, size_t n)
     return 0;
 }
 
+/* A handle that plays while another takes over from it: waits until the
+ * other plays, which is within the other's block when the server runs.
+ * A server that stopped calling (gone, or stalled) gets a second more;
+ * then the other is put in its place here, to play when the cycles come
+ * again. */
+static void wait_for_hand_over(jack_device *d)
+{
+    const jack_device *next = atomic_load(&host.next);
+    if (!next || atomic_load(&host.playing) != d)
+        return;
+    const double rate = d->cfg.sample_rate > 0 ? d->cfg.sample_rate : 48000;
+    const long long until = es_now_ns() + (long long)(2e9 * next->cfg.block / rate) + 1000000000LL;
+    const struct timespec nap = {0, 200000};
+    while (atomic_load(&host.playing) == d && atomic_load(&host.next) && es_now_ns() < until)
+        nanosleep(&nap, NULL);
+    jack_device *expected = d, *taking = atomic_exchange(&host.next, NULL);
+    if (taking)
+        atomic_compare_exchange_strong(&host.playing, &expected, taking);
+}
+
 static void jack_stop(es_device *base)
 {
     jack_device *d = (jack_device *)base;
-    jack_device *expected = d;
-    /* Whether this handle played last or another replaced it, a cycle may
-     * still be inside it: waited for either way. */
-    atomic_compare_exchange_strong(&host.playing, &expected, NULL);
-    /* The cycle that may be inside this handle ends as its callback
-     * returns: waited for however long that takes (a slow engine under a
-     * sanitizer takes seconds), since the processor is freed after this.
-     * The callback runs on the client's own thread, which finishes its
-     * cycle even when the server has died. */
+    wait_for_hand_over(d);
+    /* Whether this handle played last, another replaced it, or it was
+     * still to take over, a cycle may still be inside it: waited for
+     * either way. The cycle that may be inside this handle ends as its
+     * callback returns: waited for however long that takes (a slow engine
+     * under a sanitizer takes seconds), since the processor is freed
+     * after this. The callback runs on the client's own thread, which
+     * finishes its cycle even when the server has died. A cycle that was
+     * making this handle the one playing as it was taken back finishes
+     * that first: looked at again after the wait. */
     const struct timespec nap = {0, 200000};
-    while (atomic_load(&host.busy))
-        nanosleep(&nap, NULL);
+    do {
+        jack_device *expected = d;
+        atomic_compare_exchange_strong(&host.playing, &expected, NULL);
+        expected = d;
+        atomic_compare_exchange_strong(&host.next, &expected, NULL);
+        while (atomic_load(&host.busy))
+            nanosleep(&nap, NULL);
+    } while (atomic_load(&host.playing) == d || atomic_load(&host.next) == d);
 }
 
 static void jack_close_device(es_device *base)
@@ -520,14 +659,34 @@ static void jack_now(const es_device *base, int *input, int *output, int *period
     if (host.client && !atomic_load(&host.dead)) {
         *period = atomic_load(&host.period);
         *input = port_latency(host.in, d->ins, JackCaptureLatency);
-        *output = port_latency(host.out, d->outs, JackPlaybackLatency) + gathered(d, *period);
+        *output = port_latency(host.out, d->outs, JackPlaybackLatency);
     }
     pthread_mutex_unlock(&host.lock);
 }
 
+/* What gathering adds inside earshot, at the period the server runs. */
+static int jack_inside(const es_device *base)
+{
+    return gathered((const jack_device *)base, atomic_load(&host.period));
+}
+
+static int jack_looped(const es_device *base)
+{
+    (void)base;
+    pthread_mutex_lock(&host.lock);
+    const int looped = host.client && !atomic_load(&host.dead) && host.ins > 0 &&
+                       host.outs > 0 &&
+                       jack_port_connected_to(host.out[0], jack_port_name(host.in[0]));
+    pthread_mutex_unlock(&host.lock);
+    return looped;
+}
+
+/* "jack", and "pipewire" when this process runs on PipeWire's JACK
+ * library (es_sound_server_route put it there). */
 static int jack_matches(const char *name)
 {
-    return !strcmp(name, ES_DEVICE_JACK_NATIVE);
+    return !strcasecmp(name, ES_DEVICE_JACK) ||
+           (!strcasecmp(name, "pipewire") && es_jack_is_pipewire());
 }
 
 static int jack_list(FILE *to, int json, char *err, size_t n)
@@ -543,23 +702,26 @@ static int jack_list(FILE *to, int json, char *err, size_t n)
     if (json)
         fprintf(to, "{\"name\":\"%s\",\"host_api\":\"JACK (earshot's own client)\","
                 "\"inputs\":%d,\"outputs\":%d,\"default_rate\":%u}\n",
-                ES_DEVICE_JACK_NATIVE, PORTS_MAX, PORTS_MAX, rate);
+                ES_DEVICE_JACK, PORTS_MAX, PORTS_MAX, rate);
     else
-        fprintf(to, "%-32s %-26s %3d in %3d out  %6u\n", ES_DEVICE_JACK_NATIVE,
+        fprintf(to, "%-32s %-26s %3d in %3d out  %6u\n", ES_DEVICE_JACK,
                 "JACK (a client of its own)", PORTS_MAX, PORTS_MAX, rate);
     jack_client_close(c);
     return 0;
 }
 
 const es_device_class es_device_jack = {
-    .name = ES_DEVICE_JACK_NATIVE,
+    .name = ES_DEVICE_JACK,
     .matches = jack_matches,
     .can_capture = 1,
     .stops_alone = 1, /* stop waits on earshot's own callback, never the server */
+    .hands_over = 1,  /* handles share one client: a new one takes over at a period */
     .list = jack_list,
     .open = jack_open,
     .start = jack_start,
     .stop = jack_stop,
     .close = jack_close_device,
     .now = jack_now,
+    .inside = jack_inside,
+    .looped = jack_looped,
 };

@@ -9,7 +9,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#define PORTS_MAX 64
+#include "device.h"
+
+#define PORTS_MAX ES_JACK_PORTS
 #define WIRES_MAX 8      /* connections a port has kept for it */
 #define PORT_NAME_MAX 320 /* a full port name: client:port */
 
@@ -22,15 +24,22 @@ typedef struct {
     jack_client_t *client;    /* NULL while a restarted server is awaited */
     char name[64];            /* the client's name, kept for a restart */
     jack_port_t *in[PORTS_MAX], *out[PORTS_MAX];
-    char in_name[PORTS_MAX][32], out_name[PORTS_MAX][32];
+    char in_name[PORTS_MAX][ES_JACK_PORT_NAME], out_name[PORTS_MAX][ES_JACK_PORT_NAME];
     atomic_int ins, outs;     /* registered (a port is stored before its count) */
     int handles;              /* open handles: the client closes with the last */
     _Atomic(jack_device *) playing; /* the handle called back, or NULL */
+    /* A handle started while another plays: it takes over at the first
+     * period it can play (device_jack.c's hand-over), then is `playing`. */
+    _Atomic(jack_device *) next;
     atomic_int busy;          /* the process callback is inside a handle */
     atomic_int period;        /* the server's buffer size */
     atomic_uint xruns;        /* reported since the last cycle took them */
     atomic_int own;           /* frames published as earshot's own latency */
+    /* What it is made of, for a period that changes: the processor's
+     * latency, and the block when the handle can gather (else 0). */
+    atomic_int own_engine, own_block;
     atomic_int dead;          /* the server went away (its shutdown callback) */
+    atomic_int freewheel;     /* the server freewheels (its freewheel callback) */
     atomic_int gate;          /* 1: the callback leaves earshot alone (closing) */
     unsigned rate;            /* the server's, kept: a restart at another is refused */
     unsigned generation;      /* a keeper serves the client of its generation */

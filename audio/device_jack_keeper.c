@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/rt_thread.h"
 #include "device_jack_host.h"
 
@@ -19,13 +20,6 @@
 #define GIVE_BACK_NS 10000000000LL  /* after a restart, the wiring is given back this long */
 
 #define host es_jack
-
-static long long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 /* The port's connections into wires[] (empty strings after the last). */
 static void note(jack_port_t *port, char wires[WIRES_MAX][PORT_NAME_MAX])
@@ -61,35 +55,48 @@ static void give_back(void)
                 jack_connect(host.client, jack_port_name(host.out[c]), host.out_wire[c][k]);
 }
 
-/* The server went away: the dead client closed, a new one asked for. */
-static void come_back(void)
+/* The server went away: the dead client closed, a new one asked for.
+ * Lock held, and given up while the new client is asked for (that asks
+ * the server, which may take its time): 0 when the keeper of `generation`
+ * is still wanted afterwards. */
+static int come_back(unsigned generation)
 {
     if (host.client) {
         es_jack_shut_gate();
         jack_client_close(host.client);
         host.client = NULL;
     }
+    char name[sizeof host.name];
+    snprintf(name, sizeof name, "%s", host.name);
+    pthread_mutex_unlock(&host.lock);
     jack_status_t status;
-    jack_client_t *c = jack_client_open(host.name, JackNoStartServer | JackUseExactName, &status);
+    jack_client_t *c = jack_client_open(name, JackNoStartServer | JackUseExactName, &status);
+    pthread_mutex_lock(&host.lock);
+    if (host.generation != generation || !host.handles) {
+        if (c)
+            jack_client_close(c);
+        return -1;
+    }
     if (!c)
-        return;
+        return 0;
     /* A server back at another rate would play every room at the wrong
      * pitch: not taken (the stream stays stalled, and is said lost). */
     if (jack_get_sample_rate(c) != host.rate) {
         jack_client_close(c);
-        return;
+        return 0;
     }
     atomic_store(&host.busy, 0);
     atomic_store(&host.gate, 0);
     if (es_jack_attach(c) != 0) {
         jack_client_close(c);
-        return;
+        return 0;
     }
     host.client = c;
     atomic_store(&host.dead, 0);
-    host.restore_until_ns = now_ns() + GIVE_BACK_NS;
+    host.restore_until_ns = es_now_ns() + GIVE_BACK_NS;
     give_back();
     jack_recompute_total_latencies(c);
+    return 0;
 }
 
 static void *keep(void *arg)
@@ -99,17 +106,16 @@ static void *keep(void *arg)
     for (unsigned look = 0;; look++) {
         nanosleep(&nap, NULL);
         pthread_mutex_lock(&host.lock);
-        if (host.generation != generation || !host.handles) {
-            pthread_mutex_unlock(&host.lock);
-            return NULL;
-        }
-        if (atomic_load(&host.dead))
-            come_back();
-        else if (host.client && now_ns() < host.restore_until_ns)
+        int wanted = host.generation == generation && host.handles;
+        if (wanted && atomic_load(&host.dead))
+            wanted = come_back(generation) == 0;
+        else if (wanted && host.client && es_now_ns() < host.restore_until_ns)
             give_back();
-        else if (host.client && look % NOTE_EVERY == 0)
+        else if (wanted && host.client && look % NOTE_EVERY == 0)
             note_wiring();
         pthread_mutex_unlock(&host.lock);
+        if (!wanted)
+            return NULL;
     }
 }
 

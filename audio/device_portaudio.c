@@ -2,8 +2,9 @@
  * fixed block size, on any host API PortAudio has (ALSA, JACK, ...).
  *
  * Device names: "default" (PortAudio's default output), a host API
- * ("jack", "alsa": its default devices), or part of a device's name
- * ("USB", "hw:1"). The input is opened only when the source needs it. */
+ * ("alsa", or "JACK Audio" for PortAudio's own JACK host: its default
+ * devices), or part of a device's name ("USB", "hw:1"). "jack" is
+ * earshot's own JACK client (device_jack.c). The input is opened only when the source needs it. */
 #define _GNU_SOURCE /* RTLD_NODELETE, for the sanitizer build */
 #include <ctype.h>
 #include <dirent.h>
@@ -116,7 +117,8 @@ static int contains(const char *hay, const char *needle)
 }
 
 /* A device for a name, in one direction: "default" is PortAudio's default,
- * a host API ("jack", "alsa") gives that API's default, anything else the
+ * a host API ("alsa", "JACK Audio" for PortAudio's JACK host) gives that
+ * API's default, anything else the
  * first device whose name contains it and has channels that way.
  * paNoDevice if none. */
 static PaDeviceIndex find_device(const char *name, int input)
@@ -125,7 +127,7 @@ static PaDeviceIndex find_device(const char *name, int input)
         return input ? Pa_GetDefaultInputDevice() : Pa_GetDefaultOutputDevice();
     for (PaHostApiIndex h = 0; h < Pa_GetHostApiCount(); h++) {
         const PaHostApiInfo *api = Pa_GetHostApiInfo(h);
-        if (api && (contains(api->name, name) || (api->type == paJACK && !strcmp(name, "jack"))))
+        if (api && contains(api->name, name))
             return input ? api->defaultInputDevice : api->defaultOutputDevice;
     }
     for (PaDeviceIndex d = 0; d < Pa_GetDeviceCount(); d++) {
@@ -336,9 +338,8 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
     d->ctx = ctx;
     d->inputs = cfg->inputs;
     d->silence = es_alloc_channels(cfg->inputs, (size_t)cfg->block);
-    /* "pipewire": PortAudio's JACK host when this process runs on
-     * PipeWire's JACK library (es_sound_server_route), else the ALSA
-     * plugin's device of that name. */
+    /* "pipewire" here is the ALSA plugin's device of that name (on
+     * PipeWire's JACK library the native JACK device takes it). */
     char where[128] = "";
     if (!strcasecmp(cfg->name, "pipewire") && !es_pipewire_answers(where, sizeof where)) {
         snprintf(err, n, "device 'pipewire': no PipeWire daemon answered%s%s", where[0] ? " at " : "",
@@ -346,29 +347,11 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
         pa_close(&d->base);
         return NULL;
     }
-    const int on_pipewire_jack = es_jack_is_pipewire();
-    const char *name = on_pipewire_jack && !strcasecmp(cfg->name, "pipewire") ? "jack" : cfg->name;
-    const char *input_name = cfg->input_name ? cfg->input_name : name;
-    if (on_pipewire_jack && !strcasecmp(input_name, "pipewire"))
-        input_name = "jack";
-    PaDeviceIndex out = find_device(name, 0);
+    const char *input_name = cfg->input_name ? cfg->input_name : cfg->name;
+    PaDeviceIndex out = find_device(cfg->name, 0);
     PaDeviceIndex in = find_device(input_name, 1);
     if (out == paNoDevice) {
-        /* PortAudio lists no JACK host API when no server answered its
-         * client: "no such device" would send the person looking for a
-         * name, not for the server. */
-        if (!strcasecmp(cfg->name, "jack") && Pa_HostApiTypeIdToHostApiIndex(paJACK) < 0 &&
-            es_pipewire_answers(NULL, 0))
-            snprintf(err, n, "device 'jack': no JACK server answered; PipeWire does, but its "
-                     "JACK library is not installed (package pipewire-jack): install it, or "
-                     "use --device pipewire (its ALSA plugin)");
-        else if (!strcasecmp(cfg->name, "jack") && Pa_HostApiTypeIdToHostApiIndex(paJACK) < 0)
-            snprintf(err, n, "device 'jack': no JACK server answered (PortAudio has no JACK "
-                     "host API without one; is jackd running, and JACK_DEFAULT_SERVER "
-                     "right?)");
-        else
-            snprintf(err, n, "device '%s': no such sound device (see earshot devices)",
-                     cfg->name);
+        snprintf(err, n, "device '%s': no such sound device (see earshot devices)", cfg->name);
         pa_close(&d->base);
         return NULL;
     }
@@ -437,7 +420,7 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
      * delays summed matched a loopback to the frame). JACK's follow its
      * period model below. */
     d->base.timed = Pa_GetHostApiInfo(oi->hostApi)->type == paALSA;
-    d->pipewire = d->jack && on_pipewire_jack;
+    d->pipewire = d->jack && es_jack_is_pipewire();
     d->base.close_first = d->pipewire;
     set_latency(d);
     snprintf(d->base.name, sizeof d->base.name, "%s: %s",

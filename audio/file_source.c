@@ -1,4 +1,5 @@
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include <samplerate.h>
 
+#include "core/clock.h"
 #include "core/rt_thread.h"
 #include "audiofile.h"
 #include "file_source.h"
@@ -170,6 +172,16 @@ void es_file_source_fill(void *source, float *const *out, int channels, int fram
         atomic_fetch_add_explicit(&s->starved, (unsigned long long)(frames - (int)n),
                                   memory_order_relaxed);
     }
+}
+
+void es_file_source_fill_wait(void *source, float *const *out, int channels, int frames)
+{
+    es_file_source *s = source;
+    const long long until = es_now_ns() + 1000000000LL;
+    while (es_frame_ring_available(&s->ring) < (size_t)frames &&
+           !atomic_load_explicit(&s->failed, memory_order_acquire) && es_now_ns() < until)
+        sched_yield();
+    es_file_source_fill(source, out, channels, frames);
 }
 
 uint64_t es_file_source_starved(const es_file_source *s)

@@ -7,13 +7,23 @@
 #include "player.h"
 #include "stall_probe.h"
 
+/* What one device handle calls back into: a processor, the source's
+ * buffers and the configuration it plays. A stream reconfigured on a
+ * device that hands over (es_device_hands_over) has two for a moment, the
+ * one playing and the one taking over, each read only by its own handle's
+ * callback. */
+typedef struct {
+    es_player *pl;
+    es_processor *proc;
+    float **source;          /* [inputs] block: the test signal or the file */
+    int inputs, outputs;
+    es_player_config cfg;
+} stream;
+
 struct es_player {
     es_device *device;
-    es_player_config cfg;   /* as opened; cfg.block follows reopen */
-    es_processor *proc;
+    stream *st;              /* what the device plays */
     es_signal signal;
-    float **source;          /* [inputs] block: the test signal */
-    int inputs, outputs;
     atomic_ullong xruns;
     es_stall_probe *stalls;  /* while the stream runs: the machine's wake-ups */
     es_stall_stats stalls_at_stop; /* what it had counted when the stream stopped */
@@ -28,14 +38,15 @@ struct es_player {
 enum { PROBE_IDLE, PROBE_ARMED, PROBE_CAPTURING, PROBE_DONE };
 
 /* The probe's share of a block: the click out, the input kept. */
-static ES_RT void probe_block(es_player *pl, const float *in, float *const *out, int frames)
+static ES_RT void probe_block(es_player *pl, const float *in, float *const *out, int outputs,
+                              int frames)
 {
     int st = atomic_load_explicit(&pl->probe_state, memory_order_acquire);
     if (st == PROBE_IDLE || st == PROBE_DONE)
         return;
     /* While it measures the output is the click and silence: the processor's
      * output would come round the loop and bury the click. */
-    for (int c = 0; c < pl->outputs; c++)
+    for (int c = 0; c < outputs; c++)
         memset(out[c], 0, sizeof(float) * (size_t)frames);
     if (st == PROBE_ARMED) {
         pl->probe_got = 0;
@@ -59,41 +70,113 @@ static ES_RT void probe_block(es_player *pl, const float *in, float *const *out,
         atomic_store_explicit(&pl->probe_state, PROBE_DONE, memory_order_release);
 }
 
-/* The audio callback: the source's block through the processor. */
+/* The audio callback: the source's block through the stream's processor. */
 static ES_RT void callback(void *ctx, const float *const *in, float *const *out, int frames,
                            unsigned flags)
 {
-    es_player *pl = ctx;
-    if (flags)
+    stream *st = ctx;
+    es_player *pl = st->pl;
+    if (flags & ES_XRUNS)
         atomic_fetch_add_explicit(&pl->xruns, 1, memory_order_relaxed);
+    /* A freewheeling host waits for every result, and for the file. */
+    const int freewheel = (flags & ES_FREEWHEEL) != 0;
+    es_processor_freewheel(st->proc, freewheel);
     const float *const *input = in;
-    if (!pl->cfg.live_input) {
-        if (pl->cfg.source)
-            pl->cfg.source(pl->cfg.source_ctx, pl->source, pl->inputs, frames);
+    if (!st->cfg.live_input) {
+        if (freewheel && st->cfg.source_wait)
+            st->cfg.source_wait(st->cfg.source_ctx, st->source, st->inputs, frames);
+        else if (st->cfg.source)
+            st->cfg.source(st->cfg.source_ctx, st->source, st->inputs, frames);
         else
-            es_signal_fill(&pl->signal, pl->source, pl->inputs, frames);
-        input = (const float *const *)pl->source;
+            es_signal_fill(&pl->signal, st->source, st->inputs, frames);
+        input = (const float *const *)st->source;
     }
-    if (pl->cfg.input_tap)
-        pl->cfg.input_tap(pl->cfg.input_tap_ctx, input, pl->inputs, frames);
-    es_processor_process(pl->proc, input, out, frames);
-    if (pl->cfg.tap)
-        pl->cfg.tap(pl->cfg.tap_ctx, (const float *const *)out, pl->outputs, frames);
-    if (pl->cfg.live_input && pl->outputs > 0)
-        probe_block(pl, in[0], out, frames);
+    if (st->cfg.input_tap)
+        st->cfg.input_tap(st->cfg.input_tap_ctx, input, st->inputs, frames);
+    es_processor_process(st->proc, input, out, frames);
+    if (st->cfg.tap)
+        st->cfg.tap(st->cfg.tap_ctx, (const float *const *)out, st->outputs, frames);
+    if (st->cfg.live_input && st->outputs > 0)
+        probe_block(pl, in[0], out, st->outputs, frames);
 }
 
-static es_device *open_device(es_player *pl, const es_processor *proc, int block, char *err,
-                              size_t n)
+/* A stream of `take` as `cfg` says, or NULL (out of memory: take is left
+ * with the caller). */
+static stream *stream_make(es_player *pl, const es_player_config *cfg, es_processor *take)
 {
-    const es_format *fmt = es_processor_format(proc);
-    const int own_latency = es_processor_latency(proc);
-    es_device_config dc = {.name = pl->cfg.device, .sample_rate = fmt->sample_rate,
+    const es_format *fmt = es_processor_format(take);
+    stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    *st = (stream){.pl = pl, .proc = take, .inputs = fmt->inputs, .outputs = fmt->outputs,
+                   .cfg = *cfg};
+    if (!(st->source = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block))) {
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+/* Streams whose device was abandoned without a stop that holds (a host
+ * API's stream that stopped answering and may yet call back): kept, and
+ * reachable from here, until the process ends. */
+#define LEFT_BEHIND_MAX 8
+static stream *left_behind[LEFT_BEHIND_MAX];
+static int left_behind_count;
+
+/* Frees a stream no device calls any more, its processor with it unless
+ * keep_proc (a processor the caller still owns). */
+static void stream_free(stream *st, int keep_proc)
+{
+    if (!st)
+        return;
+    if (!keep_proc)
+        es_processor_destroy(st->proc);
+    es_free_channels(st->source, st->inputs);
+    free(st);
+}
+
+/* Lets go of the stream of a device that was just closed: freed, unless
+ * that device may still call into it (stopped: es_device_stopped_for_good
+ * of the device, asked before it was closed). */
+static void stream_release(int stopped, stream *st)
+{
+    if (stopped) {
+        stream_free(st, 0);
+        return;
+    }
+    if (left_behind_count < LEFT_BEHIND_MAX)
+        left_behind[left_behind_count++] = st;
+}
+
+static es_device *open_device(stream *st, int block, char *err, size_t n)
+{
+    const es_format *fmt = es_processor_format(st->proc);
+    es_device_config dc = {.name = st->cfg.device, .sample_rate = fmt->sample_rate,
                            .block = block, .inputs = fmt->inputs, .outputs = fmt->outputs,
-                           .live_input = pl->cfg.live_input,
-                           .input_name = pl->cfg.input_device, .jack = pl->cfg.jack,
-                           .own_latency = own_latency};
-    return es_device_open(&dc, callback, pl, err, n);
+                           .live_input = st->cfg.live_input,
+                           .input_name = st->cfg.input_device, .jack = st->cfg.jack,
+                           .own_latency = es_processor_latency(st->proc)};
+    return es_device_open(&dc, callback, st, err, n);
+}
+
+/* The stall probe wakes at the stream's period (the block, at its rate):
+ * started again from zero with every stream that starts, the last one's
+ * counts kept. */
+static void watch_stalls(es_player *pl, int running)
+{
+    if (pl->stalls) {
+        es_stall_probe_read(pl->stalls, &pl->stalls_at_stop);
+        pl->stalls_kept = 1;
+    }
+    es_stall_probe_stop(pl->stalls);
+    pl->stalls = NULL;
+    if (running) {
+        const es_format *fmt = es_processor_format(pl->st->proc);
+        pl->stalls = es_stall_probe_start(pl->st->cfg.block / fmt->sample_rate);
+        pl->stalls_kept = 0;
+    }
+    es_processor_watch(pl->st->proc, pl->stalls);
 }
 
 es_player *es_player_open(const es_player_config *cfg, es_processor *take, char *err,
@@ -101,43 +184,58 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
 {
     const es_format *fmt = es_processor_format(take);
     es_player *pl = calloc(1, sizeof *pl);
-    if (!pl) {
+    if (!pl || !(pl->st = stream_make(pl, cfg, take))) {
         snprintf(err, n, "out of memory");
+        free(pl);
         return NULL;
     }
-    pl->proc = take;
-    pl->cfg = *cfg;
-    pl->inputs = fmt->inputs;
-    pl->outputs = fmt->outputs;
     es_signal_init(&pl->signal, fmt->sample_rate);
-    pl->source = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
-    if (!pl->source) {
-        snprintf(err, n, "out of memory");
-        pl->proc = NULL; /* the caller's still */
-        es_player_close(pl);
-        return NULL;
-    }
-    if (!(pl->device = open_device(pl, take, cfg->block, err, n))) {
-        pl->proc = NULL;
-        es_player_close(pl);
+    if (!(pl->device = open_device(pl->st, cfg->block, err, n))) {
+        stream_free(pl->st, 1); /* the processor is still the caller's */
+        free(pl);
         return NULL;
     }
     return pl;
 }
 
+/* The new stream takes over from the old at a period's boundary while the
+ * old plays (es_device_hands_over): opened and started first, the old
+ * stopped once it no longer plays. No period is lost, and when the new
+ * one does not open the old one never stopped. */
+static int hand_over(es_player *pl, stream *next, char *err, size_t n)
+{
+    es_device *dev = open_device(next, next->cfg.block, err, n);
+    if (!dev) {
+        stream_free(next, 0);
+        return -1;
+    }
+    if (es_device_start(dev, err, n) != 0) {
+        es_device_close(dev);
+        stream_free(next, 0);
+        return -1;
+    }
+    es_device_stop(pl->device); /* returns once the new one plays */
+    es_processor_watch(pl->st->proc, NULL);
+    es_device_close(pl->device);
+    stream_free(pl->st, 0);
+    pl->device = dev;
+    pl->st = next;
+    watch_stalls(pl, 1);
+    return 0;
+}
+
 int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_processor *take,
                           char *err, size_t n)
 {
-    const es_format *fmt = es_processor_format(take);
-    float **source = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
-    if (!source) {
+    stream *next = stream_make(pl, cfg, take);
+    if (!next) {
         snprintf(err, n, "out of memory");
         es_processor_destroy(take);
         return -1;
     }
+    if (es_device_hands_over(pl->device))
+        return hand_over(pl, next, err, n);
     es_player_stop(pl);
-    const es_player_config old = pl->cfg;
-    pl->cfg = *cfg; /* what open_device reads */
     /* A host whose new stream only takes its settings once the old one is
      * closed (es_device_close_first) is closed first; if the new one then
      * fails, the old settings are opened again, and failing that the null
@@ -147,43 +245,38 @@ int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_process
         es_device_close(pl->device);
         pl->device = NULL;
     }
-    es_device *next = open_device(pl, take, cfg->block, err, n);
-    if (!next) {
+    es_device *dev = open_device(next, cfg->block, err, n);
+    if (!dev) {
         /* The old stream goes on as it was. */
-        pl->cfg = old;
-        es_free_channels(source, fmt->inputs);
-        es_processor_destroy(take);
+        stream_free(next, 0);
         char ignore[256];
-        if (close_first) {
-            if (!(pl->device = open_device(pl, pl->proc, old.block, ignore, sizeof ignore))) {
-                pl->cfg.device = "null";
-                pl->device = open_device(pl, pl->proc, old.block, ignore, sizeof ignore);
-            }
+        if (close_first &&
+            !(pl->device = open_device(pl->st, pl->st->cfg.block, ignore, sizeof ignore))) {
+            pl->st->cfg.device = ES_DEVICE_NULL;
+            pl->device = open_device(pl->st, pl->st->cfg.block, ignore, sizeof ignore);
         }
-        es_player_start(pl, ignore, sizeof ignore);
+        if (pl->device)
+            es_player_start(pl, ignore, sizeof ignore);
         return -1;
     }
-    es_device_close(pl->device); /* NULL when already closed */
-    es_processor_destroy(pl->proc);
-    es_free_channels(pl->source, pl->inputs);
-    pl->device = next;
-    pl->proc = take;
-    pl->source = source;
-    pl->inputs = fmt->inputs;
-    pl->outputs = fmt->outputs;
+    const int stopped = es_device_stopped_for_good(pl->device); /* NULL: closed, stopped */
+    es_device_close(pl->device);
+    stream_release(stopped, pl->st);
+    pl->device = dev;
+    pl->st = next;
     return es_player_start(pl, err, n);
 }
 
 int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, size_t n)
 {
     const es_format *fmt = es_processor_format(take);
-    if (fmt->inputs != pl->inputs) {
+    if (fmt->inputs != pl->st->inputs) {
         snprintf(err, n, "the new processor has %d inputs, the stream %d", fmt->inputs,
-                 pl->inputs);
+                 pl->st->inputs);
         es_processor_destroy(take);
         return -1;
     }
-    es_player_config cfg = pl->cfg;
+    es_player_config cfg = pl->st->cfg;
     cfg.block = block;
     return es_player_reconfigure(pl, &cfg, take, err, n);
 }
@@ -191,26 +284,14 @@ int es_player_reopen(es_player *pl, int block, es_processor *take, char *err, si
 int es_player_start(es_player *pl, char *err, size_t n)
 {
     const int rc = es_device_start(pl->device, err, n);
-    /* The probe wakes at the stream's period: the block, at its rate. */
-    es_stall_probe_stop(pl->stalls);
-    const es_format *fmt = es_processor_format(pl->proc);
-    pl->stalls = rc == 0 ? es_stall_probe_start(pl->cfg.block / fmt->sample_rate) : NULL;
-    pl->stalls_kept = 0;
-    es_processor_watch(pl->proc, pl->stalls);
+    watch_stalls(pl, rc == 0);
     return rc;
 }
 
 void es_player_stop(es_player *pl)
 {
     es_device_stop(pl->device);
-    if (pl->proc)
-        es_processor_watch(pl->proc, NULL);
-    if (pl->stalls) {
-        es_stall_probe_read(pl->stalls, &pl->stalls_at_stop);
-        pl->stalls_kept = 1;
-    }
-    es_stall_probe_stop(pl->stalls);
-    pl->stalls = NULL;
+    watch_stalls(pl, 0);
 }
 
 int es_player_stalls(const es_player *pl, es_stall_stats *out)
@@ -233,16 +314,20 @@ void es_player_close(es_player *pl)
     if (!pl)
         return;
     es_player_stop(pl);
+    const int stopped = es_device_stopped_for_good(pl->device);
     es_device_close(pl->device);
-    es_processor_destroy(pl->proc);
-    es_free_channels(pl->source, pl->inputs);
+    if (!stopped) {
+        stream_release(0, pl->st);
+        return; /* the player too: the stream's callback reads it */
+    }
+    stream_free(pl->st, 0);
     free(pl->probe);
     free(pl);
 }
 
 int es_player_probe_start(es_player *pl, double seconds, char *err, size_t n)
 {
-    if (!pl->cfg.live_input) {
+    if (!pl->st->cfg.live_input) {
         snprintf(err, n, "it needs the microphone as the source, with the output looped "
                  "back to the input");
         return -1;
@@ -251,7 +336,7 @@ int es_player_probe_start(es_player *pl, double seconds, char *err, size_t n)
         snprintf(err, n, "a measurement is under way");
         return -1;
     }
-    const es_format *fmt = es_processor_format(pl->proc);
+    const es_format *fmt = es_processor_format(pl->st->proc);
     const int len = (int)(seconds * fmt->sample_rate);
     free(pl->probe);
     pl->probe = calloc((size_t)len, sizeof *pl->probe);
@@ -312,7 +397,7 @@ void es_player_abandon_device(es_player *pl)
 
 es_processor *es_player_processor(es_player *pl)
 {
-    return pl->proc;
+    return pl->st->proc;
 }
 
 uint64_t es_player_xruns(const es_player *pl)
@@ -327,8 +412,9 @@ double es_player_skipped_seconds(const es_player *pl)
 
 void es_player_latency_parts(const es_player *pl, es_latency_parts *p)
 {
-    *p = (es_latency_parts){.engine = es_processor_latency(pl->proc),
-                            .input_counts = pl->cfg.live_input, .block = pl->cfg.block};
+    *p = (es_latency_parts){.engine = es_processor_latency(pl->st->proc),
+                            .inside = es_device_inside_latency(pl->device),
+                            .input_counts = pl->st->cfg.live_input, .block = pl->st->cfg.block};
     es_device_latency(pl->device, &p->input, &p->output);
     es_device_reported(pl->device, &p->reported_input, &p->reported_output, &p->period);
     int in_known, out_known;
@@ -339,12 +425,20 @@ void es_player_latency_parts(const es_player *pl, es_latency_parts *p)
      * waits in an input buffer. */
     const long long heard = (long long)p->output + (p->input_counts ? p->input : 0);
     p->known = out_known && (in_known || !p->input_counts);
-    if (p->known && heard >= (long long)(ES_LATENCY_MAX_S * es_processor_format(pl->proc)->sample_rate)) {
+    if (p->known && heard >= (long long)(ES_LATENCY_MAX_S * es_processor_format(pl->st->proc)->sample_rate)) {
         p->known = 0;
         snprintf(p->note, sizeof p->note, "unknown (the device's buffers add up to %lld "
                  "frames, over %g s)", heard, ES_LATENCY_MAX_S);
     }
-    p->total = p->known ? p->engine + (int)heard : 0;
+    p->total = p->known ? p->engine + p->inside + (int)heard : 0;
+    /* A loop from the output back to the input that passes no buffer is
+     * one cycle of the host's graph: earshot's output wired straight to
+     * its input, or through ports that declare no latency at all (a
+     * PipeWire null sink's monitor into its virtual source). */
+    p->looped = es_device_looped_inside(pl->device) ? 1
+                : p->period > 0 && p->input == 0 && p->output == 0 ? 2
+                                                                    : 0;
+    p->round_trip = p->looped ? p->inside + p->period : p->input + p->inside + p->output;
 }
 
 int es_player_latency(const es_player *pl)
@@ -365,6 +459,42 @@ void es_latency_text(const es_latency_parts *p, double rate, char *out, size_t n
         snprintf(out, n, "%s", p->note[0] ? p->note : "unknown");
 }
 
+void es_latency_parts_text(const es_latency_parts *p, char *out, size_t n)
+{
+    char in[32] = "";
+    if (p->input_counts)
+        snprintf(in, sizeof in, "%d in + ", p->input);
+    if (p->known && !p->pending)
+        snprintf(out, n, "%s%d earshot + %d out", in, p->engine + p->inside, p->output);
+    else
+        out[0] = 0;
+}
+
+void es_latency_full_text(const es_latency_parts *p, double rate, char *out, size_t n)
+{
+    char parts[96];
+    es_latency_parts_text(p, parts, sizeof parts);
+    if (parts[0])
+        snprintf(out, n, "%.2f ms (%d fr = %s)", 1e3 * p->total / rate, p->total, parts);
+    else
+        es_latency_text(p, rate, out, n);
+}
+
+void es_round_trip_text(const es_latency_parts *p, char *out, size_t n)
+{
+    char inside[48] = "";
+    if (p->inside)
+        snprintf(inside, sizeof inside, " + gathered %d", p->inside);
+    if (p->looped == 1)
+        snprintf(out, n, "the output wired straight to the input inside the graph: one "
+                 "period %d%s", p->period, inside);
+    else if (p->looped == 2)
+        snprintf(out, n, "ports that declare no latency, a loop inside the graph: one "
+                 "period %d%s", p->period, inside);
+    else
+        snprintf(out, n, "the device's input %d%s + output %d", p->input, inside, p->output);
+}
+
 int es_player_device_active(const es_player *pl)
 {
     return es_device_active(pl->device);
@@ -372,7 +502,7 @@ int es_player_device_active(const es_player *pl)
 
 const es_player_config *es_player_config_now(const es_player *pl)
 {
-    return &pl->cfg;
+    return &pl->st->cfg;
 }
 
 const char *es_player_device(const es_player *pl)

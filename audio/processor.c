@@ -58,6 +58,7 @@ typedef struct {
     float **ringing;
     int ringing_frames, ringing_pos;
     uint64_t ticket;
+    int freewheel;       /* what its engine was last told (es_engine_freewheel) */
 } slot;
 
 /* A gain that moves linearly to its target over `left` samples. */
@@ -83,6 +84,7 @@ struct es_processor {
     slot slots[2];
     int active;              /* index of the slot that plays */
     int fading;              /* slot 1 - active is fading in */
+    int freewheel;           /* es_processor_freewheel: the host freewheels */
     int fade_pos, fade_len;  /* frames */
     float *fade;             /* fade_len + 1: sin(pi/2 * k / fade_len) */
     int fade_linear;         /* this crossfade is linear (the same filter) */
@@ -167,6 +169,7 @@ static ES_RT void load_slot(es_processor *p, slot *s, es_engine *e)
     s->late_seen = st.late_results;
     s->helpers_seen = st.helpers_cpu_ns;
     s->broken = 0;
+    s->freewheel = 0; /* an engine starts live */
 }
 
 /* Sets a ramp's target, reached over `len` samples (at once when len is 0). */
@@ -449,7 +452,16 @@ int es_processor_swap_pending(const es_processor *p)
 void es_processor_stats(const es_processor *p, es_stats *out)
 {
     es_processor *q = (es_processor *)p;
-    for (;;) {
+    /* A copy that raced the audio thread's is taken again; after a few,
+     * the reader sleeps a moment rather than spin: an audio thread that is
+     * not real-time (a freewheeling server's, or one the machine refuses
+     * real-time) can be descheduled mid-publish, and a reader spinning on
+     * the same CPU would keep it from finishing (seconds on a loaded
+     * machine, which the session took for a dead device). */
+    const struct timespec nap = {0, 50000};
+    for (int tries = 0;; tries++) {
+        if (tries >= 3)
+            nanosleep(&nap, NULL);
         unsigned before = atomic_load_explicit(&q->seq, memory_order_acquire);
         if (before & 1)
             continue;
@@ -610,6 +622,10 @@ static ES_RT void check_slot(es_processor *p, slot *s, int frames)
 /* Runs a slot's engine into slot->wet, delayed by slot->comp. */
 static ES_RT void run_slot(es_processor *p, slot *s, const float *const *in, int frames)
 {
+    if (s->freewheel != p->freewheel) {
+        es_engine_freewheel(s->engine, p->freewheel);
+        s->freewheel = p->freewheel;
+    }
     float *const *dst = s->comp ? p->scratch : s->wet;
     es_engine_process(s->engine, in, dst, frames);
     if (!s->comp)
@@ -714,6 +730,11 @@ static ES_RT void publish(es_processor *p)
     atomic_thread_fence(memory_order_release);
     memcpy(&p->shared, &p->acc, sizeof p->acc);
     atomic_store_explicit(&p->seq, s + 2, memory_order_release);
+}
+
+ES_RT void es_processor_freewheel(es_processor *p, int on)
+{
+    p->freewheel = on;
 }
 
 ES_RT void es_processor_process(es_processor *p, const float *const *in,
@@ -851,7 +872,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     const es_block_count count = {
         .period_cpu_us = period_cpu, .period_ab = period_ab,
         .took_us = took, .cpu_us = cpu, .budget_us = budget, .helpers_us = helpers_us,
-        .gpu_us = gpu_us, .frames = frames, .late = late,
+        .gpu_us = gpu_us, .frames = frames, .late = late, .freewheel = p->freewheel,
         .clipped = clipped, .limited = limited, .ab = ab,
         .in_energy = ab >= 0 ? es_energy(x, p->fmt.inputs, frames) : 0,
         .out_energy = ab >= 0 ? es_energy((const float *const *)out, p->fmt.outputs, frames) : 0};

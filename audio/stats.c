@@ -164,8 +164,10 @@ ES_RT void es_stats_count_block(es_stats *s, const es_block_count *b)
     const int bin = bin100 < ES_LOAD_BINS - 1 ? bin100 : ES_LOAD_BINS - 1;
     s->load_hist[bin]++;
     s->late_results += late;
-    const int over = took_us > budget_us;
+    const int over = !b->freewheel && took_us > budget_us;
     const int missed = late > 0 || (over && cpu_us > ES_STALL_CPU_SHARE * budget_us);
+    s->freewheel_blocks += (uint64_t)b->freewheel;
+    s->freewheeling = b->freewheel;
     const int stalled = over && !missed;
     if (missed)
         s->recent_misses[s->misses++ % ES_RECENT_MISSES] = s->blocks;

@@ -319,4 +319,5 @@ extern "C" const es_engine_class es_engine_cuda_circular = {
     es_gpu_engine_status,
     ES_CUDA_CIRCULAR_FALLBACK,
     NULL, /* no offline plan: render runs the live default block */
+    es_gpu_engine_freewheel,
 };

@@ -95,6 +95,7 @@ struct gnu_level {
 struct cunu {
     es_gpu_engine gpu;          /* first: head stream, graph, staging, paths */
     int inputs, outputs, max_block, offline;
+    int freewheel;              /* the host freewheels: the worker waits as offline (atomic) */
     es_gnu_plan plan;
     es_upc head;
     int tails;
@@ -110,6 +111,13 @@ struct cunu {
     long long time;             /* frames the head has taken */
     unsigned long long late_tail; /* tail jobs late when needed (atomic) */
 };
+
+/* Whether the worker waits for a tail job rather than count it late:
+ * offline, or while the host freewheels (es_engine_freewheel). */
+static int waits(const cunu *c)
+{
+    return c->offline || __atomic_load_n(&c->freewheel, __ATOMIC_RELAXED);
+}
 
 /* ---- tail kernels ---- */
 
@@ -161,7 +169,7 @@ static int job_ready(cunu *c, gnu_level *l, long long j, char *err, size_t n)
     if (l->state[s] == JOB_DONE)
         return 1;
     cudaEvent_t ev = l->done[j % SLOTS];
-    const cudaError_t rc = c->offline ? cudaEventSynchronize(ev) : cudaEventQuery(ev);
+    const cudaError_t rc = waits(c) ? cudaEventSynchronize(ev) : cudaEventQuery(ev);
     if (rc == cudaErrorNotReady)
         return 0;
     ES_CUDA_TRY(rc);
@@ -235,8 +243,8 @@ static int cunu_after(void *ctx, char *err, size_t n)
             l->state_job[s] = j;
             l->state[s] = JOB_DROPPED;
             if (l->slot_job[slot] >= 0) { /* the slot's last job must be done */
-                const cudaError_t rc = c->offline ? cudaEventSynchronize(l->done[slot])
-                                                  : cudaEventQuery(l->done[slot]);
+                const cudaError_t rc = waits(c) ? cudaEventSynchronize(l->done[slot])
+                                                : cudaEventQuery(l->done[slot]);
                 if (rc == cudaErrorNotReady)
                     continue; /* SLOTS jobs in flight: this one is dropped */
                 ES_CUDA_TRY(rc);
@@ -246,7 +254,7 @@ static int cunu_after(void *ctx, char *err, size_t n)
                 l->slot_job[slot] = -1;
             }
             /* Its window starts at block j - 1: still in the history? */
-            if (!c->offline &&
+            if (!waits(c) &&
                 c->time - (j - 1) * l->part > c->history_frames - c->max_block)
                 continue;
 #ifdef ES_TESTING
@@ -539,6 +547,13 @@ static void cunu_status(const es_engine *e, es_engine_status *st)
     st->late_levels = late;
 }
 
+/* A freewheeling host: the head's result and every tail job waited for. */
+static void cunu_freewheel(es_engine *e, int on)
+{
+    __atomic_store_n(&((cunu *)e)->freewheel, on, __ATOMIC_RELAXED);
+    es_gpu_engine_freewheel(e, on);
+}
+
 extern "C" const es_engine_class es_engine_cuda_nonuniform = {
     ES_CUDA_NONUNIFORM_DESCRIPTOR, /* name, summary, caps: gpu_classes.h */
     es_gpu_engine_probe,
@@ -550,4 +565,5 @@ extern "C" const es_engine_class es_engine_cuda_nonuniform = {
     cunu_status,
     ES_CUDA_NONUNIFORM_FALLBACK,
     NULL, /* no offline plan: render runs the live default block */
+    cunu_freewheel,
 };

@@ -137,4 +137,5 @@ extern "C" const es_engine_class es_engine_cuda_partitioned = {
     es_gpu_engine_status,
     ES_CUDA_PARTITIONED_FALLBACK,
     NULL, /* no offline plan: render runs the live default block */
+    es_gpu_engine_freewheel,
 };

@@ -62,7 +62,7 @@ static ES_RT void add_level(nonuniform *u, es_tail_level *l, float *const *out, 
         const long long j = (t - l->offset) / l->part;
         const long long job_end = l->offset + (j + 1) * l->part;
         const int run = (int)((job_end < end ? job_end : end) - t);
-        if (u->tails.offline)
+        if (u->tails.offline || atomic_load_explicit(&u->tails.freewheel, memory_order_relaxed))
             es_tails_wait(&u->tails, l, j);
         else if (atomic_load_explicit(&l->done, memory_order_acquire) <= j)
             es_tails_rescue(&u->tails, l, j, allowance_ns);
@@ -335,6 +335,12 @@ int es_nonuniform_describe(const es_engine *e, char *out, size_t n)
     return t->levels;
 }
 
+/* A freewheeling host: the tail levels are waited for, as offline. */
+static ES_RT void nu_freewheel(es_engine *e, int on)
+{
+    atomic_store(&((nonuniform *)e)->tails.freewheel, on);
+}
+
 const es_engine_class es_engine_cpu_nonuniform = {
     .name = "cpu-nonuniform",
     .summary = "non-uniformly partitioned, zero latency, tail levels on worker threads",
@@ -347,4 +353,5 @@ const es_engine_class es_engine_cpu_nonuniform = {
     .destroy = nu_destroy,
     .offline_block = es_nonuniform_offline_block,
     .status = nu_status,
+    .freewheel = nu_freewheel,
 };

@@ -216,6 +216,8 @@ void es_gpu_engine_process(es_engine *e, const float *const *in, float *const *o
                            int frames);
 int es_gpu_engine_latency(const es_engine *e);
 void es_gpu_engine_reset(es_engine *e);
+/* The pipeline waits for every result while the host freewheels. */
+void es_gpu_engine_freewheel(es_engine *e, int on);
 void es_gpu_engine_status(const es_engine *e, es_engine_status *st);
 /* es_gpu_backend.thread_init for a ctx that starts with es_gpu_engine. */
 int es_gpu_engine_thread_init(void *ctx, char *err, size_t n);

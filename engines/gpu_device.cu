@@ -196,6 +196,11 @@ void es_gpu_engine_reset(es_engine *e)
     es_gpu_pipeline_reset(((es_gpu_engine *)e)->pipe);
 }
 
+void es_gpu_engine_freewheel(es_engine *e, int on)
+{
+    es_gpu_pipeline_freewheel(((es_gpu_engine *)e)->pipe, on);
+}
+
 void es_gpu_engine_status(const es_engine *e, es_engine_status *st)
 {
     const es_gpu_engine *g = (const es_gpu_engine *)e;

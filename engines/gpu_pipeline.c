@@ -54,6 +54,7 @@ struct es_gpu_pipeline {
     char realtime_why[128];    /* written before `realtime` is released */
 
     /* Audio-thread state. */
+    int freewheel;             /* es_gpu_pipeline_freewheel: waits have no deadline */
     long awaiting;             /* pipelined: seq whose result is still owed, 0 none */
     int awaiting_frames;
     long pending;              /* synchronous: this block's job, 0 dropped */
@@ -146,6 +147,11 @@ static void *worker(void *arg)
     return NULL;
 }
 
+ES_RT void es_gpu_pipeline_freewheel(es_gpu_pipeline *p, int on)
+{
+    p->freewheel = on;
+}
+
 es_gpu_pipeline *es_gpu_pipeline_create(const es_gpu_backend *backend, int inputs,
                                         int outputs, int max_block, double rate,
                                         const es_options *opt, char *err, size_t n)
@@ -217,7 +223,7 @@ static ES_RT int wait_done(es_gpu_pipeline *p, long seq, long long deadline)
     while (atomic_load_explicit(&p->completed, memory_order_acquire) < seq) {
         if (atomic_load_explicit(&p->failed, memory_order_acquire))
             return RESULT_FAILED;
-        if (!p->offline && es_now_ns() > deadline)
+        if (!p->offline && !p->freewheel && es_now_ns() > deadline)
             return RESULT_LATE;
         CPU_RELAX();
     }
@@ -268,7 +274,7 @@ static ES_RT int collect(es_gpu_pipeline *p, long seq, float *const *out, int fr
                 copy_outputs(p, out, first, p->outputs, frames);
                 return RESULT_READY;
             }
-            if (!p->offline && es_now_ns() > deadline)
+            if (!p->offline && !p->freewheel && es_now_ns() > deadline)
                 return RESULT_LATE;
             CPU_RELAX();
         }

@@ -94,6 +94,9 @@ ES_RT uint64_t es_gpu_pipeline_late(const es_gpu_pipeline *p);
 /* 1 once the worker has failed (for good). */
 ES_RT int es_gpu_pipeline_failed(const es_gpu_pipeline *p);
 
+/* While the host freewheels (1), every wait for a result has no deadline,
+ * as offline; 0: live again. Audio thread, between two blocks. */
+ES_RT void es_gpu_pipeline_freewheel(es_gpu_pipeline *p, int on);
 int es_gpu_pipeline_latency(const es_gpu_pipeline *p);
 void es_gpu_pipeline_reset(es_gpu_pipeline *p);
 ES_RT void es_gpu_pipeline_status(const es_gpu_pipeline *p, es_engine_status *st);

@@ -212,6 +212,19 @@ static void make_standby(shard *h, const es_engine_class *k, const es_format *f,
     h->standby = e;
 }
 
+/* Every shard, and its CPU standby, waits for its results while the host
+ * freewheels. */
+static ES_RT void split_freewheel(es_engine *e, int on)
+{
+    gpu_split *s = (gpu_split *)e;
+    for (int k = 0; k < s->shards; k++) {
+        if (s->shard[k].e)
+            es_engine_freewheel(s->shard[k].e, on);
+        if (s->shard[k].standby)
+            es_engine_freewheel(s->shard[k].standby, on);
+    }
+}
+
 es_engine *es_gpu_split_create(const es_engine_class *k, const es_format *fmt, const es_ir *ir,
                                const es_options *opt, const es_gpu_list *gpus, char *err,
                                size_t n)
@@ -236,6 +249,7 @@ es_engine *es_gpu_split_create(const es_engine_class *k, const es_format *fmt, c
     s->klass.reset = split_reset;
     s->klass.destroy = split_destroy;
     s->klass.status = split_status;
+    s->klass.freewheel = split_freewheel;
     s->base.klass = &s->klass;
     s->shards = gpus->count;
 #ifdef ES_TESTING

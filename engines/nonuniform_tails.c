@@ -136,12 +136,12 @@ static void run_job(es_tails *t, es_tail_level *l, int preempt)
         atomic_store_explicit(&l->last_job_ns, took < l->prev_job_ns ? took : l->prev_job_ns,
                               memory_order_relaxed);
         l->prev_job_ns = took;
-        atomic_store_explicit(&l->done, j + 1, memory_order_release);
+        atomic_store(&l->done, j + 1); /* before `freewheel` is read: see its comment */
     }
     atomic_store_explicit(&l->busy, 0, memory_order_release);
-    /* Only offline does anyone sleep on it; live, nobody would take the
-     * count, which would only grow. */
-    if (t->offline)
+    /* Only offline or freewheeling does anyone sleep on it; live, nobody
+     * would take the count, which would only grow. */
+    if (t->offline || atomic_load(&t->freewheel))
         sem_post(&t->finished);
 }
 
@@ -209,7 +209,7 @@ ES_RT int es_tails_rescue(es_tails *t, es_tail_level *l, long long j, long long 
 
 void es_tails_wait(es_tails *t, es_tail_level *l, long long j)
 {
-    while (atomic_load_explicit(&l->done, memory_order_acquire) <= j) {
+    while (atomic_load(&l->done) <= j) {
         int free_ = 0;
         if (atomic_load(&l->done) < atomic_load(&l->posted) &&
             atomic_compare_exchange_strong(&l->busy, &free_, 1)) {

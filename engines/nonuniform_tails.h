@@ -62,7 +62,12 @@ typedef struct {
     atomic_int stop;
     atomic_int idle;          /* workers asleep on `wake` (or about to be) */
     sem_t wake;               /* a job was posted while a worker slept */
-    sem_t finished;           /* offline: a job finished */
+    sem_t finished;           /* offline or freewheeling: a job finished */
+    /* The host freewheels (es_engine_freewheel): the audio thread waits
+     * for every result as offline, and workers post `finished` for it.
+     * Sequentially consistent with `done`, so that a wait that begins as
+     * it turns on always sees the post or the job done. */
+    atomic_int freewheel;
     int workers, started, sems;
     pthread_t thread[ES_TAIL_MAX_WORKERS];
     atomic_int promoted;      /* workers that got SCHED_FIFO */

@@ -14,6 +14,7 @@
 #include "core/files.h"
 #include "core/lines.h"
 #include "core/param.h"
+#include "core/text.h"
 #include "jconvolver.h"
 
 #define MAX_FRAMES (60 * 192000)
@@ -501,6 +502,41 @@ int es_jconvolver_sides(const char *conf, int *inputs, int *outputs)
     if (f)
         fclose(f);
     return found ? 0 : -1;
+}
+
+/* A name as jconvolver would give its port: some text, no colon (JACK's
+ * client:port separator), and nothing a terminal would take as a control. */
+static int port_name_ok(const char *name)
+{
+    char why[8];
+    return name[0] && !strchr(name, ':') && es_text_check(name, why, sizeof why) == 0;
+}
+
+int es_jconvolver_names(const char *conf, es_jconvolver_room *room)
+{
+    memset(room, 0, sizeof *room);
+    char why[1200], text[MAX_LINE + 2], name[ES_JCONVOLVER_NAME];
+    FILE *f = es_fopen_regular(conf, why, sizeof why);
+    size_t len;
+    int got, k;
+    while (f && (got = es_line_read(f, text, sizeof text, &len)) != ES_LINE_END) {
+        if (got != ES_LINE_OK)
+            continue;
+        if (!room->inputs && sscanf(text, " /convolver/new %d %d", &room->inputs,
+                                    &room->outputs) == 2 &&
+            (room->inputs < 1 || room->inputs > ES_SIDE || room->outputs < 1 ||
+             room->outputs > ES_SIDE))
+            room->inputs = room->outputs = 0;
+        if (sscanf(text, " /input/name %d %63s", &k, name) == 2 && k >= 1 &&
+            k <= room->inputs && port_name_ok(name))
+            snprintf(room->input_name[k - 1], ES_JCONVOLVER_NAME, "%s", name);
+        if (sscanf(text, " /output/name %d %63s", &k, name) == 2 && k >= 1 &&
+            k <= room->outputs && port_name_ok(name))
+            snprintf(room->output_name[k - 1], ES_JCONVOLVER_NAME, "%s", name);
+    }
+    if (f)
+        fclose(f);
+    return room->inputs ? 0 : -1;
 }
 
 void es_jconvolver_free(es_jconvolver_room *room)

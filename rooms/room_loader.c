@@ -62,6 +62,32 @@ int es_room_loader_inputs(es_room_loader *l, const char *what)
     return l->layout_inputs > 0 ? l->layout_inputs : 1;
 }
 
+int es_room_loader_port_names(es_room_loader *l, const char *what, es_port_names *names)
+{
+    memset(names, 0, sizeof *names);
+    const es_room *room = es_library_find(&l->lib, what);
+    const char *path = room ? room->path : what;
+    es_jconvolver_room *conf = malloc(sizeof *conf);
+    if (!conf || !es_ir_file_is_config(path) || es_jconvolver_names(path, conf) != 0) {
+        free(conf);
+        return 0;
+    }
+    int named = 0;
+    for (int i = 0; i < conf->inputs; i++) {
+        snprintf(names->input[i], sizeof names->input[i], "%s", conf->input_name[i]);
+        named |= conf->input_name[i][0] != 0;
+    }
+    /* A share of the outputs (play --outputs) plays them from its first. */
+    const int from = l->outputs ? l->first_output : 0;
+    for (int o = from; o < conf->outputs && o - from < ES_JCONVOLVER_SIDE; o++) {
+        snprintf(names->output[o - from], sizeof names->output[o - from], "%s",
+                 conf->output_name[o]);
+        named |= conf->output_name[o][0] != 0;
+    }
+    free(conf);
+    return named;
+}
+
 es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
                           char *note, size_t note_n, char *err, size_t n)
 {

@@ -198,13 +198,20 @@ static void j_latency(const es_live_snapshot *s, FILE *to)
     int_or_null(out, sizeof out, lp->output, lp->known);
     int_or_null(said_in, sizeof said_in, lp->reported_input, 1);
     int_or_null(said_out, sizeof said_out, lp->reported_output, 1);
-    fprintf(to, "{\"total\":%s,\"engine\":%d,\"input\":%s,\"output\":%s,\"input_counts\":%s,"
+    fprintf(to, "{\"total\":%s,\"engine\":%d,\"inside\":%d,\"own\":%d,\"input\":%s,"
+            "\"output\":%s,\"input_counts\":%s,"
             "\"period\":%d,\"block\":%d,\"reported_input\":%s,\"reported_output\":%s,"
-            "\"known\":%s,\"note\":", total, lp->engine, in, out,
+            "\"known\":%s,\"note\":", total, lp->engine, lp->inside, lp->engine + lp->inside,
+            in, out,
             lp->input_counts ? "true" : "false", lp->period, lp->block, said_in, said_out,
             lp->known ? "true" : "false");
     es_json_string(to, lp->note);
     fputc('}', to);
+}
+
+static void j_freewheel(const es_live_snapshot *s, FILE *to)
+{
+    fprintf(to, "%llu", (unsigned long long)s->stats.freewheel_blocks);
 }
 
 /* ---- lines of the text report ---- */
@@ -300,11 +307,13 @@ static void t_latency(const es_live_snapshot *s, FILE *to)
         fprintf(to, "  latency     %s\n", lp->note);
         return;
     }
-    fprintf(to, "  latency     %d frames, %.2f ms (engine %d + output %d%s", lp->total,
-            lp->total * 1e3 / s->rate, lp->engine, lp->output,
-            lp->input_counts ? " + input " : "");
+    fprintf(to, "  latency     %d frames, %.2f ms (", lp->total, lp->total * 1e3 / s->rate);
     if (lp->input_counts)
-        fprintf(to, "%d", lp->input);
+        fprintf(to, "input %d + ", lp->input);
+    fprintf(to, "earshot %d", lp->engine + lp->inside);
+    if (lp->inside)
+        fprintf(to, " [engine %d + gathered %d]", lp->engine, lp->inside);
+    fprintf(to, " + output %d", lp->output);
     if (lp->period)
         fprintf(to, "; host period %d", lp->period);
     fprintf(to, ")\n");
@@ -447,16 +456,21 @@ const ui_meter ui_meters[] = {
          "8 dB in 0.4 s and rising (a feedback loop); ! plays again"),
      j_runaways, NULL, NULL, 0},
     {ROW("muted", "", "muted", NULL), j_muted, NULL, NULL, 0},
+    {ROW("freewheel", "blocks", "freewheel_blocks",
+         "blocks run while the JACK server freewheeled (an export: as fast as the graph "
+         "goes, no deadline, so none is a miss; every engine waits for its results)"),
+     j_freewheel, NULL, NULL, 0},
     {ROW("DSP load", "of the budget", "load_p50",
          "processing time / the block's budget (its frames / rate)"),
      j_p50, t_load, NULL, 0},
     {ROW("p50 p99 max", "of the budget", "load_p99",
-         "the load over the blocks the slot's engine played alone since it last changed or c"),
+         "the load over the blocks the slot's engine played alone since the slot last changed"),
      j_p99, NULL, NULL, 0},
     {ROW("max", "of the budget", "load_max", NULL), j_max, NULL, NULL, 0},
     {ROW("latency", "frames", "latency_frames",
-         "what a person at the microphone hears: the engine + the output buffer (+ the "
-         "input buffer when the mic is used)"),
+         "what a person at the mic hears: earshot's own (the engine, and a block gathered "
+         "over JACK periods) + the output buffer (+ the input's with the mic); on JACK, the "
+         "ports' latencies"),
      j_latency_frames, NULL, NULL, 0},
     {ROW("latency ms", "ms", "latency_ms", NULL), j_latency_ms, NULL, NULL, 0},
     {ROW("engine latency", "frames", "engine_latency_frames", NULL), j_engine_latency, NULL,

@@ -73,12 +73,26 @@ static void header_stream(const es_live_snapshot *s, const ui_rect *r)
     else if (s->stats.muted)
         snprintf(flag, sizeof flag, " MUTED (%s): ! plays again ",
                  s->stats.muted == 2 ? "panic" : "runaway");
+    else if (s->stats.freewheeling) /* an export: faster than real time, no deadline */
+        snprintf(flag, sizeof flag, " FREEWHEEL ");
     const int at = (int)strlen(flag);
     attron(A_REVERSE | A_BOLD);
     mvhline(r->y, r->x, ' ', r->w);
-    /* The latency first: a long device name may run off the edge. */
-    snprintf(line, sizeof line, " earshot  block %d%s  latency %s  %g kHz  %s > %s",
-             s->playing.block, period, s->latency_text, s->rate / 1e3, s->source, s->device);
+    /* The latency first: a long device name may run off the edge. Its
+     * parts go inside its brackets where the whole line still fits:
+     * "latency 13.33 ms (640 fr = 128 in + 256 earshot + 256 out)". */
+    char latency[360];
+    snprintf(latency, sizeof latency, "%s", s->latency_text);
+    const size_t close = strlen(latency);
+    if (s->latency_parts[0] && close > 0 && latency[close - 1] == ')')
+        snprintf(latency + close - 1, sizeof latency - close + 1, " = %s)", s->latency_parts);
+    for (int with_parts = 1; with_parts >= 0; with_parts--) {
+        snprintf(line, sizeof line, " earshot  block %d%s  latency %s  %g kHz  %s > %s",
+                 s->playing.block, period, with_parts ? latency : s->latency_text,
+                 s->rate / 1e3, s->source, s->device);
+        if ((int)strlen(line) + at <= r->w)
+            break;
+    }
     if (at < r->w)
         put(r, 0, at, line);
     attroff(A_REVERSE | A_BOLD);

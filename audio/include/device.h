@@ -11,11 +11,19 @@
 #include <stdint.h>
 
 /* Called once per block on the audio thread. in may hold silence (null
- * device, or no input device). flags: ES_XRUN_* the host reported. */
+ * device, or no input device). flags: ES_XRUN_* the host reported, and
+ * ES_FREEWHEEL. */
 typedef void (*es_audio_callback)(void *ctx, const float *const *in, float *const *out,
                                   int frames, unsigned flags);
 
-enum { ES_XRUN_INPUT = 1, ES_XRUN_OUTPUT = 2 };
+enum { ES_XRUN_INPUT = 1, ES_XRUN_OUTPUT = 2, ES_XRUNS = ES_XRUN_INPUT | ES_XRUN_OUTPUT };
+/* A further flag: the host freewheels (a JACK server's freewheel mode, an
+ * export): blocks come as fast as they are made, with no deadline, on a
+ * thread that may wait. Every callback while it lasts carries it. */
+enum { ES_FREEWHEEL = 4 };
+
+#define ES_JACK_PORTS 64     /* the native JACK device's ports a side, at most */
+#define ES_JACK_PORT_NAME 64 /* a port's own name (after "client:"), with its NUL */
 
 /* How earshot stands in a JACK graph (the native JACK device): its
  * client's name, and what its ports are wired to when they are made. */
@@ -26,6 +34,11 @@ typedef struct {
      * are registered; NULL: the physical capture and playback ports. */
     const char *connect_in, *connect_out;
     int no_connect;          /* wire nothing: the user's patch bay does */
+    /* The ports' own names when first registered (a room's /input/name and
+     * /output/name), ES_JACK_PORTS of each side; NULL, or "" for a port:
+     * in_N, out_N (out_L and out_R for two). */
+    const char (*input_names)[ES_JACK_PORT_NAME];
+    const char (*output_names)[ES_JACK_PORT_NAME];
 } es_jack_options;
 
 typedef struct {
@@ -45,15 +58,16 @@ typedef struct es_device es_device;
 
 /* The null device's name. */
 #define ES_DEVICE_NULL "null"
-/* earshot's own JACK client (device_jack.c): ports named and kept for as
- * long as earshot runs, the user's wiring kept through every change, its
- * latency published on its ports. "jack" is PortAudio's JACK host. */
-#define ES_DEVICE_JACK_NATIVE "jack-native"
+/* earshot's own JACK client (device_jack.c), on jackd or on PipeWire's
+ * JACK library ("pipewire" there too): ports named and kept for as long as
+ * earshot runs, the user's wiring kept through every change, its latency
+ * published on its ports. */
+#define ES_DEVICE_JACK "jack"
 
 /* What "auto" (and any other name) tries, in order: for "auto", PipeWire
  * through its JACK library when this process runs on it
- * (es_sound_server_route), then the default device, then the null device;
- * any other name is itself. Returns how many (tries[] holds them). */
+ * (es_sound_server_route), or a JACK server when one answers, then the
+ * default device, then the null device; any other name is itself. Returns how many (tries[] holds them). */
 #define ES_DEVICE_TRIES 3
 int es_device_tries(const char *asked, const char *tries[ES_DEVICE_TRIES]);
 /* One line for a try that did not open (`why`), before the next one:
@@ -84,6 +98,19 @@ void es_device_abandon(es_device *d);
 /* Frames of delay the device adds before and after the callback (what a
  * person at the microphone hears on top of the engine). */
 void es_device_latency(const es_device *d, int *input, int *output);
+/* 0 for a device that was abandoned and whose stop cannot be trusted (a
+ * host API's stream that stopped answering): its callback may yet run,
+ * so what it calls into must outlive it. 1 otherwise. */
+int es_device_stopped_for_good(const es_device *d);
+/* Frames the device holds inside earshot, beyond the processor: a block
+ * gathered over shorter JACK periods (block - period); 0 on the other
+ * devices, whose buffers are all in es_device_latency's figures. */
+int es_device_inside_latency(const es_device *d);
+/* 1 when the device's first output is wired straight back to its first
+ * input inside the host's graph (a JACK connection from earshot's out_L
+ * to its in_1): a round trip there passes no port's latency and takes
+ * one period. 0 otherwise, and on devices without a graph. */
+int es_device_looped_inside(const es_device *d);
 /* What those figures came from: the host API's own report (PortAudio's
  * stream info, read when the stream opened; -1 where it failed
  * es_latency_checked) and the host's period: JACK's, or the cycle the
@@ -110,6 +137,13 @@ int es_latency_checked(double seconds, double rate, int *frames);
  * PortAudio's one client opens, and PortAudio keeps that client while any
  * stream is open): a reopen must close first. */
 int es_device_close_first(const es_device *d);
+
+/* 1 when another device of this one's name can be opened and started
+ * while this one plays, and takes over from it at a period's boundary:
+ * the native JACK device, whose handles share one client. A stream
+ * reconfigured on it starts the new device before it stops this one
+ * (es_device_stop then waits for the hand-over), so no period is lost. */
+int es_device_hands_over(const es_device *d);
 
 /* Seconds the device's clock skipped after overruns (the null device's
  * periods that no callback ran for); 0 for a host API's device. */

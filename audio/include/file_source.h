@@ -16,6 +16,10 @@ es_file_source *es_file_source_open(const char *path, double stream_rate, int *c
                                     char *err, size_t n);
 /* es_source_fill for the player. Real-time safe. */
 void es_file_source_fill(void *source, float *const *out, int channels, int frames);
+/* The same for a callback that may wait (a JACK server freewheeling, where
+ * blocks come as fast as they are made, faster than the reader's pace):
+ * waits for the reader, up to a second, before it fills with silence. */
+void es_file_source_fill_wait(void *source, float *const *out, int channels, int frames);
 /* Frames the callback had to fill with silence; and the reader's error
  * (empty while there is none). */
 uint64_t es_file_source_starved(const es_file_source *s);

@@ -23,6 +23,9 @@ typedef struct {
     const char *input_device; /* with live_input: the input's own device */
     es_jack_options jack;     /* on the native JACK device */
     es_source_fill source;
+    /* Optional: `source` for a host that freewheels (ES_FREEWHEEL), where
+     * the callback may wait for it (es_file_source_fill_wait). */
+    es_source_fill source_wait;
     void *source_ctx;
     /* Optional: called on the audio thread with every output block after
      * the processor (the recorder's es_recorder_tap). Must be real-time safe. */
@@ -101,8 +104,9 @@ int es_player_stalls(const es_player *pl, es_stall_stats *out);
 void es_player_stalls_reset(es_player *pl);
 /* Seconds the device's clock skipped after overruns (es_device_skipped_seconds). */
 double es_player_skipped_seconds(const es_player *pl);
-/* What a person hears, in frames: the processor's latency, the output
- * buffer, and the input buffer when a live input (microphone) is used.
+/* What a person hears, in frames: the processor's latency, what the
+ * device holds inside earshot, the output buffer, and the input buffer
+ * when a live input (microphone) is used.
  * The buffers are the host API's reported stream latencies (PortAudio),
  * plus what PortAudio buffers without reporting it (JACK, output only: a
  * block longer than the period); the null device's are its block. -1
@@ -111,7 +115,12 @@ int es_player_latency(const es_player *pl);
 typedef struct {
     int total;            /* es_player_latency */
     int engine;           /* the processor's latency (padded engine latency) */
-    int input, output;    /* the device's buffers, as heard */
+    /* Frames the device holds inside earshot on top of the processor (a
+     * block gathered over shorter JACK periods): with engine, earshot's
+     * own latency, the part it publishes on its JACK ports. */
+    int inside;
+    int input, output;    /* the device's buffers, as heard: the ports'
+                             latencies on JACK */
     int input_counts;     /* a live input: the input buffer is part of the total */
     int period;           /* the host's period (es_device_reported), else 0 */
     int block;            /* the block earshot's processor runs */
@@ -123,11 +132,32 @@ typedef struct {
     int known;
     char note[192];       /* "" or why / where from (es_device_latency_note) */
     int pending;          /* es_device_latency_pending: the report at open for now */
+    /* What a loop from the output back to the input should measure (the
+     * round-trip probe puts its click after the processor): input +
+     * inside + output; or inside + one period of the host's graph for a
+     * loop that passes no buffer (looped): 1 the output wired straight to
+     * the input (es_device_looped_inside), 2 ports that declare no
+     * latency either way (a PipeWire null sink's monitor into its virtual
+     * source). */
+    int looped;
+    int round_trip;
 } es_latency_parts;
 void es_player_latency_parts(const es_player *pl, es_latency_parts *parts);
-/* The total as a person reads it: "10.67 ms (512 fr)", or the note when it
- * is not known ("unknown (the server reported ...)"). */
+/* The total as a person reads it: "13.33 ms (640 fr)", or the note when
+ * it is not known ("unknown (the server reported ...)"). */
 void es_latency_text(const es_latency_parts *p, double rate, char *out, size_t n);
+/* Its parts: "128 in + 256 earshot + 256 out" (in only with a live input;
+ * earshot is engine + inside); "" when the total is not known, or is the
+ * host's report until the timestamps come. */
+void es_latency_parts_text(const es_latency_parts *p, char *out, size_t n);
+/* The two together: "13.33 ms (640 fr = 128 in + 256 earshot + 256 out)",
+ * or es_latency_text's where the total is not known or still the host's
+ * report. */
+void es_latency_full_text(const es_latency_parts *p, double rate, char *out, size_t n);
+/* What the round trip is made of, in words: "input 128 + output 256", or
+ * for a loop inside the graph "a loop inside the JACK graph: earshot's
+ * own buffering 0 + one period 128". */
+void es_round_trip_text(const es_latency_parts *p, char *out, size_t n);
 const char *es_player_device(const es_player *pl);
 
 #endif

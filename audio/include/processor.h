@@ -125,6 +125,12 @@ const es_format *es_processor_format(const es_processor *p);
 ES_RT void es_processor_process(es_processor *p, const float *const *in,
                                 float *const *out, int frames);
 
+/* The host freewheels (1: ES_FREEWHEEL) or runs live again (0). From the
+ * audio thread, before es_processor_process: while it freewheels every
+ * engine waits for its results (es_engine_freewheel), as a render does,
+ * and a block over its budget is neither a miss nor a stall. */
+ES_RT void es_processor_freewheel(es_processor *p, int on);
+
 /* ---- control side ---- */
 
 /* Queues a crossfade to `take_engine`, which was created for `fmt`.

@@ -62,6 +62,11 @@ typedef struct {
     uint64_t late_results;        /* of those: GPU results or tail levels not ready */
     uint64_t stalls;              /* machine stalls (not misses) */
     uint64_t clipped;             /* output samples beyond full scale */
+    /* Blocks run while the host freewheeled (an export through a JACK
+     * graph: no deadline, none a miss or a stall), and whether the last
+     * one was. */
+    uint64_t freewheel_blocks;
+    int freewheeling;
     uint64_t swaps;               /* crossfades completed */
     double budget_us;             /* the last block's budget: frames / rate */
     double last_us, max_us;       /* processing time of the last block, worst */
@@ -131,6 +136,7 @@ typedef struct {
     int frames;
     uint64_t late, clipped, limited; /* late results; output samples clipped, limited */
     int ab;             /* the A/B slot whose engine played it alone; -1 a crossfade's */
+    int freewheel;      /* the host freewheeled: no deadline, so never a miss or a stall */
 } es_block_count;
 
 ES_RT void es_stats_count_block(es_stats *s, const es_block_count *b);

@@ -137,6 +137,13 @@ struct es_engine_class {
      * picked and why in one line in `plan`. */
     int (*offline_block)(const es_format *fmt, const es_ir *ir, es_options *opt, char *plan,
                          size_t n);
+    /* Optional: on 1, process() waits for every result as it does with
+     * es_options.offline (the host freewheels: blocks come as fast as
+     * they are made, with no deadline, so a result left out would be a
+     * hole in an export); on 0, live again. Called on the audio thread
+     * between two process() calls. NULL: the engine computes every result
+     * inside process(), so nothing can come late. */
+    ES_RT void (*freewheel)(es_engine *e, int on);
 };
 
 /* ---- registry (registry.c) ---- */
@@ -177,6 +184,13 @@ static inline int es_engine_latency(const es_engine *e)
 static inline void es_engine_reset(es_engine *e)
 {
     e->klass->reset(e);
+}
+
+/* The class's freewheel, where it has one. Real-time safe. */
+static inline ES_RT void es_engine_freewheel(es_engine *e, int on)
+{
+    if (e->klass->freewheel)
+        e->klass->freewheel(e, on);
 }
 
 /* NULL-safe. Counted, with es_engine_create, in es_engine_counts. */

@@ -60,6 +60,13 @@ void es_jconvolver_free(es_jconvolver_room *room);
  * or -1 when there is none. */
 int es_jconvolver_sides(const char *conf, int *inputs, int *outputs);
 
+/* The ports' names alone (/input/name, /output/name) and the matrix's
+ * sides, read without a filter file: 0 with room->inputs, outputs,
+ * input_name and output_name filled ("" where none; nothing to free), or
+ * -1 when it has no /convolver/new. A name that is not one JACK takes
+ * (a colon, a control character, invalid UTF-8) stays "". */
+int es_jconvolver_names(const char *conf, es_jconvolver_room *room);
+
 /* The filter matrix as inputs*outputs channels, channel i*outputs + o
  * being input i -> output o (earshot's NxM layout; a path with no filter
  * is silent), at the files' rate (48 kHz when no file gives one). Free

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "engine.h"
+#include "jconvolver.h"
 #include "library.h"
 #include "prepare.h"
 
@@ -42,6 +43,19 @@ void es_room_loader_replace(es_room_loader *l, es_library *fresh);
 
 /* The room played when none is named: the shipped concert hall, or NULL. */
 const char *es_room_loader_default(const es_room_loader *l);
+/* The names a room gives the ports it plays through (the native JACK
+ * device's): a jconvolver configuration's /input/name and /output/name,
+ * a file room's or a library matrix room's own configuration. "" where
+ * it names none. */
+typedef struct {
+    char input[ES_JCONVOLVER_SIDE][ES_JCONVOLVER_NAME];
+    char output[ES_JCONVOLVER_SIDE][ES_JCONVOLVER_NAME];
+} es_port_names;
+/* Fills *names for `what` (a library room or a file), shifted to the
+ * loader's share of outputs when it has one: 1 when it names a port, 0
+ * when none (every name ""). */
+int es_room_loader_port_names(es_room_loader *l, const char *what, es_port_names *names);
+
 /* The input channels `what` (a library room or a file) takes as it is
  * made: N of an NxM layout or a jconvolver configuration, 2 of a
  * true-stereo room, else 1 (a mono, stereo or plain file room plays from

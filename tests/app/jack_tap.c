@@ -3,7 +3,7 @@
  * be lined up against what went out; and it counts the cycles it saw lost.
  *
  *   jack_tap [--play FILE --to PORT...] [--record FILE --from PORT...]
- *            --seconds T [--name NAME] [--wait] [--hold] [--probe]
+ *            --seconds T [--name NAME] [--wait] [--hold] [--probe] [--freewheel]
  *
  * FILE to play has one channel per --to port, or one for them all; the
  * recording (32-bit float WAV) one per --from port and T seconds. With
@@ -35,6 +35,13 @@
  *   jack_tap: machine: worst wake W ms ...; lost cycles outside a stall U
  * U counts the xruns and skips that did not come during a stall or within
  * half a second after one: the ones the machine does not explain.
+ *
+ * --freewheel puts the server in freewheel mode (an export: cycles as fast
+ * as the clients make them) for the T seconds it plays and records, and
+ * back, from this client, which stays in the graph meanwhile, as a DAW
+ * exporting does (jackd 1.9.21 loses track of the graph when the
+ * jack_freewheel tool's client leaves while it freewheels), and adds:
+ *   jack_tap: freewheeled T s in W s
  *
  * Its outputs are connected before its inputs. A tap that feeds a client
  * and records that client's output closes a loop in JACK's graph; JACK
@@ -351,10 +358,14 @@ int main(int argc, char **argv)
 {
     const char *play = NULL, *record = NULL, *name = "earshot-tap";
     const char *to[MAX_PORTS], *from[MAX_PORTS];
-    int tos = 0, froms = 0, hold = 0, wait = 0, probing = 0;
+    int tos = 0, froms = 0, hold = 0, wait = 0, probing = 0, freewheel = 0;
     double seconds = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--freewheel")) {
+            freewheel = 1;
+            continue;
+        }
         if (!strcmp(a, "--hold") || !strcmp(a, "--wait") || !strcmp(a, "--probe")) {
             *(a[2] == 'h' ? &hold : a[2] == 'w' ? &wait : &probing) = 1;
             continue;
@@ -454,12 +465,25 @@ int main(int argc, char **argv)
         fflush(stdout);
         wait_for(&go, &t);
     }
+    struct timespec wheel_from, wheel_to;
+    clock_gettime(CLOCK_MONOTONIC, &wheel_from);
+    if (freewheel && jack_set_freewheel(t.client, 1) != 0) {
+        fprintf(stderr, "jack_tap: the server would not freewheel\n");
+        return 1;
+    }
     /* A connection takes effect at a cycle's start after the request
      * returns: start a few cycles on, when every one of them is in place. */
     atomic_store(&t.arm_at, atomic_load(&t.cycles) + 4);
     for (long ms = (long)(seconds * 1000) + 10000;
          ms > 0 && !atomic_load(&t.done) && !atomic_load(&t.shut); ms -= 10)
         nap_ms(10);
+    if (freewheel) {
+        jack_set_freewheel(t.client, 0);
+        clock_gettime(CLOCK_MONOTONIC, &wheel_to);
+        printf("jack_tap: freewheeled %.1f s in %.2f s\n", seconds,
+               (double)(wheel_to.tv_sec - wheel_from.tv_sec) +
+                   1e-9 * (double)(wheel_to.tv_nsec - wheel_from.tv_nsec));
+    }
     const int finished = atomic_load(&t.done);
     const long xruns = atomic_load(&t.xruns), skipped = atomic_load(&t.skipped);
     if (probing)
@@ -485,6 +509,6 @@ int main(int argc, char **argv)
     return record && save(record, t.rec, t.ins, t.rec_frames, rate) != 0;
 usage:
     fprintf(stderr, "usage: jack_tap [--play FILE --to PORT...] [--record FILE --from PORT...] "
-            "--seconds T [--name NAME] [--wait] [--hold] [--probe]\n");
+            "--seconds T [--name NAME] [--wait] [--hold] [--probe] [--freewheel]\n");
     return 2;
 }

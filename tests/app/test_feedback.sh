@@ -25,15 +25,15 @@ mkfifo "$dir/cmd"
     <"$dir/cmd" >"$dir/out.json" 2>"$dir/err.txt" &
 pid=$!
 exec 3>"$dir/cmd"
-for _ in $(seq 100); do jack_lsp 2>/dev/null | grep -qx 'PortAudio:in_0' && break; sleep 0.1; done
+for _ in $(seq 100); do jack_lsp 2>/dev/null | grep -qx 'earshot:in_1' && break; sleep 0.1; done
 echo "mix 1 2 1" >&3 # wet 1, dry 2 (+6 dB), output 1
 sleep 0.5
 # The loop: earshot's first output into its own input (the server's
 # capture port is taken off it, so the loop is all it hears).
-jack_disconnect system:capture_1 PortAudio:in_0 2>/dev/null
-jack_connect PortAudio:out_0 PortAudio:in_0 || { echo "FAIL: jack_connect"; fail=1; }
+jack_disconnect system:capture_1 earshot:in_1 2>/dev/null
+jack_connect earshot:out_L earshot:in_1 || { echo "FAIL: jack_connect"; fail=1; }
 sleep 0.5
-"$jack_tap" --play "$dir/burst.wav" --to PortAudio:in_0 --seconds 1 >"$dir/tap.txt" 2>&1
+"$jack_tap" --play "$dir/burst.wav" --to earshot:in_1 --seconds 1 >"$dir/tap.txt" 2>&1
 sleep 1
 echo quit >&3
 exec 3>&-

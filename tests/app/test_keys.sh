@@ -37,7 +37,7 @@ for _ in $(seq 3 "${last:-3}"); do
 done
 check "  and the meters defined on the pages after (to page ${last:-?})" \
     "grep -q 'x RT' <<<\"\$meters\" && grep -q 'Msmp/s' <<<\"\$meters\" &&
-     grep -q 'input buffer when the mic' <<<\"\$meters\" && grep -q 'runaway' <<<\"\$meters\""
+     grep -q 'a person at the mic hears' <<<\"\$meters\" && grep -q 'runaway' <<<\"\$meters\""
 keys PageUp PageUp PageUp PageUp
 check "PgUp: back to the first page" "wait_for 'b Space' 5"
 start=$(now_ms)

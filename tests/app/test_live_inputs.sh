@@ -31,15 +31,15 @@ play_live() {
         --record-input "$dir/dry.wav" <"$dir/cmd" >/dev/null 2>"$dir/err.txt" &
     pid=$!
     exec 3>"$dir/cmd"
-    for _ in $(seq 100); do jack_lsp 2>/dev/null | grep -q '^PortAudio:in_0$' && break; sleep 0.1; done
+    for _ in $(seq 100); do jack_lsp 2>/dev/null | grep -qx 'earshot:in_1' && break; sleep 0.1; done
     sleep 0.3
-    jack_lsp 2>/dev/null | grep '^PortAudio:in_' >"$dir/ports.txt"
+    jack_lsp 2>/dev/null | grep '^earshot:in_' >"$dir/ports.txt"
     for p in $(cat "$dir/ports.txt"); do
         for c in $(jack_lsp -c "$p" 2>/dev/null | sed -n 's/^ \{1,\}//p'); do jack_disconnect "$c" "$p"; done
     done
     # (A quit to an earshot that ended is no write error: SIGPIPE ignored.)
     trap '' PIPE
-    "$jack_tap" --play "$dir/noise.wav" --to PortAudio:in_0 --to PortAudio:in_1 --seconds 1.5 \
+    "$jack_tap" --play "$dir/noise.wav" --to earshot:in_1 --to earshot:in_2 --seconds 1.5 \
         >"$dir/tap.txt" 2>&1
     echo quit >&3
     exec 3>&-

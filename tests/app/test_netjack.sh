@@ -9,12 +9,15 @@
 # What the audio shows, in three runs of 3 s, each with fresh servers, and
 # once without the network (the same tap, earshot and room on one server):
 #   - sample-exact: the recording equals the render (largest difference
-#     under -120 dB of the peak; the float path through JACK, netjack2's
-#     float encoding and PortAudio is exact, so it is -300, nothing) and is
+#     under -120 dB of the peak; the float path through JACK and netjack2's
+#     float encoding is exact, so it is -300, nothing) and is
 #     silent outside it;
 #   - the round trip is the same in the three runs;
 #   - what netjack2 adds, the round trip less the one without the network,
-#     is the latency the slave's ports declare.
+#     is the latency the slave's ports declare;
+#   - earshot's latency figure on the slave (capture + its own + playback,
+#     read from the slave's graph) is the round trip the master measures,
+#     less what the measuring tap's own loop adds (as without the network).
 # A run counts when no cycle was lost in it anywhere (a tap watching the
 # slave's server, the tap on the master, earshot's count, the slave's log):
 # a lost cycle shifts or cuts the recording, so there is nothing exact to
@@ -124,7 +127,7 @@ start_player() {
     else
         player=$!; exec 3>"$dir/in-$name"
     fi
-    seen "$1" PortAudio:out_1 ||
+    seen "$1" earshot:out_R ||
         { bad "earshot did not start on $1: $(cat "$dir/$name.err")"; return 1; }
 }
 stop_player() {
@@ -151,6 +154,8 @@ check_match() {
         -v o="$(sed -n 's/.*outside \([-0-9.]*\) dB.*/\1/p' <<<"$match_line")" \
         'BEGIN { exit !(w <= -120 && o <= -120) }'
 }
+# The latency earshot said it had (its report's latency total), frames.
+figure() { sed -n 's/.*"latency":{"total":\([0-9]*\).*/\1/p' "$1"; }
 # A tap's count: 0 when it reported; the cycles it saw lost (xruns and
 # skipped cycles) in $lost.
 counted() {
@@ -168,11 +173,16 @@ tap_says() {
 # 0: measured (local_delay); 1: failed; 2: cycles were lost, again.
 local_try() {
     start_master "earshot-nj-local-$$" && start_player "$server" || return 1
-    JACK_DEFAULT_SERVER=$server jack_disconnect system:capture_1 PortAudio:in_0
-    JACK_DEFAULT_SERVER=$server "$tap" --play "$dir/noise-3.wav" --to PortAudio:in_0 \
-        --record "$dir/rec.wav" --from PortAudio:out_0 --from PortAudio:out_1 --seconds 4 \
+    # The tap alone on earshot's ports: its figure then counts no port of
+    # the server's, as the tap's loop passes none.
+    JACK_DEFAULT_SERVER=$server jack_disconnect system:capture_1 earshot:in_1
+    JACK_DEFAULT_SERVER=$server jack_disconnect earshot:out_L system:playback_1
+    JACK_DEFAULT_SERVER=$server jack_disconnect earshot:out_R system:playback_2
+    JACK_DEFAULT_SERVER=$server "$tap" --play "$dir/noise-3.wav" --to earshot:in_1 \
+        --record "$dir/rec.wav" --from earshot:out_L --from earshot:out_R --seconds 4 \
         --probe >"$dir/tap.out" 2>&1
     stop_player
+    local_figure=$(figure "$dir/play.json")
     local what; what="the tap: $(tap_says "$dir/tap.out")"
     counted "$dir/tap.out" || { bad "without the network: the tap did not count: $(cat "$dir/tap.out")"; return 1; }
     [ "$lost" = 0 ] || { echo "     without the network, cycles lost: $what; again"; return 2; }
@@ -316,10 +326,23 @@ net_try() {
     if [ -n "${local_delay:-}" ] && [ $((delay - local_delay)) != "$declared" ]; then
         bad "run $run: netjack2 adds $((delay - local_delay)) frames; its ports declare $declared"
     fi
+    # earshot's figure on the slave is what the master hears: the round
+    # trip measured there, less what the measuring tap's own loop adds
+    # (the same without the network: its delay less earshot's figure there).
+    local said; said=$(figure "$dir/play.json")
+    if [ -n "${local_delay:-}" ] && [ -n "$said" ] &&
+       [ $((delay - said)) = $((local_delay - local_figure)) ]; then
+        echo "ok   run $run: earshot on the slave says $said frames; the master measured $delay," \
+             "the tap's own loop $((local_delay - local_figure))"
+    else
+        bad "run $run: earshot on the slave says '${said}' frames; the master measured $delay," \
+            "the tap's own loop $((${local_delay:-0} - ${local_figure:-0})) (without the network" \
+            "the round trip ${local_delay:-?}, earshot's figure ${local_figure:-?})"
+    fi
     return 0
 }
 
-local_delay=
+local_delay= local_figure=
 for try in $(seq "$tries"); do
     local_try; r=$?
     stop_all

@@ -12,8 +12,11 @@
  *     only): each is counted late once, in late_levels and late_results,
  *     the output while they are missing is wrong (so the check can fail),
  *     and once the level's delay line has moved past them the output is
- *     back within -120 dB of float64.
- * Offline throughout, so the results do not depend on the machine's load.
+ *     back within -120 dB of float64;
+ *   - a live engine told the host freewheels (es_engine_freewheel), fed
+ *     4 s back to back, synchronous and pipelined: no late result, within
+ *     -120 dB of float64.
+ * Offline elsewhere, so the results do not depend on the machine's load.
  * --few: four of the boundary cases, with plans up to 1024-frame
  * partitions, and the dropped jobs, for compute-sanitizer's memcheck;
  * --race: one stereo case through every level of a plan up to 1024-frame
@@ -76,13 +79,15 @@ static int boundaries(int ratio, int block, int *offset)
 }
 
 /* One IR through the engine against float64; returns the error in dB. */
-static double run_case(const char *layout, int length, int block, int pipelined,
-                       uint64_t *rng, es_engine_status *st, int in_frames)
+/* freewheel 0: an offline engine; 1: a live one told the host freewheels
+ * (es_engine_freewheel), which must wait for every result as offline. */
+static double run_case_as(const char *layout, int length, int block, int pipelined,
+                          uint64_t *rng, es_engine_status *st, int in_frames, int freewheel)
 {
     es_ir *ir = make_ir(layout, length, rng);
     const es_format fmt = {.sample_rate = RATE, .max_block = block, .inputs = ir->inputs,
                            .outputs = ir->outputs};
-    const es_options opt = {.offline = 1, .gpu_pipelined = pipelined};
+    const es_options opt = {.offline = !freewheel, .gpu_pipelined = pipelined};
     char err[256];
     es_engine *e = es_engine_create(engine, &fmt, ir, &opt, err, sizeof err);
     if (!e) {
@@ -90,6 +95,8 @@ static double run_case(const char *layout, int length, int block, int pipelined,
         es_ir_destroy(ir);
         return INFINITY;
     }
+    if (freewheel)
+        es_engine_freewheel(e, 1);
     const int out_frames = in_frames + length - 1;
     float **in = es_test_planar(ir->inputs, in_frames);
     for (int i = 0; i < ir->inputs; i++)
@@ -107,6 +114,29 @@ static double run_case(const char *layout, int length, int block, int pipelined,
     es_test_free_planar(ref, ir->outputs);
     es_ir_destroy(ir);
     return db;
+}
+
+static double run_case(const char *layout, int length, int block, int pipelined,
+                       uint64_t *rng, es_engine_status *st, int in_frames)
+{
+    return run_case_as(layout, length, block, pipelined, rng, st, in_frames, 0);
+}
+
+/* A live engine, blocks back to back as a freewheeling JACK server sends
+ * them (far faster than real time): told so, it waits for its head and
+ * tail results, so none is late and the output is float64's. */
+static void freewheeling(uint64_t *rng)
+{
+    es_engine_status st;
+    setenv("EARSHOT_GPU_NU_PLAN", "4,1024", 1);
+    for (int pipelined = 0; pipelined <= 1; pipelined++) {
+        const double db = run_case_as("stereo", 20000, 64, pipelined, rng, &st, 4 * RATE, 1);
+        char what[200];
+        snprintf(what, sizeof what, "freewheeling, %s: 4 s back to back, %llu late results, "
+                 "within %.1f dB of float64", pipelined ? "pipelined" : "synchronous",
+                 (unsigned long long)st.late_results, db);
+        es_test_check(db <= LIMIT_DB && st.late_results == 0, what);
+    }
 }
 
 /* How much to run: compute-sanitizer runs each kernel hundreds of times
@@ -253,6 +283,8 @@ int main(int argc, char **argv)
                   "every level boundary, blocks 32/64/128, random calls: within -120 dB");
     if (scope != RACE)
         dropped_jobs(&rng, scope == FEW);
+    if (scope == ALL)
+        freewheeling(&rng);
     unsetenv("EARSHOT_GPU_NU_PLAN");
     printf("%s\n", es_test_failures ? "FAILED" : "PASSED");
     return es_test_failures ? 1 : 0;

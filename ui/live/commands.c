@@ -36,17 +36,17 @@ const es_param es_play_params[] = {
     {"rate", ES_PARAM_DOUBLE, 8000, 384000, "HZ", "stream sample rate (default 48000)",
      OPT(rate), NULL, NULL},
     {"device", ES_PARAM_STRING, 0, 255, "NAME",
-     "a sound device through PortAudio: 'default', a host API\n"
-     "('jack', 'alsa') or part of a device name (earshot devices);\n"
-     "'pipewire': PipeWire through its JACK library (package\n"
-     "pipewire-jack; earshot starts itself on it as pw-jack would,\n"
-     "and asks the graph for quantum = block), else its ALSA plugin;\n"
-     "'jack-native': earshot's own JACK client (named by --name,\n"
+     "'jack': earshot's own JACK client (named by --name, its\n"
      "ports kept through every change with what is wired to them,\n"
-     "its latency published on them);\n"
-     "'null': a real-time clock with no sound card; 'auto' (the\n"
-     "default): PipeWire through its JACK library when its daemon\n"
-     "answers, else the default device, else the null device",
+     "its latency published on them); 'pipewire': the same client\n"
+     "on PipeWire's JACK library (package pipewire-jack; earshot\n"
+     "starts itself on it as pw-jack would, and asks the graph for\n"
+     "quantum = block), else PipeWire's ALSA plugin; a sound device\n"
+     "through PortAudio: 'default', a host API ('alsa') or part of\n"
+     "a device name (earshot devices); 'null': a real-time clock\n"
+     "with no sound card; 'auto' (the default): PipeWire through\n"
+     "its JACK library when its daemon answers, else a JACK server\n"
+     "that answers, else the default device, else the null device",
      OPT(device), NULL, NULL},
     {"input", ES_PARAM_STRING, 0, 1023, "IN",
      "'signal': the built-in test signal (the default); 'mic':\n"
@@ -54,16 +54,16 @@ const es_param es_play_params[] = {
     {"input-device", ES_PARAM_STRING, 0, 255, "NAME",
      "with --input mic: the input's own device", OPT(input_device), NULL, NULL},
     {"name", ES_PARAM_STRING, 1, 63, "NAME",
-     "--device jack-native: the JACK client's name (earshot)", OPT(jack.client), NULL, NULL},
+     "--device jack: the JACK client's name (earshot)", OPT(jack.client), NULL, NULL},
     {"connect-in", ES_PARAM_STRING, 1, 255, "PATTERN",
-     "--device jack-native: wire the inputs, in order, to the ports\n"
+     "--device jack: wire the inputs, in order, to the ports\n"
      "this pattern (a regular expression, as jack_lsp's) lists\n"
      "(default: the physical capture ports)", OPT(jack.connect_in), NULL, NULL},
     {"connect-out", ES_PARAM_STRING, 1, 255, "PATTERN",
-     "--device jack-native: the same for the outputs (default: the\n"
+     "--device jack: the same for the outputs (default: the\n"
      "physical playback ports)", OPT(jack.connect_out), NULL, NULL},
     {"no-connect", ES_PARAM_FLAG, 0, 1, NULL,
-     "--device jack-native: wire nothing (the patch bay's to do)", OPT(jack.no_connect), NULL,
+     "--device jack: wire nothing (the patch bay's to do)", OPT(jack.no_connect), NULL,
      NULL},
     {"layout", ES_PARAM_STRING, 0, 15, "IxO",
      "a file room's channels as an I x O matrix (channel i*O + o:\n"

@@ -231,6 +231,8 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     if (!ir)
         return r;
     r->room_loaded = 1;
+    if (!q->now.exists)
+        es_room_loader_port_names(p->rooms, q->spec.room, &r->ports);
     /* A room of one output on a stream of more plays on each (dual mono);
      * any other count of outputs takes a new stream (below). */
     if (q->now.exists && ir->outputs == 1 && q->now.outputs > 1 &&

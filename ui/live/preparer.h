@@ -79,6 +79,9 @@ typedef struct {
     char prime_note[300];
     double took_ms;            /* how long the build took, whole */
     double room_ms, engine_ms; /* of which loading the room, building the engine */
+    /* The first stream's: the names its room gives its ports (the native
+     * JACK device registers them once, for the whole session). */
+    es_port_names ports;
 } es_prep_result;
 
 typedef struct es_preparer es_preparer;

@@ -75,6 +75,7 @@ void es_session_player_config(es_session *s, es_source_kind kind, es_file_source
                               .live_input = kind == ES_SOURCE_MIC,
                               .input_device = s->cfg.input_device, .jack = s->cfg.jack,
                               .source = file ? es_file_source_fill : NULL,
+                              .source_wait = file ? es_file_source_fill_wait : NULL,
                               .source_ctx = file,
                               .tap = es_taps_output, .tap_ctx = &s->taps,
                               .input_tap = es_taps_input, .input_tap_ctx = &s->taps};
@@ -252,6 +253,13 @@ static int open_stream(es_session *s, char *err, size_t n)
         es_session_sayf(s, 0, "%s", r->note);
     s->inputs = r->inputs;
     const int outputs = r->fmt.outputs;
+    /* The ports are named once, by the first room, and keep their names. */
+    _Static_assert(ES_JCONVOLVER_NAME == ES_JACK_PORT_NAME &&
+                       ES_JCONVOLVER_SIDE == ES_JACK_PORTS,
+                   "a room's port names fit the JACK device's");
+    s->ports = r->ports;
+    s->cfg.jack.input_names = (const char(*)[ES_JACK_PORT_NAME])s->ports.input;
+    s->cfg.jack.output_names = (const char(*)[ES_JACK_PORT_NAME])s->ports.output;
     int rc = open_device(s, r, err, n);
     if (rc == 0) {
         s->file = r->file; /* the stream reads it now */
@@ -511,8 +519,9 @@ static void watch_probe(es_session *s)
     s->probe = r;
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
-    const int computed = lp.input + lp.output;
-    char got[160];
+    const int computed = lp.round_trip;
+    char got[160], parts[200];
+    es_round_trip_text(&lp, parts, sizeof parts);
     if (r.heard == 0)
         snprintf(got, sizeof got, "no click came back within %.1f s: is the output looped to "
                  "the input?", r.window / s->cfg.rate);
@@ -525,15 +534,15 @@ static void watch_probe(es_session *s)
     if (r.frames < 0 && !lp.known)
         es_session_sayf(s, 1, "latency: %s (computed: %s)", got, lp.note);
     else if (r.frames < 0)
-        es_session_sayf(s, 1, "latency: %s (computed %d frames)", got, computed);
+        es_session_sayf(s, 1, "latency: %s (computed %d frames: %s)", got, computed, parts);
     else if (!lp.known)
         es_session_sayf(s, 0, "latency measured %d fr (%d clicks, %d to %d); computed: %s",
                         r.frames, r.clicks, r.low, r.high, lp.note);
     else
-        es_session_sayf(s, 0, "latency measured %d fr (%.2f ms; %d clicks, %d to %d fr: the "
-                        "device's output and input and the loop), computed %d fr (input %d + "
-                        "output %d; the engine adds %d)", r.frames, 1e3 * r.frames / s->cfg.rate,
-                        r.clicks, r.low, r.high, computed, lp.input, lp.output, lp.engine);
+        es_session_sayf(s, 0, "latency measured %d fr (%.2f ms; %d clicks, %d to %d fr), "
+                        "computed %d fr (%s; the engine adds %d)", r.frames,
+                        1e3 * r.frames / s->cfg.rate, r.clicks, r.low, r.high, computed, parts,
+                        lp.engine);
 }
 
 /* The file source stopped (a read error): said once. */

@@ -75,7 +75,7 @@ static void done_line(es_session *s, const es_prep_result *r, int reopened, int 
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
     char latency[224], parts[1200] = "";
-    es_latency_text(&lp, s->cfg.rate, latency, sizeof latency);
+    es_latency_full_text(&lp, s->cfg.rate, latency, sizeof latency);
     const unsigned d = es_play_spec_diff(&s->playing, &q->spec);
     if (q->fallback)
         snprintf(parts, sizeof parts, "%s", q->what);

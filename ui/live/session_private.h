@@ -22,6 +22,7 @@
 struct es_session {
     es_session_config cfg;     /* as opened; cfg.device is the device that opened */
     char device_name[256];
+    es_port_names ports;       /* the first room's names for the JACK ports (cfg.jack's) */
     es_live_state state;       /* live_state.h: every "may it?" asks this */
     es_session_say say;
     void *say_ctx;

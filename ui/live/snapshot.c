@@ -39,6 +39,7 @@ static void stream(const es_session *s, es_live_snapshot *snap)
     snap->mix = s->pc.mix;
     es_player_latency_parts(s->player, &snap->latency);
     es_latency_text(&snap->latency, s->cfg.rate, snap->latency_text, sizeof snap->latency_text);
+    es_latency_parts_text(&snap->latency, snap->latency_parts, sizeof snap->latency_parts);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     const struct timespec *end = s->state.stream == ES_STREAM_STOPPED ? &s->stopped : &now;

@@ -99,6 +99,7 @@ typedef struct {
     es_mix mix;                /* the levels now */
     es_latency_parts latency;  /* what a person at the microphone hears */
     char latency_text[224];    /* "5.33 ms (256 fr)", or "unknown (...)" */
+    char latency_parts[96];    /* "128 in + 256 earshot + 256 out", or "" */
     double elapsed;            /* seconds since the stream started */
     double counted;            /* seconds since the meters last started counting */
     double blocks_expected;    /* over `counted`, from the clock */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# earshot's own JACK client (--device jack-native) as a patch bay shows it,
+# earshot's own JACK client (--device jack) as a patch bay shows it,
 # on JACK's dummy backend (period 128):
 #   - jack_lsp lists client `earshot` (or --name's), ports in_1 and
 #     out_L/out_R, wired to the physical ports when made;
@@ -22,16 +22,28 @@
 #     the tap adds, to the frame; and the JSON's total is the capture
 #     latency jack_lsp -l gives earshot:in_1 plus that own part plus the
 #     playback latency it gives earshot:out_L;
+#   - a room that names its ports (a jconvolver configuration's
+#     /input/name and /output/name) gives them those names, a name JACK
+#     would not take (a colon) the usual one, and they keep them through
+#     a change of room;
+#   - a block change mid-stream loses no period: a file of noise through
+#     a Dirac room, recorded by the test's client through block 64, 512,
+#     128 and 1024, has no silent stretch at all (a lost period is 64 to
+#     1024 silent frames);
+#   - freewheeling (the test's client freewheels the server): noise played into earshot and its
+#     output recorded by the test's client, the cathedral through
+#     cpu-nonuniform, is the render of the noise (every tail level waited
+#     for), every block counted as freewheeling and none a miss;
 #   - the server stopped and started again under its name: earshot's ports
 #     are back, wired as they were, within 2 s of the server answering,
 #     and it plays on with 0 engine misses.
 #
-#   test_jack_native.sh EARSHOT MAKE_WAV JACK_TAP WAV_MATCH
+#   test_jack_client.sh EARSHOT MAKE_WAV JACK_TAP WAV_MATCH WAV_STATS
 set -u
-earshot=$1 make_wav=$2 tap=$3 wav_match=$4
+earshot=$1 make_wav=$2 tap=$3 wav_match=$4 wav_stats=$5
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/jack_lib.sh"
-jack_test_begin es-native -p 128
+jack_test_begin es-client -p 128
 fail=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
@@ -46,7 +58,7 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; kill $tap_pid 2>/dev/null; kill 
 for _ in $(seq 50); do jack_lsp | grep -q '^mine:' && break; sleep 0.1; done
 
 mkfifo "$dir/commands"
-"$earshot" play --device jack-native --headless --commands --seconds 60 --block 256 \
+"$earshot" play --device jack --headless --commands --seconds 60 --block 256 \
     --input "$dir/in.wav" <"$dir/commands" >"$dir/play.json" 2>"$dir/said.txt" &
 pid=$!
 exec 3>"$dir/commands"
@@ -92,20 +104,20 @@ pid=
 jack_lsp | grep -q '^earshot:' && bad "earshot's ports left behind" || ok "its ports gone with it"
 
 # --no-connect, --connect-out, --name.
-"$earshot" play --device jack-native --headless --seconds 3 --no-connect --name quiet \
+"$earshot" play --device jack --headless --seconds 3 --no-connect --name quiet \
     >/dev/null 2>"$dir/err" &
 pid=$!
 for _ in $(seq 50); do jack_lsp | grep -q '^quiet:out_R$' && break; sleep 0.1; done
 n=$(jack_lsp -c quiet:out_L quiet:out_R quiet:in_1 2>/dev/null | grep -c '^   ')
 [ "$n" = 0 ] && ok "--no-connect --name quiet: ports quiet:*, wired to nothing" ||
     bad "--no-connect: $n wires: $(jack_lsp -c | grep -A1 '^quiet')"
-"$earshot" play --device jack-native --headless --seconds 1 --name quiet >/dev/null 2>"$dir/err2"
+"$earshot" play --device jack --headless --seconds 1 --name quiet >/dev/null 2>"$dir/err2"
 rc=$?
 [ $rc != 0 ] && [ "$(grep -c . "$dir/err2")" -ge 1 ] && grep -q "already there" "$dir/err2" &&
     ok "a name in use: $(grep already "$dir/err2")" || bad "a name in use: exit $rc: $(cat "$dir/err2")"
 wait $pid
 pid=
-"$earshot" play --device jack-native --headless --seconds 3 --name toward \
+"$earshot" play --device jack --headless --seconds 3 --name toward \
     --connect-out "$mine" >/dev/null 2>"$dir/err" &
 pid=$!
 for _ in $(seq 50); do jack_lsp | grep -q '^toward:out_R$' && break; sleep 0.1; done
@@ -116,7 +128,7 @@ sleep 0.3
 wait $pid
 pid=
 # A block longer than the period must hold a whole number of periods.
-"$earshot" play --device jack-native --headless --seconds 1 --block 192 >/dev/null 2>"$dir/err3"
+"$earshot" play --device jack --headless --seconds 1 --block 192 >/dev/null 2>"$dir/err3"
 rc=$?
 [ $rc != 0 ] && grep -q "block 192 is not a multiple of the server's period 128" "$dir/err3" &&
     ok "block 192 over a period of 128: refused, $(grep multiple "$dir/err3")" ||
@@ -127,7 +139,7 @@ printf '/convolver/new 1 1 256 64\n/impulse/dirac 1 1 1 0\n' >"$dir/dirac.conf"
 "$make_wav" "$dir/noise.wav" noise 48000 1 24000 5 >/dev/null
 period=128
 for block in 64 128 256 512; do
-    "$earshot" play --device jack-native --name lat --input mic \
+    "$earshot" play --device jack --name lat --input mic \
         --ir "$dir/dirac.conf" --block $block --limiter off --headless --seconds 4 --json \
         >"$dir/lat.json" 2>"$dir/lat.err" &
     pid=$!
@@ -157,15 +169,121 @@ for block in 64 128 256 512; do
             "total '$total' against capture '$cap' + $own + playback '$play': $lat $(cat "$dir/lat.err")"
     fi
 done
+# Ports named by the room, kept through a change of room.
+printf '%s\n' '/convolver/new 1 2 256 64' '/impulse/dirac 1 1 1 0' '/impulse/dirac 1 2 1 0' \
+    '/input/name 1 Mic' '/output/name 1 Left' '/output/name 2 a:b' >"$dir/named.conf"
+rm -f "$dir/commands"; mkfifo "$dir/commands"
+"$earshot" play --device jack --name named --ir "$dir/named.conf" --headless --commands \
+    --seconds 30 <"$dir/commands" >/dev/null 2>"$dir/named.err" &
+pid=$!
+exec 3>"$dir/commands"
+for _ in $(seq 100); do jack_lsp | grep -q '^named:Left$' && break; sleep 0.1; done
+named() { jack_lsp | grep '^named:' | sort | tr '\n' ' '; }
+want_named="named:Left named:Mic named:out_R "
+before=$(named)
+echo "room stairwell" >&3
+for _ in $(seq 100); do grep -q 'stairwell' "$dir/named.err" && break; sleep 0.1; done
+sleep 0.5
+after=$(named)
+echo quit >&3
+exec 3>&-
+wait $pid
+pid=
+if [ "$before" = "$want_named" ] && [ "$after" = "$want_named" ]; then
+    ok "a room's /input/name and /output/name: ports $before(a:b is no port name: out_R), the same after 'room stairwell'"
+else
+    bad "named ports: '$before' then '$after', want '$want_named': $(cat "$dir/named.err")"
+fi
+
+# A block change mid-stream loses no period: noise through a Dirac room,
+# recorded by the test's client while the block changes four times. A
+# try that lost a cycle to the machine (the client's xruns) is run again.
+printf '%s\n' '/convolver/new 1 1 256 64' '/impulse/dirac 1 1 1 0' >"$dir/one.conf"
+for try in 1 2 3; do
+    rm -f "$dir/commands"; mkfifo "$dir/commands"
+    "$earshot" play --device jack --name cont --ir "$dir/one.conf" --input "$dir/in.wav" \
+        --block 256 --headless --commands --seconds 30 <"$dir/commands" >/dev/null \
+        2>"$dir/cont.err" &
+    pid=$!
+    exec 3>"$dir/commands"
+    for _ in $(seq 100); do jack_lsp | grep -q '^cont:out_1$' && break; sleep 0.1; done
+    "$tap" --record "$dir/cont.wav" --from cont:out_1 --seconds 4 --name contrec \
+        >"$dir/cont.tap" 2>&1 &
+    recorder=$!
+    sleep 0.6
+    for b in 64 512 128 1024; do echo "block $b" >&3; sleep 0.7; done
+    wait $recorder
+    echo quit >&3
+    exec 3>&-
+    wait $pid
+    pid=
+    changed=$(grep -c 'latency now' "$dir/cont.err")
+    read -r _ gap at < <("$wav_stats" "$dir/cont.wav" | sed -n 3p)
+    xruns=$(sed -n 's/.*xruns \([0-9]*\).*/\1/p' "$dir/cont.tap" | head -1)
+    # A silent stretch while the recorder saw the machine lose cycles is
+    # the machine's: tried again (three times at most, then judged).
+    [ "${gap:-1}" != 0 ] && [ "${xruns:-0}" != 0 ] && [ $try -lt 3 ] &&
+        { echo "     try $try: $gap silent frames, the recorder saw $xruns xruns; again"; continue; }
+    break
+done
+if [ "$changed" = 4 ] && [ "${gap:-1}" = 0 ]; then
+    ok "block 256 -> 64 -> 512 -> 128 -> 1024 while recording: $changed changes said, no silent frame in the recording"
+else
+    bad "block changes: $changed said, the longest silence ${gap:-?} frames at ${at:-?} s: $(cat "$dir/cont.err" "$dir/cont.tap")"
+fi
+
+# Freewheeling (an export): the server runs cycles as fast as its clients
+# make them. The test's client plays 2 s of noise into earshot (the
+# cathedral through cpu-nonuniform, whose tail levels run on worker
+# threads) and records what comes out: it must be the render of that noise
+# (every tail level waited for, none left out), with the blocks counted
+# as freewheeling and none a miss; how long it took is said (faster than
+# real time here, but a sanitizer build need not be).
+"$make_wav" "$dir/fw-in.wav" noise 48000 1 96000 11 0.5 >/dev/null
+rm -f "$dir/commands"; mkfifo "$dir/commands"
+"$earshot" play --device jack --name fw --input mic --room cathedral --engine cpu-nonuniform \
+    --block 128 --limiter off --headless --commands --json --seconds 120 <"$dir/commands" \
+    >"$dir/fw.json" 2>"$dir/fw.err" &
+pid=$!
+exec 3>"$dir/commands"
+for _ in $(seq 100); do jack_lsp | grep -q '^fw:out_R$' && break; sleep 0.1; done
+jack_disconnect system:capture_1 fw:in_1
+# The test's client freewheels the server itself, and stays in the graph
+# until it has stopped freewheeling (jack_tap.c says why).
+"$tap" --play "$dir/fw-in.wav" --to fw:in_1 --record "$dir/fw-rec.wav" --from fw:out_L \
+    --from fw:out_R --seconds 12 --name fwtap --freewheel >"$dir/fw.tap" 2>&1
+took=$(sed -n 's/^jack_tap: freewheeled .* in \([0-9.]*\) s$/\1/p' "$dir/fw.tap")
+sleep 0.5
+echo quit >&3
+exec 3>&-
+wait $pid
+pid=
+"$earshot" render --room cathedral --engine cpu-nonuniform --block 128 "$dir/fw-in.wav" \
+    "$dir/fw-ref.wav" >/dev/null 2>"$dir/fw-render.err"
+got=$("$wav_match" "$dir/fw-rec.wav" "$dir/fw-ref.wav" 4096 2>&1)
+delay=$(sed -n 's/^delay \([0-9]*\) frames.*/\1/p' <<<"$got")
+worst=$(sed -n 's/.*worst \(-*[0-9.]*\) dB.*/\1/p' <<<"$got")
+fw_blocks=$(sed -n 's/.*"freewheel_blocks":\([0-9]*\).*/\1/p' "$dir/fw.json")
+fw_misses=$(grep -o '"misses":[0-9]*' "$dir/fw.json" | head -1 | cut -d: -f2)
+fw_late=$(grep -o '"late_results":[0-9]*' "$dir/fw.json" | head -1 | cut -d: -f2)
+if [ "${fw_blocks:-0}" -gt 1000 ] && [ "$fw_misses" = 0 ] && [ "$fw_late" = 0 ] &&
+   [ -n "$delay" ] && awk -v w="${worst:-0}" 'BEGIN { exit !(w <= -100) }'; then
+    ok "freewheeling: 12 s recorded in ${took:-?} s; the recording is the render of the noise" \
+       "(delay $delay, worst $worst dB); $fw_blocks blocks freewheeled, 0 misses, 0 late results"
+else
+    bad "freewheeling: 12 s in ${took:-?} s, $got; freewheel_blocks '$fw_blocks', misses '$fw_misses'," \
+        "late results '$fw_late': $(cat "$dir/fw.err" "$dir/fw.tap")"
+fi
+
 # The server stopped and started again.
-"$earshot" play --device jack-native --headless --seconds 8 --json >"$dir/restart.json" \
+"$earshot" play --device jack --headless --seconds 8 --json >"$dir/restart.json" \
     2>"$dir/restart.err" &
 pid=$!
 for _ in $(seq 50); do jack_lsp | grep -q '^earshot:out_R$' && break; sleep 0.1; done
 sleep 1
 kill $jack
 wait $jack 2>/dev/null
-jack_dummy es-native -p 128 || exit 1
+jack_dummy es-client -p 128 || exit 1
 answered=$(date +%s%N)
 back=
 for _ in $(seq 50); do
