@@ -55,3 +55,19 @@ jack_test_begin() {
     trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
     jack_dummy "$@" || exit 1
 }
+
+# jack_earshot FIFO OUT ERR PORT ARG...: `earshot play --device jack
+# --headless --commands ARG...` ($earshot) in the background ($pid), its
+# commands read from FIFO (made here; the caller writes them to fd 3), its
+# stdout to OUT and stderr to ERR; returns once PORT (client:port) is in
+# the graph, or after 10 s.
+jack_earshot() {
+    local fifo=$1 out=$2 err=$3 port=$4
+    shift 4
+    rm -f "$fifo"
+    mkfifo "$fifo"
+    "$earshot" play --device jack --headless --commands "$@" <"$fifo" >"$out" 2>"$err" &
+    pid=$!
+    exec 3>"$fifo"
+    for _ in $(seq 100); do jack_lsp 2>/dev/null | grep -qx "$port" && break; sleep 0.1; done
+}

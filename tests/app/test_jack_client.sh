@@ -57,12 +57,8 @@ tap_pid=$!
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; kill $tap_pid 2>/dev/null; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 50); do jack_lsp | grep -q '^mine:' && break; sleep 0.1; done
 
-mkfifo "$dir/commands"
-"$earshot" play --device jack --headless --commands --seconds 60 --block 256 \
-    --input "$dir/in.wav" <"$dir/commands" >"$dir/play.json" 2>"$dir/said.txt" &
-pid=$!
-exec 3>"$dir/commands"
-for _ in $(seq 100); do jack_lsp | grep -q '^earshot:out_R$' && break; sleep 0.1; done
+jack_earshot "$dir/commands" "$dir/play.json" "$dir/said.txt" earshot:out_R --seconds 60 \
+    --block 256 --input "$dir/in.wav"
 
 ports() { jack_lsp | grep '^earshot:' | sort | tr '\n' ' '; }
 wired() { jack_lsp -c earshot:out_L | grep -c "^   mine:"; }
@@ -172,12 +168,8 @@ done
 # Ports named by the room, kept through a change of room.
 printf '%s\n' '/convolver/new 1 2 256 64' '/impulse/dirac 1 1 1 0' '/impulse/dirac 1 2 1 0' \
     '/input/name 1 Mic' '/output/name 1 Left' '/output/name 2 a:b' >"$dir/named.conf"
-rm -f "$dir/commands"; mkfifo "$dir/commands"
-"$earshot" play --device jack --name named --ir "$dir/named.conf" --headless --commands \
-    --seconds 30 <"$dir/commands" >/dev/null 2>"$dir/named.err" &
-pid=$!
-exec 3>"$dir/commands"
-for _ in $(seq 100); do jack_lsp | grep -q '^named:Left$' && break; sleep 0.1; done
+jack_earshot "$dir/commands" /dev/null "$dir/named.err" named:Left --name named \
+    --ir "$dir/named.conf" --seconds 30
 named() { jack_lsp | grep '^named:' | sort | tr '\n' ' '; }
 want_named="named:Left named:Mic named:out_R "
 before=$(named)
@@ -200,13 +192,8 @@ fi
 # try that lost a cycle to the machine (the client's xruns) is run again.
 printf '%s\n' '/convolver/new 1 1 256 64' '/impulse/dirac 1 1 1 0' >"$dir/one.conf"
 for try in 1 2 3; do
-    rm -f "$dir/commands"; mkfifo "$dir/commands"
-    "$earshot" play --device jack --name cont --ir "$dir/one.conf" --input "$dir/in.wav" \
-        --block 256 --headless --commands --seconds 30 <"$dir/commands" >/dev/null \
-        2>"$dir/cont.err" &
-    pid=$!
-    exec 3>"$dir/commands"
-    for _ in $(seq 100); do jack_lsp | grep -q '^cont:out_1$' && break; sleep 0.1; done
+    jack_earshot "$dir/commands" /dev/null "$dir/cont.err" cont:out_1 --name cont \
+        --ir "$dir/one.conf" --input "$dir/in.wav" --block 256 --seconds 30
     "$tap" --record "$dir/cont.wav" --from cont:out_1 --seconds 4 --name contrec \
         >"$dir/cont.tap" 2>&1 &
     recorder=$!
@@ -240,13 +227,8 @@ fi
 # as freewheeling and none a miss; how long it took is said (faster than
 # real time here, but a sanitizer build need not be).
 "$make_wav" "$dir/fw-in.wav" noise 48000 1 96000 11 0.5 >/dev/null
-rm -f "$dir/commands"; mkfifo "$dir/commands"
-"$earshot" play --device jack --name fw --input mic --room cathedral --engine cpu-nonuniform \
-    --block 128 --limiter off --headless --commands --json --seconds 120 <"$dir/commands" \
-    >"$dir/fw.json" 2>"$dir/fw.err" &
-pid=$!
-exec 3>"$dir/commands"
-for _ in $(seq 100); do jack_lsp | grep -q '^fw:out_R$' && break; sleep 0.1; done
+jack_earshot "$dir/commands" "$dir/fw.json" "$dir/fw.err" fw:out_R --name fw --input mic \
+    --room cathedral --engine cpu-nonuniform --block 128 --limiter off --json --seconds 120
 jack_disconnect system:capture_1 fw:in_1
 # The test's client freewheels the server itself, and stays in the graph
 # until it has stopped freewheeling (jack_tap.c says why).

@@ -24,12 +24,9 @@ for period in 64 256; do
     jack=$!
     jack_wait $jack "$dir/jackd.log" || { fail=1; kill $jack; wait $jack; continue; }
     for block in 32 $period 1024; do
-        rm -f "$dir/in"; mkfifo "$dir/in"
-        "$earshot" play --device jack --input mic --block "$block" --headless --commands \
-            --seconds 30 <"$dir/in" >/dev/null 2>"$dir/log" &
-        player=$!
-        exec 3>"$dir/in"
-        for _ in $(seq 50); do jack_lsp | grep -qx 'earshot:in_1' && break; sleep 0.1; done
+        jack_earshot "$dir/in" /dev/null "$dir/log" earshot:in_1 --input mic --block "$block" \
+            --seconds 30
+        player=$pid
         jack_disconnect system:capture_1 earshot:in_1 2>/dev/null
         jack_connect earshot:out_L earshot:in_1
         echo latency >&3

@@ -142,24 +142,55 @@ static void sleep_until(const struct timespec *t0, double seconds)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
 }
 
+/* A live cpu-nonuniform engine (real time: it never waits for a worker,
+ * unless told the host freewheels) on a fresh half-second mono IR, with
+ * `frames` of fresh noise to feed it and room for what it plays. */
+typedef struct {
+    es_ir *ir;
+    es_engine *e;
+    char plan[256];
+    float **in, **out;
+} live_case;
+
+static int live_case_make(live_case *c, int frames, uint64_t *seed)
+{
+    *c = (live_case){.ir = es_test_ir("mono", RATE / 2, seed)};
+    es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 1};
+    es_options opt = {0};
+    char err[256];
+    if (!(c->e = es_engine_create(es_engine_find("cpu-nonuniform"), &fmt, c->ir, &opt, err,
+                                  sizeof err))) {
+        printf("FAIL create: %s\n", err);
+        es_ir_destroy(c->ir);
+        return -1;
+    }
+    es_nonuniform_describe(c->e, c->plan, sizeof c->plan);
+    c->in = es_test_planar(1, frames);
+    c->out = es_test_planar(1, frames);
+    for (int t = 0; t < frames; t++)
+        c->in[0][t] = (float)es_test_uniform(seed);
+    return 0;
+}
+
+static void live_case_free(live_case *c)
+{
+    es_test_free_planar(c->in, 1);
+    es_test_free_planar(c->out, 1);
+    es_engine_destroy(c->e);
+    es_ir_destroy(c->ir);
+}
+
 static int slowed_tail(void)
 {
     uint64_t seed = es_test_seed();
     const int length = RATE / 2, frames = 3 * RATE, blocks = frames / BLOCK;
-    es_ir *ir = es_test_ir("mono", length, &seed);
-    es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 1};
-    es_options opt = {0}; /* real time: never waits for a worker */
-    char err[256], plan[256];
-    es_engine *e = es_engine_create(es_engine_find("cpu-nonuniform"), &fmt, ir, &opt, err,
-                                    sizeof err);
-    if (!e) {
-        printf("FAIL create: %s\n", err);
+    live_case c;
+    if (live_case_make(&c, frames, &seed) != 0)
         return 1;
-    }
-    es_nonuniform_describe(e, plan, sizeof plan);
-    float **in = es_test_planar(1, frames), **out = es_test_planar(1, frames);
-    for (int t = 0; t < frames; t++)
-        in[0][t] = (float)es_test_uniform(&seed);
+    es_ir *ir = c.ir;
+    es_engine *e = c.e;
+    const char *plan = c.plan;
+    float **in = c.in, **out = c.out;
     /* Level 1's deadline is (P - block) frames (the plan's first tail
      * partition, 256 to 1024 frames: 4 to 20 ms); twice that and 2 ms more
      * per job for 10 jobs from block 300 makes it late for tens of ms. */
@@ -207,10 +238,7 @@ static int slowed_tail(void)
            after_db <= -120 ? "ok  " : "FAIL", (double)length / RATE, after_db);
     fail |= after_db > -120;
     es_test_free_planar(ref, 1);
-    es_test_free_planar(in, 1);
-    es_test_free_planar(out, 1);
-    es_engine_destroy(e);
-    es_ir_destroy(ir);
+    live_case_free(&c);
     return fail;
 }
 
@@ -220,21 +248,13 @@ static int slowed_tail(void)
 static int freewheeling(void)
 {
     uint64_t seed = es_test_seed();
-    const int length = RATE / 2, frames = 2 * RATE, blocks = frames / BLOCK;
-    es_ir *ir = es_test_ir("mono", length, &seed);
-    es_format fmt = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 1};
-    es_options opt = {0};
-    char err[256], plan[256];
-    es_engine *e = es_engine_create(es_engine_find("cpu-nonuniform"), &fmt, ir, &opt, err,
-                                    sizeof err);
-    if (!e) {
-        printf("FAIL create: %s\n", err);
+    const int frames = 2 * RATE, blocks = frames / BLOCK;
+    live_case c;
+    if (live_case_make(&c, frames, &seed) != 0)
         return 1;
-    }
-    es_nonuniform_describe(e, plan, sizeof plan);
-    float **in = es_test_planar(1, frames), **out = es_test_planar(1, frames);
-    for (int t = 0; t < frames; t++)
-        in[0][t] = (float)es_test_uniform(&seed);
+    es_ir *ir = c.ir;
+    es_engine *e = c.e;
+    float **in = c.in, **out = c.out;
     es_engine_freewheel(e, 1);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -257,13 +277,10 @@ static int freewheeling(void)
     const int fail = st.late_results != 0 || db > -120;
     printf("%s freewheeling (%s): %.1f s of blocks back to back in %.2f s, a worker slowed: "
            "%llu late results, the whole output within %.1f dB of float64 (limit -120)\n",
-           fail ? "FAIL" : "ok  ", plan, (double)frames / RATE, took,
+           fail ? "FAIL" : "ok  ", c.plan, (double)frames / RATE, took,
            (unsigned long long)st.late_results, db);
     es_test_free_planar(ref, 1);
-    es_test_free_planar(in, 1);
-    es_test_free_planar(out, 1);
-    es_engine_destroy(e);
-    es_ir_destroy(ir);
+    live_case_free(&c);
     return fail;
 }
 
