@@ -7,7 +7,7 @@
  * --layout`, `rooms import-jconvolver`), then
  *   - `render --room A`: every output of A;
  *   - `play --headless --commands` on the null device with A, `room B`
- *     sent after 1.5 s (a workstation's swap), the input and the output
+ *     sent once 1.5 s of A are recorded (a workstation's swap), the input and the output
  *     recorded: the first second is A's, the last second B's, of the
  *     whole recorded input (whether the swap was said primed is printed;
  *     app/primed judges priming).
@@ -218,12 +218,17 @@ static void one_shape(const shape *s)
                s->name, s->layout);
         goto done;
     }
-    /* play A, then `room B`: the recorded input through each. */
-    const int rc = app_sh("(sleep 1.5; echo 'room %s'; sleep %g; echo quit) | '%s' play "
-                          "--device null --headless --commands --seconds 20 --rooms lib "
-                          "--room %s --input in.wav --limiter off --record wet.wav "
-                          "--record-input dry.wav >/dev/null 2>said.txt",
-                          b, PLAY_S - 1.5, app_earshot, a);
+    /* play A, then `room B` once 1.5 s of A are recorded (not 1.5 s after
+     * the start: on a loaded machine the stream took that long to start,
+     * and B played from the first second): the recorded input through
+     * each. */
+    const long a_bytes = (long)(1.5 * RATE) * s->outs * (long)sizeof(float) + 65536;
+    const int rc = app_sh("rm -f wet.wav dry.wav; (for i in $(seq 400); do [ \"$(stat -c %%s wet.wav 2>/dev/null "
+                          "|| echo 0)\" -gt %ld ] && break; sleep 0.05; done; echo 'room %s'; "
+                          "sleep %g; echo quit) | '%s' play --device null --headless --commands "
+                          "--seconds 20 --rooms lib --room %s --input in.wav --limiter off "
+                          "--record wet.wav --record-input dry.wav >/dev/null 2>said.txt",
+                          a_bytes, b, PLAY_S - 1.5, app_earshot, a);
     es_audio_info wi, di;
     float **wet = rc == 0 ? app_load("wet.wav", &wi) : NULL;
     float **dry = wet ? app_load("dry.wav", &di) : NULL;

@@ -8,7 +8,8 @@
  * are misses, and the sleeping ones are stalls.
  *
  * The same with a stall probe watching (es_processor_watch): on a machine
- * that does not hold it up, it turns no miss into a stall.
+ * that does not hold it up, it turns no miss into a stall (one that held
+ * it up while the blocks ran is run again, up to three times).
  *
  * The stall probe wakes once a period, counts its wakes and starts from
  * zero when reset. */
@@ -32,8 +33,11 @@ static void check(int ok, const char *what)
 }
 
 /* watch: a running stall probe beside the processor (es_processor_watch);
- * on a quiet machine it is not held up, and changes nothing. */
-static void sorted_late_blocks(int watch)
+ * on a quiet machine it is not held up, and changes nothing. A machine
+ * that held the probe up meanwhile makes the blocks late then its own, as
+ * it should: such a run says so and returns 1 without judging (the caller
+ * runs it again), unless `last`. */
+static int sorted_late_blocks(int watch, int last)
 {
     static const uint64_t spin[] = {10, 30}, sleep_in[] = {20, 40};
     uint64_t rng = 11;
@@ -54,7 +58,7 @@ static void sorted_late_blocks(int watch)
     es_processor *p = e ? es_processor_create(&fmt, e, &pc, err, sizeof err) : NULL;
     if (!p) {
         check(0, err);
-        return;
+        return 0;
     }
     es_stall_probe *sp = watch ? es_stall_probe_start(BLOCK / RATE) : NULL;
     es_processor_watch(p, sp);
@@ -67,21 +71,35 @@ static void sorted_late_blocks(int watch)
         es_processor_process(p, in, out, BLOCK);
     es_stats s;
     es_processor_stats(p, &s);
-    snprintf(what, sizeof what, "spinning blocks are engine misses: %llu at %llu %llu "
-             "(want 2 at 10 30)", (unsigned long long)s.misses,
-             (unsigned long long)s.recent_misses[0], (unsigned long long)s.recent_misses[1]);
-    check(s.misses == 2 && s.recent_misses[0] == 10 && s.recent_misses[1] == 30, what);
-    snprintf(what, sizeof what, "sleeping blocks are machine stalls: %llu (want 2)",
-             (unsigned long long)s.stalls);
-    check(s.stalls == 2, what);
-    snprintf(what, sizeof what, "slot A counts them the same: %llu misses, %llu stalls",
-             (unsigned long long)s.ab[0].misses, (unsigned long long)s.ab[0].stalls);
-    check(s.ab[0].misses == 2 && s.ab[0].stalls == 2, what);
+    es_stall_stats held = {0};
+    if (sp)
+        es_stall_probe_read(sp, &held);
+    const int sorted = s.misses == 2 && s.recent_misses[0] == 10 && s.recent_misses[1] == 30 &&
+                       s.stalls == 2 && s.ab[0].misses == 2 && s.ab[0].stalls == 2;
+    const int again = !sorted && held.late > 0 && !last;
+    if (again) {
+        printf("     the machine held the probe up (%llu periods late, the worst %.1f ms) "
+               "while blocks were late: %llu misses, %llu stalls; again\n",
+               (unsigned long long)held.late, 1e-3 * held.worst_us,
+               (unsigned long long)s.misses, (unsigned long long)s.stalls);
+    } else {
+        snprintf(what, sizeof what, "spinning blocks are engine misses: %llu at %llu %llu "
+                 "(want 2 at 10 30)", (unsigned long long)s.misses,
+                 (unsigned long long)s.recent_misses[0], (unsigned long long)s.recent_misses[1]);
+        check(s.misses == 2 && s.recent_misses[0] == 10 && s.recent_misses[1] == 30, what);
+        snprintf(what, sizeof what, "sleeping blocks are machine stalls: %llu (want 2)",
+                 (unsigned long long)s.stalls);
+        check(s.stalls == 2, what);
+        snprintf(what, sizeof what, "slot A counts them the same: %llu misses, %llu stalls",
+                 (unsigned long long)s.ab[0].misses, (unsigned long long)s.ab[0].stalls);
+        check(s.ab[0].misses == 2 && s.ab[0].stalls == 2, what);
+    }
     es_processor_watch(p, NULL);
     es_stall_probe_stop(sp);
     es_processor_destroy(p);
     check(es_test_wrap_all_gone("processor"), "every engine destroyed once");
     es_test_wrap_forget();
+    return again;
 }
 
 static void probe(void)
@@ -119,8 +137,9 @@ static void probe(void)
 
 int main(void)
 {
-    sorted_late_blocks(0);
-    sorted_late_blocks(1);
+    sorted_late_blocks(0, 1);
+    for (int run = 1; run <= 3 && sorted_late_blocks(1, run == 3); run++)
+        ;
     probe();
     printf("stalls: %s\n", failures ? "FAIL" : "ok");
     return failures ? 1 : 0;
