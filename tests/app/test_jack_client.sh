@@ -7,6 +7,9 @@
 #     the test's own (es_jack_tap), and the ports' names, are the same
 #     after `block 64`, `block 1024`, `engine cpu-nonuniform`, `room ...` and
 #     `source signal` (from a file), each of which the stream takes (said);
+#   - the server's period changed under the stream (jack_bufsize 256 at
+#     block 1024): followed without a reopen or a word, the latency
+#     published following it (768 gathered instead of 896);
 #   - the latency earshot publishes on its ports (jack_lsp -l): its output
 #     ports' capture latency is its input's plus its own (the block
 #     gathered over the period), at block 256 over a period of 128;
@@ -91,6 +94,25 @@ for change in "block 64" "block 1024" "engine cpu-nonuniform" "room stairwell" "
         bad "after '$change' ($said): ports '$(ports)', out_L to mine: $(wired)"
     fi
 done
+# The server's period changed under the stream (jack_bufsize 256, at block
+# 1024): followed by callback, not a reopen; what earshot publishes as its
+# own latency follows (block - period gathered: 896, then 768).
+lines=$(wc -l <"$dir/said.txt")
+jack_bufsize 256 >/dev/null 2>&1
+sleep 1
+in_cap=$(jack_lsp -l earshot:in_1 | sed -n 's/.*capture latency = \[ [0-9]* \([0-9]*\) \].*/\1/p')
+out_cap=$(jack_lsp -l earshot:out_L | sed -n 's/.*capture latency = \[ [0-9]* \([0-9]*\) \].*/\1/p')
+said=$(tail -n +$((lines + 1)) "$dir/said.txt" | tr '\n' ' ')
+if [ -n "$in_cap" ] && [ "$out_cap" = $((in_cap + 768)) ] && [ "$(ports)" = "$want" ] &&
+   [ "$(wired)" = 1 ] && [ -z "$said" ]; then
+    ok "the server's period 128 -> 256 under block 1024: followed without a word or a reopen," \
+       "out_L's capture latency $out_cap = in_1's $in_cap + 768 gathered, the ports and the wire kept"
+else
+    bad "period 128 -> 256: out_L's capture latency '$out_cap', in_1's '$in_cap' (want + 768)," \
+        "ports '$(ports)', wired $(wired), said '$said'"
+fi
+jack_bufsize 128 >/dev/null 2>&1
+sleep 0.5
 echo quit >&3
 exec 3>&-
 wait $pid
