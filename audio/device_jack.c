@@ -62,272 +62,7 @@
 es_jack_host es_jack = {.lock = PTHREAD_MUTEX_INITIALIZER};
 #define host es_jack
 
-struct jack_device {
-    es_device base;
-    es_device_config cfg;
-    es_audio_callback cb;
-    void *ctx;
-    int ins, outs;            /* the stream's channels */
-    int counted;              /* one of host.handles */
-    /* A block longer than the period: gathered here. */
-    float **gather_in, **gather_out;
-    int in_at, out_at;
-    /* Pointer arrays handed to the callback. */
-    const float **in_ptr;
-    float **out_ptr;
-};
-
-/* ---- the process callback (JACK's real-time thread) ---- */
-
-/* A block longer than the period: this period's input into the block
- * being gathered. */
-static ES_RT void gather(jack_device *d, float *const *in, int frames)
-{
-    if (d->in_at + frames > d->cfg.block) {
-        d->in_at = 0; /* the period changed under the gathering: start again */
-        d->out_at = frames;
-        return;
-    }
-    for (int c = 0; c < d->ins; c++)
-        memcpy(d->gather_in[c] + d->in_at, in[c], sizeof(float) * (size_t)frames);
-    d->in_at += frames;
-}
-
-static ES_RT void run_gathered(jack_device *d, float *const *in, float *const *out, int frames,
-                               unsigned flags)
-{
-    const int block = d->cfg.block;
-    gather(d, in, frames);
-    if (d->in_at >= block) {
-        d->cb(d->ctx, (const float *const *)d->gather_in, d->gather_out, block, flags);
-        d->in_at = 0;
-        d->out_at = 0;
-    }
-    if (d->out_at + frames > block)
-        return; /* silence until the first block is whole */
-    for (int c = 0; c < d->outs; c++)
-        memcpy(out[c], d->gather_out[c] + d->out_at, sizeof(float) * (size_t)frames);
-    d->out_at += frames;
-}
-
-static ES_RT int gathers(const jack_device *d, int frames)
-{
-    return d->cfg.block > frames && d->gather_in;
-}
-
-/* A handle taking over from the one playing: 1 when it plays from this
- * period on (one that runs whole blocks at once, or one that gathers, in
- * the period that makes its first block whole), else it gathers this
- * period's input beside the one that plays, which plays on. */
-static ES_RT int takes_over(jack_device *d, float *const *in, int frames)
-{
-    if (!gathers(d, frames) || d->in_at + frames >= d->cfg.block)
-        return 1;
-    gather(d, in, frames);
-    return 0;
-}
-
-static ES_RT void run_blocks(jack_device *d, float *const *in, float *const *out, int frames,
-                             unsigned flags)
-{
-    for (int at = 0; at < frames; at += d->cfg.block) {
-        const int n = frames - at < d->cfg.block ? frames - at : d->cfg.block;
-        for (int c = 0; c < d->ins; c++)
-            d->in_ptr[c] = in[c] + at;
-        for (int c = 0; c < d->outs; c++)
-            d->out_ptr[c] = out[c] + at;
-        d->cb(d->ctx, d->in_ptr, d->out_ptr, n, flags);
-        flags &= ~(unsigned)ES_XRUNS; /* an xrun is counted once; freewheeling is every call's */
-    }
-}
-
-static ES_RT int process(jack_nframes_t nframes, void *arg)
-{
-    (void)arg;
-    /* busy before the handle is read: a stop that cleared `playing` and
-     * then sees busy 0 knows no cycle uses the old handle. A closing
-     * client shuts the gate first, so that no cycle is inside earshot when
-     * libjack ends the thread. */
-    atomic_store(&host.busy, 1);
-    if (atomic_load(&host.gate)) {
-        atomic_store(&host.busy, 0);
-        return 0;
-    }
-    jack_device *d = atomic_load(&host.playing), *next = atomic_load(&host.next);
-    /* The counts after the handles: their ports were registered before
-     * they were published. */
-    const int frames = (int)nframes, ins = atomic_load(&host.ins), outs = atomic_load(&host.outs);
-    float *in[PORTS_MAX], *out[PORTS_MAX];
-    for (int c = 0; c < ins; c++)
-        in[c] = jack_port_get_buffer(host.in[c], nframes);
-    for (int c = 0; c < outs; c++) {
-        out[c] = jack_port_get_buffer(host.out[c], nframes);
-        memset(out[c], 0, sizeof(float) * nframes);
-    }
-    if (next && next->ins <= ins && next->outs <= outs && takes_over(next, in, frames)) {
-        jack_device *expected = next; /* unless a stop took it back meanwhile */
-        if (atomic_compare_exchange_strong(&host.next, &expected, NULL)) {
-            atomic_store(&host.playing, next);
-            d = next;
-        }
-    }
-    if (d && (d->ins > ins || d->outs > outs))
-        d = NULL;
-    if (d) {
-        const unsigned flags = (atomic_exchange(&host.xruns, 0) ? ES_XRUN_OUTPUT : 0) |
-                               (atomic_load(&host.freewheel) ? ES_FREEWHEEL : 0);
-        atomic_store_explicit(&d->base.timed_period, frames, memory_order_relaxed);
-        if (gathers(d, frames))
-            run_gathered(d, in, out, frames, flags);
-        else
-            run_blocks(d, in, out, frames, flags);
-    }
-    atomic_store(&host.busy, 0);
-    return 0;
-}
-
-/* Freewheeling (an export): the callback runs as fast as the graph does,
- * on a thread JACK does not hold to a deadline, and is told so with every
- * block (ES_FREEWHEEL): the engines wait for their results, and no block
- * is a miss. */
-static void on_freewheel(int starting, void *arg)
-{
-    (void)arg;
-    atomic_store(&host.freewheel, starting != 0);
-}
-
-static int on_xrun(void *arg)
-{
-    (void)arg;
-    atomic_fetch_add(&host.xruns, 1);
-    return 0;
-}
-
-static int on_buffer_size(jack_nframes_t nframes, void *arg)
-{
-    (void)arg;
-    atomic_store(&host.period, (int)nframes);
-    /* A block gathered over periods adds block - period to what earshot
-     * publishes as its own latency; at a period of the block, nothing. */
-    const int block = atomic_load(&host.own_block);
-    atomic_store(&host.own, atomic_load(&host.own_engine) +
-                                (block > (int)nframes ? block - (int)nframes : 0));
-    return 0;
-}
-
-/* Each port's latency as the graph has it, plus earshot's own on the way
- * through: inputs to outputs for capture, outputs to inputs for playback. */
-static void on_latency(jack_latency_callback_mode_t mode, void *arg)
-{
-    (void)arg;
-    const int own = atomic_load(&host.own);
-    jack_latency_range_t r, most = {0, 0};
-    jack_port_t **from = mode == JackCaptureLatency ? host.in : host.out;
-    jack_port_t **to = mode == JackCaptureLatency ? host.out : host.in;
-    const int nfrom = mode == JackCaptureLatency ? host.ins : host.outs;
-    const int nto = mode == JackCaptureLatency ? host.outs : host.ins;
-    for (int c = 0; c < nfrom; c++) {
-        jack_port_get_latency_range(from[c], mode, &r);
-        most.min = c == 0 || r.min < most.min ? r.min : most.min;
-        most.max = r.max > most.max ? r.max : most.max;
-    }
-    most.min += (jack_nframes_t)own;
-    most.max += (jack_nframes_t)own;
-    for (int c = 0; c < nto; c++)
-        jack_port_set_latency_range(to[c], mode, &most);
-}
-
-/* ---- the client and its ports (control side, host.lock held) ---- */
-
-/* A port's name: the room's for it when it gives one that no port of
- * that side has yet, else in_N, out_N, or out_L and out_R for two. */
-static const char *port_name(char *buf, size_t n, int output, int index, int count,
-                             const es_jack_options *o)
-{
-    const char(*given)[ES_JACK_PORT_NAME] = output ? o->output_names : o->input_names;
-    char(*taken)[ES_JACK_PORT_NAME] = output ? host.out_name : host.in_name;
-    int unique = given && given[index][0];
-    for (int c = 0; unique && c < index; c++)
-        unique = strcmp(taken[c], given[index]) != 0;
-    if (unique)
-        snprintf(buf, n, "%s", given[index]);
-    else if (output && count == 2)
-        snprintf(buf, n, "out_%c", index == 0 ? 'L' : 'R');
-    else
-        snprintf(buf, n, "%s_%d", output ? "out" : "in", index + 1);
-    return buf;
-}
-
-/* Wires port `ours` (an input: from, an output: to) to the k-th port the
- * pattern lists; without one, the k-th physical port, or where the server
- * has none that way (PipeWire's virtual source: no capture port is
- * physical there), the k-th port named capture (playback). */
-static void wire(jack_port_t *ours, int output, int k, const es_jack_options *o)
-{
-    const char *pattern = output ? o->connect_out : o->connect_in;
-    const unsigned long way = output ? JackPortIsInput : JackPortIsOutput;
-    const char **ports = jack_get_ports(host.client, pattern, JACK_DEFAULT_AUDIO_TYPE,
-                                        way | (pattern ? 0 : JackPortIsPhysical));
-    if (!pattern && (!ports || !ports[0])) {
-        jack_free(ports);
-        ports = jack_get_ports(host.client, output ? ":playback" : ":capture",
-                               JACK_DEFAULT_AUDIO_TYPE, way);
-    }
-    int count = 0;
-    while (ports && ports[count])
-        count++;
-    if (count > 0) {
-        const char *theirs = ports[k % count];
-        if (output)
-            jack_connect(host.client, jack_port_name(ours), theirs);
-        else
-            jack_connect(host.client, theirs, jack_port_name(ours));
-    }
-    jack_free(ports);
-}
-
-/* Registers ports of one side (output 1: earshot's outputs) up to `count`,
- * keeping their names for a restart. 0, or -1 with the name that failed
- * in `name`. */
-static int add_ports(int output, int count, const es_jack_options *o, char *name, size_t n)
-{
-    atomic_int *have = output ? &host.outs : &host.ins;
-    jack_port_t **ports = output ? host.out : host.in;
-    char(*names)[ES_JACK_PORT_NAME] = output ? host.out_name : host.in_name;
-    while (*have < count) {
-        const int c = atomic_load(have);
-        port_name(name, n, output, c, count, o);
-        jack_port_t *p = jack_port_register(host.client, name, JACK_DEFAULT_AUDIO_TYPE,
-                                            output ? JackPortIsOutput : JackPortIsInput, 0);
-        if (!p)
-            return -1;
-        snprintf(names[c], sizeof names[c], "%s", name);
-        ports[c] = p;
-        atomic_fetch_add(have, 1); /* the port is stored before its count */
-    }
-    return 0;
-}
-
-static int register_ports(int inputs, int outputs, const es_jack_options *o, char *err,
-                          size_t n)
-{
-    char name[ES_JACK_PORT_NAME];
-    const int first_in = host.ins, first_out = host.outs;
-    if (add_ports(0, inputs, o, name, sizeof name) != 0 ||
-        add_ports(1, outputs, o, name, sizeof name) != 0)
-        goto failed;
-    if (!o->no_connect) {
-        for (int c = first_in; c < host.ins; c++)
-            wire(host.in[c], 0, c, o);
-        for (int c = first_out; c < host.outs; c++)
-            wire(host.out[c], 1, c, o);
-    }
-    return 0;
-failed:
-    snprintf(err, n, "device '%s': cannot register port %s:%s", ES_DEVICE_JACK,
-             host.name, name);
-    return -1;
-}
+/* ---- the client (control side, host.lock held) ---- */
 
 /* libjack's own lines ("Cannot connect to the server", ...) are kept off
  * the terminal: what failed is said in earshot's one line. */
@@ -394,32 +129,6 @@ static int open_client(const es_jack_options *o, double rate, int block, char *e
     return 0;
 }
 
-static void on_shutdown(jack_status_t code, const char *reason, void *arg)
-{
-    (void)code, (void)reason, (void)arg;
-    atomic_store(&host.dead, 1); /* the keeper makes the client again */
-}
-
-int es_jack_attach(jack_client_t *client)
-{
-    jack_set_process_callback(client, process, NULL);
-    jack_set_xrun_callback(client, on_xrun, NULL);
-    jack_set_freewheel_callback(client, on_freewheel, NULL);
-    jack_set_buffer_size_callback(client, on_buffer_size, NULL);
-    jack_set_latency_callback(client, on_latency, NULL);
-    jack_on_info_shutdown(client, on_shutdown, NULL);
-    atomic_store(&host.period, (int)jack_get_buffer_size(client));
-    for (int c = 0; c < host.ins; c++)
-        if (!(host.in[c] = jack_port_register(client, host.in_name[c], JACK_DEFAULT_AUDIO_TYPE,
-                                              JackPortIsInput, 0)))
-            return -1;
-    for (int c = 0; c < host.outs; c++)
-        if (!(host.out[c] = jack_port_register(client, host.out_name[c],
-                                               JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0)))
-            return -1;
-    return jack_activate(client);
-}
-
 void es_jack_shut_gate(void)
 {
     atomic_store(&host.gate, 1);
@@ -450,18 +159,6 @@ static void close_client(void)
 }
 
 /* ---- the device class ---- */
-
-/* The largest latency the graph gives a port of ours, frames. */
-static int port_latency(jack_port_t *const *ports, int count, jack_latency_callback_mode_t mode)
-{
-    int most = 0;
-    for (int c = 0; c < count; c++) {
-        jack_latency_range_t r;
-        jack_port_get_latency_range(ports[c], mode, &r);
-        most = (int)r.max > most ? (int)r.max : most;
-    }
-    return most;
-}
 
 static void jack_close_device(es_device *base);
 
@@ -525,7 +222,7 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
     if (rc == 0) {
         host.handles++;
         d->counted = 1;
-        if ((rc = register_ports(d->ins, d->outs, &cfg->jack, err, n)) == 0)
+        if ((rc = es_jack_register_ports(d->ins, d->outs, &cfg->jack, err, n)) == 0)
             jack_recompute_total_latencies(host.client);
     }
     pthread_mutex_unlock(&host.lock);
@@ -556,8 +253,8 @@ static es_device *jack_open(const es_device_config *cfg, es_audio_callback cb, v
     }
     const int gather = gathered(d, period);
     pthread_mutex_lock(&host.lock);
-    d->base.input_latency = port_latency(host.in, d->ins, JackCaptureLatency);
-    d->base.output_latency = port_latency(host.out, d->outs, JackPlaybackLatency);
+    d->base.input_latency = es_jack_port_latency(host.in, d->ins, JackCaptureLatency);
+    d->base.output_latency = es_jack_port_latency(host.out, d->outs, JackPlaybackLatency);
     pthread_mutex_unlock(&host.lock);
     d->base.reported_input = d->base.input_latency;
     d->base.reported_output = d->base.output_latency;
@@ -658,8 +355,8 @@ static void jack_now(const es_device *base, int *input, int *output, int *period
     pthread_mutex_lock(&host.lock);
     if (host.client && !atomic_load(&host.dead)) {
         *period = atomic_load(&host.period);
-        *input = port_latency(host.in, d->ins, JackCaptureLatency);
-        *output = port_latency(host.out, d->outs, JackPlaybackLatency);
+        *input = es_jack_port_latency(host.in, d->ins, JackCaptureLatency);
+        *output = es_jack_port_latency(host.out, d->outs, JackPlaybackLatency);
     }
     pthread_mutex_unlock(&host.lock);
 }
@@ -674,9 +371,7 @@ static int jack_looped(const es_device *base)
 {
     (void)base;
     pthread_mutex_lock(&host.lock);
-    const int looped = host.client && !atomic_load(&host.dead) && host.ins > 0 &&
-                       host.outs > 0 &&
-                       jack_port_connected_to(host.out[0], jack_port_name(host.in[0]));
+    const int looped = es_jack_looped();
     pthread_mutex_unlock(&host.lock);
     return looped;
 }

@@ -1,7 +1,9 @@
-/* The native JACK device's one client, shared by its two files (internal
- * to audio/): device_jack.c (the client, its ports, the device class) and
- * device_jack_keeper.c (what follows the server: the wiring it keeps, and
- * the client made again after a server restart). */
+/* The native JACK device's one client, shared by its three files
+ * (internal to audio/): device_jack.c (the client and the device class),
+ * device_jack_cycle.c (the process callback and the server's other
+ * callbacks), device_jack_ports.c (its ports: names, wiring when
+ * made, latency) and device_jack_keeper.c (what follows the server: the
+ * wiring it keeps, and the client made again after a server restart). */
 #ifndef ES_DEVICE_JACK_HOST_H
 #define ES_DEVICE_JACK_HOST_H
 
@@ -9,7 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "device.h"
+#include "device_class.h"
 
 #define PORTS_MAX ES_JACK_PORTS
 #define WIRES_MAX 8      /* connections a port has kept for it */
@@ -52,6 +54,23 @@ typedef struct {
 
 extern es_jack_host es_jack;
 
+/* A handle on the client: a stream opened on it (device_jack.c). */
+struct jack_device {
+    es_device base;
+    es_device_config cfg;
+    es_audio_callback cb;
+    void *ctx;
+    int ins, outs;            /* the stream's channels */
+    int counted;              /* one of host.handles */
+    /* A block longer than the period: gathered here. */
+    float **gather_in, **gather_out;
+    int in_at, out_at;
+    /* Pointer arrays handed to the callback. */
+    const float **in_ptr;
+    float **out_ptr;
+};
+
+
 /* Sets the client's callbacks, registers the ports host.in_name and
  * out_name hold (ins, outs of them), and activates it: a new client, or
  * one made again after a restart. Lock held. 0, or -1. */
@@ -61,5 +80,15 @@ int es_jack_attach(jack_client_t *client);
 void es_jack_shut_gate(void);
 /* Starts a keeper for the current client's generation. Lock held. */
 void es_jack_keeper_start(void);
+
+/* device_jack_ports.c, lock held: registers the ports a stream of
+ * `inputs` and `outputs` needs that the client does not have yet, and
+ * wires the new ones (0, or -1 with the port that failed in err); the
+ * largest latency the graph gives one of `ports` that way; 1 when the
+ * first output is wired straight to the first input. */
+int es_jack_register_ports(int inputs, int outputs, const es_jack_options *o, char *err,
+                           size_t n);
+int es_jack_port_latency(jack_port_t *const *ports, int count, jack_latency_callback_mode_t mode);
+int es_jack_looped(void);
 
 #endif

@@ -3,6 +3,7 @@
  * all the way into the matrix. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "audiofile.h"
 #include "fuzz_util.h"
@@ -40,5 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (es_jconvolver_read(conf, &channels, &inputs, &outputs, &frames, &rate, err,
                            sizeof err) == 0)
         es_audiofile_free_channels(channels, inputs * outputs);
+    /* The ports' names alone (the JACK device's): every name kept is one
+     * JACK takes, and within its side. */
+    es_jconvolver_room names;
+    if (es_jconvolver_names(conf, &names) == 0)
+        for (int k = 0; k < ES_JCONVOLVER_SIDE; k++) {
+            const char *in = names.input_name[k], *out = names.output_name[k];
+            if ((in[0] && (k >= names.inputs || strchr(in, ':'))) ||
+                (out[0] && (k >= names.outputs || strchr(out, ':'))))
+                __builtin_trap();
+        }
     return 0;
 }
