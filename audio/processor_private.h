@@ -1,0 +1,122 @@
+/* What processor.c and processor_control.c share (internal to audio/):
+ * the processor's state, the commands the control side queues for the
+ * audio thread, and the engine slots. processor.c is the audio thread's
+ * side and the processor's making; processor_control.c the control
+ * side's calls (swaps, levels, the engines to collect, the statistics). */
+#ifndef ES_PROCESSOR_PRIVATE_H
+#define ES_PROCESSOR_PRIVATE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "core/spsc_ring.h"
+#include "limiter.h"
+#include "processor.h"
+#include "safety.h"
+
+#define COMMANDS 64      /* queued commands; a UI sends a few per second */
+#define RETIRED ES_PROCESSOR_SWAPS_MAX /* engines waiting to be destroyed */
+
+enum { CMD_SWAP, CMD_MIX, CMD_RESET_STATS, CMD_MUTE, CMD_UNMUTE };
+/* An engine's output beyond this is broken (a room normalised to unit
+ * energy turns ES_INPUT_MAX into far less): muted, and built again. */
+#define ENGINE_OUT_MAX 1e9f
+enum { G_TRIM, G_WET, G_DRY, G_GAIN, G_BYPASS, G_COUNT }; /* per-sample gain rows */
+
+typedef struct {
+    int kind;
+    es_engine *engine;   /* CMD_SWAP */
+    int ab, restart;     /* CMD_SWAP: its A/B slot (-1: the one playing) */
+    int same_filter;     /* CMD_SWAP: a linear crossfade */
+    float **ringing;     /* CMD_SWAP: primed (history.h), or NULL */
+    int ringing_frames;
+    uint64_t ticket;
+    es_mix mix;          /* CMD_MIX */
+    int panic;           /* CMD_MUTE */
+} command;
+
+/* An engine slot: the engine and the delay that brings its latency up to
+ * the processor's. */
+typedef struct {
+    es_engine *engine;
+    int comp;            /* frames of added delay */
+    float **delay;       /* [outputs] ring of delay_size */
+    size_t delay_write;
+    uint64_t late_seen;  /* engine's late count already taken into stats */
+    long long helpers_seen; /* its helpers' CPU time already taken, ns */
+    float **wet;         /* [outputs] max_block: this slot's output */
+    int ab;              /* the A/B slot whose statistics its blocks count in */
+    int restart;         /* those statistics start again when it plays alone */
+    int broken;          /* its output went non-finite: silence from it now */
+    /* A primed engine: what the past still rings, added to its output
+     * from its first frame on (history.h); NULL once played or none. */
+    float **ringing;
+    int ringing_frames, ringing_pos;
+    uint64_t ticket;
+    int freewheel;       /* what its engine was last told (es_engine_freewheel) */
+} slot;
+
+/* A gain that moves linearly to its target over `left` samples. */
+typedef struct {
+    float now, to, step;
+    int left;
+} ramp;
+
+struct es_processor {
+    /* The stall probe beside the stream, when the host runs one: a late
+     * block while it was held up too is the machine's. */
+    _Atomic(const es_stall_probe *) watch;
+    es_format fmt;
+    es_processor_config cfg;
+    int latency;
+    es_spsc_ring commands, retired;
+    /* Swaps accepted and not yet collected: each is a queued engine, one
+     * crossfading in, or an old engine in (or on its way to) the retired
+     * ring. Kept at most RETIRED, so a retire always finds room. Written
+     * by the control side only. */
+    atomic_int uncollected;
+
+    slot slots[2];
+    int active;              /* index of the slot that plays */
+    int fading;              /* slot 1 - active is fading in */
+    int freewheel;           /* es_processor_freewheel: the host freewheels */
+    int fade_pos, fade_len;  /* frames */
+    float *fade;             /* fade_len + 1: sin(pi/2 * k / fade_len) */
+    int fade_linear;         /* this crossfade is linear (the same filter) */
+    /* The input kept for priming (history.h), and the incoming engine
+     * held out of the mix until its ringing is there (at most hold_max
+     * frames). */
+    es_history *history;
+    int held, held_frames, hold_max;
+    size_t delay_size;       /* slot delay rings, power of two */
+
+    es_mix mix;              /* the latest asked for */
+    ramp r_trim, r_wet, r_dry, r_gain, r_bypass; /* linear gains on their way to `mix` */
+    int ramp_len;            /* frames of a level ramp */
+    float **g;               /* [G_COUNT] max_block: each gain, per sample */
+    float **trimmed;         /* [inputs] max_block: the input after the trim */
+    float **clean;           /* [inputs] max_block: the input made safe (safety.h) */
+    ramp r_mute;             /* 1, or on its way to 0 while muted */
+    int muted;               /* es_stats.muted: 0, 1 runaway, 2 panic */
+    const char *mute_why;
+    es_runaway runaway;      /* the feedback detector on the output */
+    es_limiter limiter;      /* the safety limiter (limiter.c) */
+    float **dry;             /* [inputs] ring of dry_size */
+    size_t dry_size, dry_write;
+    float **scratch;         /* [outputs] max_block: raw engine output */
+
+    es_stats acc;            /* audio thread's own copy */
+    long long cpu_at;        /* the thread's CPU time as the last block began, ns */
+    int last_ab;             /* the A/B slot the last block counted in (-1 none) */
+    atomic_uint seq;         /* seqlock around `shared`: odd while writing */
+    es_stats shared;
+    atomic_int pending_swaps;
+};
+
+/* 1 when engine e (made for format f) can play in this processor: the
+ * same rate and channels, a block it takes, no more latency than the
+ * processor has; else 0 and why in err. */
+int es_processor_fits(const es_processor *p, const es_engine *e, const es_format *f, char *err,
+                      size_t n);
+
+#endif
