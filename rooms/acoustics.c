@@ -308,6 +308,25 @@ int es_acoustics_measure(const float *ir, int length, double rate, es_acoustics 
     return 0;
 }
 
+int es_acoustics_noise(const float *ir, int length, double rate, double *noise_db, int *cut)
+{
+    double *e = NULL;
+    int onset = 0;
+    const int n = squared_from_onset(ir, length, &e, &onset);
+    if (!n)
+        return -1;
+    double peak = 0;
+    for (int i = 0; i < n; i++)
+        peak = e[i] > peak ? e[i] : peak;
+    double noise = mean(e, n - n / 10, n), k;
+    int at = n;
+    lundeby(e, n, rate, &noise, &at, &k);
+    *noise_db = noise > 0 ? 10 * log10(noise / peak) : -INFINITY;
+    *cut = onset + at;
+    free(e);
+    return 0;
+}
+
 /* One octave band: a 6th-order Butterworth band-pass (three biquads, the
  * order IEC 61260 class 1 octave filters use), band edges fc/sqrt2 and
  * fc*sqrt2, designed by the bilinear transform with prewarped edges. It

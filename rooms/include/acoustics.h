@@ -44,6 +44,13 @@ int es_measure_band(double hz);
 
 /* Parameters of one IR channel. Returns 0, or -1 if the IR is silent. */
 int es_acoustics_measure(const float *ir, int length, double rate, es_acoustics *out);
+/* The noise floor alone, found as es_acoustics_measure finds it but
+ * without its -90 dB limit (a measurement's peak-to-noise ratio can be
+ * over 100 dB): the noise's mean energy per frame against the peak
+ * frame's, dB (-INFINITY where the decay ends in digital silence), and
+ * where the decay meets it, frames from the start of ir (Lundeby's cross
+ * point; length when there is none). 0, or -1 when ir is silent. */
+int es_acoustics_noise(const float *ir, int length, double rate, double *noise_db, int *cut);
 /* Broadband and octave bands. 0 or -1. */
 int es_acoustics_room(const float *ir, int length, double rate, es_room_acoustics *out);
 
