@@ -21,6 +21,7 @@ static const es_command commands[] = {
     {"devices", es_cmd_devices, "list the sound devices earshot can play on"},
     {"rooms", es_cmd_rooms, "the room library: list, --show, new, add, import-jconvolver"},
     {"latency", es_cmd_latency, "measure the round trip through a loopback, against computed"},
+    {"measure", es_cmd_measure, "measure a room by sweep through the sound card, into the library"},
     {"engines", es_cmd_engines, "list the convolution engines and whether they run here"},
     {NULL, NULL, NULL},
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exchange.h"
 #include "player.h"
 #include "stall_probe.h"
 
@@ -28,47 +29,14 @@ struct es_player {
     es_stall_probe *stalls;  /* while the stream runs: the machine's wake-ups */
     es_stall_stats stalls_at_stop; /* what it had counted when the stream stopped */
     int stalls_kept;
-    /* The round-trip probe: idle, armed (the next block clicks), capturing,
-     * done. The control side owns `probe` except while capturing. */
-    atomic_int probe_state;
-    float *probe;
-    int probe_len, probe_got;
+    /* Measurements through the device (exchange.h): the round-trip probe's
+     * clicks, a room's sweeps. Only the stream that was playing when one
+     * started takes part (a stream left behind may still call back). */
+    es_exchange *exchange;
+    stream *_Atomic exchange_for;
+    int probing;             /* the exchange under way is the probe's */
+    int probe_len;
 };
-
-enum { PROBE_IDLE, PROBE_ARMED, PROBE_CAPTURING, PROBE_DONE };
-
-/* The probe's share of a block: the click out, the input kept. */
-static ES_RT void probe_block(es_player *pl, const float *in, float *const *out, int outputs,
-                              int frames)
-{
-    int st = atomic_load_explicit(&pl->probe_state, memory_order_acquire);
-    if (st == PROBE_IDLE || st == PROBE_DONE)
-        return;
-    /* While it measures the output is the click and silence: the processor's
-     * output would come round the loop and bury the click. */
-    for (int c = 0; c < outputs; c++)
-        memset(out[c], 0, sizeof(float) * (size_t)frames);
-    if (st == PROBE_ARMED) {
-        pl->probe_got = 0;
-        st = PROBE_CAPTURING;
-        atomic_store_explicit(&pl->probe_state, st, memory_order_release);
-    }
-    if (st != PROBE_CAPTURING)
-        return;
-    int take = pl->probe_len - pl->probe_got;
-    if (take > frames)
-        take = frames;
-    /* A click at the start of each of the probe's windows. */
-    const int window = pl->probe_len / ES_PROBE_CLICKS;
-    for (int i = 0; i < take; i++) {
-        if ((pl->probe_got + i) % window == 0)
-            out[0][i] = 0.9f;
-        pl->probe[pl->probe_got + i] = in[i];
-    }
-    pl->probe_got += take;
-    if (pl->probe_got == pl->probe_len)
-        atomic_store_explicit(&pl->probe_state, PROBE_DONE, memory_order_release);
-}
 
 /* The audio callback: the source's block through the stream's processor. */
 static ES_RT void callback(void *ctx, const float *const *in, float *const *out, int frames,
@@ -96,8 +64,8 @@ static ES_RT void callback(void *ctx, const float *const *in, float *const *out,
     es_processor_process(st->proc, input, out, frames);
     if (st->cfg.tap)
         st->cfg.tap(st->cfg.tap_ctx, (const float *const *)out, st->outputs, frames);
-    if (st->cfg.live_input && st->outputs > 0)
-        probe_block(pl, in[0], out, st->outputs, frames);
+    if (st->cfg.live_input && atomic_load_explicit(&pl->exchange_for, memory_order_acquire) == st)
+        es_exchange_block(pl->exchange, in, st->inputs, out, st->outputs, frames);
 }
 
 /* A stream of `take` as `cfg` says, or NULL (out of memory: take is left
@@ -184,14 +152,17 @@ es_player *es_player_open(const es_player_config *cfg, es_processor *take, char 
 {
     const es_format *fmt = es_processor_format(take);
     es_player *pl = calloc(1, sizeof *pl);
-    if (!pl || !(pl->st = stream_make(pl, cfg, take))) {
+    if (!pl || !(pl->exchange = es_exchange_create()) || !(pl->st = stream_make(pl, cfg, take))) {
         snprintf(err, n, "out of memory");
+        if (pl)
+            es_exchange_destroy(pl->exchange);
         free(pl);
         return NULL;
     }
     es_signal_init(&pl->signal, fmt->sample_rate);
     if (!(pl->device = open_device(pl->st, cfg->block, err, n))) {
         stream_free(pl->st, 1); /* the processor is still the caller's */
+        es_exchange_destroy(pl->exchange);
         free(pl);
         return NULL;
     }
@@ -227,6 +198,9 @@ static int hand_over(es_player *pl, stream *next, char *err, size_t n)
 int es_player_reconfigure(es_player *pl, const es_player_config *cfg, es_processor *take,
                           char *err, size_t n)
 {
+    /* A measurement does not survive its stream: the new one may have
+     * another block, device or rate. */
+    es_exchange_abort(pl->exchange);
     stream *next = stream_make(pl, cfg, take);
     if (!next) {
         snprintf(err, n, "out of memory");
@@ -321,32 +295,48 @@ void es_player_close(es_player *pl)
         return; /* the player too: the stream's callback reads it */
     }
     stream_free(pl->st, 0);
-    free(pl->probe);
+    es_exchange_destroy(pl->exchange);
     free(pl);
 }
 
-int es_player_probe_start(es_player *pl, double seconds, char *err, size_t n)
+int es_player_exchange_start(es_player *pl, const float *play, size_t frames,
+                             uint64_t outputs, int inputs, char *err, size_t n)
 {
     if (!pl->st->cfg.live_input) {
         snprintf(err, n, "it needs the microphone as the source, with the output looped "
                  "back to the input");
         return -1;
     }
-    if (atomic_load(&pl->probe_state) != PROBE_IDLE) {
-        snprintf(err, n, "a measurement is under way");
-        return -1;
-    }
+    atomic_store_explicit(&pl->exchange_for, pl->st, memory_order_release);
+    return es_exchange_start(pl->exchange, play, frames, outputs, inputs, err, n);
+}
+
+es_exchange *es_player_exchange(es_player *pl)
+{
+    return pl->exchange;
+}
+
+int es_player_probe_start(es_player *pl, double seconds, char *err, size_t n)
+{
     const es_format *fmt = es_processor_format(pl->st->proc);
     const int len = (int)(seconds * fmt->sample_rate);
-    free(pl->probe);
-    pl->probe = calloc((size_t)len, sizeof *pl->probe);
-    if (!pl->probe) {
+    const int window = len / ES_PROBE_CLICKS;
+    float *clicks = calloc((size_t)len, sizeof *clicks);
+    if (!clicks) {
         snprintf(err, n, "out of memory");
         return -1;
     }
-    pl->probe_len = len;
-    atomic_store_explicit(&pl->probe_state, PROBE_ARMED, memory_order_release);
-    return 0;
+    /* A click at the start of each of the probe's windows, on the first
+     * output. */
+    for (int k = 0; k < ES_PROBE_CLICKS; k++)
+        clicks[k * window] = 0.9f;
+    const int rc = es_player_exchange_start(pl, clicks, (size_t)len, 1, 1, err, n);
+    free(clicks);
+    if (rc == 0) {
+        pl->probing = 1;
+        pl->probe_len = len;
+    }
+    return rc;
 }
 
 static int by_value(const void *a, const void *b)
@@ -356,18 +346,21 @@ static int by_value(const void *a, const void *b)
 
 int es_player_probe_poll(es_player *pl, es_probe_result *r)
 {
-    if (atomic_load_explicit(&pl->probe_state, memory_order_acquire) != PROBE_DONE)
+    const es_exchange_state state = es_exchange_state_now(pl->exchange);
+    if (!pl->probing || (state != ES_EXCHANGE_DONE && state != ES_EXCHANGE_ABORTED))
         return 0;
     /* Each click is one sample: its cross-correlation with the input is the
      * input itself, so its delay is where the input peaks in its window;
      * the first sample within half that peak (the output was silent but
      * for the clicks, so anything else is the loop's own noise), and a
-     * peak below a tenth of the click is noise, not the click. */
+     * peak below a tenth of the click is noise, not the click. A probe
+     * whose stream changed under it heard nothing. */
     const int window = pl->probe_len / ES_PROBE_CLICKS;
+    const float *heard = es_exchange_recording(pl->exchange, 0);
     int delay[ES_PROBE_CLICKS];
     *r = (es_probe_result){.frames = -1, .clicks = ES_PROBE_CLICKS, .window = window};
-    for (int k = 0; k < ES_PROBE_CLICKS; k++) {
-        const float *w = pl->probe + (size_t)k * (size_t)window;
+    for (int k = 0; heard && k < ES_PROBE_CLICKS; k++) {
+        const float *w = heard + (size_t)k * (size_t)window;
         float peak = 0;
         for (int i = 0; i < window; i++)
             peak = fmaxf(peak, fabsf(w[i]));
@@ -386,7 +379,8 @@ int es_player_probe_poll(es_player *pl, es_probe_result *r)
         if (r->heard == ES_PROBE_CLICKS && r->high - r->low <= 1)
             r->frames = delay[r->heard / 2];
     }
-    atomic_store(&pl->probe_state, PROBE_IDLE);
+    es_exchange_finish(pl->exchange);
+    pl->probing = 0;
     return 1;
 }
 

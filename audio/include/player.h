@@ -6,6 +6,7 @@
 
 #include "device.h"
 #include "processor.h"
+#include "exchange.h"
 #include "stall_probe.h"
 #include "test_signal.h"
 
@@ -72,6 +73,15 @@ void es_player_abandon_device(es_player *pl);
  * yes, 0 its stream finished or stopped (a sound server that went away).
  * Control side. */
 int es_player_device_active(const es_player *pl);
+
+/* A measurement through the device (exchange.h) on the stream playing
+ * now: `play` on the outputs whose bits are set, `inputs` channels of the
+ * live input recorded. 0, or -1 with a message (no live input, one under
+ * way, out of memory). The caller watches and finishes it through
+ * es_player_exchange; a reconfigure aborts it. */
+int es_player_exchange_start(es_player *pl, const float *play, size_t frames,
+                             uint64_t outputs, int inputs, char *err, size_t n);
+es_exchange *es_player_exchange(es_player *pl);
 
 /* A round-trip measurement, for a loopback from the output to the input:
  * the audio thread puts ES_PROBE_CLICKS clicks on the first output channel,

@@ -397,6 +397,7 @@ int es_session_stop(es_session *s)
      * second) is left as a stalled one is, not stopped. */
     if ((was == ES_STREAM_PLAYING || was == ES_STREAM_OPENING) && !stream_alive(s))
         was = ES_STREAM_STALLED;
+    es_session_drop_measure(s);
     es_session_event(s, ES_EV_STOP);
     int rc = 0;
     if (was == ES_STREAM_STALLED || was == ES_STREAM_LOST) {
@@ -511,7 +512,8 @@ int es_session_measure_latency(es_session *s)
 static void watch_probe(es_session *s)
 {
     es_probe_result r;
-    if (s->state.probe != ES_PROBE_RUNNING || !es_player_probe_poll(s->player, &r))
+    if (s->state.probe != ES_PROBE_RUNNING || s->measure ||
+        !es_player_probe_poll(s->player, &r))
         return;
     es_session_event(s, ES_EV_PROBE_DONE);
     s->probes++;
@@ -582,6 +584,7 @@ void es_session_poll(es_session *s)
     es_session_watch_safety(s, &st);
     watch_device(s, &st, &now);
     watch_probe(s);
+    es_session_watch_measure(s);
     es_taps_watch(&s->taps);
     es_session_publish(s);
 }

@@ -15,6 +15,7 @@
 #include "preparer.h"
 #include "room_list.h"
 #include "room_loader.h"
+#include "room_measure.h"
 #include "session.h"
 #include "slots.h"
 #include "taps.h"
@@ -64,6 +65,9 @@ struct es_session {
     unsigned probes;           /* latency measurements finished */
     int probe_frames;
     es_probe_result probe;    /* the last measurement's clicks */
+    es_room_measure *measure;  /* a room being measured (session_measure.c), or NULL */
+    es_measure_result measured; /* the last one's, once it ended */
+    int measured_valid;
 
     /* The messages the snapshot carries: the last ES_LIVE_MESSAGES. */
     es_live_message messages[ES_LIVE_MESSAGES];
@@ -101,6 +105,11 @@ void es_session_take_prepared(es_session *s);
  * counts and a runaway, said. */
 void es_session_watch_engine(es_session *s, const es_stats *st);
 void es_session_watch_safety(es_session *s, const es_stats *st);
+
+/* session_measure.c: a room being measured moved on (its sweeps, its
+ * analysis, the room into slot B), and dropped when the stream stops. */
+void es_session_watch_measure(es_session *s);
+void es_session_drop_measure(es_session *s);
 
 /* snapshot.c: the snapshot made anew from the session as it is. */
 void es_session_publish(es_session *s);

@@ -81,7 +81,11 @@ static void changes(es_session *s, es_live_snapshot *snap)
         snap->preparing = es_preparer_busy(s->preparer, snap->preparing_what,
                                            sizeof snap->preparing_what);
     }
-    snap->probing = s->state.probe == ES_PROBE_RUNNING;
+    snap->probing = s->state.probe == ES_PROBE_RUNNING && !s->measure;
+    snap->measuring = s->measure != NULL;
+    if (s->measure)
+        es_room_measure_progress(s->measure, &snap->measure_pass, &snap->measure_passes,
+                                 &snap->measure_share);
     snap->probes = s->probes;
     snap->probe_frames = s->probe_frames;
     snap->probe_low = s->probe.low;

@@ -21,8 +21,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "acoustics.h"
+#include "library.h"
 #include "play_spec.h"
+#include "response.h"
 #include "snapshot.h"
+#include "sweep.h"
 
 typedef struct {
     const char *device;        /* "auto" (audio/device.h says what it tries), "null", a name */
@@ -118,6 +122,50 @@ int es_session_unmute(es_session *s);
  * measured X fr (Y ms), computed Z fr" once it is done, Z being the
  * device's input and output buffers (the click bypasses the engine). */
 int es_session_measure_latency(es_session *s);
+/* Measuring a room (ISO 18233's swept sine): what to sweep, and where the
+ * room goes. Each output in `outputs` plays the sweep in turn while every
+ * live input records; a reference input, wired straight from the sweep's
+ * output, makes time zero exact and takes the device out of the result.
+ * The room is N x M: the outputs swept are its inputs (the sources), the
+ * inputs other than the reference its outputs (the microphones). */
+#define ES_MEASURE_CHANNELS_MAX 8
+typedef struct {
+    es_sweep sweep;            /* its rate is the stream's */
+    int outputs[ES_MEASURE_CHANNELS_MAX]; /* the outputs swept, from 0 */
+    int output_count;          /* 0: the first output alone */
+    int reference_input;       /* the input wired to the sweep's output; -1: none */
+    int reference_output;      /* an output that plays every sweep for the
+                                  reference; -1: the reference hears the output
+                                  being swept (a wire from each) */
+    char name[ES_ROOM_NAME_MAX]; /* "": measured-YYYYMMDD-HHMMSS */
+    char description[256];
+    char dir[1024];            /* the library folder; "": the user's */
+    int to_slot_b;             /* once saved, the room plays in slot B (A kept) */
+} es_measure_plan;
+
+typedef struct {
+    int saved;                 /* 1: the room is in the library */
+    char line[1024];           /* what was saved, or why nothing was */
+    char name[ES_ROOM_NAME_MAX], path[1024];
+    int sources, receivers;    /* the room's inputs (outputs swept) and outputs */
+    int frames;                /* the room's length */
+    double rate;
+    int referenced;            /* time zero from a reference (else the round trip) */
+    int zero;                  /* frames taken as the loop's own (no reference) */
+    /* Each path, source s to receiver r at [s * receivers + r]. */
+    es_response paths[ES_MEASURE_CHANNELS_MAX * ES_MEASURE_CHANNELS_MAX];
+    es_acoustics acoustics;    /* ISO 3382-1, broadband, of the first path */
+    double seconds;            /* from the first sweep to the room saved */
+} es_measure_result;
+
+/* Starts measuring a room (said as it goes; the snapshot's measuring
+ * fields show the sweep's progress); a line says what was saved, or why
+ * nothing was: a clipped, silent or too quiet recording (with the level
+ * to use), a stream that changed or lost frames during a sweep. */
+int es_session_measure_room(es_session *s, const es_measure_plan *plan);
+/* The last measurement's result once it ended, else NULL. */
+const es_measure_result *es_session_measure_result(const es_session *s);
+
 /* A/B: plays slot A or B, crossfaded (the stream reopens when its block
  * differs). An empty B starts as a copy of A to change. */
 int es_session_switch_slot(es_session *s, int slot);

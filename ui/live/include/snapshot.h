@@ -125,6 +125,11 @@ typedef struct {
                                 * median), -1 no figure */
     int probe_low, probe_high, probe_heard, probe_clicks; /* its clicks */
 
+    /* ---- a room being measured (es_session_measure_room) ---- */
+    int measuring;             /* 1 from the first sweep to the room saved */
+    int measure_pass, measure_passes; /* the output swept: pass of passes */
+    double measure_share;      /* of the sweep now playing, 0..1 (1: analysing) */
+
     /* ---- recording ---- */
     int recording;             /* 1 while a take is being written */
     char record_path[1024];    /* the output take's path ("" when none was made) */

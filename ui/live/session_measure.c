@@ -1,0 +1,91 @@
+/* A room measured on the session's stream (session.h's
+ * es_session_measure_room): the latency probe's place in the state
+ * machine (one measurement through the device at a time), the sweeps
+ * moved on by each poll, and the room, once saved, played in slot B with
+ * A left as it was. */
+#include <stdio.h>
+#include <string.h>
+
+#include "session_private.h"
+
+int es_session_measure_room(es_session *s, const es_measure_plan *plan)
+{
+    if (!es_live_allows(s->state, ES_DO_PROBE)) {
+        es_session_sayf(s, 1, "measure: %s", s->state.stream == ES_STREAM_LOST
+                                                 ? "the device is lost"
+                                             : s->state.probe == ES_PROBE_RUNNING
+                                                 ? "a measurement is under way"
+                                                 : "the session has stopped");
+        return -1;
+    }
+    if (s->playing.source != ES_SOURCE_MIC) {
+        es_session_sayf(s, 1, "measure: the room is heard through the microphone: play it "
+                        "as the source first");
+        return -1;
+    }
+    es_latency_parts lp;
+    es_player_latency_parts(s->player, &lp);
+    const es_format *fmt = es_processor_format(es_player_processor(s->player));
+    const es_room_measure_stream stream = {
+        .player = s->player, .rate = s->cfg.rate, .inputs = fmt->inputs,
+        .outputs = fmt->outputs, .zero = lp.known && lp.round_trip > 0 ? (size_t)lp.round_trip : 0,
+        .zero_known = lp.known, .device = es_player_device(s->player)};
+    char err[512];
+    s->measure = es_room_measure_start(plan, &stream, err, sizeof err);
+    if (!s->measure) {
+        es_session_sayf(s, 1, "measure: %s", err);
+        return -1;
+    }
+    s->measured_valid = 0;
+    es_session_event(s, ES_EV_PROBE_STARTED);
+    const es_sweep *sw = &plan->sweep;
+    es_session_sayf(s, 0, "measuring: %d sweep%s of %.1f s, %g to %g Hz at %.0f dBFS%s%s",
+                    plan->output_count > 1 ? plan->output_count : 1,
+                    plan->output_count > 1 ? "s (one per output)" : "", sw->seconds, sw->f1,
+                    sw->f2, sw->level_db, sw->repeats > 1 ? ", repeated and averaged" : "",
+                    plan->reference_input >= 0 ? ", with a reference" : "");
+    return 0;
+}
+
+const es_measure_result *es_session_measure_result(const es_session *s)
+{
+    return s->measured_valid ? &s->measured : NULL;
+}
+
+/* The room just saved, into slot B, which plays; A keeps what it held. */
+static void play_in_b(es_session *s, const char *path)
+{
+    if (s->target_slot != ES_SLOT_B && es_session_switch_slot(s, ES_SLOT_B) != 0)
+        return;
+    es_session_set_room(s, path);
+}
+
+void es_session_watch_measure(es_session *s)
+{
+    if (!s->measure)
+        return;
+    const es_measure_stage stage = es_room_measure_poll(s->measure);
+    if (stage != ES_MEASURE_SAVED && stage != ES_MEASURE_FAILED)
+        return;
+    s->measured = *es_room_measure_result(s->measure);
+    s->measured_valid = 1;
+    const int to_b = stage == ES_MEASURE_SAVED && s->measured.saved &&
+                     es_room_measure_to_slot_b(s->measure);
+    es_room_measure_free(s->measure);
+    s->measure = NULL;
+    es_session_event(s, ES_EV_PROBE_DONE);
+    es_session_sayf(s, stage == ES_MEASURE_FAILED, "%s", s->measured.line);
+    if (to_b) {
+        es_session_rescan(s);
+        play_in_b(s, s->measured.path);
+    }
+}
+
+void es_session_drop_measure(es_session *s)
+{
+    if (!s->measure)
+        return;
+    es_room_measure_free(s->measure);
+    s->measure = NULL;
+    es_session_sayf(s, 1, "measure: stopped before the room was saved; nothing saved");
+}
