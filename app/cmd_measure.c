@@ -189,6 +189,7 @@ static void print_json(const es_measure_result *r)
            "\"referenced\":%s,\"zero\":%d,", r->sources, r->receivers, r->frames, r->rate,
            r->referenced ? "true" : "false", r->zero);
     json_number("seconds", r->seconds, 1);
+    printf("\"band\":[%.1f,%.1f],", r->band_low, r->band_high);
     json_number("t30", r->saved ? r->acoustics.t30 : NAN, 1);
     json_number("edt", r->saved ? r->acoustics.edt : NAN, 1);
     json_number("c80", r->saved ? r->acoustics.c80 : NAN, 1);
@@ -318,6 +319,7 @@ int es_cmd_measure(int argc, char **argv)
                 print_json(r);
             else if (r->saved) {
                 printf("%s\n", r->line);
+                printf("flat from %.0f to %.0f Hz\n", r->band_low, r->band_high);
                 print_paths(r);
                 printf("saved: %s\n", r->path);
             }

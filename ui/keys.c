@@ -139,6 +139,16 @@ static int act_latency(ui_model *m, int key, int v)
     return UI_KEEP;
 }
 
+/* The room measured by a sweep with the defaults, into slot B. */
+static int act_measure(ui_model *m, int key, int v)
+{
+    (void)key, (void)v;
+    char err[256] = "";
+    if (es_command_run(m->session, "measure", err, sizeof err) < 0 && err[0])
+        ui_note(m, 1, err);
+    return UI_KEEP;
+}
+
 static int act_rescan(ui_model *m, int key, int v)
 {
     (void)key, (void)v;
@@ -235,6 +245,7 @@ static const ui_binding main_keys[] = {
     {"r", {'r'}, {0}, act_record, "record", NULL},
     {"c", {'c'}, {0}, act_reset, "reset", NULL},
     {"l", {'l'}, {0}, act_latency, "latency", NULL},
+    {"M", {'M'}, {0}, act_measure, "measure", NULL},
     {"R", {'R'}, {0}, act_rescan, "rescan", NULL},
     {"q F10", {'q', 'Q'}, {0}, act_quit, "quit", NULL},
     {"/ n N", {'/', 'n', 'N'}, {0, 1, -1}, NULL, NULL,

@@ -75,6 +75,11 @@ static void header_stream(const es_live_snapshot *s, const ui_rect *r)
                  s->stats.muted == 2 ? "panic" : "runaway");
     else if (s->stats.freewheeling) /* an export: faster than real time, no deadline */
         snprintf(flag, sizeof flag, " FREEWHEEL ");
+    else if (s->measuring && s->measure_share < 1) /* a sweep plays: the room is not heard */
+        snprintf(flag, sizeof flag, " MEASURING %d/%d %.0f%% ", s->measure_pass,
+                 s->measure_passes, 100 * s->measure_share);
+    else if (s->measuring)
+        snprintf(flag, sizeof flag, " MEASURING: analysing ");
     const int at = (int)strlen(flag);
     attron(A_REVERSE | A_BOLD);
     mvhline(r->y, r->x, ' ', r->w);

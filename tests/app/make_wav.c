@@ -10,7 +10,11 @@
  *       text     a file that is not audio at all
  *       truncated a float WAV cut off in the middle of its data
  *       pluck    a plucked note (six harmonics of 110 Hz, decaying) every
- *                half second, its peak at GAIN (-2.7 dBFS: 0.733) */
+ *                half second, its peak at GAIN (-2.7 dBFS: 0.733)
+ *       room     a room's impulse response: a direct sound of GAIN at 10 ms,
+ *                then from 11 ms noise at a third of it decaying 60 dB by
+ *                the end (FRAMES long: its T60 is about FRAMES / RATE)
+ *       dirac    one sample of GAIN at frame SEED, silence elsewhere */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +60,22 @@ int main(int argc, char **argv)
                 v *= (float)exp(-6.9 * (double)t / (double)frames);
             buf[t * channels + c] = v;
         }
+    if (!strcmp(kind, "dirac"))
+        for (long t = 0; t < frames * channels; t++)
+            buf[t] = t / channels == (long)seed ? gain : 0;
+    if (!strcmp(kind, "room")) {
+        const long direct = rate / 100, tail = direct + rate / 1000;
+        for (long t = 0; t < frames; t++)
+            for (int c = 0; c < channels; c++) {
+                float v = 0;
+                if (t == direct)
+                    v = gain;
+                else if (t >= tail)
+                    v = buf[t * channels + c] / 1.5f *
+                        (float)exp(-6.9 * (double)(t - direct) / (double)(frames - direct));
+                buf[t * channels + c] = v;
+            }
+    }
     if (!strcmp(kind, "pluck")) {
         float peak = 0;
         for (long t = 0; t < frames; t++) {

@@ -391,6 +391,22 @@ static int run_latency(es_session *s, const es_command_args *a, int given)
     return es_session_measure_latency(s);
 }
 
+/* A room measured by sweep out of the first output into every input, with
+ * the sweep's defaults but for what is given; into the user's library and
+ * slot B (A keeps what it held). */
+static int run_measure(es_session *s, const es_command_args *a, int given)
+{
+    es_measure_plan plan = {.sweep = ES_SWEEP_DEFAULTS(es_session_snapshot(s)->rate),
+                            .reference_input = -1, .reference_output = -1, .to_slot_b = 1};
+    if (given > 0)
+        plan.sweep.seconds = a->mix[0];
+    if (given > 1)
+        plan.sweep.level_db = a->mix[1];
+    if (given > 2)
+        plan.sweep.repeats = a->number;
+    return es_session_measure_room(s, &plan);
+}
+
 static int run_rescan(es_session *s, const es_command_args *a, int given)
 {
     (void)a;
@@ -464,6 +480,13 @@ const es_command es_commands[] = {
     {"reset", "reset the meters (misses, load, counts)", 0, {NONE, NONE, NONE}, run_reset},
     {"latency", "measure the round trip (output looped to the mic)", 0,
      {NONE, NONE, NONE}, run_latency},
+    {"measure", "measure the room by sweep (output 1 into the microphone): into the "
+     "library and slot B", 0,
+     {{"seconds", ES_PARAM_DOUBLE, 0.1, ES_SWEEP_SECONDS_MAX, "SECONDS", NULL, ARG(mix[0]),
+       NULL, NULL},
+      {"level", ES_PARAM_DOUBLE, -80, 0, "DBFS", NULL, ARG(mix[1]), NULL, NULL},
+      {"repeats", ES_PARAM_INT, 1, ES_SWEEP_REPEATS_MAX, "N", NULL, ARG(number), NULL, NULL}},
+     run_measure},
     {"rescan", "read the room library again now", 0,
      {NONE, NONE, NONE}, run_rescan},
     {"panic", "mute at once and clear every history (the engine is built again, "

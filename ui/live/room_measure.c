@@ -369,6 +369,7 @@ es_room_measure *es_room_measure_start(const es_measure_plan *plan,
                                     .rate = stream->rate,
                                     .referenced = p.reference_input >= 0,
                                     .zero = (int)stream->zero};
+    es_sweep_band(&p.sweep, &m->result.band_low, &m->result.band_high);
     m->play = malloc(m->total * sizeof *m->play);
     m->rec = calloc((size_t)(p.output_count * stream->inputs), sizeof *m->rec);
     int ok = m->play && m->rec;

@@ -64,6 +64,21 @@ void es_session_watch_measure(es_session *s)
 {
     if (!s->measure)
         return;
+    /* A stream that stalls under a sweep (a server gone, or back at another
+     * rate, which is not taken) leaves a recording with a hole in it. */
+    if (s->state.stream != ES_STREAM_PLAYING) {
+        es_room_measure_free(s->measure);
+        s->measure = NULL;
+        es_session_event(s, ES_EV_PROBE_DONE);
+        s->measured = (es_measure_result){0};
+        snprintf(s->measured.line, sizeof s->measured.line,
+                 "measure: the device %s during the sweep (a server stopped, or back at "
+                 "another rate); nothing saved",
+                 s->state.stream == ES_STREAM_STALLED ? "stalled" : "was lost");
+        s->measured_valid = 1;
+        es_session_sayf(s, 1, "%s", s->measured.line);
+        return;
+    }
     const es_measure_stage stage = es_room_measure_poll(s->measure);
     if (stage != ES_MEASURE_SAVED && stage != ES_MEASURE_FAILED)
         return;

@@ -152,6 +152,7 @@ typedef struct {
     double rate;
     int referenced;            /* time zero from a reference (else the round trip) */
     int zero;                  /* frames taken as the loop's own (no reference) */
+    double band_low, band_high; /* Hz: the band the room is flat over (es_sweep_band) */
     /* Each path, source s to receiver r at [s * receivers + r]. */
     es_response paths[ES_MEASURE_CHANNELS_MAX * ES_MEASURE_CHANNELS_MAX];
     es_acoustics acoustics;    /* ISO 3382-1, broadband, of the first path */

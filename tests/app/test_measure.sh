@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# earshot measure in a real JACK graph (the dummy backend, 48 kHz, period
+# 256), the room being another client the test wires in:
+#   - a room held by jconvolver (Debian's, a configuration of the test's
+#     own: a direct sound at 10 ms and a 2 s decaying tail), measured with
+#     a reference (earshot's output wired straight back to its second
+#     input): the room saved equals the known one within -40 dB of error
+#     energy over the sweep's flat band, its T30 within 2 %, its direct
+#     sound at 480 frames to the frame; its manifest says how it was
+#     measured; the whole measurement (a 5 s sweep, a 2.5 s gap) within
+#     10 s;
+#   - the same room without a reference: time zero is the round trip
+#     earshot computes (a loop in the graph: one period), and the direct
+#     sound lands within a frame of 480;
+#   - noise summed into earshot's input by a third client (es_jack_tap
+#     playing noise): the PNR reported within 2 dB of the true one (the
+#     noisy room less the clean one, its energy per frame, against the
+#     clean one's peak), and 4 repeats averaged gain 10 log10 4 dB within
+#     1.5 dB;
+#   - a shaper of the test's own (es_jack_shaper: x + 0.1 x^2, then 5 ms
+#     of delay) in the loop: the second order reported at 20 log10(0.05 A)
+#     within 1 dB, the linear response within -40 dB of a Dirac at 5 ms;
+#   - bad cases, each one line, exit 1 (2 for arguments) and nothing
+#     added to the library: a clipped recording (the sweep at 0 dBFS into
+#     the room's direct sound of 1), nothing wired, a measurement over the
+#     600 s a measurement may take, and the server restarted at another
+#     rate in the middle of a sweep.
+set -u
+earshot=$1 make_wav=$2 tap=$3 shaper=$4 compare=$5
+. "$(dirname "$0")/jack_lib.sh"
+jack_test_begin measure
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+lib=$dir/lib
+helpers=()
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; for h in "${helpers[@]}"; do kill "$h" 2>/dev/null; done; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
+
+json_field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$2" | head -1; }
+rooms_count() { grep -c '^\[' "$lib/rooms.txt" 2>/dev/null || echo 0; }
+# port_up PORT [PID]: 0 once PORT is in the graph; 1 after 10 s, or as
+# soon as PID (the client that should make it) has exited.
+port_up() {
+    for _ in $(seq 100); do
+        jack_lsp 2>/dev/null | grep -qx "$1" && return 0
+        [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null && return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# measure OUT WIRING ARG...: earshot measure as client `meas`, the room
+# into $lib, --json to OUT.json (stderr OUT.err); WIRING (a function) runs
+# once its ports are up, within the 2 s it waits before the first sweep.
+# Its exit status in $rc, its wall time in $took (s).
+measure() {
+    local out=$1 wiring=$2
+    shift 2
+    local t0
+    t0=$(date +%s.%N)
+    "$earshot" measure --device jack --name meas --no-connect --into "$lib" --wait 2 --json \
+        "$@" >"$out.json" 2>"$out.err" &
+    pid=$!
+    port_up meas:out_L $pid && $wiring
+    wait $pid
+    rc=$?
+    pid=
+    took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+}
+
+# The room: a 2 s decay behind a direct sound of 1 at 10 ms, in jconvolver.
+"$make_wav" "$dir/room.wav" room 48000 1 96000 3 1.0 >/dev/null
+cat >"$dir/room.conf" <<EOF
+/cd $dir
+/convolver/new 1 1 256 96000 1.0
+/input/name 1 In
+/output/name 1 Out
+/impulse/read 1 1 1.0 0 0 0 1 room.wav
+EOF
+jconvolver -N room "$dir/room.conf" >"$dir/jconvolver.log" 2>&1 &
+helpers+=($!)
+port_up room:In || { echo "FAIL jconvolver did not start: $(cat "$dir/jconvolver.log")"; exit 1; }
+
+through_room_ref() {
+    jack_connect meas:out_L room:In && jack_connect room:Out meas:in_1 &&
+        jack_connect meas:out_L meas:in_2
+}
+through_room() { jack_connect meas:out_L room:In && jack_connect room:Out meas:in_1; }
+
+# 1. Through jconvolver, with a reference.
+measure "$dir/ref" through_room_ref --inputs 2 --reference 2 --room jconv \
+    --description "jconvolver's room"
+peak=$(sed -n 's/.*"peak_at":\([0-9]*\).*/\1/p' "$dir/ref.json")
+low=$(sed -n 's/.*"band":\[\([0-9.]*\),.*/\1/p' "$dir/ref.json")
+high=$(sed -n 's/.*"band":\[[0-9.]*,\([0-9.]*\)\].*/\1/p' "$dir/ref.json")
+seconds=$(json_field seconds "$dir/ref.json")
+if [ $rc = 0 ] && [ -f "$lib/jconv.wav" ]; then
+    got=$("$compare" "$lib/jconv.wav" "$dir/room.wav" "$low" "$high")
+    err=$(sed -n 's/^error \(-*[0-9.]*\) dB.*/\1/p' <<<"$got")
+    t30=$(sed -n 's/.*T30 \([0-9.]*\) s (want.*/\1/p' <<<"$got")
+    want=$(sed -n 's/.*(want \([0-9.]*\) s).*/\1/p' <<<"$got")
+    if awk -v e="$err" -v t="$t30" -v w="$want" 'BEGIN { exit !(e < -40 && t > 0 && (t / w - 1) ^ 2 < 0.0004) }' &&
+        [ "$peak" = 480 ]; then
+        ok "jconvolver's room, with a reference: $got; the direct sound at $peak frames (480)"
+    else
+        bad "jconvolver's room: $got; direct sound at '$peak' (480): $(cat "$dir/ref.json" "$dir/ref.err")"
+    fi
+    grep -A8 '^\[jconv\]' "$lib/rooms.txt" | grep -q 'source *= measured by earshot .* sweep 5.* -12 dBFS, 1 repeat, 2.5 s gap; reference input 2; PNR .* dB; 1 x 1' &&
+        ok "its manifest: $(grep -A8 '^\[jconv\]' "$lib/rooms.txt" | grep source)" ||
+        bad "its manifest: $(cat "$lib/rooms.txt")"
+    awk -v s="$seconds" -v t="$took" 'BEGIN { exit !(s < 10 && t < 12.5) }' &&
+        ok "measured in $seconds s from the first sweep ($took s with the 2 s wait and the start)" ||
+        bad "measured in $seconds s ($took s in all): over 10 s"
+else
+    bad "jconvolver's room: exit $rc: $(cat "$dir/ref.json" "$dir/ref.err")"
+fi
+
+# 2. The same room without a reference: time zero the computed round trip.
+measure "$dir/noref" through_room --room jconv-noref
+peak=$(sed -n 's/.*"peak_at":\([0-9]*\).*/\1/p' "$dir/noref.json")
+zero=$(json_field zero "$dir/noref.json")
+[ $rc = 0 ] && [ -n "$peak" ] && [ $((peak - 480)) -le 1 ] && [ $((480 - peak)) -le 1 ] &&
+    ok "without a reference: time zero the round trip's $zero frames, the direct sound at $peak (480)" ||
+    bad "without a reference: exit $rc, direct sound at '$peak', zero '$zero': $(cat "$dir/noref.json" "$dir/noref.err")"
+
+# 3. Noise summed into earshot's input: the PNR against the true one, and
+# what averaging gains.
+"$make_wav" "$dir/noise.wav" noise 48000 1 2400000 11 0.02 >/dev/null
+noisy() {
+    through_room_ref
+    "$tap" --play "$dir/noise.wav" --to meas:in_1 --seconds 45 --name noise >/dev/null 2>&1 &
+    noise_pid=$!
+    helpers+=($noise_pid)
+}
+measure "$dir/noisy" noisy --inputs 2 --reference 2 --room jconv-noisy
+kill $noise_pid 2>/dev/null
+reported=$(sed -n 's/.*"pnr_db":\([-0-9.]*\).*/\1/p' "$dir/noisy.json")
+truth=$("$compare" --noise "$lib/jconv-noisy.wav" "$lib/jconv.wav" 2>&1 | sed -n 's/^PNR \(.*\) dB$/\1/p')
+awk -v r="${reported:-0}" -v t="${truth:-999}" 'BEGIN { exit !((r - t) ^ 2 < 4) }' &&
+    ok "noise in the loop: PNR $reported dB reported, $truth dB true (2 dB)" ||
+    bad "noise in the loop: PNR '$reported' reported, '$truth' true: $(cat "$dir/noisy.json" "$dir/noisy.err")"
+measure "$dir/one" noisy --inputs 2 --reference 2 --seconds 2 --room once
+kill $noise_pid 2>/dev/null
+one=$(sed -n 's/.*"pnr_db":\([-0-9.]*\).*/\1/p' "$dir/one.json")
+measure "$dir/four" noisy --inputs 2 --reference 2 --seconds 2 --repeats 4 --room four
+kill $noise_pid 2>/dev/null
+four=$(sed -n 's/.*"pnr_db":\([-0-9.]*\).*/\1/p' "$dir/four.json")
+awk -v a="${one:-0}" -v b="${four:-0}" 'BEGIN { d = b - a - 6.02; exit !(a != 0 && d * d < 2.25) }' &&
+    ok "4 repeats: PNR $one -> $four dB ($(awk -v a="$one" -v b="$four" 'BEGIN { printf "%+.1f", b - a }'), 10 log10 4 = 6.0, 1.5 dB)" ||
+    bad "4 repeats: PNR '$one' -> '$four': $(cat "$dir/one.err" "$dir/four.err")"
+
+# 4. A memoryless non-linearity in the loop.
+"$shaper" --name shaper --square 0.1 --delay 240 >"$dir/shaper.log" 2>&1 &
+helpers+=($!)
+port_up shaper:in || bad "the shaper did not start: $(cat "$dir/shaper.log")"
+through_shaper() {
+    jack_connect meas:out_L shaper:in && jack_connect shaper:out meas:in_1 &&
+        jack_connect meas:out_L meas:in_2
+}
+measure "$dir/shaped" through_shaper --inputs 2 --reference 2 --to 11000 --room shaped
+h2=$(sed -n 's/.*"harmonics_db":\[\([-0-9.]*\).*/\1/p' "$dir/shaped.json")
+want=$(awk 'BEGIN { printf "%.2f", 20 * log(0.05 * 10 ^ (-12 / 20)) / log(10) }')
+low=$(sed -n 's/.*"band":\[\([0-9.]*\),.*/\1/p' "$dir/shaped.json")
+high=$(sed -n 's/.*"band":\[[0-9.]*,\([0-9.]*\)\].*/\1/p' "$dir/shaped.json")
+"$make_wav" "$dir/dirac.wav" dirac 48000 1 4800 240 1.0 >/dev/null
+lin=$("$compare" "$lib/shaped.wav" "$dir/dirac.wav" "$low" "$high" 2>&1)
+lin_db=$(sed -n 's/^error \(-*[0-9.]*\) dB.*/\1/p' <<<"$lin")
+awk -v h="${h2:-0}" -v w="$want" -v l="${lin_db:-0}" 'BEGIN { exit !((h - w) ^ 2 < 1 && l < -40) }' &&
+    ok "x + 0.1 x^2: order 2 at $h2 dB (0.05 A: $want dB, 1 dB); the linear response $lin_db dB from a Dirac" ||
+    bad "x + 0.1 x^2: order 2 '$h2' (want $want), linear '$lin': $(cat "$dir/shaped.json" "$dir/shaped.err")"
+
+# 5. Bad cases: one line each, and nothing added to the library.
+before=$(rooms_count)
+measure "$dir/clip" through_room --level 0 --room clipped
+line=$(cat "$dir/clip.err")
+[ $rc = 1 ] && [ "$(wc -l <"$dir/clip.err")" = 1 ] && grep -q 'clipped: .* measure at -10 dBFS or lower' <<<"$line" &&
+    [ ! -e "$lib/clipped.wav" ] && ok "a clipped recording: $line" ||
+    bad "a clipped recording: exit $rc: $line $(cat "$dir/clip.json")"
+nothing() { :; }
+measure "$dir/none" nothing --room none --seconds 1 --gap 0.5
+line=$(cat "$dir/none.err")
+[ $rc = 1 ] && [ "$(wc -l <"$dir/none.err")" = 1 ] && grep -q 'nothing came back' <<<"$line" &&
+    ok "nothing wired: $line" || bad "nothing wired: exit $rc: $line"
+measure "$dir/long" nothing --room long --seconds 60 --repeats 11
+line=$(cat "$dir/long.err")
+[ $rc = 2 ] && [ "$(wc -l <"$dir/long.err")" = 1 ] && grep -q 'over the 600 s a measurement may take' <<<"$line" &&
+    ok "too long: $line" || bad "too long: exit $rc: $line"
+# The server stopped and started again at 44.1 kHz under a 10 s sweep.
+"$earshot" measure --device jack --name meas --no-connect --into "$lib" --wait 1 --json \
+    --room restarted --seconds 10 >"$dir/rate.json" 2>"$dir/rate.err" &
+pid=$!
+port_up meas:out_L $pid && through_room
+sleep 4
+kill $jack
+wait $jack 2>/dev/null
+jackd --no-realtime -d dummy -r 44100 -p 256 >"$dir/jackd2.log" 2>&1 &
+jack=$!
+jack_wait $jack "$dir/jackd2.log"
+for _ in $(seq 150); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && { bad "a rate change: earshot still runs 15 s on"; kill $pid; }
+wait $pid
+rc=$?
+pid=
+line=$(grep measure "$dir/rate.err" | head -1)
+[ $rc = 1 ] && grep -q 'during the sweep' <<<"$line" && [ ! -e "$lib/restarted.wav" ] &&
+    ok "the server back at 44.1 kHz mid-sweep: $line" ||
+    bad "a rate change mid-sweep: exit $rc: $(cat "$dir/rate.err")"
+after=$(rooms_count)
+[ "$before" = "$after" ] && ok "the library: $after rooms before and after the bad cases" ||
+    bad "the library: $before rooms before the bad cases, $after after"
+
+[ $fails = 0 ] && echo "all passed" || { echo "$fails FAILED"; exit 1; }
