@@ -20,6 +20,8 @@
 #   - a shaper of the test's own (es_jack_shaper: x + 0.1 x^2, then 5 ms
 #     of delay) in the loop: the second order reported at 20 log10(0.05 A)
 #     within 1 dB, the linear response within -40 dB of a Dirac at 5 ms;
+#   - the workstation: M measures with the defaults, MEASURING shows, and
+#     the room plays in slot B within 10 s of the key (slot A kept);
 #   - bad cases, each one line, exit 1 (2 for arguments) and nothing
 #     added to the library: a clipped recording (the sweep at 0 dBFS into
 #     the room's direct sound of 1), nothing wired, a measurement over the
@@ -34,7 +36,7 @@ ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 lib=$dir/lib
 helpers=()
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; for h in "${helpers[@]}"; do kill "$h" 2>/dev/null; done; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; for h in "${helpers[@]}"; do kill "$h" 2>/dev/null; done; type tmux_cleanup >/dev/null 2>&1 && tmux_cleanup; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
 
 json_field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$2" | head -1; }
 rooms_count() { grep -c '^\[' "$lib/rooms.txt" 2>/dev/null || echo 0; }
@@ -169,7 +171,45 @@ awk -v h="${h2:-0}" -v w="$want" -v l="${lin_db:-0}" 'BEGIN { exit !((h - w) ^ 2
     ok "x + 0.1 x^2: order 2 at $h2 dB (0.05 A: $want dB, 1 dB); the linear response $lin_db dB from a Dirac" ||
     bad "x + 0.1 x^2: order 2 '$h2' (want $want), linear '$lin': $(cat "$dir/shaped.json" "$dir/shaped.err")"
 
-# 5. Bad cases: one line each, and nothing added to the library.
+# 5. The workstation: M measures (the sweep's defaults: 5 s and a 2.5 s gap)
+# and the room plays in slot B, the 2 s room within 10 s of the key.
+if command -v tmux >/dev/null; then
+    . "$(dirname "$0")/tmux_lib.sh"
+    export XDG_DATA_HOME="$dir/data" # the user's library: the test's own
+    ui_start 100 30 "$earshot" --device jack --name ws --no-connect --input mic \
+        --room concert-hall --block 256
+    if wait_for 'block 256' 15 && port_up ws:out_L; then
+        jack_connect ws:out_L room:In && jack_connect room:Out ws:in_1
+        sleep 1
+        t0=$(date +%s.%N)
+        keys M
+        wait_for 'MEASURING' 3 && saw=1 || saw=0
+        if wait_for 'room measured-' 15; then
+            took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+            s=$(screen)
+            awk -v t="$took" 'BEGIN { exit !(t < 10) }' && [ $saw = 1 ] &&
+                grep -q '>B' <<<"$s" && grep -q ' A concert-h' <<<"$s" &&
+                ok "the workstation: M, MEASURING in the header, and the room plays in slot B $took s after the key, A still concert-hall" ||
+                { bad "the workstation: $took s from M to slot B (under 10), MEASURING seen: $saw"; screen | sed 's/^/    | /'; }
+        else
+            bad "the workstation: M did not bring a measured room into slot B"
+            screen | sed 's/^/    | /'
+        fi
+        ls "$XDG_DATA_HOME"/earshot/rooms/measured-*.wav >/dev/null 2>&1 &&
+            ok "the room is in the user's library: $(ls "$XDG_DATA_HOME"/earshot/rooms/ | tr '\n' ' ')" ||
+            bad "no room in the user's library"
+    else
+        bad "the workstation did not start on JACK"
+        screen | sed 's/^/    | /'
+    fi
+    keys q
+    quit_check "the workstation quits" || fails=$((fails + 1))
+    tmux_cleanup
+else
+    bad "tmux is not installed (scripts/setup --test installs it)"
+fi
+
+# 6. Bad cases: one line each, and nothing added to the library.
 before=$(rooms_count)
 measure "$dir/clip" through_room --level 0 --room clipped
 line=$(cat "$dir/clip.err")

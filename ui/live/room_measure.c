@@ -189,13 +189,13 @@ static int save(es_room_measure *m, float **h, size_t hn)
     size_t frames = (size_t)(0.010 * m->stream.rate);
     for (size_t k = 0; k < paths; k++)
         frames = res->paths[k].usable > frames ? res->paths[k].usable : frames;
-    frames = frames < gap ? frames : gap;
+    const size_t zero = res->referenced ? 0 : (size_t)res->zero;
+    frames = frames < gap - zero ? frames : gap - zero; /* the full-noise part after time zero */
     float **ch = calloc(paths, sizeof *ch);
     int ok = ch != NULL;
     for (size_t k = 0; ok && k < paths; k++)
         if ((ch[k] = malloc(frames * sizeof **ch)))
-            es_response_cut(h[k], hn, res->referenced ? 0 : (size_t)res->zero, frames,
-                            m->stream.rate, ch[k]);
+            es_response_cut(h[k], hn, zero, frames, m->stream.rate, ch[k]);
         else
             ok = 0;
     char dir[1024], source[768], err[512];
