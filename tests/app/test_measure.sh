@@ -12,6 +12,9 @@
 #   - the same room without a reference: time zero is the round trip
 #     earshot computes (a loop in the graph: one period), and the direct
 #     sound lands within a frame of 480;
+#   - two loudspeakers into two microphones (jconvolver's 2 x 2 matrix of
+#     known paths, a reference wired from both outputs): a true-stereo
+#     room, each path within -40 dB of its own;
 #   - noise summed into earshot's input by a third client (es_jack_tap
 #     playing noise): the PNR reported within 2 dB of the true one (the
 #     noisy room less the clean one, its energy per frame, against the
@@ -124,6 +127,52 @@ zero=$(json_field zero "$dir/noref.json")
 [ $rc = 0 ] && [ -n "$peak" ] && [ $((peak - 480)) -le 1 ] && [ $((480 - peak)) -le 1 ] &&
     ok "without a reference: time zero the round trip's $zero frames, the direct sound at $peak (480)" ||
     bad "without a reference: exit $rc, direct sound at '$peak', zero '$zero': $(cat "$dir/noref.json" "$dir/noref.err")"
+
+# 2b. Two loudspeakers into two microphones: a 2 x 2 room (jconvolver's
+# own matrix, four known paths), the outputs swept in turn, both inputs at
+# once, and a third input wired from both outputs as the reference (only
+# the output being swept plays).
+for p in 1 2 3 4; do
+    "$make_wav" "$dir/path$p.wav" room 48000 1 24000 $((20 + p)) "0.$((9 - p))" >/dev/null
+done
+cat >"$dir/matrix.conf" <<EOF
+/cd $dir
+/convolver/new 2 2 256 24000 1.0
+/input/name 1 InL
+/input/name 2 InR
+/output/name 1 OutL
+/output/name 2 OutR
+/impulse/read 1 1 1.0 0 0 0 1 path1.wav
+/impulse/read 1 2 1.0 0 0 0 1 path2.wav
+/impulse/read 2 1 1.0 0 0 0 1 path3.wav
+/impulse/read 2 2 1.0 0 0 0 1 path4.wav
+EOF
+jconvolver -N matrix "$dir/matrix.conf" >"$dir/matrix.log" 2>&1 &
+helpers+=($!)
+through_matrix() {
+    port_up matrix:InL && jack_connect meas:out_L matrix:InL && jack_connect meas:out_R matrix:InR &&
+        jack_connect matrix:OutL meas:in_1 && jack_connect matrix:OutR meas:in_2 &&
+        jack_connect meas:out_L meas:in_3 && jack_connect meas:out_R meas:in_3
+}
+measure "$dir/matrix" through_matrix --outputs 1,2 --inputs 3 --reference 3 --gap 1 \
+    --room two-by-two
+low=$(sed -n 's/.*"band":\[\([0-9.]*\),.*/\1/p' "$dir/matrix.json")
+high=$(sed -n 's/.*"band":\[[0-9.]*,\([0-9.]*\)\].*/\1/p' "$dir/matrix.json")
+if [ $rc = 0 ] && [ -f "$lib/two-by-two.wav" ]; then
+    worst=-999 all=
+    for p in 1 2 3 4; do
+        got=$("$compare" "$lib/two-by-two.wav" "$dir/path$p.wav" "$low" "$high" $p)
+        e=$(sed -n 's/^error \(-*[0-9.]*\) dB.*/\1/p' <<<"$got")
+        all="$all path $p: $e dB;"
+        worst=$(awk -v a="$worst" -v b="${e:-0}" 'BEGIN { print (b > a ? b : a) }')
+    done
+    layout=$(grep -A8 '^\[two-by-two\]' "$lib/rooms.txt" | sed -n 's/^layout *= *//p')
+    awk -v w="$worst" 'BEGIN { exit !(w < -40) }' && [ "$layout" = true-stereo ] &&
+        ok "a 2 x 2 room, outputs in turn, inputs at once: each path within -40 dB ($all), layout $layout" ||
+        bad "a 2 x 2 room: $all layout '$layout': $(cat "$dir/matrix.json" "$dir/matrix.err")"
+else
+    bad "a 2 x 2 room: exit $rc: $(cat "$dir/matrix.json" "$dir/matrix.err")"
+fi
 
 # 3. Noise summed into earshot's input: the PNR against the true one, and
 # what averaging gains.

@@ -169,6 +169,20 @@ static void measure(const es_sweep *s, const float *rec, const float *ref, size_
     es_deconvolver_destroy(d);
 }
 
+/* A buffer for a response of sweep s: *n values (es_deconvolver_length). */
+static float *response_buffer(const es_sweep *s, size_t *n)
+{
+    char err[256];
+    es_deconvolver *d = es_deconvolver_create(s, err, sizeof err);
+    if (!d) {
+        printf("FAIL deconvolver: %s\n", err);
+        exit(1);
+    }
+    *n = es_deconvolver_length(d);
+    es_deconvolver_destroy(d);
+    return malloc(*n * sizeof(float));
+}
+
 static void bad_sweeps(void)
 {
     const struct {
@@ -228,15 +242,12 @@ static void rooms(void)
     const size_t nx = es_sweep_frames(&s);
     float *x = malloc(nx * sizeof *x);
     es_sweep_fill(&s, x);
-    char err[256];
-    es_deconvolver *d = es_deconvolver_create(&s, err, sizeof err);
-    const size_t n = es_deconvolver_length(d);
-    es_deconvolver_destroy(d);
-    float *h = malloc(n * sizeof *h);
+    size_t n;
+    float *h = response_buffer(&s, &n);
     es_response r;
 
     /* A wire of 37 frames. */
-    const size_t wire_len = (size_t)(0.9 * RATE);
+    const size_t wire_len = (size_t)(ROOM_S * RATE);
     double *dirac = calloc(wire_len, sizeof *dirac);
     dirac[37] = 1;
     double *y = convolve(x, nx, dirac, 38);
@@ -376,11 +387,8 @@ static void distortion(void)
     float *rec = calloc(total, sizeof *rec);
     for (size_t i = 0; i < nx; i++)
         rec[i] = (float)(x[i] + 0.1 * (double)x[i] * x[i]);
-    char err[256];
-    es_deconvolver *d = es_deconvolver_create(&s, err, sizeof err);
-    const size_t n = es_deconvolver_length(d);
-    es_deconvolver_destroy(d);
-    float *h = malloc(n * sizeof *h);
+    size_t n;
+    float *h = response_buffer(&s, &n);
     es_response r;
     measure(&s, rec, NULL, 0, h, &r);
     const double amp = pow(10, s.level_db / 20), want = 20 * log10(0.05 * amp);

@@ -490,15 +490,21 @@ static void watch_device(es_session *s, const es_stats *st, const struct timespe
     }
 }
 
+const char *es_session_probe_refused(const es_session *s)
+{
+    if (es_live_allows(s->state, ES_DO_PROBE))
+        return NULL;
+    return s->state.stream == ES_STREAM_LOST      ? "the device is lost"
+           : s->state.probe == ES_PROBE_RUNNING ? "a measurement is under way"
+                                                : "the session has stopped";
+}
+
 int es_session_measure_latency(es_session *s)
 {
     char why[256];
-    if (!es_live_allows(s->state, ES_DO_PROBE)) {
-        es_session_sayf(s, 1, "latency: %s", s->state.stream == ES_STREAM_LOST
-                                                 ? "the device is lost"
-                                             : s->state.probe == ES_PROBE_RUNNING
-                                                 ? "a measurement is under way"
-                                                 : "the session has stopped");
+    const char *refused = es_session_probe_refused(s);
+    if (refused) {
+        es_session_sayf(s, 1, "latency: %s", refused);
         return -1;
     }
     if (es_player_probe_start(s->player, PROBE_SECONDS, why, sizeof why) != 0) {

@@ -10,12 +10,9 @@
 
 int es_session_measure_room(es_session *s, const es_measure_plan *plan)
 {
-    if (!es_live_allows(s->state, ES_DO_PROBE)) {
-        es_session_sayf(s, 1, "measure: %s", s->state.stream == ES_STREAM_LOST
-                                                 ? "the device is lost"
-                                             : s->state.probe == ES_PROBE_RUNNING
-                                                 ? "a measurement is under way"
-                                                 : "the session has stopped");
+    const char *refused = es_session_probe_refused(s);
+    if (refused) {
+        es_session_sayf(s, 1, "measure: %s", refused);
         return -1;
     }
     if (s->playing.source != ES_SOURCE_MIC) {

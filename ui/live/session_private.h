@@ -83,6 +83,9 @@ void es_session_say_line(void *ctx, int problem, const char *line);
 /* Moves the state machine. */
 void es_session_event(es_session *s, es_live_event ev);
 
+/* session.c: why a measurement through the device (the latency probe, a
+ * room's sweeps) may not start now, or NULL when it may. */
+const char *es_session_probe_refused(const es_session *s);
 /* session.c: the player's configuration for a source, file and block. */
 void es_session_player_config(es_session *s, es_source_kind kind, es_file_source *file,
                               int block, es_player_config *plc);
