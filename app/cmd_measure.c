@@ -3,12 +3,15 @@
  * es_session_measure_room, which the workstation's key calls too). The
  * device options are play's own entries (es_play_params), so they read
  * and refuse the same. */
+#define _DEFAULT_SOURCE /* mkdtemp */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "commands.h"
@@ -239,6 +242,43 @@ static void print_paths(const es_measure_result *r)
     }
 }
 
+/* The stream's shape: `inputs` microphones and `outputs` loudspeakers
+ * whatever room the library holds, as a jconvolver configuration of one
+ * Dirac (the stream needs a room; none of it is heard: wet and dry are
+ * off, and the sweeps replace the outputs) in a folder of its own. */
+static int write_shape(int inputs, int outputs, char *path, size_t pn, char *err, size_t n)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/earshot-measure-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(err, n, "%.900s: %s", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(path, pn, "%s/shape.conf", dir);
+    FILE *f = fopen(path, "wx");
+    if (!f || fprintf(f, "/convolver/new %d %d 256 64\n/impulse/dirac 1 1 1 0\n", inputs,
+                      outputs) < 0 ||
+        fclose(f) != 0) {
+        snprintf(err, n, "%.900s: %s", path, strerror(errno));
+        rmdir(dir);
+        return -1;
+    }
+    return 0;
+}
+
+static void remove_shape(const char *path)
+{
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    unlink(path);
+    if (slash) {
+        *slash = 0;
+        rmdir(dir);
+    }
+}
+
 int es_cmd_measure(int argc, char **argv)
 {
     make_table();
@@ -285,9 +325,20 @@ int es_cmd_measure(int argc, char **argv)
     o.play.input = "mic";
     if (o.play.inputs == 0)
         o.play.inputs = 1 + (o.reference > 0);
+    int outputs = 2;
+    for (int k = 0; k < plan.output_count; k++)
+        outputs = plan.outputs[k] + 1 > outputs ? plan.outputs[k] + 1 : outputs;
+    outputs = o.reference_output > outputs ? o.reference_output : outputs;
+    char shape[1100];
+    if (write_shape(o.play.inputs, outputs, shape, sizeof shape, err, sizeof err) != 0) {
+        es_error("measure: %s", err);
+        return 1;
+    }
+    o.play.ir = shape;
     es_session_config sc;
     if (es_play_options_session(&o.play, &sc, err, sizeof err) != 0) {
         es_error("measure: %s", err);
+        remove_shape(shape);
         return 2;
     }
     /* Nothing but the sweep reaches the outputs: the room the stream plays
@@ -297,6 +348,7 @@ int es_cmd_measure(int argc, char **argv)
     es_session *s = es_session_open(&sc, say, &o.json, err, sizeof err);
     if (!s) {
         es_error("measure: %s", err);
+        remove_shape(shape);
         return 1;
     }
     signal(SIGINT, on_signal);
@@ -328,5 +380,6 @@ int es_cmd_measure(int argc, char **argv)
     }
     es_session_stop(s);
     es_session_close(s);
+    remove_shape(shape);
     return status;
 }
