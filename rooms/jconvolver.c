@@ -518,15 +518,18 @@ int es_jconvolver_names(const char *conf, es_jconvolver_room *room)
     char why[1200], text[MAX_LINE + 2], name[ES_JCONVOLVER_NAME];
     FILE *f = es_fopen_regular(conf, why, sizeof why);
     size_t len;
-    int got, k;
+    int got, k, ins, outs;
     while (f && (got = es_line_read(f, text, sizeof text, &len)) != ES_LINE_END) {
         if (got != ES_LINE_OK)
             continue;
-        if (!room->inputs && sscanf(text, " /convolver/new %d %d", &room->inputs,
-                                    &room->outputs) == 2 &&
-            (room->inputs < 1 || room->inputs > ES_SIDE || room->outputs < 1 ||
-             room->outputs > ES_SIDE))
-            room->inputs = room->outputs = 0;
+        /* The sides are taken only whole and in range: a line that gives
+         * one number, or one out of range, leaves none (the names index
+         * by them). */
+        if (!room->inputs && sscanf(text, " /convolver/new %d %d", &ins, &outs) == 2 &&
+            ins >= 1 && ins <= ES_SIDE && outs >= 1 && outs <= ES_SIDE) {
+            room->inputs = ins;
+            room->outputs = outs;
+        }
         if (sscanf(text, " /input/name %d %63s", &k, name) == 2 && k >= 1 &&
             k <= room->inputs && port_name_ok(name))
             snprintf(room->input_name[k - 1], ES_JCONVOLVER_NAME, "%s", name);
