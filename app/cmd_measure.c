@@ -189,8 +189,8 @@ static void print_json(const es_measure_result *r)
     printf(",\"path\":");
     es_json_string(stdout, r->path);
     printf(",\"sources\":%d,\"receivers\":%d,\"frames\":%d,\"rate\":%.0f,"
-           "\"referenced\":%s,\"zero\":%d,", r->sources, r->receivers, r->frames, r->rate,
-           r->referenced ? "true" : "false", r->zero);
+           "\"referenced\":%s,\"zero\":%d,\"retries\":%d,", r->sources, r->receivers,
+           r->frames, r->rate, r->referenced ? "true" : "false", r->zero, r->retries);
     json_number("seconds", r->seconds, 1);
     printf("\"band\":[%.1f,%.1f],", r->band_low, r->band_high);
     json_number("t30", r->saved ? r->acoustics.t30 : NAN, 1);

@@ -12,8 +12,11 @@
  *       pluck    a plucked note (six harmonics of 110 Hz, decaying) every
  *                half second, its peak at GAIN (-2.7 dBFS: 0.733)
  *       room     a room's impulse response: a direct sound of GAIN at 10 ms,
- *                then from 11 ms noise at a third of it decaying 60 dB by
- *                the end (FRAMES long: its T60 is about FRAMES / RATE)
+ *                then from 11 ms noise of +-GAIN/64 decaying 60 dB by the
+ *                end (FRAMES long: its T60 is about FRAMES / RATE; for a
+ *                2 s room about as much energy after the direct sound as
+ *                in it, and a gain at its strongest frequencies of about
+ *                4 times the direct sound's)
  *       dirac    one sample of GAIN at frame SEED, silence elsewhere */
 #include <math.h>
 #include <stdio.h>
@@ -71,7 +74,7 @@ int main(int argc, char **argv)
                 if (t == direct)
                     v = gain;
                 else if (t >= tail)
-                    v = buf[t * channels + c] / 1.5f *
+                    v = buf[t * channels + c] / 32 *
                         (float)exp(-6.9 * (double)(t - direct) / (double)(frames - direct));
                 buf[t * channels + c] = v;
             }

@@ -15,6 +15,10 @@
 /* The recordings a measurement may hold: past this it is refused at the
  * start, not found out of memory half-way. */
 #define RECORDINGS_MAX_BYTES (1536.0 * 1024 * 1024)
+/* A sweep that lost frames (an xrun) is played again this many times
+ * before the measurement gives up: a lost cycle is a hole in the
+ * recording, and one now and then is the machine's, not the room's. */
+#define PASS_TRIES 3
 
 struct es_room_measure {
     es_measure_plan plan;
@@ -25,6 +29,8 @@ struct es_room_measure {
     size_t total;
     float **rec;               /* [pass * inputs + input], total frames each */
     int pass;                  /* the pass playing (or last played) */
+    int tries;                 /* the times this pass was played */
+    char note[256];            /* a line for the session to say, or "" */
     uint64_t xruns;            /* the device's count at the start */
     struct timespec started;
     es_measure_stage stage;
@@ -152,7 +158,7 @@ static void describe(es_room_measure *m, char *source, size_t n)
     char ref[64] = "time zero from the round trip";
     if (m->plan.reference_input >= 0)
         snprintf(ref, sizeof ref, "reference input %d", m->plan.reference_input + 1);
-    snprintf(source, n, "measured by earshot %s on %s at %.0f Hz: sweep %.2f s %g-%g Hz at "
+    snprintf(source, n, "measured by earshot %s (%s, %.0f Hz): sweep %.2f s %g-%g Hz at "
              "%.0f dBFS, %d repeat%s, %.1f s gap; %s; PNR %.1f dB; %d x %d", when, m->device,
              s->rate, (double)es_sweep_frames(s) / s->rate, s->f1, s->f2, s->level_db,
              s->repeats, s->repeats == 1 ? "" : "s", s->gap, ref, worst, res->sources,
@@ -382,6 +388,7 @@ es_room_measure *es_room_measure_start(const es_measure_plan *plan,
     }
     es_sweep_fill_all(&p.sweep, m->play);
     clock_gettime(CLOCK_MONOTONIC, &m->started);
+    m->tries = 1;
     if (start_pass(m, err, n) != 0) {
         es_room_measure_free(m);
         return NULL;
@@ -415,12 +422,25 @@ es_measure_stage es_room_measure_poll(es_room_measure *m)
                m->total * sizeof **m->rec);
     es_exchange_finish(x);
     const uint64_t lost = es_player_xruns(m->stream.player) - m->xruns;
+    char err[256];
+    if (lost > 0 && m->tries < PASS_TRIES) {
+        snprintf(m->note, sizeof m->note, "measure: sweep %d lost frames (%d over- or "
+                 "underruns): played again", m->pass + 1, (int)lost);
+        m->tries++;
+        m->result.retries++;
+        if (start_pass(m, err, sizeof err) != 0) {
+            fail(m, "measure: %s; nothing saved", err);
+            return m->stage = ES_MEASURE_FAILED;
+        }
+        return m->stage;
+    }
     if (lost > 0) {
-        fail(m, "measure: the device lost frames during sweep %d (%d over- or underruns): "
-             "the recording has a gap; nothing saved, measure again", m->pass + 1, (int)lost);
+        fail(m, "measure: the device lost frames during sweep %d %d times in a row (%d over- "
+             "or underruns the last time): nothing saved; is the machine or the device "
+             "overloaded?", m->pass + 1, m->tries, (int)lost);
         return m->stage = ES_MEASURE_FAILED;
     }
-    char err[256];
+    m->tries = 1;
     if (++m->pass < m->plan.output_count) {
         if (start_pass(m, err, sizeof err) != 0) {
             fail(m, "measure: %s; nothing saved", err);
@@ -450,6 +470,15 @@ void es_room_measure_progress(const es_room_measure *m, int *pass, int *passes, 
 const es_measure_result *es_room_measure_result(const es_room_measure *m)
 {
     return &m->result;
+}
+
+const char *es_room_measure_take_note(es_room_measure *m, char *out, size_t n)
+{
+    if (!m->note[0])
+        return NULL;
+    snprintf(out, n, "%s", m->note);
+    m->note[0] = 0;
+    return out;
 }
 
 int es_room_measure_to_slot_b(const es_room_measure *m)

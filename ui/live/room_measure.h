@@ -47,6 +47,8 @@ void es_room_measure_progress(const es_room_measure *m, int *pass, int *passes,
                               double *share);
 /* Once SAVED or FAILED: the result (session.h). */
 const es_measure_result *es_room_measure_result(const es_room_measure *m);
+/* A line to say as it goes (a sweep played again), once: out, or NULL. */
+const char *es_room_measure_take_note(es_room_measure *m, char *out, size_t n);
 /* Whether the plan asked for the room in slot B. */
 int es_room_measure_to_slot_b(const es_room_measure *m);
 /* Stops it (a sweep is aborted; the thread is waited for) and frees it. */

@@ -57,8 +57,24 @@ static void play_in_b(es_session *s, const char *path)
     es_session_set_room(s, path);
 }
 
+/* The room saved, waiting for the library's rescan to list it: played in
+ * slot B by its name once the list has it (by its file after a few
+ * seconds without). */
+#define LISTED_WAIT_S 3.0
+static void watch_listing(es_session *s)
+{
+    if (!s->measured_for_b)
+        return;
+    const int listed = es_session_room_index(s, s->measured.name) >= 0;
+    if (!listed && s->snap.elapsed < s->measured_at + LISTED_WAIT_S)
+        return;
+    s->measured_for_b = 0;
+    play_in_b(s, listed ? s->measured.name : s->measured.path);
+}
+
 void es_session_watch_measure(es_session *s)
 {
+    watch_listing(s);
     if (!s->measure)
         return;
     /* A stream that stalls under a sweep (a server gone, or back at another
@@ -77,6 +93,9 @@ void es_session_watch_measure(es_session *s)
         return;
     }
     const es_measure_stage stage = es_room_measure_poll(s->measure);
+    char note[256];
+    if (es_room_measure_take_note(s->measure, note, sizeof note))
+        es_session_sayf(s, 0, "%s", note);
     if (stage != ES_MEASURE_SAVED && stage != ES_MEASURE_FAILED)
         return;
     s->measured = *es_room_measure_result(s->measure);
@@ -89,7 +108,8 @@ void es_session_watch_measure(es_session *s)
     es_session_sayf(s, stage == ES_MEASURE_FAILED, "%s", s->measured.line);
     if (to_b) {
         es_session_rescan(s);
-        play_in_b(s, s->measured.path);
+        s->measured_for_b = 1;
+        s->measured_at = s->snap.elapsed;
     }
 }
 

@@ -68,6 +68,8 @@ struct es_session {
     es_room_measure *measure;  /* a room being measured (session_measure.c), or NULL */
     es_measure_result measured; /* the last one's, once it ended */
     int measured_valid;
+    int measured_for_b;        /* saved, to play in slot B once the list has it */
+    double measured_at;        /* when it was saved (the snapshot's elapsed) */
 
     /* The messages the snapshot carries: the last ES_LIVE_MESSAGES. */
     es_live_message messages[ES_LIVE_MESSAGES];

@@ -157,6 +157,7 @@ typedef struct {
     es_response paths[ES_MEASURE_CHANNELS_MAX * ES_MEASURE_CHANNELS_MAX];
     es_acoustics acoustics;    /* ISO 3382-1, broadband, of the first path */
     double seconds;            /* from the first sweep to the room saved */
+    int retries;               /* sweeps played again after losing frames */
 } es_measure_result;
 
 /* Starts measuring a room (said as it goes; the snapshot's measuring
