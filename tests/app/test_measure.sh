@@ -124,7 +124,7 @@ else
 fi
 
 # 2. The same room without a reference: time zero the computed round trip.
-measure "$dir/noref" through_room --room jconv-noref
+measure "$dir/noref" through_room --seconds 2 --room jconv-noref
 peak=$(sed -n 's/.*"peak_at":\([0-9]*\).*/\1/p' "$dir/noref.json")
 zero=$(json_field zero "$dir/noref.json")
 [ $rc = 0 ] && [ -n "$peak" ] && [ $((peak - 480)) -le 1 ] && [ $((480 - peak)) -le 1 ] &&
@@ -157,8 +157,8 @@ through_matrix() {
         jack_connect matrix:OutL meas:in_1 && jack_connect matrix:OutR meas:in_2 &&
         jack_connect meas:out_L meas:in_3 && jack_connect meas:out_R meas:in_3
 }
-measure "$dir/matrix" through_matrix --outputs 1,2 --inputs 3 --reference 3 --gap 1 \
-    --room two-by-two
+measure "$dir/matrix" through_matrix --outputs 1,2 --inputs 3 --reference 3 --seconds 2 \
+    --gap 1 --room two-by-two
 low=$(sed -n 's/.*"band":\[\([0-9.]*\),.*/\1/p' "$dir/matrix.json")
 high=$(sed -n 's/.*"band":\[[0-9.]*,\([0-9.]*\)\].*/\1/p' "$dir/matrix.json")
 if [ $rc = 0 ] && [ -f "$lib/two-by-two.wav" ]; then
@@ -211,7 +211,8 @@ through_shaper() {
     jack_connect meas:out_L shaper:in && jack_connect shaper:out meas:in_1 &&
         jack_connect meas:out_L meas:in_2
 }
-measure "$dir/shaped" through_shaper --inputs 2 --reference 2 --to 11000 --room shaped
+measure "$dir/shaped" through_shaper --inputs 2 --reference 2 --to 11000 --seconds 2 --gap 1 \
+    --room shaped
 h2=$(sed -n 's/.*"harmonics_db":\[\([-0-9.]*\).*/\1/p' "$dir/shaped.json")
 want=$(awk 'BEGIN { printf "%.2f", 20 * log(0.05 * 10 ^ (-12 / 20)) / log(10) }')
 low=$(sed -n 's/.*"band":\[\([0-9.]*\),.*/\1/p' "$dir/shaped.json")
@@ -265,7 +266,7 @@ fi
 
 # 6. Bad cases: one line each, and nothing added to the library.
 before=$(rooms_count)
-measure "$dir/clip" through_room --level 0 --room clipped
+measure "$dir/clip" through_room --level 0 --seconds 1 --room clipped
 line=$(cat "$dir/clip.err")
 [ $rc = 1 ] && [ "$(wc -l <"$dir/clip.err")" = 1 ] && grep -q 'clipped: .* measure at -10 dBFS or lower' <<<"$line" &&
     [ ! -e "$lib/clipped.wav" ] && ok "a clipped recording: $line" ||
