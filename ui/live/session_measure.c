@@ -36,9 +36,12 @@ int es_session_measure_room(es_session *s, const es_measure_plan *plan)
     s->measured_valid = 0;
     es_session_event(s, ES_EV_PROBE_STARTED);
     const es_sweep *sw = &plan->sweep;
-    es_session_sayf(s, 0, "measuring: %d sweep%s of %.1f s, %g to %g Hz at %.0f dBFS%s%s",
+    es_sweep real = *sw;
+    real.rate = s->cfg.rate;
+    es_session_sayf(s, 0, "measuring: %d sweep%s of %.2f s, %g to %g Hz at %.0f dBFS%s%s",
                     plan->output_count > 1 ? plan->output_count : 1,
-                    plan->output_count > 1 ? "s (one per output)" : "", sw->seconds, sw->f1,
+                    plan->output_count > 1 ? "s (one per output)" : "",
+                    (double)es_sweep_frames(&real) / real.rate, sw->f1,
                     sw->f2, sw->level_db, sw->repeats > 1 ? ", repeated and averaged" : "",
                     plan->reference_input >= 0 ? ", with a reference" : "");
     return 0;
