@@ -26,6 +26,8 @@
 #     within 1 dB, the linear response within -40 dB of a Dirac at 50 ms;
 #   - the workstation: M measures with the defaults, MEASURING shows, and
 #     the room plays in slot B within 10 s of the key (slot A kept);
+#   - bad arguments (a list that is not one, NaN, out of range, a hidden
+#     name, past Nyquist, a control character): one line each, exit 2;
 #   - bad cases, each one line, exit 1 (2 for arguments) and nothing
 #     added to the library: a clipped recording (the sweep at 0 dBFS into
 #     the room, whose strongest frequencies it raises 12 dB), nothing wired, a measurement over the
@@ -280,6 +282,16 @@ measure "$dir/long" nothing --room long --seconds 60 --repeats 11
 line=$(cat "$dir/long.err")
 [ $rc = 2 ] && [ "$(wc -l <"$dir/long.err")" = 1 ] && grep -q 'over the 600 s a measurement may take' <<<"$line" &&
     ok "too long: $line" || bad "too long: exit $rc: $line"
+# Bad arguments: each one line naming it, exit 2, before any device opens.
+for arg in "--outputs 1,x" "--outputs 0" "--level nan" "--seconds 1e308" "--room .hidden" \
+    "--to 30000" "--description $(printf 'a\033b')"; do
+    # shellcheck disable=SC2086
+    "$earshot" measure --device null --into "$lib" $arg >/dev/null 2>"$dir/arg.err"
+    rc=$?
+    [ $rc = 2 ] && [ "$(wc -l <"$dir/arg.err")" = 1 ] && ! grep -q "$(printf '\033')" "$dir/arg.err" &&
+        ok "bad argument $(printf %q "$arg"): $(cat "$dir/arg.err")" ||
+        bad "bad argument $(printf %q "$arg"): exit $rc: $(cat "$dir/arg.err")"
+done
 # The server stopped and started again at 44.1 kHz under a 10 s sweep.
 "$earshot" measure --device jack --name meas --no-connect --into "$lib" --wait 1 --json \
     --room restarted --seconds 10 >"$dir/rate.json" 2>"$dir/rate.err" &
