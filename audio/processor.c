@@ -162,13 +162,17 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
              es_spsc_init(&p->retired, sizeof(es_engine *), RETIRED) == 0;
     for (int s = 0; ok && s < 2; s++)
         ok = (p->slots[s].delay = es_alloc_channels(fmt->outputs, p->delay_size)) &&
-             (p->slots[s].wet = es_alloc_channels(fmt->outputs, (size_t)fmt->max_block));
+             (p->slots[s].wet_own = es_alloc_channels(fmt->outputs, (size_t)fmt->max_block)) &&
+             (p->slots[s].wet = calloc((size_t)fmt->outputs, sizeof(float *)));
     if (!ok) {
         p->slots[0].engine = take_engine;
         es_processor_destroy(p);
         snprintf(err, n, "out of memory for the processor");
         return NULL;
     }
+    for (int s = 0; s < 2; s++)
+        for (int o = 0; o < fmt->outputs; o++)
+            p->slots[s].wet[o] = p->slots[s].wet_own[o];
     for (int k = 0; k <= p->fade_len; k++)
         p->fade[k] = (float)sin(ES_HALF_PI * k / p->fade_len);
     load_slot(p, &p->slots[0], take_engine);
@@ -195,7 +199,8 @@ void es_processor_destroy(es_processor *p)
     for (int s = 0; s < 2; s++) {
         es_engine_destroy(p->slots[s].engine);
         es_free_channels(p->slots[s].delay, p->fmt.outputs);
-        es_free_channels(p->slots[s].wet, p->fmt.outputs);
+        es_free_channels(p->slots[s].wet_own, p->fmt.outputs);
+        free(p->slots[s].wet);
     }
     es_spsc_free(&p->commands);
     es_spsc_free(&p->retired);
@@ -374,23 +379,28 @@ static ES_RT void check_slot(es_processor *p, slot *s, int frames)
     p->acc.engine_bad++;
 }
 
-/* Runs a slot's engine into slot->wet, delayed by slot->comp. */
+/* Runs a slot's engine into slot->wet, delayed by slot->comp. With no
+ * delay to add, the engine may lend its own memory (a GPU engine's mapped
+ * staging): the mix reads the outputs where they were made, with no copy
+ * between. */
 static ES_RT void run_slot(es_processor *p, slot *s, const float *const *in, int frames)
 {
     if (s->freewheel != p->freewheel) {
         es_engine_freewheel(s->engine, p->freewheel);
         s->freewheel = p->freewheel;
     }
-    float *const *dst = s->comp ? p->scratch : s->wet;
-    es_engine_process(s->engine, in, dst, frames);
-    if (!s->comp)
+    if (!s->comp) {
+        es_engine_process_views(s->engine, in, s->wet_own, s->wet, p->fmt.outputs, frames);
         return;
+    }
+    es_engine_process(s->engine, in, p->scratch, frames);
     const size_t mask = p->delay_size - 1;
     for (int o = 0; o < p->fmt.outputs; o++) {
         float *ring = s->delay[o];
         for (int t = 0; t < frames; t++)
             ring[(s->delay_write + (size_t)t) & mask] = p->scratch[o][t];
         const size_t from = s->delay_write + p->delay_size - (size_t)s->comp;
+        s->wet[o] = s->wet_own[o];
         for (int t = 0; t < frames; t++)
             s->wet[o][t] = ring[(from + (size_t)t) & mask];
     }

@@ -44,7 +44,9 @@ typedef struct {
     size_t delay_write;
     uint64_t late_seen;  /* engine's late count already taken into stats */
     long long helpers_seen; /* its helpers' CPU time already taken, ns */
-    float **wet;         /* [outputs] max_block: this slot's output */
+    float **wet_own;     /* [outputs] max_block: where the engine writes */
+    float **wet;         /* [outputs] this block's output: wet_own, or
+                          * what the engine lent (es_engine_process_views) */
     int ab;              /* the A/B slot whose statistics its blocks count in */
     int restart;         /* those statistics start again when it plays alone */
     int broken;          /* its output went non-finite: silence from it now */

@@ -19,7 +19,7 @@ static const char usage[] =
     "                     [--block N[,N...]] [--seconds T] [--rate HZ]\n"
     "                     [--partition P] [--measure|--estimate] [--pipelined] [--gpu LIST]\n"
     "                     [--max-wall S] [--find-max|--find-max-paths] [--paced|--back-to-back]\n"
-    "                     [--realtime] [--json]\n"
+    "                     [--realtime] [--copy-out] [--json]\n"
     "\n"
     "Runs a synthetic room (decaying noise, T60 = IR length) through each engine and\n"
     "times every block: CPU engines block after block with no pause, GPU engines\n"
@@ -31,6 +31,9 @@ static const char usage[] =
     "per second (what direct convolution would need), and the time to build the\n"
     "instance a second time in the process (what a room swap costs; the first\n"
     "build, with FFT planning and GPU module loading, is in the JSON).\n"
+    "Each block is asked for as the live processor asks: a GPU engine leaves its\n"
+    "outputs where the GPU wrote them (the processor's mix reads them there);\n"
+    "--copy-out times the copy into one buffer per output too.\n"
     "\n"
     "\n"
     "Options:\n";
@@ -130,6 +133,10 @@ static const es_param params[] = {
      "run the measuring thread at SCHED_FIFO, as an audio\n"
      "thread would be (needs RLIMIT_RTPRIO or CAP_SYS_NICE)", offsetof(bench_args, realtime),
      NULL, NULL},
+    {"copy-out", ES_PARAM_FLAG, 0, 1, NULL,
+     "process() into one buffer per output, for every engine\n"
+     "(default: a GPU engine lends its mapped outputs, as the\n"
+     "processor takes them)", offsetof(bench_args, base.copy_out), NULL, NULL},
     {"json", ES_PARAM_FLAG, 0, 1, NULL, "one JSON object per line instead of the table",
      offsetof(bench_args, json), NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
@@ -209,7 +216,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                "\"device_max_us\":%.3f,\"device_p50_us\":%.3f,\"device_p99_us\":%.3f,"
                "\"helpers_realtime\":%d,\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
-               "\"cut_short\":%s,\"gpus\":\"%s\",\"shards\":[",
+               "\"cut_short\":%s,\"copy_out\":%s,\"gpus\":\"%s\",\"shards\":[",
                c->engine->name, c->ir_seconds, r->taps, r->paths, c->block, c->rate,
                r->budget_us, r->p50_us, r->p99_us, r->p999_us, r->max_us, r->mean_us,
                r->blocks, c->paced ? "true" : "false", r->misses, r->stalls, r->late_wakes,
@@ -218,7 +225,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->device_p99_us,
                r->helpers_realtime, r->realtime_factor,
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
-               r->cut_short ? "true" : "false",
+               r->cut_short ? "true" : "false", c->copy_out ? "true" : "false",
                es_gpu_list_text(&c->options.gpu.list, gpus, sizeof gpus));
         for (int k = 0; k < r->shards; k++)
             printf("%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu,"

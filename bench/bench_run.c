@@ -153,10 +153,11 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     denormals_off();
     es_ir *ir = taps >= 1 ? synthetic_room(cfg, taps) : NULL;
     float **in = calloc((size_t)ins, sizeof *in), **out = calloc((size_t)outs, sizeof *out);
+    float **views = calloc((size_t)outs, sizeof *views);
     double *us = malloc((size_t)blocks * sizeof *us);
     es_engine *e = NULL;
     int rc = -1;
-    if (!ir || !in || !out || !us) {
+    if (!ir || !in || !out || !views || !us) {
         snprintf(r->error, sizeof r->error, "out of memory for a %d-tap room", taps);
         goto done;
     }
@@ -225,7 +226,10 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
             for (int t = 0; t < cfg->block; t++)
                 in[c][t] = 0.1f * noise(&seed);
         const double cpu0 = thread_cpu_s(), a = now_s();
-        es_engine_process(e, (const float *const *)in, out, cfg->block);
+        if (cfg->copy_out)
+            es_engine_process(e, (const float *const *)in, out, cfg->block);
+        else
+            es_engine_process_views(e, (const float *const *)in, out, views, outs, cfg->block);
         const double took = 1e6 * (now_s() - a), cpu = 1e6 * (thread_cpu_s() - cpu0);
         /* A GPU engine gives up waiting before the budget runs out and plays
          * silence: that block is late even though it returned in time. */
@@ -288,6 +292,7 @@ done:
         es_free(out[c]);
     free(in);
     free(out);
+    free(views);
     free(us);
     return rc;
 }

@@ -24,6 +24,9 @@ typedef struct {
     int stop_on_miss;     /* stop at the first block over budget */
     int paced;            /* start each block one period after the last, as an
                            * audio callback does, instead of back to back */
+    int copy_out;         /* 1: process() into the bench's buffers; 0: the
+                           * engine may lend its own (es_engine_process_views,
+                           * as the processor calls it) */
     es_options options;
 } es_bench_config;
 

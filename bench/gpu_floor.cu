@@ -13,7 +13,9 @@
  * `earshot-bench --paced` paces a callback), and the whole block (launch to
  * the last output in the caller's buffers) is reported beside its parts:
  * no engine that moves a block this way can have a lower p99 on the same
- * machine. The fan-out goal (1024 outputs at block 128) pays both parts.
+ * machine. The GPU engines lend the staging to the processor's mix
+ * (es_engine_process_views), so a block costs them the first part only;
+ * `earshot-bench --copy-out`, the way they worked before, pays both.
  *   earshot-gpu-floor [OUTPUTS [BLOCK [RUNS]]]     default 1024 128 3000 */
 #include <cuda_runtime.h>
 #include <errno.h>

@@ -39,8 +39,10 @@
  *
  * The worker thread (gpu_pipeline.c) makes every CUDA call after create;
  * process() never does. */
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "gpu_uniform.cuh"
 
@@ -428,9 +430,20 @@ fail:
     return -1;
 }
 
+/* EARSHOT_GPU_CREATE_TIMES=1: where an instance's build time goes, one
+ * line on stderr (for measuring, as `scripts/gpu-check create` does). */
+static double create_stamp_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
 static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_options *opt,
                               char *err, size_t n)
 {
+    const double t0 = create_stamp_ms();
+    double t_alloc = 0, t_spectra = 0, t_capture = 0;
     cunu *c = (cunu *)calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, n, "%s: out of memory", ES_ENGINE_NAME);
@@ -504,6 +517,7 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
                 goto fail;
     }
     c->history_frames = es_gnu_history_frames(&c->plan, c->max_block);
+    t_alloc = create_stamp_ms();
     {
         const size_t bytes = sizeof(float) * (size_t)c->inputs * c->history_frames;
         ES_CUDA_TRY(cudaMalloc(&c->history, bytes));
@@ -520,8 +534,10 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
             from[k + 1] = c->level[k].offset;
         }
         if (es_upc_build_spectra(all, from, c->tails + 1, ir, &c->gpu.pt, SPECTRA_SCRATCH_BYTES,
-                                 c->gpu.stream, ES_ENGINE_NAME, err, n) ||
-            es_upc_capture_block(&c->head, &c->gpu, c->max_block, c->history,
+                                 c->gpu.stream, ES_ENGINE_NAME, err, n))
+            goto fail;
+        t_spectra = create_stamp_ms();
+        if (es_upc_capture_block(&c->head, &c->gpu, c->max_block, c->history,
                                  (int)(c->history_frames - 1), &c->rings, ES_ENGINE_NAME, err, n))
             goto fail;
     }
@@ -529,9 +545,19 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
         if (capture_level(c, &c->level[k], err, n))
             goto fail;
     ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
+    t_capture = create_stamp_ms();
     if (es_gpu_engine_start(&c->gpu, c, cunu_run, cunu_device_reset, cunu_after,
                             &es_engine_cuda_nonuniform, fmt, opt, err, n))
         goto fail;
+    if (const char *say = getenv("EARSHOT_GPU_CREATE_TIMES"))
+        if (*say == '1') {
+            const double t1 = create_stamp_ms();
+            fprintf(stderr,
+                    "%s create: %.1f ms: plan and allocation %.1f, spectra %.1f, "
+                    "graphs %.1f, worker %.1f\n",
+                    ES_ENGINE_NAME, t1 - t0, t_alloc - t0, t_spectra - t_alloc,
+                    t_capture - t_spectra, t1 - t_capture);
+        }
     return &c->gpu.base;
 fail:
     cunu_destroy(&c->gpu.base);
@@ -566,4 +592,5 @@ extern "C" const es_engine_class es_engine_cuda_nonuniform = {
     ES_CUDA_NONUNIFORM_FALLBACK,
     NULL, /* no offline plan: render runs the live default block */
     cunu_freewheel,
+    es_gpu_engine_process_views, /* the outputs read where the GPU wrote them */
 };

@@ -138,4 +138,5 @@ extern "C" const es_engine_class es_engine_cuda_partitioned = {
     ES_CUDA_PARTITIONED_FALLBACK,
     NULL, /* no offline plan: render runs the live default block */
     es_gpu_engine_freewheel,
+    es_gpu_engine_process_views, /* the outputs read where the GPU wrote them */
 };

@@ -214,6 +214,9 @@ int es_gpu_engine_start(es_gpu_engine *g, void *ctx, int (*run)(void *, int, cha
 int es_gpu_engine_probe(char *why, size_t n);
 void es_gpu_engine_process(es_engine *e, const float *const *in, float *const *out,
                            int frames);
+/* The result left in the mapped staging, where the GPU wrote it. */
+void es_gpu_engine_process_views(es_engine *e, const float *const *in, float *const *own,
+                                 float **views, int frames);
 int es_gpu_engine_latency(const es_engine *e);
 void es_gpu_engine_reset(es_engine *e);
 /* The pipeline waits for every result while the host freewheels. */

@@ -186,6 +186,12 @@ void es_gpu_engine_process(es_engine *e, const float *const *in, float *const *o
     es_gpu_pipeline_process(((es_gpu_engine *)e)->pipe, in, out, frames);
 }
 
+void es_gpu_engine_process_views(es_engine *e, const float *const *in, float *const *own,
+                                 float **views, int frames)
+{
+    es_gpu_pipeline_process_views(((es_gpu_engine *)e)->pipe, in, own, views, frames);
+}
+
 int es_gpu_engine_latency(const es_engine *e)
 {
     return es_gpu_pipeline_latency(((const es_gpu_engine *)e)->pipe);

@@ -249,18 +249,19 @@ static ES_RT long submit(es_gpu_pipeline *p, const float *const *in, int frames)
     return seq;
 }
 
+/* out == NULL: the result stays in the staging (views). */
 static ES_RT void copy_outputs(const es_gpu_pipeline *p, float *const *out, int from, int to,
                                int frames)
 {
-    for (int o = from; o < to; o++)
+    for (int o = from; out && o < to; o++)
         memcpy(out[o], p->b.out[o], (size_t)frames * sizeof(float));
 }
 
 /* Synchronous, with ready flags: copies each chunk of outputs as the
  * backend hands it over, so the copy of the first runs beside the GPU's
- * writing of the last (1024 outputs are 512 KB at block 128). A job that
- * completes without a flag (no launch, or a backend path without them)
- * is taken whole once complete. */
+ * writing of the last (1024 outputs are 512 KB at block 128); out == NULL
+ * only waits for the last flag. A job that completes without a flag (no
+ * launch, or a backend path without them) is taken whole once complete. */
 static ES_RT int collect(es_gpu_pipeline *p, long seq, float *const *out, int frames,
                          long long deadline)
 {
@@ -353,6 +354,39 @@ ES_RT void es_gpu_pipeline_begin(es_gpu_pipeline *p, const float *const *in, int
     p->time += frames;
 }
 
+/* Synchronous: waits for this block's job until the deadline; its result
+ * copied into out[] (out == NULL: left in the staging). RESULT_READY, or
+ * RESULT_LATE (counted) / RESULT_FAILED with nothing written. */
+static ES_RT int finish_sync(es_gpu_pipeline *p, float *const *out, int frames,
+                             long long deadline)
+{
+    const long seq = p->pending;
+    const int result = !seq        ? RESULT_LATE
+                       : p->b.ready ? collect(p, seq, out, frames, deadline)
+                                    : wait_done(p, seq, deadline);
+    if (result == RESULT_READY && !p->b.ready)
+        copy_outputs(p, out, 0, p->outputs, frames);
+    if (result == RESULT_LATE)
+        atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
+    return result;
+}
+
+ES_RT void es_gpu_pipeline_finish_views(es_gpu_pipeline *p, float *const *own, float **views,
+                                        int frames, long long deadline)
+{
+    if (!p->block_failed && !p->pipelined) {
+        const int ready = finish_sync(p, NULL, frames, deadline) == RESULT_READY;
+        if (!ready)
+            silence(own, p->outputs, frames);
+        for (int o = 0; o < p->outputs; o++)
+            views[o] = ready ? p->b.out[o] : own[o];
+        return;
+    }
+    es_gpu_pipeline_finish(p, own, frames, deadline);
+    for (int o = 0; o < p->outputs; o++)
+        views[o] = own[o];
+}
+
 ES_RT void es_gpu_pipeline_finish(es_gpu_pipeline *p, float *const *out, int frames,
                                   long long deadline)
 {
@@ -361,18 +395,8 @@ ES_RT void es_gpu_pipeline_finish(es_gpu_pipeline *p, float *const *out, int fra
         return;
     }
     if (!p->pipelined) {
-        const long seq = p->pending;
-        const int result = !seq        ? RESULT_LATE
-                           : p->b.ready ? collect(p, seq, out, frames, deadline)
-                                        : wait_done(p, seq, deadline);
-        if (result == RESULT_READY) {
-            if (!p->b.ready)
-                copy_outputs(p, out, 0, p->outputs, frames);
-            return;
-        }
-        silence(out, p->outputs, frames);
-        if (result == RESULT_LATE)
-            atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
+        if (finish_sync(p, out, frames, deadline) != RESULT_READY)
+            silence(out, p->outputs, frames);
         return;
     }
     /* Output is delayed by exactly max_block frames. A failure after begin
@@ -391,6 +415,15 @@ ES_RT void es_gpu_pipeline_process(es_gpu_pipeline *p, const float *const *in,
     const int go = es_gpu_pipeline_prepare(p, deadline);
     es_gpu_pipeline_begin(p, in, frames, go);
     es_gpu_pipeline_finish(p, out, frames, deadline);
+}
+
+ES_RT void es_gpu_pipeline_process_views(es_gpu_pipeline *p, const float *const *in,
+                                         float *const *own, float **views, int frames)
+{
+    const long long deadline = es_gpu_pipeline_deadline(p, frames);
+    const int go = es_gpu_pipeline_prepare(p, deadline);
+    es_gpu_pipeline_begin(p, in, frames, go);
+    es_gpu_pipeline_finish_views(p, own, views, frames, deadline);
 }
 
 ES_RT uint64_t es_gpu_pipeline_late(const es_gpu_pipeline *p)

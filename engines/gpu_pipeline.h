@@ -88,6 +88,14 @@ ES_RT int es_gpu_pipeline_prepare(es_gpu_pipeline *p, long long deadline);
 ES_RT void es_gpu_pipeline_begin(es_gpu_pipeline *p, const float *const *in, int frames, int go);
 ES_RT void es_gpu_pipeline_finish(es_gpu_pipeline *p, float *const *out, int frames,
                                   long long deadline);
+/* process() and finish() leaving a synchronous result in the staging:
+ * views[o] = out[o] of the backend (no copy), valid until the next
+ * process or prepare. Pipelined, late or failed, the block is written
+ * into own[] and the views point there. */
+ES_RT void es_gpu_pipeline_process_views(es_gpu_pipeline *p, const float *const *in,
+                                         float *const *own, float **views, int frames);
+ES_RT void es_gpu_pipeline_finish_views(es_gpu_pipeline *p, float *const *own, float **views,
+                                        int frames, long long deadline);
 /* Blocks that were silence because of the GPU so far (status's
  * late_results before the engine adds its own). */
 ES_RT uint64_t es_gpu_pipeline_late(const es_gpu_pipeline *p);

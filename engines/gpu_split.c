@@ -53,10 +53,13 @@ typedef struct {
     unsigned long long late; /* blocks a shard was late for (atomic) */
 } gpu_split;
 
-static ES_RT void split_process(es_engine *e, const float *const *in, float *const *out,
-                                int frames)
+/* One block on every shard. views == NULL: each shard's outputs copied
+ * into its slice of out[]; else each shard's result left where its GPU
+ * wrote it, views[] pointing there (or into out[] where a shard had
+ * nothing to lend: late, pipelined, failed, silent). */
+static ES_RT void split_run(gpu_split *s, const float *const *in, float *const *out,
+                            float **views, int frames)
 {
-    gpu_split *s = (gpu_split *)e;
     long long deadline = 0;
     for (int k = 0; k < s->shards && !deadline; k++)
         if (s->shard[k].pipe)
@@ -77,17 +80,26 @@ static ES_RT void split_process(es_engine *e, const float *const *in, float *con
     for (int k = 0; k < s->shards; k++) {
         shard *h = &s->shard[k];
         float *const *mine = out + h->first;
+        float **seen_at = views ? views + h->first : NULL;
+        if (seen_at)
+            for (int o = 0; o < h->outputs; o++)
+                seen_at[o] = mine[o];
         if (!h->pipe) {
             for (int o = 0; o < h->outputs; o++)
                 memset(mine[o], 0, sizeof(float) * (size_t)frames);
             continue;
         }
-        es_gpu_pipeline_finish(h->pipe, mine, frames, deadline);
+        if (seen_at)
+            es_gpu_pipeline_finish_views(h->pipe, mine, seen_at, frames, deadline);
+        else
+            es_gpu_pipeline_finish(h->pipe, mine, frames, deadline);
         /* A failed shard's outputs come from its stand-by, from the block
          * it failed in, until the host's fallback takes the whole room:
          * no gap, only the reverberation of what came before is missing. */
         if (h->standby && es_gpu_pipeline_failed(h->pipe)) {
             es_engine_process(h->standby, in, mine, frames);
+            for (int o = 0; seen_at && o < h->outputs; o++)
+                seen_at[o] = mine[o];
             continue;
         }
         const uint64_t seen = es_gpu_pipeline_late(h->pipe);
@@ -96,6 +108,18 @@ static ES_RT void split_process(es_engine *e, const float *const *in, float *con
     }
     if (late)
         __atomic_fetch_add(&s->late, 1ull, __ATOMIC_RELAXED);
+}
+
+static ES_RT void split_process(es_engine *e, const float *const *in, float *const *out,
+                                int frames)
+{
+    split_run((gpu_split *)e, in, out, NULL, frames);
+}
+
+static ES_RT void split_process_views(es_engine *e, const float *const *in, float *const *own,
+                                      float **views, int frames)
+{
+    split_run((gpu_split *)e, in, own, views, frames);
 }
 
 static int split_latency(const es_engine *e)
@@ -245,6 +269,7 @@ es_engine *es_gpu_split_create(const es_engine_class *k, const es_format *fmt, c
     s->inner = k;
     s->klass = *k;
     s->klass.process = split_process;
+    s->klass.process_views = split_process_views;
     s->klass.latency = split_latency;
     s->klass.reset = split_reset;
     s->klass.destroy = split_destroy;

@@ -144,6 +144,16 @@ struct es_engine_class {
      * between two process() calls. NULL: the engine computes every result
      * inside process(), so nothing can come late. */
     ES_RT void (*freewheel)(es_engine *e, int on);
+    /* Optional: process() that may leave the result where the engine made
+     * it, instead of copying it into the caller's buffers. views[o] is set
+     * to `frames` samples of output o: either the engine's own memory (a
+     * GPU engine's mapped staging, where the GPU wrote the block) or own[o],
+     * which the engine wrote as process() would. The caller may read and
+     * write the views until its next call into the engine. NULL: the
+     * engine has no memory to lend; es_engine_process_views calls process()
+     * into own[]. */
+    ES_RT void (*process_views)(es_engine *e, const float *const *in, float *const *own,
+                                float **views, int frames);
 };
 
 /* ---- registry (registry.c) ---- */
@@ -174,6 +184,23 @@ static inline ES_RT void es_engine_process(es_engine *e,
                                            float *const *out, int frames)
 {
     e->klass->process(e, in, out, frames);
+}
+
+/* The block into views[] (see process_views): lent by the engine where it
+ * can, else written into own[]. A host that reads the outputs once (a mix)
+ * saves the copy of every output this way: 512 KB a block for a GPU
+ * engine's 1024 outputs at block 128. */
+static inline ES_RT void es_engine_process_views(es_engine *e, const float *const *in,
+                                                 float *const *own, float **views,
+                                                 int outputs, int frames)
+{
+    if (e->klass->process_views) {
+        e->klass->process_views(e, in, own, views, frames);
+        return;
+    }
+    e->klass->process(e, in, own, frames);
+    for (int o = 0; o < outputs; o++)
+        views[o] = own[o];
 }
 
 static inline int es_engine_latency(const es_engine *e)

@@ -14,6 +14,10 @@
  *     plays unprimed (prime_late 1) and the processor lets go of the
  *     buffer;
  *   - a panic's history reads as silence.
+ * Every other engine made lends its outputs (wrap_engine.h's lender, as a
+ * GPU engine lends its mapped staging), so swaps and crossfades run
+ * between one that lends and one that does not, the ringing added where
+ * the engine lent.
  *
  *   test_primed_swaps */
 #include <math.h>
@@ -24,6 +28,7 @@
 #include "processor.h"
 #include "reference.h"
 #include "ringing.h"
+#include "wrap_engine.h"
 
 #define RATE 48000.0
 #define BLOCK 256
@@ -54,6 +59,11 @@ static es_engine *make(const es_engine_class *k, const es_ir *ir)
     es_engine *e = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
     if (!e) {
         printf("FAIL %s: %s\n", k->name, err);
+        exit(1);
+    }
+    static int made;
+    if (made++ % 2 && !(e = es_test_lender(e, ir->outputs, BLOCK))) {
+        printf("FAIL %s: out of memory for a lender\n", k->name);
         exit(1);
     }
     return e;

@@ -37,7 +37,8 @@ typedef struct {
 } es_call_pattern;
 
 /* Feeds in (then zeros) through e and returns out_frames frames of output
- * starting `latency` frames in, i.e. aligned with the reference. */
+ * starting `latency` frames in, i.e. aligned with the reference. Calls
+ * alternate between es_engine_process and es_engine_process_views. */
 float **es_test_run(es_engine *e, const es_ir *ir, float *const *in, int in_frames,
                     int out_frames, es_call_pattern calls);
 

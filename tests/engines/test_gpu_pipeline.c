@@ -23,6 +23,11 @@
  *     for it to complete within its own deadline; a job that raises no flag
  *     is taken whole when complete; offline, back to back, the next block
  *     waits for the job before it to complete instead of being dropped.
+ *   every case again through process_views: a block played on time
+ *     (synchronous) is lent, its views the backend's own out[] (no copy);
+ *     a silent block (late, dropped, failed) and every pipelined block are
+ *     written into the caller's buffers and the views point there; the
+ *     samples are the same as process() gives.
  *   process() allocates nothing and takes no lock. */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -131,6 +136,8 @@ static void sleep_until(struct timespec *at, long add_ns)
  * values in got[] (the block's first sample; -1 if the block was not
  * constant) and the engine status. */
 static int offline; /* run(): back to back, as a render does, not paced */
+static int use_views; /* run(): es_gpu_pipeline_process_views */
+static int views_wrong; /* run(): blocks whose views pointed at the wrong memory */
 
 static void run(int pipelined, int slow_job, int slow_ms, int failing_job, int hands_over,
                 int flagless_job, float *got, es_engine_status *st, es_rt_counts *rt)
@@ -171,17 +178,35 @@ static void run(int pipelined, int slow_job, int slow_ms, int failing_job, int h
             in[t] = (float)(k + 1);
         atomic_store(&f.posted_us, now_us());
         es_rt_count_begin();
-        es_gpu_pipeline_process(p, ins, outs, BLOCK);
+        float *views[OUTS];
+        if (use_views)
+            es_gpu_pipeline_process_views(p, ins, outs, views, BLOCK);
+        else
+            es_gpu_pipeline_process(p, ins, outs, BLOCK);
         es_rt_counts c = es_rt_count_end();
-        atomic_fetch_add(&f.returned, 1);
+        if (!use_views)
+            for (int o = 0; o < OUTS; o++)
+                views[o] = outs[o];
         rt->allocs += c.allocs;
         rt->frees += c.frees;
         rt->locks += c.locks;
-        got[k] = out[0][0];
+        got[k] = views[0][0];
         for (int o = 0; o < OUTS; o++)
             for (int t = 0; t < BLOCK; t++)
-                if (out[o][t] != out[0][0])
+                if (views[o][t] != views[0][0])
                     got[k] = -1;
+        /* Lent exactly when played on time without a delay line. */
+        const int lent = use_views && !pipelined && got[k] != 0.0f;
+        for (int o = 0; o < OUTS; o++)
+            if (views[o] != (lent ? f.out[o] : outs[o])) {
+                printf("  block %d output %d: views the %s, want the %s\n", k, o,
+                       views[o] == f.out[o] ? "staging" : "caller's buffer",
+                       lent ? "staging" : "caller's buffer");
+                views_wrong++;
+                break;
+            }
+        /* Read before the next block may reuse the staging. */
+        atomic_fetch_add(&f.returned, 1);
     }
     es_gpu_pipeline_status(p, st);
     if (es_gpu_pipeline_latency(p) != (pipelined ? BLOCK : 0)) {
@@ -247,9 +272,10 @@ static void run_case(const pipeline_case *c)
         es_rt_counts rt;
         offline = c->offline;
         atomic_store(&overshoot_us, 0);
+        views_wrong = 0;
         run(c->pipelined, c->slow_job, c->slow_ms, c->failing_job, c->hands_over,
             c->flagless_job, got, &st, &rt);
-        int bad = expect(c->name, got, want, &st, c->late, c->failed, &rt);
+        int bad = expect(c->name, got, want, &st, c->late, c->failed, &rt) || views_wrong;
         if (c->message && !strstr(st.message, c->message)) {
             printf("  the failure message is lost: '%s'\n", st.message);
             bad = 1;
@@ -260,7 +286,7 @@ static void run_case(const pipeline_case *c)
                    "again)\n", held / 1e3, attempt + 1);
             continue;
         }
-        printf("%s %s%s\n", bad ? "FAIL" : "ok  ", c->name,
+        printf("%s %s%s%s\n", bad ? "FAIL" : "ok  ", use_views ? "(views) " : "", c->name,
                bad && held <= DISTURBED_US ? " (on a run no sleep overshot by 15 ms)" : "");
         failures += bad;
         return;
@@ -328,8 +354,9 @@ static const pipeline_case cases[] = {
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
-        run_case(&cases[k]);
+    for (use_views = 0; use_views < 2; use_views++)
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+            run_case(&cases[k]);
     printf("gpu pipeline: %d failed\n", failures);
     return failures ? 1 : 0;
 }

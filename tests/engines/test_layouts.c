@@ -92,6 +92,31 @@ int main(void)
     ir->taps[0][5] = 0.5f;
     EXPECT(es_ir_check(ir, err, sizeof err) == ES_OK, "a good IR passes: %s", err);
 
+    /* A matrix large enough to be searched by several threads (8 x 8 of
+     * 600,000 taps: 38 M samples, 2 or more shares): the bad sample named
+     * is the first in row order, wherever each thread's share begins. */
+    {
+        es_ir *big = es_ir_create(8, 8, 600000, 48000);
+        int made = 1;
+        for (int i = 0; i < 8; i++)
+            for (int o = 0; o < 8; o++)
+                made &= es_ir_path(big, i, o) != NULL;
+        EXPECT(made, "a 154 MB matrix for the threaded search");
+        if (made) {
+            EXPECT(es_ir_check(big, err, sizeof err) == ES_OK, "a large good matrix passes: %s",
+                   err);
+            es_ir_path(big, 6, 3)[7] = NAN; /* in the last share */
+            EXPECT(es_ir_check(big, err, sizeof err) == ES_E_IR &&
+                       strstr(err, "NaN sample at frame 7 (input 7 -> output 4)"),
+                   "a NaN in the last share: %s", err);
+            es_ir_path(big, 1, 2)[599999] = -INFINITY; /* an earlier row, its last frame */
+            EXPECT(es_ir_check(big, err, sizeof err) == ES_E_IR &&
+                       strstr(err, "infinite sample at frame 599999 (input 2 -> output 3)"),
+                   "the first bad sample in row order: %s", err);
+        }
+        es_ir_destroy(big);
+    }
+
     /* es_engine_create refuses what does not fit before any engine sees it. */
     es_format fmt = {.sample_rate = 48000, .max_block = 0, .inputs = 1, .outputs = 1};
     es_engine *e = es_engine_create(es_engines[0], &fmt, ir, NULL, err, sizeof err);

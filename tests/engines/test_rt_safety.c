@@ -1,6 +1,7 @@
 /* process() allocates nothing, frees nothing, takes no lock, sleeps and
  * writes nothing: counted over thousands of calls of random sizes for every
- * usable engine, alone and inside the processor, and inside the processor
+ * usable engine, alone (process() and process_views by turns) and inside
+ * the processor, and inside the processor
  * through a primed swap (adopted, held, primed, its ringing added and let
  * go, crossfaded in, the old engine retired). The counters are first
  * shown to work, so a zero means zero. */
@@ -94,16 +95,21 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
         for (int t = 0; t < max_block; t++)
             in[i][t] = (float)es_test_uniform(rng);
 
+    float **views = calloc((size_t)ir->outputs, sizeof *views);
     es_rt_count_begin();
     for (int c = 0; c < CALLS; c++) {
         if (history && c == 100)
             es_history_set_primed(history, ticket, 1);
         if (p)
             es_processor_process(p, (const float *const *)in, out, sizes[c]);
+        else if (c % 2) /* both ways the engine is asked */
+            es_engine_process_views(e, (const float *const *)in, out, views, ir->outputs,
+                                    sizes[c]);
         else
             es_engine_process(e, (const float *const *)in, out, sizes[c]);
     }
     report(what, es_rt_count_end());
+    free(views);
     if (history) {
         es_stats st;
         es_processor_stats(p, &st);

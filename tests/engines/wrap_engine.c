@@ -1,8 +1,11 @@
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/memory.h"
 #include "wrap_engine.h"
 
 #define POOL 8192
@@ -131,6 +134,81 @@ es_engine *es_test_wrap_create(const es_engine_class *k, const es_format *fmt, c
     if (inner && !e)
         snprintf(err, n, "test-wrap: more than %d engines", POOL);
     return e;
+}
+
+typedef struct {
+    es_engine base;
+    es_engine *inner;
+    int outputs;
+    float **lent;
+} lender;
+
+static ES_RT void lender_process(es_engine *e, const float *const *in, float *const *out,
+                                 int frames)
+{
+    es_engine_process(((lender *)e)->inner, in, out, frames);
+}
+
+static ES_RT void lender_views(es_engine *e, const float *const *in, float *const *own,
+                               float **views, int frames)
+{
+    lender *l = (lender *)e;
+    es_engine_process(l->inner, in, l->lent, frames);
+    for (int o = 0; o < l->outputs; o++) {
+        views[o] = l->lent[o];
+        for (int t = 0; t < frames; t++)
+            own[o][t] = NAN;
+    }
+}
+
+static int lender_latency(const es_engine *e)
+{
+    return es_engine_latency(((const lender *)e)->inner);
+}
+
+static void lender_reset(es_engine *e)
+{
+    es_engine_reset(((lender *)e)->inner);
+}
+
+static void lender_destroy(es_engine *e)
+{
+    lender *l = (lender *)e;
+    es_engine_destroy(l->inner);
+    es_free_channels(l->lent, l->outputs);
+    free(l);
+}
+
+static ES_RT void lender_status(const es_engine *e, es_engine_status *st)
+{
+    es_engine_get_status(((const lender *)e)->inner, st);
+}
+
+static const es_engine_class lender_class = {
+    .name = "test-lender",
+    .summary = "test double: a real engine whose outputs are lent, not copied",
+    .probe = wrap_probe,
+    .create = wrap_class_create,
+    .process = lender_process,
+    .latency = lender_latency,
+    .reset = lender_reset,
+    .destroy = lender_destroy,
+    .status = lender_status,
+    .process_views = lender_views,
+};
+
+es_engine *es_test_lender(es_engine *inner, int outputs, int max_block)
+{
+    lender *l = inner ? calloc(1, sizeof *l) : NULL;
+    float **lent = l ? es_alloc_channels(outputs, (size_t)max_block) : NULL;
+    if (!lent) {
+        free(l);
+        es_engine_destroy(inner);
+        return NULL;
+    }
+    *l = (lender){.base.klass = &lender_class, .inner = inner, .outputs = outputs,
+                  .lent = lent};
+    return &l->base;
 }
 
 void es_test_wrap_census(es_test_census *c)

@@ -30,6 +30,14 @@ void es_test_wrap_off_cpu(es_engine *wrapped);
 es_engine *es_test_wrap_create(const es_engine_class *k, const es_format *fmt, const es_ir *ir,
                                char *err, size_t n);
 
+/* A second double: an engine that lends its outputs (process_views), as
+ * a GPU engine lends its mapped staging. It runs `inner` (taking it; NULL
+ * gives NULL) into buffers of its own, points the views there, and fills
+ * the caller's own[] with NaN: a host that read own[] instead of the
+ * views would play NaN. Its process() is inner's. Destroyed with
+ * es_engine_destroy, which destroys inner. */
+es_engine *es_test_lender(es_engine *inner, int outputs, int max_block);
+
 typedef struct {
     long created;        /* wrappers made since the last es_test_wrap_forget() */
     long destroyed;      /* of those, destroyed at least once */
