@@ -10,6 +10,7 @@
 #include "core/param.h"
 #include "engine_params.h"
 #include "bench.h"
+#include "bench_plot.h"
 #include "bench_run.h"
 #include "core/rt_thread.h"
 
@@ -20,6 +21,8 @@ static const char usage[] =
     "                     [--partition P] [--measure|--estimate] [--pipelined] [--gpu LIST]\n"
     "                     [--max-wall S] [--find-max|--find-max-paths] [--paced|--back-to-back]\n"
     "                     [--realtime] [--copy-out] [--json]\n"
+    "       earshot bench --plot FILE.svg [--plot-points FILE] [--engine ...] [--ir-seconds ...]\n"
+    "                     [--channels ...] [--block N] [--seconds T] ...\n"
     "\n"
     "Runs a synthetic room (decaying noise, T60 = IR length) through each engine and\n"
     "times every block: CPU engines block after block with no pause, GPU engines\n"
@@ -54,6 +57,7 @@ typedef struct {
     es_double_list ir_seconds;
     es_int_list blocks, channels;
     int find_max, find_max_paths, json, realtime, estimate, back_to_back;
+    const char *plot, *plot_points;
     es_bench_config base;
 } bench_args;
 
@@ -137,6 +141,17 @@ static const es_param params[] = {
      "process() into one buffer per output, for every engine\n"
      "(default: a GPU engine lends its mapped outputs, as the\n"
      "processor takes them)", offsetof(bench_args, base.copy_out), NULL, NULL},
+    {"plot", ES_PARAM_STRING, 0, 4096, "FILE.svg",
+     "draw each engine's load against the IR's length and\n"
+     "against paths (C x C, one filter each), the real-time\n"
+     "line marked: --ir-seconds (default 0.1,0.25,0.5,1,2,5,10)\n"
+     "at 2 x 2, and --channels (default 1,2,4,8,16,32,64) at a\n"
+     "2 s IR (a single value of either is the other sweep's)",
+     offsetof(bench_args, plot), NULL, NULL},
+    {"plot-points", ES_PARAM_STRING, 0, 4096, "FILE",
+     "other programs' points for --plot, a line each:\n"
+     "'ir|paths X LOAD_PERCENT LABEL' (bench/peer-points\n"
+     "writes fconvolver's and FFmpeg's)", offsetof(bench_args, plot_points), NULL, NULL},
     {"json", ES_PARAM_FLAG, 0, 1, NULL, "one JSON object per line instead of the table",
      offsetof(bench_args, json), NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
@@ -144,8 +159,8 @@ static const es_param params[] = {
 
 static int parse(int argc, char **argv, bench_args *a)
 {
-    *a = (bench_args){.engine = "all", .ir_seconds = {1, {2}}, .blocks = {1, {256}},
-                      .channels = {1, {2}}};
+    /* The lists stay empty until given: --plot has defaults of its own. */
+    *a = (bench_args){.engine = "all"};
     a->base = (es_bench_config){.rate = 48000, .channels = 2, .seconds = 5, .max_wall = 30};
     char err[512];
     int help;
@@ -168,6 +183,26 @@ static int parse(int argc, char **argv, bench_args *a)
         es_error("bench: --paced and --back-to-back: pick one");
         return -1;
     }
+    if (a->plot_points && !a->plot) {
+        es_error("bench: --plot-points draws into --plot FILE.svg: give one");
+        return -1;
+    }
+    if (a->plot && (a->find_max || a->find_max_paths || a->json || a->blocks.count > 1 ||
+                    a->base.ir_taps > 0 || a->base.matrix || a->base.fan_out ||
+                    a->base.true_stereo)) {
+        es_error("bench: --plot sweeps the IR's length and C x C paths at one --block; "
+                 "leave out --find-max, --find-max-paths, --json, --ir-taps, --matrix, "
+                 "--fan-out, --true-stereo and a list of blocks");
+        return -1;
+    }
+    if (!a->plot) {
+        if (!a->ir_seconds.count)
+            a->ir_seconds = (es_double_list){1, {2}};
+        if (!a->channels.count)
+            a->channels = (es_int_list){1, {2}};
+    }
+    if (!a->blocks.count)
+        a->blocks = (es_int_list){1, {256}};
     a->base.options.fft_measure = !a->estimate;
     if (strcmp(a->engine, "all") == 0) {
         char why[256];
@@ -381,6 +416,40 @@ static void find_max_paths(es_bench_config *c, int json)
     fflush(stdout);
 }
 
+/* --plot: the two sweeps, from the lists given or the plot's own. */
+static int plot(const bench_args *a)
+{
+    static const double ir_default[] = {0.1, 0.25, 0.5, 1, 2, 5, 10};
+    static const int channels_default[] = {1, 2, 4, 8, 16, 32, 64};
+    es_plot_request rq = {.base = &a->base, .engines = a->engines,
+                          .engine_count = a->engine_count, .back_to_back = a->back_to_back,
+                          .points_path = a->plot_points, .out_path = a->plot,
+                          .ir_channels = 2, .paths_ir_seconds = 2};
+    es_bench_config base = a->base;
+    base.block = a->blocks.v[0];
+    rq.base = &base;
+    /* A single value of one list is where the other sweep is taken. */
+    if (a->ir_seconds.count > 1) {
+        rq.ir_count = a->ir_seconds.count;
+        memcpy(rq.ir_seconds, a->ir_seconds.v, sizeof(double) * (size_t)rq.ir_count);
+    } else {
+        rq.ir_count = (int)(sizeof ir_default / sizeof *ir_default);
+        memcpy(rq.ir_seconds, ir_default, sizeof ir_default);
+        if (a->ir_seconds.count == 1)
+            rq.paths_ir_seconds = a->ir_seconds.v[0];
+    }
+    if (a->channels.count > 1) {
+        rq.channel_count = a->channels.count;
+        memcpy(rq.channels, a->channels.v, sizeof(int) * (size_t)rq.channel_count);
+    } else {
+        rq.channel_count = (int)(sizeof channels_default / sizeof *channels_default);
+        memcpy(rq.channels, channels_default, sizeof channels_default);
+        if (a->channels.count == 1)
+            rq.ir_channels = a->channels.v[0];
+    }
+    return es_bench_plot(&rq);
+}
+
 int es_bench_main(int argc, char **argv)
 {
     bench_args a = {0};
@@ -395,6 +464,8 @@ int es_bench_main(int argc, char **argv)
         es_rt_thread_promote(sched_get_priority_max(SCHED_FIFO) / 2, why, sizeof why);
         fprintf(stderr, "bench: measuring thread: %s\n", why);
     }
+    if (a.plot)
+        return plot(&a);
     int failures = 0;
     if (!a.json && !a.find_max && !a.find_max_paths)
         print_header();

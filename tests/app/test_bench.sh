@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # earshot bench prints its table for both CPU engines, JSON on request, and
-# --find-max finds some IR length; timings themselves are not judged here.
+# --find-max finds some IR length; --plot draws what it measured;
+# timings themselves are not judged here.
 set -u
 earshot=$1
 fail=0
@@ -38,4 +39,55 @@ for bad in 0 257 0x2 2x0 3x nan 1e9 '' $'3\x01' "$(printf '9%.0s' $(seq 300))"; 
         echo "FAIL: --matrix '${bad:0:20}' gave exit $rc: $err"; fail=1
     fi
 done
+
+# --plot: a row per point, and an SVG whose points carry the rows' numbers
+# (each mean point's title), the real-time line in both panels, other
+# programs' points with their labels made safe; bad input one line, exit 2,
+# before any sweep.
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+printf '# a comment\nir 0.02 3.5 fconvolver <b>&"x"\npaths 2 0.5 ffmpeg \033[31mred\n' >"$d/points"
+rows=$("$earshot" bench --plot "$d/p.svg" --plot-points "$d/points" --engine cpu-direct,cpu-partitioned \
+    --ir-seconds 0.01,0.02,0.05 --channels 1,2 --block 128 --seconds 0.05 2>"$d/err") ||
+    { echo "FAIL: --plot exited $?: $(cat "$d/err")"; fail=1; }
+echo "$rows"
+[ "$(grep -c ' load .* p99 ' <<<"$rows")" -eq 10 ] || { echo "FAIL: --plot should print 10 rows"; fail=1; }
+svg=$(cat "$d/p.svg" 2>/dev/null)
+[ "$(grep -c '<circle' <<<"$svg")" -eq 10 ] || { echo "FAIL: the SVG should have 10 points"; fail=1; }
+[ "$(grep -o 'real time' <<<"$svg" | wc -l)" -eq 2 ] || { echo "FAIL: a real-time line per panel"; fail=1; }
+grep -q '</svg>' <<<"$svg" || { echo "FAIL: the SVG is not whole"; fail=1; }
+# Every point's title against its row: the same engine, axis, x and load.
+while IFS= read -r title; do
+    grep -qF "<title>$title</title>" <<<"$svg" || { echo "FAIL: no point for the row '$title'"; fail=1; }
+done < <(awk '/ load .* p99 / { if ($2 == "ir") printf "%s ir s %g: load %s %%\n", $1, $4, $6
+                                 else printf "%s paths %g: load %s %%\n", $1, $3, $5 }' <<<"$rows")
+grep -qF 'fconvolver &lt;b&gt;&amp;&quot;x&quot;' <<<"$svg" || { echo "FAIL: a label's XML is not escaped"; fail=1; }
+grep -q $'\033' "$d/p.svg" && { echo "FAIL: a raw ESC in the SVG"; fail=1; }
+grep -qF 'ffmpeg ?[31mred' <<<"$svg" || { echo "FAIL: the ESC of a label is not shown as ?"; fail=1; }
+for bad in "ir 0 1 zero" "ir 1 1" "volume 1 1 x" "ir 1 -3 negative" "ir nan 1 x"; do
+    printf '%s\n' "$bad" >"$d/bad"
+    rm -f "$d/q.svg"
+    out=$("$earshot" bench --plot "$d/q.svg" --plot-points "$d/bad" --engine cpu-direct --seconds 0.05 2>"$d/err")
+    rc=$?
+    if [ $rc -ne 2 ] || [ "$(wc -l <"$d/err")" -ne 1 ] || ! grep -q "$d/bad:1" "$d/err" || [ -n "$out" ] ||
+        [ -e "$d/q.svg" ]; then
+        echo "FAIL: points line '$bad': exit $rc, $(cat "$d/err")"; fail=1
+    fi
+done
+for args in "--plot $d/none/p.svg" "--plot $d" "--plot-points $d/points" "--plot $d/q.svg --json" \
+    "--plot $d/q.svg --block 64,128" "--plot $d/q.svg --plot-points /dev/zero"; do
+    out=$("$earshot" bench $args --engine cpu-direct --seconds 0.05 2>"$d/err")
+    rc=$?
+    if [ $rc -ne 2 ] || [ "$(wc -l <"$d/err")" -ne 1 ] || [ -n "$out" ]; then
+        echo "FAIL: bench $args: exit $rc, $(cat "$d/err")"; fail=1
+    fi
+done
+# A FIFO is written into, not replaced.
+mkfifo "$d/fifo"
+cat "$d/fifo" >"$d/from-fifo" &
+reader=$!
+"$earshot" bench --plot "$d/fifo" --engine cpu-direct --ir-seconds 0.01,0.02 --channels 1,2 \
+    --seconds 0.05 >/dev/null 2>&1 || { echo "FAIL: --plot into a FIFO"; fail=1; }
+wait $reader
+[ -p "$d/fifo" ] && grep -q '</svg>' "$d/from-fifo" || { echo "FAIL: the FIFO was replaced or got no SVG"; fail=1; }
 exit $fail
