@@ -89,7 +89,7 @@ static const es_param params[] = {
      offsetof(bench_args, ir_seconds), NULL, NULL},
     {"ir-taps", ES_PARAM_INT, 1, 100000000, "N", "IR length in taps (instead of --ir-seconds)",
      offsetof(bench_args, base.ir_taps), NULL, NULL},
-    {"channels", ES_PARAM_INT_LIST, 1, 64, "C,...",
+    {"channels", ES_PARAM_INT_LIST, 1, 1024, "C,...",
      "C inputs -> C outputs, one filter each (default 2)", offsetof(bench_args, channels),
      NULL, NULL},
     {"true-stereo", ES_PARAM_FLAG, 0, 1, NULL, "2 inputs -> 2 outputs through 4 filters",

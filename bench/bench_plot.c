@@ -31,7 +31,7 @@ typedef struct {
 /* One engine's figures, % of the block's duration; NAN where none. */
 typedef struct {
     double v[AXES][FIGS][ES_PLOT_MAX_X];
-    char note[96];        /* the probe's note (a GPU's name), or "" */
+    long misses[AXES][ES_PLOT_MAX_X]; /* engine misses in the point's run */
 } engine_curves;
 
 typedef struct {
@@ -182,18 +182,19 @@ static int sweep(const es_plot_request *rq, int e, int axis, int k, engine_curve
     es_bench_result r;
     const int failed = es_bench_run(&cfg, &r) != 0;
     if (failed) {
-        printf("%-17s %6s %8.3g  failed: %s\n", cfg.engine->name,
+        printf("%-17s %6s %8.6g  failed: %s\n", cfg.engine->name,
                axis == AXIS_IR ? "ir s" : "paths",
                axis == AXIS_IR ? cfg.ir_seconds : (double)cfg.channels, r.error);
         fflush(stdout);
         return 1;
     }
     const double to_load = 100.0 / r.budget_us;
+    c->misses[axis][k] = r.misses;
     c->v[axis][FIG_MEAN][k] = r.mean_us * to_load;
     c->v[axis][FIG_P99][k] = r.p99_us * to_load;
     if (r.device_p50_us >= 0 && (cfg.engine->caps & ES_CAP_GPU))
         c->v[axis][FIG_GPU][k] = r.device_p50_us * to_load;
-    printf("%-17s %6s %8.3g  load %8.3f %%  p99 %8.3f %%", cfg.engine->name,
+    printf("%-17s %6s %8.6g  load %8.3f %%  p99 %8.3f %%", cfg.engine->name,
            axis == AXIS_IR ? "ir s" : "paths", axis == AXIS_IR ? cfg.ir_seconds : (double)r.paths,
            c->v[axis][FIG_MEAN][k], c->v[axis][FIG_P99][k]);
     if (!isnan(c->v[axis][FIG_GPU][k]))
@@ -261,7 +262,7 @@ static void draw_axes(text *t, const panel *p, const char *title, const char *x_
             const double x = px(p, v);
             put(t, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='%s'/>\n", x, PANEL_TOP, x,
                 PANEL_TOP + PANEL_H, m == 1 ? "#ccc" : "#eee");
-            if (m == 1 || m == 2 || m == 5) {
+            if (m == 1 || ((m == 2 || m == 5) && p->x_hi - p->x_lo <= 2)) {
                 decade_label(label, sizeof label, v);
                 put(t, "<text x='%.1f' y='%d' font-size='11' text-anchor='middle'>%s</text>\n",
                     x, PANEL_TOP + PANEL_H + 15, label);
@@ -290,7 +291,8 @@ static void draw_axes(text *t, const panel *p, const char *title, const char *x_
 /* The mean's points carry their numbers (a title: shown on hover, and
  * read by the tests against the table's rows). */
 static void draw_curve(text *t, const panel *p, const double *x, const double *v, int count,
-                       const char *color, int figure, const char *engine, int axis)
+                       const char *color, int figure, const char *engine, int axis,
+                       const long *misses)
 {
     int drawn = 0;
     for (int k = 0; k < count; k++) {
@@ -306,11 +308,14 @@ static void draw_curve(text *t, const panel *p, const double *x, const double *v
         put(t, "'/>\n");
     for (int k = 0; figure == FIG_MEAN && k < count; k++)
         if (!isnan(v[k]) && v[k] > 0) {
-            put(t, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'><title>", px(p, x[k]),
-                py(p, v[k]), color);
+            /* A point whose run missed a deadline is ringed in red: a mean
+             * under the line does not make it real time. */
+            put(t, "<circle cx='%.1f' cy='%.1f' r='%d' fill='%s'%s><title>", px(p, x[k]),
+                py(p, v[k]), misses[k] ? 5 : 3, color,
+                misses[k] ? " stroke='#c00' stroke-width='2'" : "");
             put_escaped(t, engine);
-            put(t, " %s %g: load %.3f %%</title></circle>\n", axis == AXIS_IR ? "ir s" : "paths",
-                x[k], v[k]);
+            put(t, " %s %g: load %.3f %%, misses %ld</title></circle>\n",
+                axis == AXIS_IR ? "ir s" : "paths", x[k], v[k], misses[k]);
         }
 }
 
@@ -371,7 +376,7 @@ static void cpu_name(char *out, size_t n)
 }
 
 static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
-                 const peer_point *peers, int peer_count)
+                 const peer_point *peers, int peer_count, const char *gpu)
 {
     double xs[AXES][ES_PLOT_MAX_X];
     for (int k = 0; k < rq->ir_count; k++)
@@ -379,9 +384,9 @@ static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
     for (int k = 0; k < rq->channel_count; k++)
         xs[AXIS_PATHS][k] = rq->channels[k];
     const int nx[AXES] = {rq->ir_count, rq->channel_count};
-    const int legend_rows = rq->engine_count > FIGS + peer_count ? rq->engine_count
-                                                                  : FIGS + peer_count;
-    const int height = PANEL_TOP + PANEL_H + 60 + 16 * legend_rows + 40;
+    const int legend_rows = rq->engine_count > FIGS + 1 + peer_count ? rq->engine_count
+                                                                      : FIGS + 1 + peer_count;
+    const int height = PANEL_TOP + PANEL_H + 60 + 16 * legend_rows + 54;
     put(t, "<?xml version='1.0' encoding='UTF-8'?>\n"
            "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
            "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='#fff'/>\n",
@@ -402,7 +407,7 @@ static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
         for (int e = 0; e < rq->engine_count; e++)
             for (int f = 0; f < FIGS; f++)
                 draw_curve(t, &p, xs[a], c[e].v[a][f], nx[a], palette[e], f,
-                           rq->engines[e]->name, a);
+                           rq->engines[e]->name, a, c[e].misses[a]);
         for (int k = 0; k < peer_count; k++)
             if (peers[k].axis == a)
                 draw_peer(t, &p, &peers[k], k);
@@ -416,14 +421,15 @@ static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
                "<text x='%d' y='%d' font-size='12'>", PANEL_LEFT, y - 4, PANEL_LEFT + 24, y - 4,
             palette[e], PANEL_LEFT + 30, y);
         put_escaped(t, rq->engines[e]->name);
-        if (c[e].note[0]) {
-            put(t, " (");
-            put_escaped(t, c[e].note);
-            put(t, ")");
-        }
         put(t, "</text>\n");
     }
     int row = 0;
+    {
+        const int y = top + 16 * row++;
+        put(t, "<circle cx='%d' cy='%d' r='5' fill='#fff' stroke='#c00' stroke-width='2'/>"
+               "<text x='%d' y='%d' font-size='12'>a point whose run had engine misses</text>\n",
+            right + 12, y - 4, right + 30, y);
+    }
     for (int f = 0; f < FIGS; f++, row++) {
         const int y = top + 16 * row;
         put(t, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333' stroke-width='1.5'%s%s%s/>"
@@ -444,11 +450,17 @@ static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
     cpu_name(cpu, sizeof cpu);
     const time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%d", gmtime(&now));
-    put(t, "<text x='%d' y='%d' font-size='11' fill='#555'>earshot bench --plot, %s, ",
-        PANEL_LEFT, height - 12, when);
-    put_escaped(t, cpu);
-    put(t, ", %g s of audio a point, %s</text>\n</svg>\n", rq->base->seconds,
+    put(t, "<text x='%d' y='%d' font-size='11' fill='#555'>earshot bench --plot, %s, "
+           "%g s of audio a point, %s</text>\n", PANEL_LEFT, height - 26, when,
+        rq->base->seconds,
         rq->back_to_back ? "back to back" : "GPU engines paced, CPU engines back to back");
+    put(t, "<text x='%d' y='%d' font-size='11' fill='#555'>", PANEL_LEFT, height - 12);
+    put_escaped(t, cpu);
+    if (gpu[0]) {
+        put(t, "; ");
+        put_escaped(t, gpu);
+    }
+    put(t, "</text>\n</svg>\n");
 }
 
 int es_bench_plot(const es_plot_request *rq)
@@ -464,21 +476,21 @@ int es_bench_plot(const es_plot_request *rq)
         return 1;
     }
     int failures = 0;
+    char gpu[160] = "";
     for (int e = 0; e < rq->engine_count; e++) {
         for (int a = 0; a < AXES; a++)
             for (int f = 0; f < FIGS; f++)
                 for (int k = 0; k < ES_PLOT_MAX_X; k++)
                     c[e].v[a][f][k] = NAN;
-        char why[256] = "";
-        if ((rq->engines[e]->caps & ES_CAP_GPU) && rq->engines[e]->probe(why, sizeof why))
-            snprintf(c[e].note, sizeof c[e].note, "%s", why);
+        if (!gpu[0] && (rq->engines[e]->caps & ES_CAP_GPU))
+            (void)rq->engines[e]->probe(gpu, sizeof gpu); /* the GPU's name, once */
         for (int k = 0; k < rq->ir_count; k++)
             failures += sweep(rq, e, AXIS_IR, k, &c[e]);
         for (int k = 0; k < rq->channel_count; k++)
             failures += sweep(rq, e, AXIS_PATHS, k, &c[e]);
     }
     text t = {0};
-    draw(&t, rq, c, peers, peer_count);
+    draw(&t, rq, c, peers, peer_count, gpu);
     free(c);
     char err[300];
     int rc = failures ? 1 : 0;

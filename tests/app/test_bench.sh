@@ -53,14 +53,15 @@ rows=$("$earshot" bench --plot "$d/p.svg" --plot-points "$d/points" --engine cpu
 echo "$rows"
 [ "$(grep -c ' load .* p99 ' <<<"$rows")" -eq 10 ] || { echo "FAIL: --plot should print 10 rows"; fail=1; }
 svg=$(cat "$d/p.svg" 2>/dev/null)
-[ "$(grep -c '<circle' <<<"$svg")" -eq 10 ] || { echo "FAIL: the SVG should have 10 points"; fail=1; }
+[ "$(grep -c '<circle.*<title>' <<<"$svg")" -eq 10 ] || { echo "FAIL: the SVG should have 10 points"; fail=1; }
 [ "$(grep -o 'real time' <<<"$svg" | wc -l)" -eq 2 ] || { echo "FAIL: a real-time line per panel"; fail=1; }
 grep -q '</svg>' <<<"$svg" || { echo "FAIL: the SVG is not whole"; fail=1; }
 # Every point's title against its row: the same engine, axis, x and load.
 while IFS= read -r title; do
     grep -qF "<title>$title</title>" <<<"$svg" || { echo "FAIL: no point for the row '$title'"; fail=1; }
-done < <(awk '/ load .* p99 / { if ($2 == "ir") printf "%s ir s %g: load %s %%\n", $1, $4, $6
-                                 else printf "%s paths %g: load %s %%\n", $1, $3, $5 }' <<<"$rows")
+done < <(awk '/ load .* p99 / { match($0, /misses [0-9]+/); m = substr($0, RSTART, RLENGTH)
+                                 if ($2 == "ir") printf "%s ir s %g: load %s %%, %s\n", $1, $4, $6, m
+                                 else printf "%s paths %g: load %s %%, %s\n", $1, $3, $5, m }' <<<"$rows")
 grep -qF 'fconvolver &lt;b&gt;&amp;&quot;x&quot;' <<<"$svg" || { echo "FAIL: a label's XML is not escaped"; fail=1; }
 grep -q $'\033' "$d/p.svg" && { echo "FAIL: a raw ESC in the SVG"; fail=1; }
 grep -qF 'ffmpeg ?[31mred' <<<"$svg" || { echo "FAIL: the ESC of a label is not shown as ?"; fail=1; }
