@@ -31,8 +31,12 @@ static const char usage[] =
     "\n"
     "Options:\n";
 
-/* Frames read or written per file call (the processor still sees --block). */
+/* Frames read or written per file call (the processor still sees --block),
+ * at most RENDER_CHUNK and at most RENDER_CHUNK_BYTES of samples in and
+ * out together: 64 channels each way would otherwise hold 32 MB of
+ * buffers, and pass through the caches in pieces too big to stay. */
 #define RENDER_CHUNK 65536
+#define RENDER_CHUNK_BYTES (1L << 20)
 #define ES_MAX_RENDER_CHANNELS 64
 
 typedef struct {
@@ -234,7 +238,9 @@ int es_cmd_render(int argc, char **argv)
     /* The file side moves CHUNK frames a call, the processor sees the
      * block asked for: in[] is read a chunk at a time and walked block by
      * block; out[] gathers blocks until a chunk's worth is written. */
-    const int chunk = RENDER_CHUNK > a.block ? RENDER_CHUNK / a.block * a.block : a.block;
+    const long fits = RENDER_CHUNK_BYTES / ((long)sizeof(float) * (fmt.inputs + fmt.outputs));
+    const int most = fits < RENDER_CHUNK ? (int)fits : RENDER_CHUNK;
+    const int chunk = most > a.block ? most / a.block * a.block : a.block;
     const int out_room = chunk + a.block;
     inbuf = es_alloc_channels(fmt.inputs, (size_t)chunk);
     outbuf = es_alloc_channels(fmt.outputs, (size_t)out_room);

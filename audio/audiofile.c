@@ -9,6 +9,7 @@
 #include <sndfile.h>
 
 #include "audiofile_private.h"
+#include "interleave.h"
 #include "core/files.h"
 
 /* Bytes of interleaved samples moved per libsndfile call (the interleave
@@ -131,9 +132,7 @@ long es_audiofile_read(es_audiofile *f, float *const *planar, int frames,
             snprintf(err, n, "%s: read error: %s", f->path, sf_strerror(f->sf));
             return -1;
         }
-        for (sf_count_t t = 0; t < got; t++)
-            for (int c = 0; c < f->channels; c++)
-                planar[c][total + t] = f->interleaved[t * f->channels + c];
+        es_deinterleave(f->interleaved, f->channels, planar, total, (long)got);
         total += (long)got;
         f->done += got;
         if (got < want)

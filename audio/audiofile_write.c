@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "audiofile_private.h"
+#include "interleave.h"
 #include "core/files.h"
 
 static const int subtypes[] = {SF_FORMAT_FLOAT, SF_FORMAT_PCM_16, SF_FORMAT_PCM_24};
@@ -307,9 +308,7 @@ int es_audiofile_write(es_audiofile *f, const float *const *planar, int frames,
     int done = 0;
     while (done < frames) {
         int chunk = frames - done < f->chunk ? frames - done : f->chunk;
-        for (int t = 0; t < chunk; t++)
-            for (int c = 0; c < f->channels; c++)
-                f->interleaved[t * f->channels + c] = planar[c][done + t];
+        es_interleave(planar, done, f->channels, f->interleaved, chunk);
         errno = 0;
         if (sf_writef_float(f->sf, f->interleaved, chunk) != chunk) {
             f->write_errno = errno ? errno : EIO;

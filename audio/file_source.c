@@ -12,6 +12,7 @@
 #include "core/rt_thread.h"
 #include "audiofile.h"
 #include "file_source.h"
+#include "interleave.h"
 #include "frame_ring.h"
 
 #define READ_FRAMES 4096    /* file frames per read */
@@ -58,9 +59,7 @@ static int read_chunk(es_file_source *s)
         }
         return 0;
     }
-    for (long t = 0; t < got; t++)
-        for (int c = 0; c < s->channels; c++)
-            s->interleaved[t * s->channels + c] = s->planar[c][t];
+    es_interleave((const float *const *)s->planar, 0, s->channels, s->interleaved, got);
     if (!s->src) {
         es_frame_ring_write_interleaved(&s->ring, s->interleaved, (size_t)got);
         return 0;

@@ -84,11 +84,24 @@ double es_ab_stats_gain_db(const es_ab_stats *a)
 
 ES_RT double es_energy(const float *const *x, int channels, int frames)
 {
+    enum { LANES = 8 };
     double sum = 0;
     for (int c = 0; c < channels; c++) {
-        float part = 0; /* per block in float (vectorised), summed in double */
-        for (int t = 0; t < frames; t++)
-            part += x[c][t] * x[c][t];
+        /* Per block in float, in eight sums of their own: one running sum
+         * is a chain the compiler may not reorder (a float's sum depends
+         * on its order), eight independent ones are one vector. Summed in
+         * double across blocks and channels. */
+        const float *v = x[c];
+        float lane[LANES] = {0};
+        int t = 0;
+        for (; t + LANES <= frames; t += LANES)
+            for (int k = 0; k < LANES; k++)
+                lane[k] += v[t + k] * v[t + k];
+        float part = 0;
+        for (; t < frames; t++)
+            part += v[t] * v[t];
+        for (int k = 0; k < LANES; k++)
+            part += lane[k];
         sum += part;
     }
     return sum;

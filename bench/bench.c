@@ -419,34 +419,19 @@ static void find_max_paths(es_bench_config *c, int json)
 /* --plot: the two sweeps, from the lists given or the plot's own. */
 static int plot(const bench_args *a)
 {
-    static const double ir_default[] = {0.1, 0.25, 0.5, 1, 2, 5, 10};
-    static const int channels_default[] = {1, 2, 4, 8, 16, 32, 64};
-    es_plot_request rq = {.base = &a->base, .engines = a->engines,
-                          .engine_count = a->engine_count, .back_to_back = a->back_to_back,
-                          .points_path = a->plot_points, .out_path = a->plot,
-                          .ir_channels = 2, .paths_ir_seconds = 2};
+    static const es_double_list ir_default = {7, {0.1, 0.25, 0.5, 1, 2, 5, 10}};
+    static const es_int_list channels_default = {7, {1, 2, 4, 8, 16, 32, 64}};
     es_bench_config base = a->base;
     base.block = a->blocks.v[0];
-    rq.base = &base;
     /* A single value of one list is where the other sweep is taken. */
-    if (a->ir_seconds.count > 1) {
-        rq.ir_count = a->ir_seconds.count;
-        memcpy(rq.ir_seconds, a->ir_seconds.v, sizeof(double) * (size_t)rq.ir_count);
-    } else {
-        rq.ir_count = (int)(sizeof ir_default / sizeof *ir_default);
-        memcpy(rq.ir_seconds, ir_default, sizeof ir_default);
-        if (a->ir_seconds.count == 1)
-            rq.paths_ir_seconds = a->ir_seconds.v[0];
-    }
-    if (a->channels.count > 1) {
-        rq.channel_count = a->channels.count;
-        memcpy(rq.channels, a->channels.v, sizeof(int) * (size_t)rq.channel_count);
-    } else {
-        rq.channel_count = (int)(sizeof channels_default / sizeof *channels_default);
-        memcpy(rq.channels, channels_default, sizeof channels_default);
-        if (a->channels.count == 1)
-            rq.ir_channels = a->channels.v[0];
-    }
+    const int one_ir = a->ir_seconds.count == 1, one_c = a->channels.count == 1;
+    const es_plot_request rq = {
+        .base = &base, .engines = a->engines, .engine_count = a->engine_count,
+        .back_to_back = a->back_to_back, .points_path = a->plot_points, .out_path = a->plot,
+        .ir_seconds = a->ir_seconds.count > 1 ? a->ir_seconds : ir_default,
+        .ir_channels = one_c ? a->channels.v[0] : 2,
+        .channels = a->channels.count > 1 ? a->channels : channels_default,
+        .paths_ir_seconds = one_ir ? a->ir_seconds.v[0] : 2};
     return es_bench_plot(&rq);
 }
 

@@ -177,8 +177,8 @@ static int sweep(const es_plot_request *rq, int e, int axis, int k, engine_curve
         cfg.paced = 1; /* as a callback calls it */
     cfg.ir_taps = 0;
     cfg.matrix = cfg.fan_out = cfg.true_stereo = 0;
-    cfg.channels = axis == AXIS_IR ? rq->ir_channels : rq->channels[k];
-    cfg.ir_seconds = axis == AXIS_IR ? rq->ir_seconds[k] : rq->paths_ir_seconds;
+    cfg.channels = axis == AXIS_IR ? rq->ir_channels : rq->channels.v[k];
+    cfg.ir_seconds = axis == AXIS_IR ? rq->ir_seconds.v[k] : rq->paths_ir_seconds;
     es_bench_result r;
     const int failed = es_bench_run(&cfg, &r) != 0;
     if (failed) {
@@ -379,11 +379,11 @@ static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
                  const peer_point *peers, int peer_count, const char *gpu)
 {
     double xs[AXES][ES_PLOT_MAX_X];
-    for (int k = 0; k < rq->ir_count; k++)
-        xs[AXIS_IR][k] = rq->ir_seconds[k];
-    for (int k = 0; k < rq->channel_count; k++)
-        xs[AXIS_PATHS][k] = rq->channels[k];
-    const int nx[AXES] = {rq->ir_count, rq->channel_count};
+    for (int k = 0; k < rq->ir_seconds.count; k++)
+        xs[AXIS_IR][k] = rq->ir_seconds.v[k];
+    for (int k = 0; k < rq->channels.count; k++)
+        xs[AXIS_PATHS][k] = rq->channels.v[k];
+    const int nx[AXES] = {rq->ir_seconds.count, rq->channels.count};
     const int legend_rows = rq->engine_count > FIGS + 1 + peer_count ? rq->engine_count
                                                                       : FIGS + 1 + peer_count;
     const int height = PANEL_TOP + PANEL_H + 60 + 16 * legend_rows + 54;
@@ -484,9 +484,9 @@ int es_bench_plot(const es_plot_request *rq)
                     c[e].v[a][f][k] = NAN;
         if (!gpu[0] && (rq->engines[e]->caps & ES_CAP_GPU))
             (void)rq->engines[e]->probe(gpu, sizeof gpu); /* the GPU's name, once */
-        for (int k = 0; k < rq->ir_count; k++)
+        for (int k = 0; k < rq->ir_seconds.count; k++)
             failures += sweep(rq, e, AXIS_IR, k, &c[e]);
-        for (int k = 0; k < rq->channel_count; k++)
+        for (int k = 0; k < rq->channels.count; k++)
             failures += sweep(rq, e, AXIS_PATHS, k, &c[e]);
     }
     text t = {0};

@@ -21,11 +21,9 @@ typedef struct {
     const es_engine_class *const *engines;
     int engine_count;
     int back_to_back;              /* GPU engines too (else they are paced) */
-    double ir_seconds[ES_PLOT_MAX_X]; /* the first sweep's lengths */
-    int ir_count;
+    es_double_list ir_seconds;     /* the first sweep's lengths */
     int ir_channels;               /* its layout: C x C diagonal */
-    int channels[ES_PLOT_MAX_X];   /* the second sweep's C */
-    int channel_count;
+    es_int_list channels;          /* the second sweep's C */
     double paths_ir_seconds;       /* its IR length */
     const char *points_path;       /* NULL: no other program's points */
     const char *out_path;          /* the SVG */

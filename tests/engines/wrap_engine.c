@@ -10,9 +10,14 @@
 
 #define POOL 8192
 
+/* Both doubles start as this: the engine they wrap answers for them. */
 typedef struct {
     es_engine base;
     es_engine *inner;
+} around;
+
+typedef struct {
+    around a;
     const uint64_t *delay_calls;
     int delay_count, next_delay;
     double delay_us;
@@ -44,7 +49,7 @@ static ES_RT void wrap_process(es_engine *e, const float *const *in, float *cons
                                int frames)
 {
     wrap *w = (wrap *)e;
-    es_engine_process(w->inner, in, out, frames);
+    es_engine_process(w->a.inner, in, out, frames);
     if (w->next_delay < w->delay_count && w->delay_calls[w->next_delay] == w->calls) {
         if (w->off_cpu) {
             /* Asleep, as a descheduled thread would be. */
@@ -65,28 +70,28 @@ static ES_RT void wrap_process(es_engine *e, const float *const *in, float *cons
     w->calls++;
 }
 
-static int wrap_latency(const es_engine *e)
+static int around_latency(const es_engine *e)
 {
-    return es_engine_latency(((const wrap *)e)->inner);
+    return es_engine_latency(((const around *)e)->inner);
 }
 
-static void wrap_reset(es_engine *e)
+static void around_reset(es_engine *e)
 {
-    es_engine_reset(((wrap *)e)->inner);
+    es_engine_reset(((around *)e)->inner);
+}
+
+static ES_RT void around_status(const es_engine *e, es_engine_status *st)
+{
+    es_engine_get_status(((const around *)e)->inner, st);
 }
 
 static void wrap_destroy(es_engine *e)
 {
     wrap *w = (wrap *)e;
     if (atomic_fetch_add(&w->destroyed, 1) == 0) {
-        es_engine_destroy(w->inner);
-        w->inner = NULL;
+        es_engine_destroy(w->a.inner);
+        w->a.inner = NULL;
     }
-}
-
-static ES_RT void wrap_status(const es_engine *e, es_engine_status *st)
-{
-    es_engine_get_status(((const wrap *)e)->inner, st);
 }
 
 const es_engine_class es_test_wrap_class = {
@@ -95,10 +100,10 @@ const es_engine_class es_test_wrap_class = {
     .probe = wrap_probe,
     .create = wrap_class_create,
     .process = wrap_process,
-    .latency = wrap_latency,
-    .reset = wrap_reset,
+    .latency = around_latency,
+    .reset = around_reset,
     .destroy = wrap_destroy,
-    .status = wrap_status,
+    .status = around_status,
 };
 
 es_engine *es_test_wrap(es_engine *inner, const uint64_t *delay_calls, int delay_count,
@@ -113,8 +118,8 @@ es_engine *es_test_wrap(es_engine *inner, const uint64_t *delay_calls, int delay
         return NULL;
     }
     wrap *w = &pool[k];
-    w->base.klass = &es_test_wrap_class;
-    w->inner = inner;
+    w->a.base.klass = &es_test_wrap_class;
+    w->a.inner = inner;
     w->delay_calls = delay_calls;
     w->delay_count = delay_calls ? delay_count : 0;
     w->next_delay = 0;
@@ -122,7 +127,7 @@ es_engine *es_test_wrap(es_engine *inner, const uint64_t *delay_calls, int delay
     w->off_cpu = 0;
     w->calls = 0;
     atomic_store(&w->destroyed, 0);
-    return &w->base;
+    return &w->a.base;
 }
 
 es_engine *es_test_wrap_create(const es_engine_class *k, const es_format *fmt, const es_ir *ir,
@@ -137,8 +142,7 @@ es_engine *es_test_wrap_create(const es_engine_class *k, const es_format *fmt, c
 }
 
 typedef struct {
-    es_engine base;
-    es_engine *inner;
+    around a;
     int outputs;
     float **lent;
 } lender;
@@ -146,14 +150,14 @@ typedef struct {
 static ES_RT void lender_process(es_engine *e, const float *const *in, float *const *out,
                                  int frames)
 {
-    es_engine_process(((lender *)e)->inner, in, out, frames);
+    es_engine_process(((lender *)e)->a.inner, in, out, frames);
 }
 
 static ES_RT void lender_views(es_engine *e, const float *const *in, float *const *own,
                                float **views, int frames)
 {
     lender *l = (lender *)e;
-    es_engine_process(l->inner, in, l->lent, frames);
+    es_engine_process(l->a.inner, in, l->lent, frames);
     for (int o = 0; o < l->outputs; o++) {
         views[o] = l->lent[o];
         for (int t = 0; t < frames; t++)
@@ -161,27 +165,12 @@ static ES_RT void lender_views(es_engine *e, const float *const *in, float *cons
     }
 }
 
-static int lender_latency(const es_engine *e)
-{
-    return es_engine_latency(((const lender *)e)->inner);
-}
-
-static void lender_reset(es_engine *e)
-{
-    es_engine_reset(((lender *)e)->inner);
-}
-
 static void lender_destroy(es_engine *e)
 {
     lender *l = (lender *)e;
-    es_engine_destroy(l->inner);
+    es_engine_destroy(l->a.inner);
     es_free_channels(l->lent, l->outputs);
     free(l);
-}
-
-static ES_RT void lender_status(const es_engine *e, es_engine_status *st)
-{
-    es_engine_get_status(((const lender *)e)->inner, st);
 }
 
 static const es_engine_class lender_class = {
@@ -190,10 +179,10 @@ static const es_engine_class lender_class = {
     .probe = wrap_probe,
     .create = wrap_class_create,
     .process = lender_process,
-    .latency = lender_latency,
-    .reset = lender_reset,
+    .latency = around_latency,
+    .reset = around_reset,
     .destroy = lender_destroy,
-    .status = lender_status,
+    .status = around_status,
     .process_views = lender_views,
 };
 
@@ -206,9 +195,9 @@ es_engine *es_test_lender(es_engine *inner, int outputs, int max_block)
         es_engine_destroy(inner);
         return NULL;
     }
-    *l = (lender){.base.klass = &lender_class, .inner = inner, .outputs = outputs,
+    *l = (lender){.a = {.base.klass = &lender_class, .inner = inner}, .outputs = outputs,
                   .lent = lent};
-    return &l->base;
+    return &l->a.base;
 }
 
 void es_test_wrap_census(es_test_census *c)
