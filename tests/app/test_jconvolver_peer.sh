@@ -42,43 +42,10 @@ export XDG_CONFIG_HOME="$work/config" EARSHOT_WISDOM=off
 cp -r "$shipped" "$work/c"
 fail=0 judged=0 matrix=0 played=0 cut=0
 
-# The folder a `/cd X` of the shipped configurations now means: one of the
-# test's own for each X.
-cd_for() {
-    local d="$work/cd/$(tr '/' '_' <<<"$1")"
-    mkdir -p "$d"
-    echo "$d"
-}
-
-# Rewrites CONF's /cd lines in place and makes the IR files it reads that
-# are not there.
-prepare() {
-    local conf=$1 dir here file chan max line
-    here=$(dirname "$conf")
-    dir=$here
-    : >"$work/reads"
-    while read -r line; do
-        set -- $line
-        case $1 in
-            /cd) dir=$(cd_for "$2") ;;
-            /impulse/read) echo "$dir/$9 $8" >>"$work/reads" ;;
-        esac
-    done < <(grep -E '^/(cd|impulse/read)' "$conf")
-    local from to
-    while read -r from; do
-        to=$(cd_for "$from")
-        sed -i "s|^/cd[[:space:]]\+$from[[:space:]]*$|/cd $to|" "$conf"
-    done < <(awk '/^\/cd/ { print $2 }' "$conf" | sort -u)
-    # Longer than a short MAXSIZE, so that both cut it; at most 0.5 s.
-    max=$(awk '/^\/convolver\/new/ { print $5 }' "$conf")
-    if [ "$max" -le 20000 ]; then max=$((max + 2000)); else max=24000; fi
-    local rate=48000
-    case $conf in *-44.conf) rate=44100 ;; esac
-    sort -u "$work/reads" | awk '{ if ($2 > c[$1]) c[$1] = $2 } END { for (f in c) print f, c[f] }' |
-        while read -r file chan; do
-            [ -e "$file" ] || "$make_wav" "$file" decay "$rate" "$chan" "$max" 11 0.5 >/dev/null
-        done
-}
+# prepare CONF: its /cd folders the test's own, its missing IR files made
+# (jconvolver_lib.sh), at most 0.5 s long.
+. "$(dirname "$0")/jconvolver_lib.sh"
+prepare() { jconv_prepare "$1" "$work" "$make_wav" short; }
 
 # null WAV WHAT: judges an earshot render against fconvolver's f.wav.
 null() {
