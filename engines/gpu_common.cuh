@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include "cufft_loaded.h"
+
 extern "C" {
 #include "engine.h"
 #include "gpu_pipeline.h"

@@ -178,7 +178,8 @@ int es_staging_hands_over(const es_gpu_staging *s)
 
 int es_gpu_engine_probe(char *why, size_t n)
 {
-    return es_gpu_probe(0, why, n);
+    /* cuFFT comes with the first GPU engine asked for (cufft_loaded.h). */
+    return es_gpu_probe(0, why, n) && es_cufft_load(why, n);
 }
 
 void es_gpu_engine_process(es_engine *e, const float *const *in, float *const *out, int frames)

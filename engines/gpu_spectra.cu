@@ -44,8 +44,8 @@ int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first
             return -1;
         u->spectra_batch = count * u->parts;
     }
-    ES_CUFFT_TRY(cufftSetStream(u->spectra, stream));
-    ES_CUFFT_TRY(cufftExecR2C(u->spectra, scratch, u->filter + (size_t)first * u->parts * u->stride));
+    ES_CUFFT_TRY(es_cufft.set_stream(u->spectra, stream));
+    ES_CUFFT_TRY(es_cufft.exec_r2c(u->spectra, scratch, u->filter + (size_t)first * u->parts * u->stride));
     return 0;
 fail:
     return -1;
@@ -54,7 +54,7 @@ fail:
 void es_upc_spectra_done(es_upc *u)
 {
     if (u->spectra_batch)
-        cufftDestroy(u->spectra);
+        es_cufft.destroy(u->spectra);
     u->spectra_batch = 0;
 }
 

@@ -302,10 +302,15 @@ int es_upc_plan_1d(cufftHandle *plan, int size, int in_dist, int out_dist, cufft
 {
     int dims[1] = {size}, embed_in[1] = {in_dist}, embed_out[1] = {out_dist};
     size_t work = 0;
-    ES_CUFFT_TRY(cufftPlanMany(plan, 1, dims, embed_in, 1, in_dist, embed_out, 1, out_dist,
-                               type, batch));
-    ES_CUFFT_TRY(cufftSetStream(*plan, stream));
-    if (bytes && cufftGetSize(*plan, &work) == CUFFT_SUCCESS)
+    char why[320];
+    if (!es_cufft_load(why, sizeof why)) { /* every plan's first step: a create */
+        snprintf(err, n, "%s: %s", engine, why);
+        return -1;
+    }
+    ES_CUFFT_TRY(es_cufft.plan_many(plan, 1, dims, embed_in, 1, in_dist, embed_out, 1,
+                                    out_dist, type, batch));
+    ES_CUFFT_TRY(es_cufft.set_stream(*plan, stream));
+    if (bytes && es_cufft.get_size(*plan, &work) == CUFFT_SUCCESS)
         *bytes += work;
     return 0;
 fail:
@@ -415,9 +420,9 @@ void es_upc_free(es_upc *u)
 {
     es_upc_spectra_done(u);
     if (u->have_forward)
-        cufftDestroy(u->forward);
+        es_cufft.destroy(u->forward);
     if (u->have_inverse)
-        cufftDestroy(u->inverse);
+        es_cufft.destroy(u->inverse);
     cudaFree(u->segment);
     cudaFree(u->current);
     cudaFree(u->fdl);
@@ -484,9 +489,9 @@ int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStre
 {
     /* The plans run where the work is recorded: a tail level's graph is
      * captured on its own stream, not on the one the plans were made on. */
-    ES_CUFFT_TRY(cufftSetStream(u->forward, stream));
-    ES_CUFFT_TRY(cufftSetStream(u->inverse, stream));
-    ES_CUFFT_TRY(cufftExecR2C(u->forward, u->segment, u->current));
+    ES_CUFFT_TRY(es_cufft.set_stream(u->forward, stream));
+    ES_CUFFT_TRY(es_cufft.set_stream(u->inverse, stream));
+    ES_CUFFT_TRY(es_cufft.exec_r2c(u->forward, u->segment, u->current));
     {
         const dim3 block(u->tile, u->lanes), rblock(u->rtile, u->rlanes);
         const size_t lanes_sm = sizeof(double2) * u->tile * u->lanes;
@@ -509,7 +514,7 @@ int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStre
                 u->sums, u->acc, u->bins, u->stride);
         ES_CUDA_LAUNCHED();
     }
-    ES_CUFFT_TRY(cufftExecC2R(u->inverse, u->acc, u->time));
+    ES_CUFFT_TRY(es_cufft.exec_c2r(u->inverse, u->acc, u->time));
     return 0;
 fail:
     return -1;
