@@ -66,7 +66,10 @@ static const es_param params[] = {
      "i to output o), where the count alone is ambiguous (a\n"
      "4-channel 1x4 B-format room is not true stereo); a\n"
      "library room's layout is its manifest's", offsetof(render_args, layout), NULL, NULL},
-    ES_PARAM_ENGINE(render_args, engine),
+    {"engine", ES_PARAM_CUSTOM, 0, 0, "NAME",
+     "convolution engine (default: the cheaper offline plan of\n"
+     "cpu-partitioned and cpu-nonuniform; earshot engines lists them)",
+     offsetof(render_args, engine), NULL, es_engine_param_parse},
     {"block", ES_PARAM_INT, ES_BLOCK_MIN, ES_BLOCK_MAX, "N",
      "frames per block, as live playback runs it (default: the\n"
      "engine's offline plan, the cheapest block for this IR;\n"
@@ -88,7 +91,7 @@ static int parse(int argc, char **argv, render_args *a)
     int npos = 0, help;
     char err[512];
     *a = (render_args){.block = 0, .wet = 1.0,
-                       .engine = es_engine_find("cpu-partitioned"),
+                       .engine = NULL, /* the cheaper plan (choose_block) */
                        /* offline: a GPU engine waits for every result
                         * instead of dropping a late block to silence. */
                        .options = {.fft_measure = 1, .offline = 1}};
@@ -129,15 +132,42 @@ static int parse(int argc, char **argv, render_args *a)
     return 0;
 }
 
+/* Without --engine: the CPU engine whose offline plan the shared cost
+ * model finds cheaper for this room (a tie: the first), cpu-partitioned's
+ * one partition size (short filters, many paths) or cpu-nonuniform's
+ * levels (long rooms); with --block or --partition, cpu-partitioned. */
+static const char *const offline_candidates[] = {"cpu-partitioned", "cpu-nonuniform"};
+
+static void choose_engine(render_args *a, const es_format *fmt, const es_ir *ir)
+{
+    a->engine = es_engine_find(offline_candidates[0]);
+    if (a->block > 0 || a->options.partition > 0)
+        return;
+    double best = 0;
+    for (size_t k = 0; k < sizeof offline_candidates / sizeof *offline_candidates; k++) {
+        const es_engine_class *e = es_engine_find(offline_candidates[k]);
+        es_options scratch = a->options;
+        char plan[300];
+        double cost = 0;
+        (void)e->offline_block(fmt, ir, &scratch, plan, sizeof plan, &cost);
+        if (k == 0 || cost < best) {
+            best = cost;
+            a->engine = e;
+        }
+    }
+}
+
 /* Without --block: the engine's offline plan, or the live default for an
  * engine that has none. With it: that block, exactly as live play runs. */
 static void choose_block(render_args *a, es_format *fmt, const es_ir *ir)
 {
     char plan[300];
+    if (!a->engine)
+        choose_engine(a, fmt, ir);
     if (a->block > 0) {
         snprintf(plan, sizeof plan, "block %d (--block), as live playback runs it", a->block);
     } else if (a->engine->offline_block && a->options.partition == 0) {
-        a->block = a->engine->offline_block(fmt, ir, &a->options, plan, sizeof plan);
+        a->block = a->engine->offline_block(fmt, ir, &a->options, plan, sizeof plan, NULL);
     } else {
         a->block = ES_BLOCK_DEFAULT;
         snprintf(plan, sizeof plan, "block %d: %s", a->block,

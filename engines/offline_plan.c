@@ -16,7 +16,7 @@
 #define OFFLINE_MIN_BLOCK 256
 
 int es_partitioned_offline_block(const es_format *fmt, const es_ir *ir, es_options *opt,
-                                 char *plan, size_t n)
+                                 char *plan, size_t n, double *cost_ns)
 {
     const int ffts = ir->inputs + ir->outputs, paths = es_ir_path_count(ir);
     int best = OFFLINE_MIN_BLOCK;
@@ -34,12 +34,14 @@ int es_partitioned_offline_block(const es_format *fmt, const es_ir *ir, es_optio
     snprintf(plan, n, "block and partition %d: %d partition%s of the %d-tap IR, %d paths "
              "(model: %.0f ns a frame)", best, parts, parts == 1 ? "" : "s", ir->length,
              paths, best_cost);
+    if (cost_ns)
+        *cost_ns = best_cost;
     (void)fmt;
     return best;
 }
 
 int es_nonuniform_offline_block(const es_format *fmt, const es_ir *ir, es_options *opt,
-                                char *plan, size_t n)
+                                char *plan, size_t n, double *cost_ns)
 {
     es_nu_plan best = {0};
     int best_block = OFFLINE_MIN_BLOCK;
@@ -64,5 +66,7 @@ int es_nonuniform_offline_block(const es_format *fmt, const es_ir *ir, es_option
                          best.level[k].part);
     if (used > 0 && (size_t)used < n)
         snprintf(plan + used, n - (size_t)used, " (model: %.0f ns a frame)", best.cost);
+    if (cost_ns)
+        *cost_ns = best.cost;
     return best_block;
 }

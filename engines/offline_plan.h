@@ -8,8 +8,8 @@
 #include "engine.h"
 
 int es_partitioned_offline_block(const es_format *fmt, const es_ir *ir, es_options *opt,
-                                 char *plan, size_t n);
+                                 char *plan, size_t n, double *cost_ns);
 int es_nonuniform_offline_block(const es_format *fmt, const es_ir *ir, es_options *opt,
-                                char *plan, size_t n);
+                                char *plan, size_t n, double *cost_ns);
 
 #endif

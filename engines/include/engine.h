@@ -134,9 +134,11 @@ struct es_engine_class {
     /* Optional (NULL: the engine has none): the plan for rendering a file,
      * where latency does not matter. Returns the block to run at (within
      * ES_BLOCK_MIN..ES_BLOCK_MAX), may set opt->partition, and says what it
-     * picked and why in one line in `plan`. */
+     * picked and why in one line in `plan`; *cost_ns (when not NULL) gets
+     * the plan's cost by the engines' shared cost model, ns a frame, so a
+     * host can compare two engines' plans. */
     int (*offline_block)(const es_format *fmt, const es_ir *ir, es_options *opt, char *plan,
-                         size_t n);
+                         size_t n, double *cost_ns);
     /* Optional: on 1, process() waits for every result as it does with
      * es_options.offline (the host freewheels: blocks come as fast as
      * they are made, with no deadline, so a result left out would be a

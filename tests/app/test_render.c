@@ -2,7 +2,8 @@
  * earshot binary, read back and compared with a float64 reference, for
  * every usable engine, several block sizes, layouts, a resampled IR, PCM
  * output, a wet/dry mix, an input over three of render's file chunks, and
- * no --block: the engine's offline plan, which -v names.
+ * no --block: the engine's offline plan, which -v names; no --engine: the
+ * cheaper plan of cpu-partitioned's and cpu-nonuniform's.
  *
  *   test_render EARSHOT MAKE_WAV */
 #include <math.h>
@@ -101,6 +102,32 @@ static void render(const char *engine, int block, const char *in_name, const cha
     es_ir_destroy(ir);
 }
 
+/* No --engine: the cheaper of cpu-partitioned's and cpu-nonuniform's
+ * offline plans runs, and -v names it. */
+static void default_engine(const char *in_name, const char *ir_name, const char *want)
+{
+    char in_path[512], ir_path[512], out_path[512], plan_path[512], cmd[2200];
+    path_in(in_path, sizeof in_path, in_name);
+    path_in(ir_path, sizeof ir_path, ir_name);
+    path_in(out_path, sizeof out_path, "out.wav");
+    path_in(plan_path, sizeof plan_path, "plan.txt");
+    snprintf(cmd, sizeof cmd, "%s render -v --ir %s %s %s 2>%s", earshot, ir_path, in_path,
+             out_path, plan_path);
+    runs++;
+    const int rc = system(cmd);
+    char plan[400] = "", prefix[96];
+    FILE *f = fopen(plan_path, "r");
+    if (!f || !fgets(plan, sizeof plan, f))
+        plan[0] = 0;
+    if (f)
+        fclose(f);
+    snprintf(prefix, sizeof prefix, "earshot: render plan: %s, ", want);
+    const int ok = rc == 0 && strstr(plan, prefix);
+    printf("%s no --engine, %s through %s: %s", ok ? "ok  " : "FAIL", in_name, ir_name,
+           plan[0] ? plan : "(no plan said)\n");
+    failures += !ok;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -151,6 +178,11 @@ int main(int argc, char **argv)
         render(e, 0, "long.wav", "room2.wav", "", 1.0, -120);
         render(e, 0, "stereo.wav", "room4.wav", "", 1.0, -120);
     }
+    /* Short filters: one partition size is cheapest; a 30 s room: the
+     * non-uniform levels. */
+    default_engine("stereo.wav", "room2.wav", "cpu-partitioned");
+    make("room30s.wav", "decay", 48000, 2, 30 * 48000, seed + 8, 1.0);
+    default_engine("mono.wav", "room30s.wav", "cpu-nonuniform");
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
