@@ -33,10 +33,11 @@ static const char usage[] =
 
 /* Frames read or written per file call (the processor still sees --block),
  * at most RENDER_CHUNK and at most RENDER_CHUNK_BYTES of samples in and
- * out together: 64 channels each way would otherwise hold 32 MB of
- * buffers, and pass through the caches in pieces too big to stay. */
+ * out together (at least a block): 64 channels each way would otherwise
+ * hold 32 MB of buffers, and pass through the caches in pieces too big to
+ * stay. */
 #define RENDER_CHUNK 65536
-#define RENDER_CHUNK_BYTES (1L << 20)
+#define RENDER_CHUNK_BYTES (512L << 10)
 #define ES_MAX_RENDER_CHANNELS 64
 
 typedef struct {
@@ -260,6 +261,11 @@ int es_cmd_render(int argc, char **argv)
         snprintf(err, sizeof err, "%s: %s", a.ir_path, why);
         goto fail;
     }
+    /* The engine holds what it needs of the room: the taps go now (a 64 x
+     * 64 room of 4096-tap filters is 1 MB of them). */
+    const int ir_length = ir->length;
+    es_ir_destroy(ir);
+    ir = NULL;
     es_processor_config pc = {.mix = {.wet = (float)a.wet, .dry = (float)(1.0 - a.wet),
                                       .gain = 1.0f},
                               .offline = 1};
@@ -280,7 +286,7 @@ int es_cmd_render(int argc, char **argv)
     }
     /* Input, then zeros until the tail has left: IN + IR - 1 frames come out
      * after the processor's latency, which is dropped from the front. */
-    const int64_t total = info.frames + ir->length - 1;
+    const int64_t total = info.frames + ir_length - 1;
     const es_write_spec spec = {.sample_rate = info.sample_rate, .channels = fmt.outputs,
                                 .format = a.format, .mode = ES_WRITE_REPLACE,
                                 .frames = total};

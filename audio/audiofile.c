@@ -14,8 +14,11 @@
 
 /* Bytes of interleaved samples moved per libsndfile call (the interleave
  * buffer): 64 k frames of stereo float, one read or write call where 4096
- * frames made sixteen. */
+ * frames made sixteen; at least CHUNK_FRAMES_MIN frames, so that many
+ * channels still move a useful run a call without the buffer growing
+ * past the bytes (64 channels: 2048 frames). */
 #define CHUNK_BYTES (512 * 1024)
+#define CHUNK_FRAMES_MIN 256
 
 int es_sample_format_parse(const char *name)
 {
@@ -37,7 +40,8 @@ es_audiofile *es_audiofile_alloc(const char *path, int channels)
     f->channels = channels;
     f->fd = -1;
     const size_t frame = sizeof(float) * (size_t)(channels > 0 ? channels : 1);
-    f->chunk = CHUNK_BYTES / frame > 4096 ? (int)(CHUNK_BYTES / frame) : 4096;
+    f->chunk = CHUNK_BYTES / frame > CHUNK_FRAMES_MIN ? (int)(CHUNK_BYTES / frame)
+                                                      : CHUNK_FRAMES_MIN;
     f->interleaved = malloc((size_t)f->chunk * frame);
     if (!f->path || !f->interleaved) {
         es_audiofile_free(f);
