@@ -60,22 +60,6 @@ int es_processor_fits(const es_processor *p, const es_engine *e, const es_format
     return 1;
 }
 
-/* Puts an engine in a slot, with a silent delay line. Real-time safe. */
-static ES_RT void load_slot(es_processor *p, slot *s, es_engine *e)
-{
-    s->engine = e;
-    s->comp = p->latency - es_engine_latency(e);
-    s->delay_write = 0;
-    for (int o = 0; o < p->fmt.outputs; o++)
-        memset(s->delay[o], 0, p->delay_size * sizeof(float));
-    es_engine_status st;
-    es_engine_get_status(e, &st);
-    s->late_seen = st.late_results;
-    s->helpers_seen = st.helpers_cpu_ns;
-    s->broken = 0;
-    s->freewheel = 0; /* an engine starts live */
-}
-
 /* Sets a ramp's target, reached over `len` samples (at once when len is 0). */
 static ES_RT void ramp_to(ramp *r, float to, int len)
 {
@@ -175,7 +159,7 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
             p->slots[s].wet[o] = p->slots[s].wet_own[o];
     for (int k = 0; k <= p->fade_len; k++)
         p->fade[k] = (float)sin(ES_HALF_PI * k / p->fade_len);
-    load_slot(p, &p->slots[0], take_engine);
+    es_slot_load(p, &p->slots[0], take_engine);
     p->slots[0].ab = cfg->ab >= 0 && cfg->ab < ES_AB_SLOTS ? cfg->ab : 0;
     p->acc.ab_playing = p->slots[0].ab;
     p->acc.latency = p->latency;
@@ -234,68 +218,6 @@ const es_format *es_processor_format(const es_processor *p)
 
 /* ---- audio side ---- */
 
-/* The slot lets go of its ringing: the builder may free it. */
-static ES_RT void release_ringing(es_processor *p, slot *s)
-{
-    if (!s->ringing)
-        return;
-    s->ringing = NULL;
-    es_history_hold(p->history, (int)(s - p->slots), 0);
-}
-
-/* A primed engine starts hearing the input with this block: held out of
- * the mix until its ringing is there. */
-static ES_RT void adopt(es_processor *p, slot *in, const command *c)
-{
-    in->ringing = c->ringing && p->history ? c->ringing : NULL;
-    in->ringing_frames = c->ringing_frames;
-    in->ringing_pos = 0;
-    in->ticket = c->ticket;
-    p->held = in->ringing != NULL;
-    p->held_frames = 0;
-    if (!in->ringing)
-        return;
-    es_history_hold(p->history, (int)(in - p->slots), c->ticket);
-    es_history_adopted(p->history, c->ticket, es_history_heard(p->history));
-}
-
-/* A held engine plays once its ringing is there, or without it when the
- * builder could not, or did not within hold_max (counted). */
-static ES_RT void await_ringing(es_processor *p, int frames)
-{
-    if (!p->held)
-        return;
-    slot *in = &p->slots[1 - p->active];
-    const int primed = in->ringing ? es_history_primed(p->history, in->ticket) : -1;
-    if (primed == 0 && (p->held_frames += frames) < p->hold_max)
-        return;
-    p->held = 0;
-    if (primed == 1) {
-        p->acc.primed++;
-        return;
-    }
-    p->acc.prime_late += primed == 0;
-    p->fade_linear = 0; /* an empty engine against a full one: equal power */
-    release_ringing(p, in);
-}
-
-/* Adds the slot's ringing to its output, while there is some; its
- * position moves from its first block on, also while it is held. */
-static ES_RT void ring(es_processor *p, slot *s, int frames)
-{
-    if (!s->ringing)
-        return;
-    const int held = p->held && s == &p->slots[1 - p->active];
-    const int from = s->ringing_pos;
-    const int count = from + frames <= s->ringing_frames ? frames : s->ringing_frames - from;
-    for (int o = 0; !held && o < p->fmt.outputs; o++)
-        for (int t = 0; t < count; t++)
-            s->wet[o][t] += s->ringing[o][from + t];
-    s->ringing_pos += frames;
-    if (s->ringing_pos >= s->ringing_frames && !held)
-        release_ringing(p, s);
-}
-
 static ES_RT void apply_commands(es_processor *p)
 {
     command c;
@@ -304,13 +226,13 @@ static ES_RT void apply_commands(es_processor *p)
             if (p->fading)
                 return; /* one crossfade at a time: the rest wait their turn */
             slot *in = &p->slots[1 - p->active];
-            load_slot(p, in, c.engine);
+            es_slot_load(p, in, c.engine);
             in->ab = c.ab >= 0 ? c.ab : p->slots[p->active].ab;
             in->restart = c.restart;
             p->fading = 1;
             p->fade_pos = 0;
             p->fade_linear = c.same_filter;
-            adopt(p, in, &c);
+            es_slot_adopt(p, in, &c);
         } else if (c.kind == CMD_MIX) {
             set_levels(p, &c.mix, 1);
         } else if (c.kind == CMD_MUTE) {
@@ -365,48 +287,6 @@ static ES_RT const float *const *safe_input(es_processor *p, const float *const 
     return (const float *const *)p->clean;
 }
 
-/* An engine whose output is not finite (or absurd) is silenced from then
- * on: its history holds the fault for as long as its room. The active
- * one's state goes to the control side, which builds it again. */
-static ES_RT void check_slot(es_processor *p, slot *s, int frames)
-{
-    for (int o = 0; o < p->fmt.outputs && !s->broken; o++)
-        s->broken = !es_all_within(s->wet[o], frames, ENGINE_OUT_MAX);
-    if (!s->broken)
-        return;
-    for (int o = 0; o < p->fmt.outputs; o++)
-        memset(s->wet[o], 0, (size_t)frames * sizeof(float));
-    p->acc.engine_bad++;
-}
-
-/* Runs a slot's engine into slot->wet, delayed by slot->comp. With no
- * delay to add, the engine may lend its own memory (a GPU engine's mapped
- * staging): the mix reads the outputs where they were made, with no copy
- * between. */
-static ES_RT void run_slot(es_processor *p, slot *s, const float *const *in, int frames)
-{
-    if (s->freewheel != p->freewheel) {
-        es_engine_freewheel(s->engine, p->freewheel);
-        s->freewheel = p->freewheel;
-    }
-    if (!s->comp) {
-        es_engine_process_views(s->engine, in, s->wet_own, s->wet, p->fmt.outputs, frames);
-        return;
-    }
-    es_engine_process(s->engine, in, p->scratch, frames);
-    const size_t mask = p->delay_size - 1;
-    for (int o = 0; o < p->fmt.outputs; o++) {
-        float *ring = s->delay[o];
-        for (int t = 0; t < frames; t++)
-            ring[(s->delay_write + (size_t)t) & mask] = p->scratch[o][t];
-        const size_t from = s->delay_write + p->delay_size - (size_t)s->comp;
-        s->wet[o] = s->wet_own[o];
-        for (int t = 0; t < frames; t++)
-            s->wet[o][t] = ring[(from + (size_t)t) & mask];
-    }
-    s->delay_write = (s->delay_write + (size_t)frames) & mask;
-}
-
 /* The output before the limiter: watched for a runaway (which mutes it),
  * and ramped down while muted. */
 static ES_RT void guard_output(es_processor *p, float *const *out, int frames)
@@ -432,32 +312,6 @@ static ES_RT void guard_output(es_processor *p, float *const *out, int frames)
             out[o][t] *= gm[t];
 }
 
-/* The slot's engine's late results since the last block; its helpers'
- * CPU time since then is added to *helpers_us, its GPU time put in
- * *device_us. */
-static ES_RT uint64_t new_late(es_processor *p, slot *s, double *device_us, double *helpers_us)
-{
-    es_engine_status st;
-    es_engine_get_status(s->engine, &st);
-    /* The active engine's failure goes to the control side, which falls
-     * back; its message is copied once, when it first shows. */
-    if (s == &p->slots[p->active] && st.failed && !p->acc.engine_failed) {
-        p->acc.engine_failed = 1;
-        memcpy(p->acc.engine_error, st.message, sizeof p->acc.engine_error);
-    }
-    if (s == &p->slots[p->active]) {
-        p->acc.shards = st.gpu.shards;
-        memcpy(p->acc.shard, st.gpu.shard, sizeof(es_shard_status) * (size_t)st.gpu.shards);
-    }
-    uint64_t late = st.late_results - s->late_seen;
-    s->late_seen = st.late_results;
-    *helpers_us += 1e-3 * (double)(st.helpers_cpu_ns - s->helpers_seen);
-    s->helpers_seen = st.helpers_cpu_ns;
-    if (st.gpu.us > 0)
-        *device_us = st.gpu.us;
-    return late;
-}
-
 static ES_RT void finish_fade(es_processor *p)
 {
     slot *old = &p->slots[p->active];
@@ -471,7 +325,7 @@ static ES_RT void finish_fade(es_processor *p)
         return;
     }
     old->engine = NULL;
-    release_ringing(p, old);
+    es_slot_release_ringing(p, old);
     p->active = 1 - p->active;
     p->fading = 0;
     slot *now = &p->slots[p->active];
@@ -512,7 +366,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
 #endif
     apply_commands(p);
-    await_ringing(p, frames);
+    es_slot_await_ringing(p, frames);
 
     /* The trim: what the engine and the dry path see. At unity (no ramp
      * in this block) the input goes on as it is. */
@@ -536,17 +390,17 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
     uint64_t late = 0;
     double helpers_us = 0, gpu_us = 0; /* the playing engine's GPU time, this block */
-    run_slot(p, a, x, frames);
-    ring(p, a, frames);
-    check_slot(p, a, frames);
-    late += new_late(p, a, &gpu_us, &helpers_us);
+    es_slot_run(p, a, x, frames);
+    es_slot_ring(p, a, frames);
+    es_slot_check(p, a, frames);
+    late += es_slot_new_late(p, a, &gpu_us, &helpers_us);
     if (gpu_us > 0)
         p->acc.device_us = gpu_us;
     if (p->fading) {
-        run_slot(p, b, x, frames);
-        ring(p, b, frames);
-        check_slot(p, b, frames);
-        late += new_late(p, b, &p->acc.device_us, &helpers_us);
+        es_slot_run(p, b, x, frames);
+        es_slot_ring(p, b, frames);
+        es_slot_check(p, b, frames);
+        late += es_slot_new_late(p, b, &p->acc.device_us, &helpers_us);
     }
 
     /* The dry sample that leaves with wet output t entered latency frames ago. */

@@ -121,4 +121,26 @@ struct es_processor {
 int es_processor_fits(const es_processor *p, const es_engine *e, const es_format *f, char *err,
                       size_t n);
 
+/* ---- the slots (processor_slot.c), audio thread ---- */
+
+/* Puts an engine in a slot, with a silent delay line. */
+ES_RT void es_slot_load(es_processor *p, slot *s, es_engine *e);
+/* A swap's engine starts hearing the input with this block, held out of
+ * the mix until the ringing the command brings is there. */
+ES_RT void es_slot_adopt(es_processor *p, slot *in, const command *c);
+/* The held engine plays once its ringing is there (or late, counted). */
+ES_RT void es_slot_await_ringing(es_processor *p, int frames);
+/* The slot lets go of its ringing: the builder may free it. */
+ES_RT void es_slot_release_ringing(es_processor *p, slot *s);
+/* The slot's engine into s->wet: lent, or delayed by s->comp. */
+ES_RT void es_slot_run(es_processor *p, slot *s, const float *const *in, int frames);
+/* Adds the slot's ringing to its output while there is some. */
+ES_RT void es_slot_ring(es_processor *p, slot *s, int frames);
+/* Silences a slot whose output went non-finite or absurd, for good. */
+ES_RT void es_slot_check(es_processor *p, slot *s, int frames);
+/* Late results since the last block; its helpers' CPU time added to
+ * *helpers_us, its GPU time put in *device_us. */
+ES_RT uint64_t es_slot_new_late(es_processor *p, slot *s, double *device_us,
+                                double *helpers_us);
+
 #endif
