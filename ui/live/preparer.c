@@ -14,22 +14,7 @@
 #include "core/clock.h"
 #include "irfile.h"
 #include "preparer.h"
-
-#define MEASURE_QUEUE 64
-#define TRASH 256
-#define PRIMES 8          /* primings under way or waiting to be freed */
-#define PRIME_POLL_S 0.001 /* how often an adoption is looked for */
-#define RELEASE_POLL_S 0.02
-#define LOOK_SECONDS 1.0 /* how often the manifests are looked at */
-
-typedef enum { TRASH_ENGINE, TRASH_PROCESSOR, TRASH_FILE, TRASH_PRIMING } trash_kind;
-
-/* A priming's plan and buffer, never used (its swap was not played). */
-typedef struct {
-    es_ringing *plan;
-    float **out;
-    int outputs;
-} unused_priming;
+#include "preparer_private.h"
 
 /* What each kind of trash is destroyed with: a table, so a new kind is a
  * line. */
@@ -48,66 +33,13 @@ static void (*const destroyers[])(void *) = {
     [TRASH_FILE] = destroy_file, [TRASH_PRIMING] = destroy_priming,
 };
 
-typedef struct {
-    trash_kind kind;
-    void *item;
-} trash;
-
-/* A priming: waiting for the processor to adopt its engine, then run,
- * then waiting for the processor to let go of its buffer. */
-typedef struct {
-    int used, ran;
-    es_history *history;
-    uint64_t ticket;
-    es_ringing *plan;
-    float **out;
-    int outputs;
-    long long asked_ns;
-} prime_job;
-
-struct es_preparer {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    pthread_cond_t done_cond;  /* a result is done (es_preparer_wait) */
-    int started, quit;
-    es_room_loader *rooms;
-    double rate;
-
-    es_prep_request pending;
-    int has_pending;
-    uint64_t building;         /* id of the request being built, 0 none */
-    char building_what[256];
-    uint64_t newest;           /* id of the newest request submitted */
-    es_prep_result *done;      /* finished, not yet taken */
-
-    struct {
-        es_room *room;          /* a copy that owns its text (es_room_dup) */
-        int from, step;         /* the channel asked */
-    } measure[MEASURE_QUEUE];
-    int measure_count;
-
-    int rescan_asked, rescanning;
-    struct timespec looked_at; /* the manifests, last */
-    es_library *rescanned;     /* read again, not yet taken */
-    es_room_info measured[MEASURE_QUEUE];
-    int measured_count;
-
-    trash bin[TRASH];
-    int bin_count;
-
-    prime_job primes[PRIMES];  /* appended by others, run and freed by the thread */
-    es_prime_report reports[PRIMES];
-    int report_count;
-};
-
 static void destroy_trash(trash t)
 {
     destroyers[t.kind](t.item);
 }
 
 /* A priming's plan and buffer. */
-static void free_priming(es_ringing *plan, float **out, int outputs)
+void es_prep_free_priming(es_ringing *plan, float **out, int outputs)
 {
     es_ringing_destroy(plan);
     es_free_channels(out, outputs);
@@ -117,7 +49,7 @@ static void free_result(es_prep_result *r)
 {
     if (!r)
         return;
-    free_priming(r->ringing, r->ringing_out, r->fmt.outputs);
+    es_prep_free_priming(r->ringing, r->ringing_out, r->fmt.outputs);
     es_engine_destroy(r->engine);
     es_processor_destroy(r->proc);
     es_file_source_close(r->file);
@@ -168,7 +100,7 @@ static void test_stall(void)
     }
 }
 
-static double ms_since(long long from_ns)
+double es_prep_ms_since(long long from_ns)
 {
     return 1e-6 * (double)(es_now_ns() - from_ns);
 }
@@ -205,7 +137,7 @@ static void plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_resu
     if (!r->ringing || !r->ringing_out) {
         snprintf(r->prime_note, sizeof r->prime_note, "not primed: %s",
                  r->ringing ? "out of memory" : why);
-        free_priming(r->ringing, r->ringing_out, r->fmt.outputs);
+        es_prep_free_priming(r->ringing, r->ringing_out, r->fmt.outputs);
         r->ringing = NULL;
         r->ringing_out = NULL;
     }
@@ -227,7 +159,7 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     const long long room_from = es_now_ns();
     es_ir *ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs, r->note,
                                    sizeof r->note, r->err, sizeof r->err);
-    r->room_ms = ms_since(room_from);
+    r->room_ms = es_prep_ms_since(room_from);
     if (!ir)
         return r;
     r->room_loaded = 1;
@@ -246,7 +178,7 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     const long long engine_from = es_now_ns();
     es_engine *e = es_engine_create(q->spec.engine, &r->fmt, ir, &q->spec.options, why,
                                     sizeof why);
-    r->engine_ms = ms_since(engine_from);
+    r->engine_ms = es_prep_ms_since(engine_from);
     const int past = ir->length + (e ? es_engine_latency(e) : 0) - 1;
     const int same_stream = e && q->now.exists &&
                             es_play_spec_cost(&q->now.spec, &q->spec) != ES_COST_REOPEN &&
@@ -270,7 +202,7 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
         pc.history_frames = history_frames(q->rate, r->inputs, past);
         r->proc = es_processor_create(&r->fmt, e, &pc, r->err, sizeof r->err);
     }
-    r->took_ms = ms_since(started);
+    r->took_ms = es_prep_ms_since(started);
     return r;
 }
 
@@ -353,94 +285,6 @@ static void rescan(es_preparer *p)
     }
 }
 
-/* ---- primings ---- */
-
-/* Says what a priming came to (lock held); the oldest report goes when
- * nobody took them. */
-static void report(es_preparer *p, const prime_job *j, int ok, double heard_s, const char *why)
-{
-    if (p->report_count == PRIMES) {
-        memmove(p->reports, p->reports + 1, (PRIMES - 1) * sizeof *p->reports);
-        p->report_count--;
-    }
-    es_prime_report *r = &p->reports[p->report_count++];
-    *r = (es_prime_report){.ticket = j->ticket, .ok = ok, .ms = ms_since(j->asked_ns),
-                           .heard_s = heard_s};
-    snprintf(r->why, sizeof r->why, "%s", why);
-}
-
-/* Reads what the stream heard before `start` and runs the plan into the
- * swap's buffer; tells the processor either way. 1 primed, else 0 and
- * why. Unlocked: only this thread touches a job once it is queued. */
-static int run_priming(prime_job *j, uint64_t start, char *why, size_t n)
-{
-    const int past = es_ringing_past_frames(j->plan);
-    const int inputs = es_history_inputs(j->history);
-    float **x = es_alloc_channels(inputs, (size_t)past + 1);
-    int ok = 0;
-    if (!x)
-        snprintf(why, n, "not primed: out of memory");
-    else if (es_history_read(j->history, (int64_t)start - past, past, x) != 0)
-        snprintf(why, n, "not primed: the stream had moved on before what it heard was read");
-    else
-        ok = (es_ringing_run(j->plan, (const float *const *)x, j->out), 1);
-    es_free_channels(x, inputs);
-    es_history_set_primed(j->history, j->ticket, ok);
-    es_ringing_destroy(j->plan); /* its transforms are not needed again */
-    j->plan = NULL;
-    return ok;
-}
-
-/* One step of the primings (lock held, let go while it works): runs one
- * whose engine was adopted, or frees one the processor let go of. 1 when
- * it did something. */
-static int step_primings(es_preparer *p)
-{
-    for (int k = 0; k < PRIMES; k++) {
-        prime_job *j = &p->primes[k];
-        uint64_t start;
-        if (!j->used)
-            continue;
-        if (!j->ran && es_history_started(j->history, j->ticket, &start)) {
-            pthread_mutex_unlock(&p->lock);
-            char why[200] = "";
-            const int past = es_ringing_past_frames(j->plan);
-            const int ok = run_priming(j, start, why, sizeof why);
-            pthread_mutex_lock(&p->lock);
-            j->ran = 1;
-            /* The input it was primed on: the room's length, or all there
-             * was when the stream is younger. */
-            const double heard = start < (uint64_t)past ? (double)start : (double)past;
-            report(p, j, ok, heard / p->rate, why);
-            return 1;
-        }
-        if (es_history_holds(j->history, j->ticket))
-            continue;
-        if (!j->ran)
-            report(p, j, 0, 0, "not primed: the stream changed before it played");
-        const prime_job done = *j;
-        j->used = 0;
-        pthread_mutex_unlock(&p->lock);
-        free_priming(done.plan, done.out, done.outputs);
-        es_history_unref(done.history);
-        pthread_mutex_lock(&p->lock);
-        return 1;
-    }
-    return 0;
-}
-
-/* How long the thread may sleep with primings under way (lock held): a
- * moment while one waits for its engine, longer while one waits to be
- * freed, LOOK_SECONDS with none. */
-static double priming_poll(const es_preparer *p)
-{
-    double wait = LOOK_SECONDS;
-    for (int k = 0; k < PRIMES; k++)
-        if (p->primes[k].used)
-            wait = fmin(wait, p->primes[k].ran ? RELEASE_POLL_S : PRIME_POLL_S);
-    return wait;
-}
-
 /* 1 when the manifests are due a look (and marks them looked at). */
 static int look_due(es_preparer *p)
 {
@@ -461,7 +305,7 @@ static void *run(void *arg)
     pthread_setname_np(pthread_self(), "es-preparer");
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        if (!p->quit && step_primings(p)) {
+        if (!p->quit && es_prep_step_primings(p)) {
             /* First: an adopted engine runs unheard until it is primed. */
         } else if (p->bin_count) {
             const trash t = p->bin[--p->bin_count];
@@ -521,7 +365,7 @@ static void *run(void *arg)
         } else {
             /* Woken by work, or in time for a priming's next look, or the
              * manifests'. */
-            const struct timespec until = es_time_after(CLOCK_MONOTONIC, priming_poll(p));
+            const struct timespec until = es_time_after(CLOCK_MONOTONIC, es_prep_priming_poll(p));
             pthread_cond_timedwait(&p->wake, &p->lock, &until);
         }
     }
@@ -584,7 +428,7 @@ int es_preparer_destroy(es_preparer *p, double wait_s)
         prime_job *j = &p->primes[k];
         if (!j->used || es_history_holds(j->history, j->ticket))
             continue;
-        free_priming(j->plan, j->out, j->outputs);
+        es_prep_free_priming(j->plan, j->out, j->outputs);
         es_history_unref(j->history);
     }
     free_result(p->done);
@@ -625,7 +469,6 @@ es_prep_result *es_preparer_wait(es_preparer *p, uint64_t id, double wait_s)
     pthread_mutex_unlock(&p->lock);
     return r;
 }
-
 
 es_prep_result *es_preparer_take(es_preparer *p)
 {
@@ -693,56 +536,11 @@ void es_preparer_discard_result(es_preparer *p, es_prep_result *r)
             *u = (unused_priming){r->ringing, r->ringing_out, r->fmt.outputs};
             discard(p, TRASH_PRIMING, u);
         } else { /* no memory for the note: freed here, late but never lost */
-            free_priming(r->ringing, r->ringing_out, r->fmt.outputs);
+            es_prep_free_priming(r->ringing, r->ringing_out, r->fmt.outputs);
         }
     }
     discard(p, TRASH_FILE, r->file);
     free(r);
-}
-
-int es_preparer_can_prime(es_preparer *p)
-{
-    pthread_mutex_lock(&p->lock);
-    int free_job = 0;
-    for (int k = 0; k < PRIMES; k++)
-        free_job |= !p->primes[k].used;
-    pthread_mutex_unlock(&p->lock);
-    return free_job;
-}
-
-void es_preparer_prime(es_preparer *p, es_history *history, uint64_t ticket, es_ringing *plan,
-                       float **out, int outputs)
-{
-    pthread_mutex_lock(&p->lock);
-    prime_job *j = NULL;
-    for (int k = 0; k < PRIMES && !j; k++)
-        j = p->primes[k].used ? NULL : &p->primes[k];
-    if (j) {
-        *j = (prime_job){.used = 1, .history = history, .ticket = ticket, .plan = plan,
-                         .out = out, .outputs = outputs, .asked_ns = es_now_ns()};
-        pthread_cond_signal(&p->wake);
-    }
-    pthread_mutex_unlock(&p->lock);
-    /* Never without es_preparer_can_prime first; were it full, the swap
-     * plays unprimed and its buffer stays for the process's life (the
-     * processor may read it). */
-    if (!j) {
-        es_history_set_primed(history, ticket, 0);
-        es_ringing_destroy(plan);
-        es_history_unref(history);
-    }
-}
-
-int es_preparer_take_primed(es_preparer *p, es_prime_report *out)
-{
-    pthread_mutex_lock(&p->lock);
-    const int got = p->report_count > 0;
-    if (got) {
-        *out = p->reports[0];
-        memmove(p->reports, p->reports + 1, (size_t)--p->report_count * sizeof *p->reports);
-    }
-    pthread_mutex_unlock(&p->lock);
-    return got;
 }
 
 void es_preparer_measure(es_preparer *p, const es_room *room, int from, int step)

@@ -1,0 +1,95 @@
+/* The preparer's insides, shared by its files (internal to ui/live/):
+ * preparer.c (the thread, builds, the library's measuring and rescans,
+ * the trash) and preparer_prime.c (primings). */
+#ifndef ES_PREPARER_PRIVATE_H
+#define ES_PREPARER_PRIVATE_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "preparer.h"
+
+#define MEASURE_QUEUE 64
+#define TRASH 256
+#define PRIMES 8          /* primings under way or waiting to be freed */
+#define PRIME_POLL_S 0.001 /* how often an adoption is looked for */
+#define RELEASE_POLL_S 0.02
+#define LOOK_SECONDS 1.0 /* how often the manifests are looked at */
+
+typedef enum { TRASH_ENGINE, TRASH_PROCESSOR, TRASH_FILE, TRASH_PRIMING } trash_kind;
+
+/* A priming's plan and buffer, never used (its swap was not played). */
+typedef struct {
+    es_ringing *plan;
+    float **out;
+    int outputs;
+} unused_priming;
+
+typedef struct {
+    trash_kind kind;
+    void *item;
+} trash;
+
+/* A priming: waiting for the processor to adopt its engine, then run,
+ * then waiting for the processor to let go of its buffer. */
+typedef struct {
+    int used, ran;
+    es_history *history;
+    uint64_t ticket;
+    es_ringing *plan;
+    float **out;
+    int outputs;
+    long long asked_ns;
+} prime_job;
+
+struct es_preparer {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_cond_t done_cond;  /* a result is done (es_preparer_wait) */
+    int started, quit;
+    es_room_loader *rooms;
+    double rate;
+
+    es_prep_request pending;
+    int has_pending;
+    uint64_t building;         /* id of the request being built, 0 none */
+    char building_what[256];
+    uint64_t newest;           /* id of the newest request submitted */
+    es_prep_result *done;      /* finished, not yet taken */
+
+    struct {
+        es_room *room;          /* a copy that owns its text (es_room_dup) */
+        int from, step;         /* the channel asked */
+    } measure[MEASURE_QUEUE];
+    int measure_count;
+
+    int rescan_asked, rescanning;
+    struct timespec looked_at; /* the manifests, last */
+    es_library *rescanned;     /* read again, not yet taken */
+    es_room_info measured[MEASURE_QUEUE];
+    int measured_count;
+
+    trash bin[TRASH];
+    int bin_count;
+
+    prime_job primes[PRIMES];  /* appended by others, run and freed by the thread */
+    es_prime_report reports[PRIMES];
+    int report_count;
+};
+
+/* A priming's plan and buffer, freed (either may be NULL). */
+void es_prep_free_priming(es_ringing *plan, float **out, int outputs);
+/* Milliseconds since a monotonic time in ns. */
+double es_prep_ms_since(long long from_ns);
+
+/* ---- primings (preparer_prime.c), on the preparer's thread ---- */
+
+/* One step (lock held, let go while it works): runs one whose engine was
+ * adopted, or frees one the processor let go of. 1 when it did something. */
+int es_prep_step_primings(es_preparer *p);
+/* How long the thread may sleep with primings under way (lock held). */
+double es_prep_priming_poll(const es_preparer *p);
+
+#endif
