@@ -38,6 +38,16 @@ static void make(const char *name, const char *kind, int rate, int channels, lon
     }
 }
 
+/* The first line of a file (the plan -v said), or "". */
+static void first_line(const char *path, char *out, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f || !fgets(out, (int)n, f))
+        out[0] = 0;
+    if (f)
+        fclose(f);
+}
+
 /* Renders IN with IR and compares with the reference built from the same
  * files (the IR as es_ir_load gives it, i.e. resampled where needed). */
 static void render(const char *engine, int block, const char *in_name, const char *ir_name,
@@ -59,12 +69,8 @@ static void render(const char *engine, int block, const char *in_name, const cha
     runs++;
     int rc = system(cmd);
     if (block == 0 && rc == 0) {
-        char plan[400] = "", want[96];
-        FILE *f = fopen(plan_path, "r");
-        if (!f || !fgets(plan, sizeof plan, f))
-            plan[0] = 0;
-        if (f)
-            fclose(f);
+        char plan[400], want[96];
+        first_line(plan_path, plan, sizeof plan);
         snprintf(want, sizeof want, "earshot: render plan: %s, block ", engine);
         if (!strstr(plan, want)) {
             printf("FAIL %s: -v said '%s', not '%s...'\n", cmd, plan, want);
@@ -115,12 +121,8 @@ static void default_engine(const char *in_name, const char *ir_name, const char 
              out_path, plan_path);
     runs++;
     const int rc = system(cmd);
-    char plan[400] = "", prefix[96];
-    FILE *f = fopen(plan_path, "r");
-    if (!f || !fgets(plan, sizeof plan, f))
-        plan[0] = 0;
-    if (f)
-        fclose(f);
+    char plan[400], prefix[96];
+    first_line(plan_path, plan, sizeof plan);
     snprintf(prefix, sizeof prefix, "earshot: render plan: %s, ", want);
     const int ok = rc == 0 && strstr(plan, prefix);
     printf("%s no --engine, %s through %s: %s", ok ? "ok  " : "FAIL", in_name, ir_name,
