@@ -65,7 +65,8 @@ done < <(awk '/ load .* p99 / { match($0, /misses [0-9]+/); m = substr($0, RSTAR
 grep -qF 'fconvolver &lt;b&gt;&amp;&quot;x&quot;' <<<"$svg" || { echo "FAIL: a label's XML is not escaped"; fail=1; }
 grep -q $'\033' "$d/p.svg" && { echo "FAIL: a raw ESC in the SVG"; fail=1; }
 grep -qF 'ffmpeg ?[31mred' <<<"$svg" || { echo "FAIL: the ESC of a label is not shown as ?"; fail=1; }
-for bad in "ir 0 1 zero" "ir 1 1" "volume 1 1 x" "ir 1 -3 negative" "ir nan 1 x"; do
+for bad in "ir 0 1 zero" "ir 1 1" "volume 1 1 x" "ir 1 -3 negative" "ir nan 1 x" "ir 1e999 1 huge" \
+    "ir 1 1 $(printf 'x%.0s' $(seq 300))"; do
     printf '%s\n' "$bad" >"$d/bad"
     rm -f "$d/q.svg"
     out=$("$earshot" bench --plot "$d/q.svg" --plot-points "$d/bad" --engine cpu-direct --seconds 0.05 2>"$d/err")
