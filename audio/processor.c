@@ -382,8 +382,11 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
 
     if (p->history)
         es_history_write(p->history, x, frames);
+    /* With no latency the dry sample that leaves with wet output t is
+     * input t itself: the mix reads x, and the delay line is not kept. */
+    const int dry_direct = p->latency == 0;
     const size_t mask = p->dry_size - 1;
-    for (int i = 0; i < p->fmt.inputs; i++)
+    for (int i = 0; !dry_direct && i < p->fmt.inputs; i++)
         for (int t = 0; t < frames; t++)
             p->dry[i][(p->dry_write + (size_t)t) & mask] = x[i][t];
 
@@ -412,12 +415,16 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
                         p->r_gain.left == 0 && p->r_bypass.left == 0 && p->r_bypass.now == 0.0f;
     for (int o = 0; settled && o < p->fmt.outputs; o++) {
         const float *wa = a->wet[o];
-        const float *dry = p->dry[p->fmt.inputs == 1 ? 0 : o % p->fmt.inputs];
+        const int di = p->fmt.inputs == 1 ? 0 : o % p->fmt.inputs;
+        const float *dry = p->dry[di], *xd = x[di];
         const float gw = p->r_wet.now, gd = p->r_dry.now, gg = p->r_gain.now;
         float *y = out[o];
         if (gd == 0.0f)
             for (int t = 0; t < frames; t++)
                 y[t] = gg * (gw * wa[t]);
+        else if (dry_direct)
+            for (int t = 0; t < frames; t++)
+                y[t] = gg * (gw * wa[t] + gd * xd[t]);
         else
             for (int t = 0; t < frames; t++)
                 y[t] = gg * (gw * wa[t] + gd * dry[(dry_read + (size_t)t) & mask]);
@@ -429,7 +436,8 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
         ramp_run(&p->r_bypass, g[G_BYPASS], frames);
     }
     for (int o = 0; !settled && o < p->fmt.outputs; o++) {
-        const float *dry = p->dry[p->fmt.inputs == 1 ? 0 : o % p->fmt.inputs];
+        const int di = p->fmt.inputs == 1 ? 0 : o % p->fmt.inputs;
+        const float *dry = p->dry[di], *xd = x[di];
         const float *wa = a->wet[o], *wb = b->wet[o];
         float *y = out[o];
         for (int t = 0; t < frames; t++) {
@@ -443,7 +451,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
                                                       : p->fade[p->fade_len - k];
                 w = wa[t] * out_gain + wb[t] * in_gain;
             }
-            const float d = dry[(dry_read + (size_t)t) & mask];
+            const float d = dry_direct ? xd[t] : dry[(dry_read + (size_t)t) & mask];
             const float v = g[G_GAIN][t] * (g[G_WET][t] * w + g[G_DRY][t] * d);
             /* Bypass crossfades linearly (both sides carry the same dry
              * signal, so equal power would swell); at its ends the output
@@ -455,13 +463,17 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     guard_output(p, out, frames);
     const uint64_t limited =
         es_limiter_run(&p->limiter, p->mix.limiter, out, p->fmt.outputs, frames);
-    /* Last: nothing that is not a number leaves, whatever came before. */
-    for (int o = 0; o < p->fmt.outputs; o++)
-        if (!es_all_within(out[o], frames, FLT_MAX))
-            p->acc.bad_output += es_sanitize(out[o], frames, FLT_MAX);
+    /* Last: nothing that is not a number leaves, whatever came before;
+     * the samples past full scale are counted in the same pass. */
     uint64_t clipped = 0;
-    for (int o = 0; o < p->fmt.outputs; o++)
-        clipped += es_count_clipped(out[o], frames);
+    for (int o = 0; o < p->fmt.outputs; o++) {
+        uint32_t over;
+        if (!es_scan_output(out[o], frames, &over)) {
+            p->acc.bad_output += es_sanitize(out[o], frames, FLT_MAX);
+            over = es_count_clipped(out[o], frames);
+        }
+        clipped += over;
+    }
     p->dry_write = (p->dry_write + (size_t)frames) & mask;
     const int both_ran = p->fading; /* this block belongs to no A/B slot */
     if (p->fading && !p->held && (p->fade_pos += frames) >= p->fade_len)
@@ -480,8 +492,10 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
                   ? 0
                   : 1e-3 * (double)(es_thread_cpu_ns() - cpu_started);
     }
-    /* Only an engine playing alone counts in its A/B slot. */
+    /* Only an engine playing alone counts in its A/B slot. A render's
+     * levels (its gain through the room among them) are nobody's. */
     const int ab = both_ran ? -1 : p->slots[p->active].ab;
+    const int ab_levels = ab >= 0 && !p->cfg.offline;
     /* The thread's CPU over the last period belongs to the last block's
      * slot; the time it was gone (a stall) costs no CPU. */
     const double period_cpu = p->cpu_at ? 1e-3 * (double)(cpu_started - p->cpu_at) : 0;
@@ -493,8 +507,9 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
         .took_us = took, .cpu_us = cpu, .budget_us = budget, .helpers_us = helpers_us,
         .gpu_us = gpu_us, .frames = frames, .late = late, .freewheel = p->freewheel,
         .clipped = clipped, .limited = limited, .ab = ab,
-        .in_energy = ab >= 0 ? es_energy(x, p->fmt.inputs, frames) : 0,
-        .out_energy = ab >= 0 ? es_energy((const float *const *)out, p->fmt.outputs, frames) : 0};
+        .in_energy = ab_levels ? es_energy(x, p->fmt.inputs, frames) : 0,
+        .out_energy = ab_levels ? es_energy((const float *const *)out, p->fmt.outputs, frames)
+                                : 0};
     es_stats_count_block(&p->acc, &count);
     p->acc.ab_playing = p->fading ? -1 : p->slots[p->active].ab;
     p->acc.crossfading = p->fading;

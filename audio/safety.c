@@ -24,6 +24,22 @@ ES_RT int es_all_within(const float *x, int frames, float limit)
     return !bad;
 }
 
+ES_RT int es_scan_output(const float *x, int frames, uint32_t *clipped)
+{
+    /* On the bits with the sign cleared: above 1.0f is past full scale,
+     * 0x7f800000 and up is infinity or NaN. Vectorised, one pass. */
+    uint32_t over = 0, bad = 0;
+    for (int t = 0; t < frames; t++) {
+        uint32_t b;
+        memcpy(&b, x + t, sizeof b);
+        b &= 0x7fffffffu;
+        over += b > 0x3f800000u;
+        bad |= b >= 0x7f800000u;
+    }
+    *clipped = over;
+    return !bad;
+}
+
 void es_runaway_init(es_runaway *r, double rate)
 {
     memset(r, 0, sizeof *r);

@@ -19,6 +19,10 @@
 ES_RT uint64_t es_sanitize(float *x, int frames, float limit);
 /* 1 when every sample of x[0..frames) is finite and within `limit`. */
 ES_RT int es_all_within(const float *x, int frames, float limit);
+/* The output's check: 1 when every sample of x[0..frames) is finite, and
+ * in *clipped how many are past full scale (|x| > 1), as
+ * es_count_clipped() counts them when all are finite. */
+ES_RT int es_scan_output(const float *x, int frames, uint32_t *clipped);
 
 /* The runaway detector: a feedback loop grows until it rides far above
  * full scale. It watches the output before the limiter (the limiter hides

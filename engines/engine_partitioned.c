@@ -32,7 +32,8 @@
  * blocks. cpu-nonuniform's levels take 4 (its tail jobs have slack, and
  * its head's MACs are a few microseconds); this engine on its own takes
  * 2, and only when its spectra are larger than the cache, where a pass
- * costs about what a plain one did and the worst block does not grow.
+ * costs about what a plain one did and the worst block does not grow
+ * (4 offline, where no block has a deadline of its own).
  *
  * Silent input costs (almost) nothing: a segment that is all zeros has an
  * all-zero spectrum, so its FFT is skipped and its FDL slot is only marked
@@ -160,10 +161,12 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
     u->stride = (u->part + 1 + 15) & ~15;
     es_spectral_select(&u->k);
     const size_t spectrum = (size_t)2 * u->stride;
-    if (pass_blocks <= 0) { /* the callback's choice */
+    if (pass_blocks <= 0) { /* the engine's own choice */
         const double bytes = (double)(u->inputs + es_ir_path_count(ir)) * u->parts *
                              (double)spectrum * sizeof(float);
-        pass_blocks = bytes > PASS_BLOCKS_OVER_BYTES ? 2 : 1;
+        /* Offline no block has a deadline of its own: the most blocks a
+         * pass, the least streaming. */
+        pass_blocks = bytes <= PASS_BLOCKS_OVER_BYTES ? 1 : opt->offline ? ES_PASS_BLOCKS_MAX : 2;
     }
     u->pass_blocks = pass_blocks < ES_PASS_BLOCKS_MAX ? pass_blocks : ES_PASS_BLOCKS_MAX;
     u->filter = calloc((size_t)u->inputs * u->outputs, sizeof *u->filter);

@@ -15,7 +15,14 @@
  *     step) and stays silent until unmuted; it does not trip on a
  *     crescendo (8 dB/s to -3 dBFS), on drum hits just under full scale,
  *     or on one 50 ms overload;
- *   - a panic mutes at once and clears the dry path; unmute plays again. */
+ *   - a panic mutes at once and clears the dry path; unmute plays again;
+ *   - the output's one-pass scan (finite, and the samples past full
+ *     scale) agrees with the two checks it replaces on every length and
+ *     every kind of sample;
+ *   - with no latency the dry path is the input itself: an impulse room
+ *     at wet 0.25, dry 0.75, then bypass ramping in and out, gives the
+ *     input back within float rounding. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +31,8 @@
 #include "limiter.h"
 #include "processor.h"
 #include "reference.h"
+#include "safety.h"
+#include "stats.h"
 
 #define RATE 48000.0
 #define BLOCK 256
@@ -333,9 +342,70 @@ static void panic(void)
     free(x), free(y);
 }
 
+/* es_scan_output against es_all_within + es_count_clipped: lengths 0 to
+ * 67 (the vector loop's tails), samples drawn from zeros, signal, exactly
+ * +-1, past full scale, the largest float, infinities and NaN. */
+static void output_scan(void)
+{
+    const float kinds[] = {0.0f, -0.0f, 0.5f, -0.99f, 1.0f, -1.0f, 1.0000001f, -3.0f,
+                           FLT_MAX, -FLT_MAX, INFINITY, -INFINITY, NAN, 1e-40f};
+    const int nk = (int)(sizeof kinds / sizeof *kinds);
+    uint64_t rng = 11;
+    int disagree = 0, tried = 0, bad_seen = 0;
+    float x[67];
+    for (int len = 0; len <= 67; len++)
+        for (int trial = 0; trial < 40; trial++) {
+            const double odd = trial < 20 ? 0.02 : 0.3; /* rare, then common specials */
+            for (int t = 0; t < len; t++) {
+                const double u = 0.5 * (es_test_uniform(&rng) + 1.0);
+                x[t] = u < odd ? kinds[(int)(0.5 * (es_test_uniform(&rng) + 1.0) * nk) % nk]
+                               : (float)(0.9 * es_test_uniform(&rng));
+            }
+            uint32_t over;
+            const int finite = es_scan_output(x, len, &over);
+            const int want_finite = es_all_within(x, len, FLT_MAX);
+            bad_seen += !want_finite;
+            disagree += finite != want_finite || (want_finite && over != es_count_clipped(x, len));
+            tried++;
+        }
+    char line[160];
+    snprintf(line, sizeof line, "output scan: %d of %d blocks disagree with the two checks "
+             "(%d held a non-finite sample)", disagree, tried, bad_seen);
+    es_test_check(disagree == 0 && bad_seen > 100, line);
+}
+
+/* Latency 0: the dry path reads the input itself. An impulse room (wet =
+ * input) at wet 0.25 and dry 0.75 is the input; so is every step of a
+ * bypass ramp between the two (both sides carry the input). */
+static void dry_without_latency(void)
+{
+    const long n = (long)RATE / 2;
+    float *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    uint64_t rng = 5;
+    for (long t = 0; t < n; t++)
+        x[t] = (float)(0.5 * es_test_uniform(&rng));
+    es_processor *p = processor(0, (es_mix){.wet = 0.25f, .dry = 0.75f, .gain = 1.0f});
+    es_test_check(es_processor_latency(p) == 0, "cpu-partitioned: no latency");
+    run(p, x, y, n / 2);
+    es_mix by = {.wet = 0.25f, .dry = 0.75f, .gain = 1.0f, .bypass = 1};
+    es_processor_set_mix(p, &by);
+    run(p, x + n / 2, y + n / 2, n / 2);
+    double worst = 0;
+    for (long t = 0; t < n; t++)
+        worst = fmax(worst, fabs((double)y[t] - x[t]));
+    char line[160];
+    snprintf(line, sizeof line, "wet 0.25 + dry 0.75 of an impulse room, then a bypass ramp: "
+             "the input within %.2g", worst);
+    es_test_check(worst < 1e-6, line);
+    es_processor_destroy(p);
+    free(x), free(y);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    output_scan();
+    dry_without_latency();
     bad_input();
     limiter_nan();
     broken_engine();
