@@ -40,7 +40,6 @@
  * called again. Stopping a handle waits only on earshot's own callback
  * (the class `stops_alone`), so a handle given up as stalled is still
  * stopped before its processor is freed. */
-#include <jack/jack.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -50,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jack_loaded.h"
 #include "core/clock.h"
 #include "device_class.h"
 #include "engine.h"
@@ -85,6 +85,11 @@ static int server_answers(void)
 static int open_client(const es_jack_options *o, double rate, int block, char *err, size_t n)
 {
     const char *name = o->client && o->client[0] ? o->client : DEFAULT_CLIENT;
+    char why[320];
+    if (!es_jack_load(why, sizeof why)) {
+        snprintf(err, n, "device '%s': %s", ES_DEVICE_JACK, why);
+        return -1;
+    }
     jack_status_t status;
     jack_set_error_function(quiet);
     jack_set_info_function(quiet);
@@ -387,6 +392,8 @@ static int jack_matches(const char *name)
 static int jack_list(FILE *to, int json, char *err, size_t n)
 {
     (void)err, (void)n;
+    if (!es_jack_load(NULL, 0))
+        return 0; /* no libjack, no JACK to list */
     jack_status_t status;
     jack_set_error_function(quiet);
     jack_set_info_function(quiet);

@@ -4,10 +4,10 @@
  * periods) and hands over to the one taking over; and the server's other
  * callbacks (xruns, freewheeling, the period, latency, shutdown), which
  * only store atomics. es_jack_attach sets them on a client. */
-#include <jack/jack.h>
 #include <stdatomic.h>
 #include <string.h>
 
+#include "jack_loaded.h"
 #include "core/rt.h"
 #include "device_jack_host.h"
 

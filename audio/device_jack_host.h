@@ -7,10 +7,10 @@
 #ifndef ES_DEVICE_JACK_HOST_H
 #define ES_DEVICE_JACK_HOST_H
 
-#include <jack/jack.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "jack_loaded.h"
 #include "device_class.h"
 
 #define PORTS_MAX ES_JACK_PORTS

@@ -17,7 +17,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <portaudio.h>
+#include "portaudio_loaded.h"
 
 #include "core/clock.h"
 #include "core/json.h"
@@ -84,8 +84,10 @@ static void keep_alsa_plugins(void)
 /* PortAudio's scan of ALSA prints pages of "ALSA lib ..." lines on a
  * machine without sound cards. They are not ours to show: stderr is parked
  * on /dev/null while PortAudio initialises. */
-static int portaudio_init(void)
+static int portaudio_init(char *why, size_t n)
 {
+    if (!es_portaudio_load(why, n))
+        return -1;
 #ifdef ES_SANITIZE
     keep_alsa_plugins();
 #endif
@@ -100,6 +102,8 @@ static int portaudio_init(void)
         dup2(saved, 2);
         close(saved);
     }
+    if (rc != paNoError)
+        snprintf(why, n, "%s", Pa_GetErrorText(rc));
     return rc == paNoError ? 0 : -1;
 }
 
@@ -324,8 +328,9 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
         snprintf(latency, sizeof latency, "%d/%.0f", cfg->block, cfg->sample_rate);
         setenv("PIPEWIRE_LATENCY", latency, 1);
     }
-    if (portaudio_init() != 0) {
-        snprintf(err, n, "device '%s': PortAudio could not start", cfg->name);
+    char why[320];
+    if (portaudio_init(why, sizeof why) != 0) {
+        snprintf(err, n, "device '%s': PortAudio could not start: %s", cfg->name, why);
         return NULL;
     }
     pa_device *d = calloc(1, sizeof *d);
@@ -469,8 +474,9 @@ static void pa_close(es_device *base)
 
 static int pa_list(FILE *to, int json, char *err, size_t n)
 {
-    if (portaudio_init() != 0) {
-        snprintf(err, n, "PortAudio could not start");
+    char why[320];
+    if (portaudio_init(why, sizeof why) != 0) {
+        snprintf(err, n, "PortAudio could not start: %s", why);
         return -1;
     }
     for (PaDeviceIndex d = 0; d < Pa_GetDeviceCount(); d++) {

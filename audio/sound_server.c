@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #ifdef ES_HAVE_JACK
-#include <jack/jack.h>
+#include "jack_loaded.h"
 #endif
 
 #include "sound_server.h"
@@ -47,6 +47,8 @@ int es_jack_graph_read(es_jack_graph *g, int silent)
 {
     *g = (es_jack_graph){0};
 #ifdef ES_HAVE_JACK
+    if (!es_jack_load(NULL, 0))
+        return -1;
     /* Only before PortAudio starts: it sets its own handlers then, which
      * this would replace for good (JACK has no way to read them back). */
     if (silent) {
@@ -75,6 +77,8 @@ int es_jack_is_pipewire(void)
 #ifdef ES_HAVE_JACK
     /* PipeWire's JACK library says so in its version ("3.0.0.0 (using
      * PipeWire 0.3.65)"), wherever a distribution installs it. */
+    if (!es_jack_load(NULL, 0))
+        return 0;
     const char *v = jack_get_version_string();
     return v && strstr(v, "PipeWire") != NULL;
 #else
