@@ -133,7 +133,9 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
                  cfg->history_frames / fmt->sample_rate);
         return NULL;
     }
-    p->delay_size = pow2_at_least((size_t)p->latency + (size_t)fmt->max_block);
+    /* With no latency neither line is read (the dry path is the input,
+     * and no engine has less latency to make up): one sample each. */
+    p->delay_size = p->latency ? pow2_at_least((size_t)p->latency + (size_t)fmt->max_block) : 1;
     p->dry_size = p->delay_size;
     p->fade = malloc(((size_t)p->fade_len + 1) * sizeof(float));
     p->dry = es_alloc_channels(fmt->inputs, p->dry_size);

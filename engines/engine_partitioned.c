@@ -168,6 +168,9 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
          * pass, the least streaming. */
         pass_blocks = bytes <= PASS_BLOCKS_OVER_BYTES ? 1 : opt->offline ? ES_PASS_BLOCKS_MAX : 2;
     }
+    /* A pass sums blocks ahead only through older partitions: no more
+     * blocks than partitions (one partition, plain passes). */
+    pass_blocks = pass_blocks < u->parts ? pass_blocks : u->parts;
     u->pass_blocks = pass_blocks < ES_PASS_BLOCKS_MAX ? pass_blocks : ES_PASS_BLOCKS_MAX;
     u->filter = calloc((size_t)u->inputs * u->outputs, sizeof *u->filter);
     u->fdl = calloc((size_t)u->inputs, sizeof *u->fdl);
