@@ -51,7 +51,8 @@
 #include "partition.h"
 #include "partitioned.h"
 
-static void upols_reset(es_engine *e);
+static void clear_state(upols *u, int wipe);
+
 
 static int upols_probe(char *why, size_t n)
 {
@@ -213,7 +214,7 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
             goto nomem;
         transform_filter(u, ir->taps[r], ir->length, u->filter[r]);
     }
-    upols_reset(&u->base);
+    clear_state(u, 0);
     u->base.klass = &es_engine_cpu_partitioned;
     return &u->base;
 nomem:
@@ -290,25 +291,36 @@ static int upols_latency(const es_engine *e)
     return 0;
 }
 
-static void upols_reset(es_engine *e)
+/* The state of an engine that has heard nothing. `wipe` 0: its buffers
+ * are as es_alloc made them (zero, and a large one not yet touched, which
+ * a render may never reach: a long filter's FDL fills as the input goes
+ * on). */
+static void clear_state(upols *u, int wipe)
 {
-    upols *u = (upols *)e;
     const size_t spectrum = (size_t)2 * u->stride;
     for (int i = 0; i < u->inputs; i++) {
-        memset(u->fdl[i], 0, (size_t)u->parts * spectrum * sizeof(float));
-        memset(u->segment[i], 0, (size_t)2 * u->part * sizeof(float));
+        if (wipe) {
+            memset(u->fdl[i], 0, (size_t)u->parts * spectrum * sizeof(float));
+            memset(u->segment[i], 0, (size_t)2 * u->part * sizeof(float));
+        }
         memset(u->silent[i], 1, (size_t)u->parts);
         u->prev_silent[i] = 1;
         u->cur_sound[i] = 0;
     }
     for (int o = 0; o < u->outputs; o++) {
-        memset(u->tail[o], 0, spectrum * sizeof(float));
+        if (wipe)
+            memset(u->tail[o], 0, spectrum * sizeof(float));
         u->tail_silent[o] = 1;
     }
     u->fill = 0;
     u->newest = 0;
     u->tail_ready = 0;
     u->phase = u->pass_blocks; /* later[] holds nothing yet */
+}
+
+static void upols_reset(es_engine *e)
+{
+    clear_state((upols *)e, 1);
 }
 
 const es_engine_class es_engine_cpu_partitioned = {

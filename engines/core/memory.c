@@ -1,24 +1,34 @@
 /* Aligned, zeroed buffers (core/memory.h says why 64 bytes). */
+#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/memory.h"
 
+#define ALIGN 64
+
+/* calloc, not posix_memalign and memset: a large block comes from the
+ * kernel already zero and untouched, so memory a render never reaches
+ * (an FDL's later slots, a swap slot's buffers) costs no resident
+ * memory, and the rest is touched as the stream reaches it. Live play
+ * locks its memory (mlockall), which brings every page in at once. The
+ * block's own address is kept just below the aligned one. */
 void *es_alloc(size_t bytes)
 {
-    void *p = NULL;
-    size_t rounded = (bytes + 63) & ~(size_t)63;
-    if (rounded == 0)
-        rounded = 64;
-    if (posix_memalign(&p, 64, rounded) != 0)
+    const size_t extra = ALIGN + sizeof(void *);
+    if (bytes > SIZE_MAX - extra)
         return NULL;
-    memset(p, 0, rounded);
-    return p;
+    void *raw = calloc(1, (bytes ? bytes : 1) + extra);
+    if (!raw)
+        return NULL;
+    const uintptr_t at = ((uintptr_t)raw + sizeof(void *) + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
+    ((void **)at)[-1] = raw;
+    return (void *)at;
 }
 
 void es_free(void *p)
 {
-    free(p);
+    if (p)
+        free(((void **)p)[-1]);
 }
 
 float **es_alloc_channels(int channels, size_t frames)
