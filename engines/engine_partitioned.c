@@ -77,7 +77,9 @@ static void upols_destroy(es_engine *e)
     }
     if (u->filter)
         for (int r = 0; r < u->inputs * u->outputs; r++)
-            es_free(u->filter[r]);
+            if (!u->filter_shared || !u->filter_shared[r])
+                es_free(u->filter[r]);
+    free(u->filter_shared);
     for (int i = 0; i < u->inputs; i++) {
         if (u->fdl)
             es_free(u->fdl[i]);
@@ -207,13 +209,29 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
             goto nomem;
     if (make_plans(u, opt->fft_measure, err, n) != ES_OK)
         goto fail;
-    for (int r = 0; r < u->inputs * u->outputs; r++) {
-        if (!ir->taps[r])
+    /* A filter that repeats an earlier one shares its spectra. */
+    const int rows = u->inputs * u->outputs;
+    int *like = malloc((size_t)rows * sizeof *like);
+    if (!like || !(u->filter_shared = calloc((size_t)rows, 1)) ||
+        es_ir_first_alike(ir, like) != 0) {
+        free(like);
+        goto nomem;
+    }
+    for (int r = 0; r < rows; r++) {
+        if (like[r] < 0)
             continue;
-        if (!(u->filter[r] = es_alloc((size_t)u->parts * spectrum * sizeof(float))))
+        if (like[r] != r) {
+            u->filter[r] = u->filter[like[r]];
+            u->filter_shared[r] = 1;
+            continue;
+        }
+        if (!(u->filter[r] = es_alloc((size_t)u->parts * spectrum * sizeof(float)))) {
+            free(like);
             goto nomem;
+        }
         transform_filter(u, ir->taps[r], ir->length, u->filter[r]);
     }
+    free(like);
     clear_state(u, 0);
     u->base.klass = &es_engine_cpu_partitioned;
     return &u->base;

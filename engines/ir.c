@@ -56,6 +56,73 @@ int es_ir_path_count(const es_ir *ir)
     return paths;
 }
 
+/* A row's taps as 64-bit words, mixed: equal rows hash alike, and rows
+ * that differ almost never do (memcmp settles it). */
+static uint64_t row_hash(const float *h, int length)
+{
+    const size_t bytes = (size_t)length * sizeof(float);
+    const unsigned char *b = (const unsigned char *)h;
+    uint64_t x = 0x9E3779B97F4A7C15u ^ bytes;
+    size_t k = 0;
+    for (; k + 8 <= bytes; k += 8) {
+        uint64_t w;
+        memcpy(&w, b + k, sizeof w);
+        x = (x ^ w) * 0xBF58476D1CE4E5B9u;
+        x ^= x >> 31;
+    }
+    for (; k < bytes; k++)
+        x = (x ^ b[k]) * 0x94D049BB133111EBu;
+    return x;
+}
+
+typedef struct {
+    uint64_t hash;
+    int row;
+} hashed_row;
+
+static int by_hash_then_row(const void *a, const void *b)
+{
+    const hashed_row *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+int es_ir_first_alike(const es_ir *ir, int *like)
+{
+    const int rows = ir->inputs * ir->outputs;
+    hashed_row *h = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *h);
+    if (!h)
+        return -1;
+    int n = 0;
+    for (int r = 0; r < rows; r++) {
+        like[r] = ir->taps[r] ? r : -1;
+        if (ir->taps[r])
+            h[n++] = (hashed_row){row_hash(ir->taps[r], ir->length), r};
+    }
+    qsort(h, (size_t)n, sizeof *h, by_hash_then_row);
+    const size_t bytes = (size_t)ir->length * sizeof(float);
+    /* Within a run of one hash, rows in order: each takes the first
+     * earlier one it equals. */
+    for (int a = 0; a < n;) {
+        int end = a + 1;
+        while (end < n && h[end].hash == h[a].hash)
+            end++;
+        for (int k = a + 1; k < end; k++)
+            for (int j = a; j < k; j++) {
+                const int first = h[j].row;
+                if (like[first] == first &&
+                    !memcmp(ir->taps[h[k].row], ir->taps[first], bytes)) {
+                    like[h[k].row] = first;
+                    break;
+                }
+            }
+        a = end;
+    }
+    free(h);
+    return 0;
+}
+
 /* The first sample of h[0..count) that is not finite, or -1. Each stretch
  * is read in one branch-free pass the compiler vectorises (an exponent of
  * all ones is an infinity or a NaN), and searched only where it holds one:

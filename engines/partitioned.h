@@ -20,6 +20,8 @@ typedef struct {
     int tail_ready;    /* tail[] holds the sum for the current block */
     int newest;        /* FDL slot of the block being filled; older ones follow */
     float **filter;    /* [in * out] parts spectra of 2*stride, scaled 1/(2P); NULL = no path */
+    unsigned char *filter_shared; /* [in * out] 1: filter[r] is an earlier path's (the
+                                   * same taps), freed with that one */
     float **fdl;       /* [inputs] parts + pad slots of 2*stride, see fdl_slot() */
     float **segment;   /* [inputs] 2P frames: previous block | current block */
     unsigned char **silent; /* [inputs][parts]: 1 = that FDL slot's spectrum is zero */

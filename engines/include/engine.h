@@ -245,6 +245,12 @@ es_ir *es_ir_create(int inputs, int outputs, int length, double sample_rate);
 float *es_ir_path(es_ir *ir, int i, int o);
 void es_ir_destroy(es_ir *ir);
 int es_ir_path_count(const es_ir *ir);
+/* For each row r, the first row whose taps are the same, bit for bit (r
+ * itself when none is; -1 where there is no path): an engine transforms a
+ * filter once and its paths share the spectra, as zita-convolver shares a
+ * jconvolver /impulse/copy (a mono room to every output, dual mono). 0,
+ * or -1 when out of memory. */
+int es_ir_first_alike(const es_ir *ir, int *like);
 
 /* Build the matrix a file with `file_channels` channels means for a host
  * with `inputs` input channels (see ir.c for the layouts: mono, stereo,
