@@ -108,6 +108,10 @@ static ES_RT int all_zero(const float *x, int n)
 ES_RT void upols_take_input(upols *u, const float *x, int i, int frames)
 {
     float *seg = u->segment[i];
+    /* The block's first call: what it does not fill is silence until a
+     * later call does (a whole block overwrites it all). */
+    if (u->fill == 0 && frames < u->part)
+        memset(seg + u->part + frames, 0, (size_t)(u->part - frames) * sizeof(float));
     memcpy(seg + u->part + u->fill, x, (size_t)frames * sizeof(float));
     u->cur_sound[i] |= !all_zero(x, frames);
     const int silent = u->prev_silent[i] && !u->cur_sound[i];
@@ -143,7 +147,6 @@ ES_RT void upols_advance(upols *u, int frames)
     for (int i = 0; i < u->inputs; i++) {
         float *seg = u->segment[i];
         memcpy(seg, seg + u->part, (size_t)u->part * sizeof(float));
-        memset(seg + u->part, 0, (size_t)u->part * sizeof(float));
         u->prev_silent[i] = !u->cur_sound[i];
         u->cur_sound[i] = 0;
     }
