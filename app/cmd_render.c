@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __GLIBC__ /* malloc_trim */
+#include <malloc.h>
+#endif
 
 #include "core/args.h"
 #include "core/files.h"
@@ -85,6 +88,18 @@ static const es_param params[] = {
      offsetof(render_args, verbose), NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
+
+/* The heap's freed memory back to the system: what loading the room
+ * freed (a jconvolver configuration's copies) and then its taps. Left in
+ * the heap, it stays resident, and calloc hands it out again written with
+ * zeros (resident for good) where fresh memory would stay untouched until
+ * used: stress4 (64 x 204800 taps) peaked 35 MB higher. */
+static void give_back_freed(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
 
 static int parse(int argc, char **argv, render_args *a)
 {
@@ -250,6 +265,7 @@ int es_cmd_render(int argc, char **argv)
     }
     inputs = ir->inputs;
     outputs = ir->outputs;
+    give_back_freed();
     es_format fmt = {.sample_rate = info.sample_rate, .max_block = a.block,
                      .inputs = inputs, .outputs = outputs};
     choose_block(&a, &fmt, ir);
@@ -261,11 +277,6 @@ int es_cmd_render(int argc, char **argv)
         snprintf(err, sizeof err, "%s: %s", a.ir_path, why);
         goto fail;
     }
-    /* The engine holds what it needs of the room: the taps go now (a 64 x
-     * 64 room of 4096-tap filters is 1 MB of them). */
-    const int ir_length = ir->length;
-    es_ir_destroy(ir);
-    ir = NULL;
     es_processor_config pc = {.mix = {.wet = (float)a.wet, .dry = (float)(1.0 - a.wet),
                                       .gain = 1.0f},
                               .offline = 1};
@@ -284,6 +295,15 @@ int es_cmd_render(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory for %d-frame buffers", chunk);
         goto fail;
     }
+    /* The engine holds what it needs of the room: the taps go now (a 64 x
+     * 64 room of 4096-tap filters is 1 MB of them), after the buffers
+     * above, which would otherwise be cut from the freed taps (calloc
+     * then writes its zeros: resident) rather than from fresh, untouched
+     * memory. */
+    const int ir_length = ir->length;
+    es_ir_destroy(ir);
+    ir = NULL;
+    give_back_freed();
     /* Input, then zeros until the tail has left: IN + IR - 1 frames come out
      * after the processor's latency, which is dropped from the front. */
     const int64_t total = info.frames + ir_length - 1;

@@ -32,8 +32,7 @@
  * blocks. cpu-nonuniform's levels take 4 (its tail jobs have slack, and
  * its head's MACs are a few microseconds); this engine on its own takes
  * 2, and only when its spectra are larger than the cache, where a pass
- * costs about what a plain one did and the worst block does not grow
- * (4 offline, where no block has a deadline of its own).
+ * costs about what a plain one did and the worst block does not grow.
  *
  * Silent input costs (almost) nothing: a segment that is all zeros has an
  * all-zero spectrum, so its FFT is skipped and its FDL slot is only marked
@@ -88,11 +87,8 @@ static void upols_destroy(es_engine *e)
         if (u->silent)
             free(u->silent[i]);
     }
-    for (int o = 0; u->tail && o < u->outputs; o++)
-        es_free(u->tail[o]);
-    for (int o = 0; u->later && o < u->outputs; o++)
-        es_free(u->later[o]);
-    free(u->later);
+    es_free_channels(u->tail, u->outputs);
+    es_free_channels(u->later, u->outputs);
     free(u->later_added);
     free(u->in_at);
     free(u->out_at);
@@ -103,7 +99,6 @@ static void upols_destroy(es_engine *e)
     free(u->prev_silent);
     free(u->cur_sound);
     free(u->tail_silent);
-    free(u->tail);
     es_free(u->acc);
     es_free(u->time);
     es_free(u->cplx);
@@ -167,9 +162,10 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
     if (pass_blocks <= 0) { /* the engine's own choice */
         const double bytes = (double)(u->inputs + es_ir_path_count(ir)) * u->parts *
                              (double)spectrum * sizeof(float);
-        /* Offline no block has a deadline of its own: the most blocks a
-         * pass, the least streaming. */
-        pass_blocks = bytes <= PASS_BLOCKS_OVER_BYTES ? 1 : opt->offline ? ES_PASS_BLOCKS_MAX : 2;
+        /* Offline too: 4 blocks a pass measured no faster than 2 on a
+         * render of 64 x 204800 taps (and slower on 64 x 4096), and
+         * their sums ahead cost 3 spectra an output, not 1. */
+        pass_blocks = bytes > PASS_BLOCKS_OVER_BYTES ? 2 : 1;
     }
     /* A pass sums blocks ahead only through older partitions: no more
      * blocks than partitions (one partition, plain passes). */
@@ -178,12 +174,17 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
     u->filter = calloc((size_t)u->inputs * u->outputs, sizeof *u->filter);
     u->fdl = calloc((size_t)u->inputs, sizeof *u->fdl);
     u->segment = calloc((size_t)u->inputs, sizeof *u->segment);
-    u->tail = calloc((size_t)u->outputs, sizeof *u->tail);
+    /* One block each: tail[] is touched only by calls shorter than a
+     * block (a render never makes one), later[] only by time-blocked
+     * passes. */
+    u->tail = es_alloc_channels(u->outputs, spectrum);
+    u->later = u->pass_blocks > 1
+                   ? es_alloc_channels(u->outputs, (size_t)(u->pass_blocks - 1) * spectrum)
+                   : calloc((size_t)u->outputs, sizeof *u->later);
     u->silent = calloc((size_t)u->inputs, sizeof *u->silent);
     u->prev_silent = calloc((size_t)u->inputs, 1);
     u->cur_sound = calloc((size_t)u->inputs, 1);
     u->tail_silent = calloc((size_t)u->outputs, 1);
-    u->later = calloc((size_t)u->outputs, sizeof *u->later);
     u->later_added = calloc((size_t)u->outputs, 1);
     u->in_at = calloc((size_t)u->inputs, sizeof *u->in_at);
     u->out_at = calloc((size_t)u->outputs, sizeof *u->out_at);
@@ -202,11 +203,6 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
         if (!u->fdl[i] || !u->segment[i] || !u->silent[i])
             goto nomem;
     }
-    for (int o = 0; o < u->outputs; o++)
-        if (!(u->tail[o] = es_alloc(spectrum * sizeof(float))) ||
-            (u->pass_blocks > 1 &&
-             !(u->later[o] = es_alloc((size_t)(u->pass_blocks - 1) * spectrum * sizeof(float)))))
-            goto nomem;
     if (make_plans(u, opt->fft_measure, err, n) != ES_OK)
         goto fail;
     /* A filter that repeats an earlier one shares its spectra. */

@@ -160,15 +160,15 @@ ES_RT void upols_advance(upols *u, int frames)
  * steps back to back, so a sliced block and a whole one are the same
  * arithmetic in the same order. cmac adds partition after partition per
  * bin, so a run cut into pieces sums alike, and a slice never crosses a
- * MAC_CHUNK boundary, where a chunk's partial sum is added. Output o's
- * spectrum is summed in tail[o] because slices of other outputs may come
- * between; tail_silent[o] keeps saying whether it holds anything, for
- * compute_tail.
+ * MAC_CHUNK boundary, where a chunk's partial sum is added. The outputs
+ * come one after another, each summed in acc (slices of other engines
+ * may come between, never of another output of this one); tail[] is
+ * compute_tail's alone, for calls shorter than a block.
  *
  * The block's MACs are one of three kinds, chosen when its inputs are in:
- * plain (every age into tail[o]); a time-blocked pass (every age into
- * tail[o] and later[o]); or, within pass_blocks blocks of such a pass,
- * later[o]'s sum for this block plus the `phase` newest ages. */
+ * plain (every age into acc); a time-blocked pass (every age into acc and
+ * later[o]); or, within pass_blocks blocks of such a pass, later[o]'s sum
+ * for this block plus the `phase` newest ages. */
 void es_partitioned_steps_begin(es_block_steps *s)
 {
     *s = (es_block_steps){0};
@@ -187,7 +187,7 @@ static ES_RT int later_known(const upols *u)
 static ES_RT void sum_targets(const upols *u, int o, float **sums)
 {
     const size_t spectrum = (size_t)2 * u->stride;
-    sums[0] = u->tail[o];
+    sums[0] = u->acc;
     for (int t = 1; t < u->pass_blocks; t++)
         sums[t] = u->later[o] + (size_t)(t - 1) * spectrum;
 }
@@ -230,8 +230,7 @@ ES_RT int es_partitioned_step(es_engine *e, const float *const *in, float *const
         return 0;
     }
     if (s->stage == 2) { /* output o's inverse transform */
-        upols_emit_output(u, u->tail[s->output], (int)(s->added & 1), out[s->output], u->part);
-        u->tail_silent[s->output] = (unsigned char)!(s->added & 1);
+        upols_emit_output(u, u->acc, (int)(s->added & 1), out[s->output], u->part);
         if (s->outs > 1)
             u->later_added[s->output] = (unsigned char)(s->added >> 1);
         if (++s->output == u->outputs) {

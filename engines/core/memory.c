@@ -1,50 +1,83 @@
 /* Aligned, zeroed buffers (core/memory.h says why 64 bytes). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "core/memory.h"
 
 #define ALIGN 64
+/* From here up a buffer is pages of its own. */
+#define OWN_PAGES (256 * 1024)
 
-/* calloc, not posix_memalign and memset: a large block comes from the
- * kernel already zero and untouched, so memory a render never reaches
- * (an FDL's later slots, a swap slot's buffers) costs no resident
- * memory, and the rest is touched as the stream reaches it. Live play
- * locks its memory (mlockall), which brings every page in at once. The
- * block's own address is kept just below the aligned one. */
+/* Zeroed memory that is not resident until used. A large buffer is
+ * mapped fresh: the kernel's zero pages, each made resident when first
+ * touched, and given back whole when freed. A small one comes from
+ * calloc. Never recycled heap memory, which calloc must write with zeros
+ * (resident for good): a render's second slot and trim buffers, or a long
+ * filter's delay-line slots the input has not reached, cost nothing. Live
+ * play locks its memory (mlockall), which brings every page in at once.
+ * Below the aligned address: the block's own address and, for a mapping,
+ * its length (0 for calloc's). */
 void *es_alloc(size_t bytes)
 {
-    const size_t extra = ALIGN + sizeof(void *);
-    if (bytes > SIZE_MAX - extra)
+    const size_t head = ALIGN; /* the two words, keeping the alignment */
+    if (bytes > SIZE_MAX - head - ALIGN)
         return NULL;
-    void *raw = calloc(1, (bytes ? bytes : 1) + extra);
-    if (!raw)
+    void *raw;
+    size_t mapped = 0;
+    if (bytes >= OWN_PAGES) {
+        mapped = bytes + head;
+        raw = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (raw == MAP_FAILED)
+            return NULL;
+    } else if (!(raw = calloc(1, (bytes ? bytes : 1) + head + ALIGN))) {
         return NULL;
-    const uintptr_t at = ((uintptr_t)raw + sizeof(void *) + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
+    }
+    const uintptr_t at = ((uintptr_t)raw + head + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
     ((void **)at)[-1] = raw;
+    ((size_t *)at)[-2] = mapped;
     return (void *)at;
 }
 
 void es_free(void *p)
 {
-    if (p)
-        free(((void **)p)[-1]);
+    if (!p)
+        return;
+    void *raw = ((void **)p)[-1];
+    const size_t mapped = ((size_t *)p)[-2];
+    if (mapped)
+        munmap(raw, mapped);
+    else
+        free(raw);
 }
 
+/* One block for all the channels, each row a whole number of lines: one
+ * allocation (a mapping of its own when large), whose rows a stream
+ * touches only as it uses them. */
 float **es_alloc_channels(int channels, size_t frames)
 {
     float **c = calloc((size_t)(channels > 0 ? channels : 1), sizeof *c);
-    for (int i = 0; c && i < channels; i++)
-        if (!(c[i] = es_alloc(frames * sizeof(float)))) {
-            es_free_channels(c, i);
-            return NULL;
-        }
+    if (!c || channels < 1)
+        return c;
+    const size_t row = (frames * sizeof(float) + ALIGN - 1) / ALIGN * ALIGN;
+    if (row && (size_t)channels > SIZE_MAX / row) {
+        free(c);
+        return NULL;
+    }
+    char *block = es_alloc(row ? row * (size_t)channels : 1);
+    if (!block) {
+        free(c);
+        return NULL;
+    }
+    for (int i = 0; i < channels; i++)
+        c[i] = (float *)(block + (size_t)i * row);
     return c;
 }
 
 void es_free_channels(float **c, int channels)
 {
-    for (int i = 0; c && i < channels; i++)
-        es_free(c[i]);
+    if (c && channels > 0)
+        es_free(c[0]);
     free(c);
 }
