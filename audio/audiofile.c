@@ -13,11 +13,12 @@
 #include "core/files.h"
 
 /* Bytes of interleaved samples moved per libsndfile call (the interleave
- * buffer): 64 k frames of stereo float, one read or write call where 4096
- * frames made sixteen; at least CHUNK_FRAMES_MIN frames, so that many
+ * buffer): 16 k frames of stereo float, one read or write call where 4096
+ * frames made four; at least CHUNK_FRAMES_MIN frames, so that many
  * channels still move a useful run a call without the buffer growing
- * past the bytes (64 channels: 2048 frames). */
-#define CHUNK_BYTES (512 * 1024)
+ * past the bytes (64 channels: 512 frames). More only holds memory: 512
+ * KB measured no faster. */
+#define CHUNK_BYTES (128 * 1024)
 #define CHUNK_FRAMES_MIN 256
 
 int es_sample_format_parse(const char *name)
