@@ -13,14 +13,15 @@
 /* Frames a tile: 16 frames of 64 channels are 4 KB. */
 #define TILE 16
 
-/* Channels c_from.. of every frame, a tile of frames at a time. */
-static void deinterleave_tiles(const float *interleaved, int channels, int c_from,
+/* Channels [c_from, c_to) of frames [t_from, frames), a tile of frames
+ * at a time. */
+static void deinterleave_tiles(const float *interleaved, int channels, int c_from, int c_to,
                                float *const *planar, long at, long t_from, long frames)
 {
     for (long t0 = t_from; t0 < frames; t0 += TILE) {
         const long n = frames - t0 < TILE ? frames - t0 : TILE;
         const float *tile = interleaved + t0 * channels;
-        for (int c = c_from; c < channels; c++) {
+        for (int c = c_from; c < c_to; c++) {
             float *dst = planar[c] + at + t0;
             for (long t = 0; t < n; t++)
                 dst[t] = tile[t * channels + c];
@@ -29,12 +30,12 @@ static void deinterleave_tiles(const float *interleaved, int channels, int c_fro
 }
 
 static void interleave_tiles(const float *const *planar, long at, int channels, int c_from,
-                             float *interleaved, long t_from, long frames)
+                             int c_to, float *interleaved, long t_from, long frames)
 {
     for (long t0 = t_from; t0 < frames; t0 += TILE) {
         const long n = frames - t0 < TILE ? frames - t0 : TILE;
         float *tile = interleaved + t0 * channels;
-        for (int c = c_from; c < channels; c++) {
+        for (int c = c_from; c < c_to; c++) {
             const float *src = planar[c] + at + t0;
             for (long t = 0; t < n; t++)
                 tile[t * channels + c] = src[t];
@@ -109,14 +110,11 @@ void es_deinterleave(const float *interleaved, int channels, float *const *plana
 #ifdef ES_X86
     if (channels >= 8 && frames >= 8 && have_avx()) {
         deinterleave_avx(interleaved, channels, planar, at, frames);
-        c_done = channels / 8 * 8;
-        /* The last frames of the channels done in blocks. */
-        for (long t = frames / 8 * 8; t < frames; t++)
-            for (int c = 0; c < c_done; c++)
-                planar[c][at + t] = interleaved[t * channels + c];
+        c_done = channels / 8 * 8; /* and their last frames: */
+        deinterleave_tiles(interleaved, channels, 0, c_done, planar, at, frames / 8 * 8, frames);
     }
 #endif
-    deinterleave_tiles(interleaved, channels, c_done, planar, at, 0, frames);
+    deinterleave_tiles(interleaved, channels, c_done, channels, planar, at, 0, frames);
 }
 
 void es_interleave(const float *const *planar, long at, int channels, float *interleaved,
@@ -132,11 +130,9 @@ void es_interleave(const float *const *planar, long at, int channels, float *int
 #ifdef ES_X86
     if (channels >= 8 && frames >= 8 && have_avx()) {
         interleave_avx(planar, at, channels, interleaved, frames);
-        c_done = channels / 8 * 8;
-        for (long t = frames / 8 * 8; t < frames; t++)
-            for (int c = 0; c < c_done; c++)
-                interleaved[t * channels + c] = planar[c][at + t];
+        c_done = channels / 8 * 8; /* and their last frames: */
+        interleave_tiles(planar, at, channels, 0, c_done, interleaved, frames / 8 * 8, frames);
     }
 #endif
-    interleave_tiles(planar, at, channels, c_done, interleaved, 0, frames);
+    interleave_tiles(planar, at, channels, c_done, channels, interleaved, 0, frames);
 }
