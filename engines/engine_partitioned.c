@@ -305,18 +305,17 @@ static int upols_latency(const es_engine *e)
     return 0;
 }
 
-/* The state of an engine that has heard nothing. `wipe` 0: its buffers
- * are as es_alloc made them (zero, and a large one not yet touched, which
- * a render may never reach: a long filter's FDL fills as the input goes
- * on). */
+/* The state of an engine that has heard nothing. The FDL is never wiped:
+ * a slot marked silent is never read, and every slot is marked so here
+ * (a long filter's FDL is then touched only as the input fills it). The
+ * segments and tail sums are read as they are: `wipe` 0 when they are
+ * as es_alloc made them (zero). */
 static void clear_state(upols *u, int wipe)
 {
     const size_t spectrum = (size_t)2 * u->stride;
     for (int i = 0; i < u->inputs; i++) {
-        if (wipe) {
-            memset(u->fdl[i], 0, (size_t)u->parts * spectrum * sizeof(float));
+        if (wipe)
             memset(u->segment[i], 0, (size_t)2 * u->part * sizeof(float));
-        }
         memset(u->silent[i], 1, (size_t)u->parts);
         u->prev_silent[i] = 1;
         u->cur_sound[i] = 0;
