@@ -13,12 +13,11 @@
 #include "core/files.h"
 
 /* Bytes of interleaved samples moved per libsndfile call (the interleave
- * buffer): 16 k frames of stereo float, one read or write call where 4096
- * frames made four; at least CHUNK_FRAMES_MIN frames, so that many
- * channels still move a useful run a call without the buffer growing
- * past the bytes (64 channels: 512 frames). More only holds memory: 512
- * KB measured no faster. */
-#define CHUNK_BYTES (128 * 1024)
+ * buffer): 4 k frames of stereo float; at least CHUNK_FRAMES_MIN frames,
+ * so that many channels still move a useful run a call (64 channels: 256
+ * frames). More only holds memory: 128 and 512 KB measured no faster, and
+ * a render holds one buffer for each file. */
+#define CHUNK_BYTES (32 * 1024)
 #define CHUNK_FRAMES_MIN 256
 
 int es_sample_format_parse(const char *name)

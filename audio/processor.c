@@ -373,9 +373,11 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     /* The trim: what the engine and the dry path see. At unity (no ramp
      * in this block) the input goes on as it is. */
     float *const *g = p->g;
-    ramp_run(&p->r_trim, g[G_TRIM], frames);
+    const int unity_trim = p->r_trim.left == 0 && p->r_trim.now == 1.0f;
+    if (!unity_trim)
+        ramp_run(&p->r_trim, g[G_TRIM], frames);
     const float *const *x = safe_input(p, in, frames);
-    if (g[G_TRIM][0] != 1.0f || g[G_TRIM][frames - 1] != 1.0f) {
+    if (!unity_trim && (g[G_TRIM][0] != 1.0f || g[G_TRIM][frames - 1] != 1.0f)) {
         for (int i = 0; i < p->fmt.inputs; i++)
             for (int t = 0; t < frames; t++)
                 p->trimmed[i][t] = x[i][t] * g[G_TRIM][t];

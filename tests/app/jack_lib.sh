@@ -71,3 +71,16 @@ jack_earshot() {
     exec 3>"$fifo"
     for _ in $(seq 100); do jack_lsp 2>/dev/null | grep -qx "$port" && break; sleep 0.1; done
 }
+
+# no_more_than_control LOST CONTROL: 0 when a server lost no more cycles
+# than the control beside it lost in the same minute, within the noise of
+# two such counts: on a virtual machine that stops both servers now and
+# then, each loses a random number of cycles, and two servers doing the
+# same thing differ by about the square root of the count. Three of those
+# (a quiet minute, the control losing none, allows none) keep a coin toss
+# from failing a minute (a run lost 76, 89 and 106 cycles in three tries
+# against a control's 73, 80 and 101), while a server that loses cycles
+# of its own loses one every few seconds or more, and far more than that.
+no_more_than_control() {
+    awk -v lost="$1" -v control="$2" 'BEGIN { exit !(lost <= control + 3 * sqrt(control)) }'
+}

@@ -33,7 +33,8 @@
 # real-time thread on each CPU, waking every millisecond, that notes each
 # stall of the machine longer than half a period). The slave's lost cycles
 # (xruns and skipped cycles) must all come in or just after such a stall,
-# or be no more than the control lost in the same minute. A slave that
+# or be no more than the control lost in the same minute (within the
+# counts' noise: jack_lib.sh's no_more_than_control). A slave that
 # loses cycles of its own (packets late or missing, a clock that drifts
 # from the master's, earshot late on the slave) loses them outside the
 # stalls, and in a quiet minute more than the control, which then loses
@@ -64,6 +65,7 @@ match=$(realpath "$4")
 build=${5:-release}
 long=${NETJACK_SECONDS:-$([ "$build" = sanitized ] && echo 20 || echo 60)}
 tries=${NETJACK_TRIES:-5}
+. "$(dirname "$0")/jack_lib.sh"
 for t in jackd jack_lsp jack_load jack_unload; do
     command -v $t >/dev/null ||
         { echo "FAIL: $t is not installed (scripts/setup --test installs jackd2)"; exit 1; }
@@ -295,7 +297,7 @@ net_try() {
         elif [ "${outside:-1}" = 0 ] && [ "${stalls:-256}" -lt 256 ]; then
             echo "ok   in $s s the slave lost $slave_lost cycles, each in a stall of the machine" \
                  "($stalls stalls; the control beside it lost $control_lost)"
-        elif [ "$slave_lost" -le "$control_lost" ]; then
+        elif no_more_than_control "$slave_lost" "$control_lost"; then
             echo "ok   in $s s the slave lost $slave_lost cycles, no more than a plain server" \
                  "beside it ($control_lost)"
         else
