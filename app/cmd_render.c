@@ -289,7 +289,10 @@ int es_cmd_render(int argc, char **argv)
     const long fits = RENDER_CHUNK_BYTES / ((long)sizeof(float) * (fmt.inputs + fmt.outputs));
     const int most = fits < RENDER_CHUNK ? (int)fits : RENDER_CHUNK;
     const int chunk = most > a.block ? most / a.block * a.block : a.block;
-    const int out_room = chunk + a.block;
+    /* out[] is written when another block would not fit: a chunk holds
+     * whole blocks, and the blocks shortened by the latency skipped only
+     * write sooner. */
+    const int out_room = chunk;
     inbuf = es_alloc_channels(fmt.inputs, (size_t)chunk);
     outbuf = es_alloc_channels(fmt.outputs, (size_t)out_room);
     if (!inbuf || !outbuf) {

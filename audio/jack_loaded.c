@@ -1,7 +1,7 @@
 /* libjack's table (jack_loaded.h). */
 #define ES_JACK_LOADER
 #include "jack_loaded.h"
-#include "library_loader.h"
+#include "core/library_loader.h"
 
 es_jack_api es_libjack;
 

@@ -1,5 +1,5 @@
 /* libjack's calls through a table loaded when first needed (internal to
- * audio/; library_loader.h says why). Include this, not <jack/jack.h>: the
+ * audio/; core/library_loader.h says why). Include this, not <jack/jack.h>: the
  * calls keep their names, each one a macro for its table entry. Every way
  * into the JACK code calls es_jack_load() first. */
 #ifndef ES_JACK_LOADED_H

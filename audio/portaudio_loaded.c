@@ -1,6 +1,6 @@
 /* PortAudio's table (portaudio_loaded.h). */
 #define ES_PORTAUDIO_LOADER
-#include "library_loader.h"
+#include "core/library_loader.h"
 #include "portaudio_loaded.h"
 
 es_portaudio_api es_libportaudio;

@@ -1,5 +1,5 @@
 /* PortAudio's calls through a table loaded when first needed (internal to
- * audio/; library_loader.h says why). Include this, not <portaudio.h>:
+ * audio/; core/library_loader.h says why). Include this, not <portaudio.h>:
  * the calls keep their names, each one a macro for its table entry.
  * portaudio_init (device_portaudio.c), every way in, loads it first. */
 #ifndef ES_PORTAUDIO_LOADED_H

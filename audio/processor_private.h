@@ -134,6 +134,10 @@ ES_RT void es_slot_await_ringing(es_processor *p, int frames);
 ES_RT void es_slot_release_ringing(es_processor *p, slot *s);
 /* The slot's engine into s->wet: lent, or delayed by s->comp. */
 ES_RT void es_slot_run(es_processor *p, slot *s, const float *const *in, int frames);
+/* The slot's engine straight into `out` (s->wet then points there): for
+ * a slot with no delay to add whose output is the block's output. */
+ES_RT void es_slot_run_into(es_processor *p, slot *s, const float *const *in,
+                            float *const *out, int frames);
 /* Adds the slot's ringing to its output while there is some. */
 ES_RT void es_slot_ring(es_processor *p, slot *s, int frames);
 /* Silences a slot whose output went non-finite or absurd, for good. */

@@ -104,12 +104,26 @@ ES_RT void es_slot_check(es_processor *p, slot *s, int frames)
  * delay to add, the engine may lend its own memory (a GPU engine's mapped
  * staging): the mix reads the outputs where they were made, with no copy
  * between. */
-ES_RT void es_slot_run(es_processor *p, slot *s, const float *const *in, int frames)
+static ES_RT void follow_freewheel(es_processor *p, slot *s)
 {
     if (s->freewheel != p->freewheel) {
         es_engine_freewheel(s->engine, p->freewheel);
         s->freewheel = p->freewheel;
     }
+}
+
+ES_RT void es_slot_run_into(es_processor *p, slot *s, const float *const *in,
+                            float *const *out, int frames)
+{
+    follow_freewheel(p, s);
+    es_engine_process(s->engine, in, out, frames);
+    for (int o = 0; o < p->fmt.outputs; o++)
+        s->wet[o] = out[o];
+}
+
+ES_RT void es_slot_run(es_processor *p, slot *s, const float *const *in, int frames)
+{
+    follow_freewheel(p, s);
     if (!s->comp) {
         es_engine_process_views(s->engine, in, s->wet_own, s->wet, p->fmt.outputs, frames);
         return;

@@ -106,14 +106,26 @@ static void upols_destroy(es_engine *e)
     free(u);
 }
 
+/* Measured plans come from the wisdom when it holds them; otherwise they
+ * are measured, and the wisdom file is written at exit. */
 static int make_plans(upols *u, int measure, char *err, size_t n)
 {
     const int size = 2 * u->part;
-    unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     fftwf_complex *c = (fftwf_complex *)u->cplx;
     es_fftw_planner_lock();
-    u->forward = fftwf_plan_dft_r2c_1d(size, u->time, c, flags);
-    u->inverse = fftwf_plan_dft_c2r_1d(size, c, u->time, flags);
+    if (measure) {
+        u->forward = fftwf_plan_dft_r2c_1d(size, u->time, c, FFTW_MEASURE | FFTW_WISDOM_ONLY);
+        u->inverse = fftwf_plan_dft_c2r_1d(size, c, u->time, FFTW_MEASURE | FFTW_WISDOM_ONLY);
+    }
+    if (!u->forward || !u->inverse) {
+        const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+        if (!u->forward)
+            u->forward = fftwf_plan_dft_r2c_1d(size, u->time, c, flags);
+        if (!u->inverse)
+            u->inverse = fftwf_plan_dft_c2r_1d(size, c, u->time, flags);
+        if (measure)
+            es_fftw_wisdom_learned();
+    }
     es_fftw_planner_unlock();
     if (!u->forward || !u->inverse) {
         snprintf(err, n, "cpu-partitioned: FFTW could not plan a %d-point transform", size);

@@ -6,7 +6,7 @@
  * the session was last asked for), never text to parse back, and return
  * what the loop must do (UI_QUIT, UI_REPAINT). The prompt takes every key
  * itself (rooms.c). */
-#include <curses.h>
+#include "curses_loaded.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -7,7 +7,7 @@
  *   spectrum (full width)
  *   messages
  *   status line */
-#include <curses.h>
+#include "curses_loaded.h"
 #include <string.h>
 
 #include "core/text.h"

@@ -4,7 +4,7 @@
  * and the levels with held peaks and clip hold. What the panel remembers
  * between snapshots (the history, misses lately, the holds) is
  * ui_meter_memory. */
-#include <curses.h>
+#include "curses_loaded.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The panels that show state rather than measure it: the header, the room
  * list with the selected room's parameters and decay, the engines, the
  * messages, the status line and the help screen. */
-#include <curses.h>
+#include "curses_loaded.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * list is the session's (the snapshot's `rooms`); when it changes (a
  * rescan, a file played) the cursor stays on its room. */
 #include <ctype.h>
-#include <curses.h>
+#include "curses_loaded.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

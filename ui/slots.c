@@ -7,7 +7,7 @@
  * load's quantiles are the audio thread's; x RT counts the engine's
  * helper threads too. The slot playing is marked '>'; a slot never played
  * is shown empty. */
-#include <curses.h>
+#include "curses_loaded.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

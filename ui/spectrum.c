@@ -4,7 +4,7 @@
  * 0 dB), held with a 30 dB/s fall so the picture does not flicker. Drawn
  * on a log frequency axis as a spectrum (wet filled, dry as a line) or as
  * a scrolling spectrogram (dry above, wet below, newest at the top). */
-#include <curses.h>
+#include "curses_loaded.h"
 #include <fftw3.h>
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * or SIGQUIT (the saved terminal modes are restored from the signal
  * handler). */
 #define _DEFAULT_SOURCE /* SA_RESETHAND naming, localtime_r */
-#include <curses.h>
+#include "curses_loaded.h"
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -272,6 +272,12 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
     char err[1024];
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         es_error("the workstation needs a terminal; use earshot play --headless");
+        return 1;
+    }
+    /* Before anything plays: without ncurses there is no screen to say so. */
+    if (!es_curses_load(err, sizeof err)) {
+        es_error("the workstation needs ncurses: %s; earshot play --headless plays without it",
+                 err);
         return 1;
     }
     es_session *s = es_session_open(cfg, say, m, err, sizeof err);

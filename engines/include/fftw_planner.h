@@ -22,9 +22,12 @@ const char *es_fftw_wisdom_default_path(char *buf, size_t n);
  * run goes on planning from scratch). */
 int es_fftw_wisdom_load(const char *path, char *err, size_t n);
 /* Writes FFTW's wisdom to path (creating its folder; a temporary file
- * renamed over it) if it changed since it was loaded or saved. 1: written;
- * 0: nothing new; -1: could not (err says why). */
+ * renamed over it) if planning learned something since it was loaded or
+ * saved. 1: written; 0: nothing new; -1: could not (err says why). */
 int es_fftw_wisdom_save(const char *path, char *err, size_t n);
+/* A planner that measures says so when the wisdom did not hold its plan
+ * (an FFTW_WISDOM_ONLY plan came back NULL). Under the planner lock. */
+void es_fftw_wisdom_learned(void);
 /* For programs: load the default file at start, save it at exit; a
  * problem with it is a one-line note on `notice` (NULL: silent), never an
  * error. */

@@ -1,8 +1,9 @@
-/* A shared library's calls, loaded when first needed (internal to audio/):
- * the sound servers' libraries (JACK, PortAudio, and through PortAudio
- * ALSA) are mapped only by the commands that play, not by a render or the
- * library's commands, which they would cost about 3 MB of memory and a
- * few milliseconds of start-up each. */
+/* A shared library's calls (and variables), loaded when first needed: the
+ * sound servers' libraries (JACK, PortAudio, and through PortAudio ALSA)
+ * are mapped only by the commands that play, and ncurses only by the
+ * workstation, not by a render or the library's commands, which they
+ * would cost about 3 MB of memory and a few milliseconds of start-up
+ * (ncurses: 0.25 MB) each. */
 #ifndef ES_LIBRARY_LOADER_H
 #define ES_LIBRARY_LOADER_H
 
@@ -12,8 +13,9 @@
 typedef struct {
     const char *soname;        /* the loader's name: "libjack.so.0" */
     const char *const *names;  /* the calls, in the table's order */
-    void *table;               /* a struct of `count` function pointers, in the
-                                * order of names, where their addresses go */
+    void *table;               /* a struct of `count` pointers (to functions or
+                                * variables), in the order of names, where
+                                * their addresses go */
     int count;
     pthread_once_t once;
     int loaded;

@@ -1,9 +1,9 @@
-/* dlopen and a table of dlsym'd calls (library_loader.h). */
+/* dlopen and a table of dlsym'd calls (core/library_loader.h). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "library_loader.h"
+#include "core/library_loader.h"
 
 void es_dl_table_open(es_dl_table *lib)
 {
@@ -15,9 +15,9 @@ void es_dl_table_open(es_dl_table *lib)
         return;
     }
     for (int k = 0; k < lib->count; k++) {
-        /* dlsym's data pointer into the table's function pointer by its
-         * bytes: the conversion ISO C leaves to the platform and POSIX
-         * defines (every function pointer here has one size). */
+        /* dlsym's data pointer into the table's function (or variable)
+         * pointer by its bytes: the conversion ISO C leaves to the
+         * platform and POSIX defines (every pointer here has one size). */
         void *at = dlsym(h, lib->names[k]);
         if (!at) {
             snprintf(lib->failure, sizeof lib->failure, "%s has no %s", lib->soname,
