@@ -12,6 +12,7 @@
 
 #include "core/args.h"
 #include "core/files.h"
+#include "core/memory.h"
 #include "core/text.h"
 #include "audiofile.h"
 #include "app.h"
@@ -211,6 +212,10 @@ int es_cmd_render(int argc, char **argv)
 
     if (parse(argc, argv, &a) != 0)
         return 2;
+    /* No audio thread here: a buffer's pages come as they are used, and
+     * the ones a render never uses (a second slot's, a delay line's past
+     * the input) cost nothing. */
+    es_alloc_lazy(1);
     const int to_stdout = !strcmp(a.out_path, "-");
     /* OUT may be a pipe or FIFO: a reader that goes away is a write that
      * fails (EPIPE, said in one line), not a silent death. */

@@ -13,15 +13,25 @@
  * of untouched buffers resident through calloc at 256 KB. */
 #define OWN_PAGES (16 * 1024)
 
-/* Zeroed memory that is not resident until used. A large buffer is
- * mapped fresh: the kernel's zero pages, each made resident when first
- * touched, and given back whole when freed. A small one comes from
- * calloc. Never recycled heap memory, which calloc must write with zeros
- * (resident for good): a render's second slot and trim buffers, or a long
- * filter's delay-line slots the input has not reached, cost nothing. Live
- * play locks its memory (mlockall), which brings every page in at once.
- * Below the aligned address: the block's own address and, for a mapping,
- * its length (0 for calloc's). */
+static int lazy;
+
+void es_alloc_lazy(int on)
+{
+    lazy = on;
+}
+
+/* Zeroed memory. A large buffer is mapped fresh and given back whole when
+ * freed; a small one comes from calloc. Lazy, a mapping's pages are the
+ * kernel's zero pages, each made resident when first touched: never
+ * recycled heap memory, which calloc must write with zeros (resident for
+ * good), so a render's second slot and trim buffers, or a long filter's
+ * delay-line slots the input has not reached, cost nothing. Otherwise
+ * the mapping is populated at once (the pages a locked process would
+ * have), off the audio thread: without it, an engine swapped in or made
+ * again after a server restart took its first touches as page faults in
+ * the callback (misses, where memory could not be locked). Below the
+ * aligned address: the block's own address and, for a mapping, its
+ * length (0 for calloc's). */
 void *es_alloc(size_t bytes)
 {
     const size_t head = ALIGN; /* the two words, keeping the alignment */
@@ -31,7 +41,8 @@ void *es_alloc(size_t bytes)
     size_t mapped = 0;
     if (bytes >= OWN_PAGES) {
         mapped = bytes + head;
-        raw = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        raw = mmap(NULL, mapped, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | (lazy ? 0 : MAP_POPULATE), -1, 0);
         if (raw == MAP_FAILED)
             return NULL;
     } else if (!(raw = calloc(1, (bytes ? bytes : 1) + head + ALIGN))) {
