@@ -7,11 +7,13 @@
 #include "core/memory.h"
 
 #define ALIGN 64
-/* From here up a buffer is pages of its own: four pages, so that a
- * block-sized buffer at a render's partitions (16 to 64 KB a channel) is
- * never recycled heap (below). A stereo render at block 8192 held 0.5 MB
- * of untouched buffers resident through calloc at 256 KB. */
-#define OWN_PAGES (16 * 1024)
+/* From here up a buffer is pages of its own. */
+#define OWN_PAGES (256 * 1024)
+/* Lazy, from four pages: a block-sized buffer at a render's partitions (16
+ * to 64 KB a channel) is then never recycled heap (below). A stereo render
+ * at block 8192 held 0.5 MB of untouched buffers resident through calloc
+ * at 256 KB. */
+#define OWN_PAGES_LAZY (16 * 1024)
 
 static int lazy;
 
@@ -20,18 +22,20 @@ void es_alloc_lazy(int on)
     lazy = on;
 }
 
-/* Zeroed memory. A large buffer is mapped fresh and given back whole when
- * freed; a small one comes from calloc. Lazy, a mapping's pages are the
- * kernel's zero pages, each made resident when first touched: never
- * recycled heap memory, which calloc must write with zeros (resident for
- * good), so a render's second slot and trim buffers, or a long filter's
- * delay-line slots the input has not reached, cost nothing. Otherwise
- * the mapping is populated at once (the pages a locked process would
- * have), off the audio thread: without it, an engine swapped in or made
- * again after a server restart took its first touches as page faults in
- * the callback (misses, where memory could not be locked). Below the
- * aligned address: the block's own address and, for a mapping, its
- * length (0 for calloc's). */
+/* Zeroed memory. A large buffer is mapped fresh, its pages the kernel's
+ * zero pages, each made resident when first touched, and given back whole
+ * when freed; a small one comes from calloc, which writes recycled heap
+ * with zeros (resident for good). Lazy, buffers from 16 KB up are mapped:
+ * a render's second slot and trim buffers, or a long filter's delay-line
+ * slots the input has not reached, cost nothing. Not lazy, only from 256
+ * KB: the buffers an engine swapped in (or made again after a server
+ * restart) touches in its first callbacks are mostly calloc's, already
+ * resident, and fewer mappings go (munmap stops every thread of the
+ * process for a moment) when an engine is freed beside the audio thread.
+ * With 16 KB there, where memory could not be locked, the sanitizer
+ * build's A/B and PipeWire tests missed blocks. Below the aligned
+ * address: the block's own address and, for a mapping, its length (0 for
+ * calloc's). */
 void *es_alloc(size_t bytes)
 {
     const size_t head = ALIGN; /* the two words, keeping the alignment */
@@ -39,10 +43,9 @@ void *es_alloc(size_t bytes)
         return NULL;
     void *raw;
     size_t mapped = 0;
-    if (bytes >= OWN_PAGES) {
+    if (bytes >= (lazy ? OWN_PAGES_LAZY : OWN_PAGES)) {
         mapped = bytes + head;
-        raw = mmap(NULL, mapped, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | (lazy ? 0 : MAP_POPULATE), -1, 0);
+        raw = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (raw == MAP_FAILED)
             return NULL;
     } else if (!(raw = calloc(1, (bytes ? bytes : 1) + head + ALIGN))) {

@@ -5,8 +5,20 @@
 # cpu-partitioned. B's row on the screen must then show none of A's misses
 # (0, and loads under 100 %), while A keeps its own; switching back to A
 # goes on with A's count; the report's per-slot figures agree.
+#
+#   test_ab_slots.sh EARSHOT [release|sanitized]
+# The sanitizer build skips (exit 77), as app/ui-load does: there A takes
+# 60 to 80 times its budget a block (a whole run holds 5 of A's blocks, and
+# quitting waits on one), B runs at twice its time on memory it cannot
+# lock, and what the test compares, the slots' own deadlines, is not the
+# product's; it missed 2 to 10 blocks of B's and once exited 1 on the way
+# out, where the release build passes.
 set -u
 earshot=$(realpath "$1")
+if [ "${2:-release}" = sanitized ]; then
+    echo "SKIP the sanitizer build's deadlines are not the product's (above)"
+    exit 77
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tmux_lib.sh"
 trap tmux_cleanup EXIT

@@ -19,8 +19,18 @@
 # another client forces is said and used; a block change while playing asks
 # the graph for the new quantum; the workstation in tmux shows the true
 # latency; pipewire killed mid-stream is a lost device and a clean exit.
+#
+#   test_pipewire.sh EARSHOT [release|sanitized]
+# In the sanitizer build (twice the engine's time, memory it cannot lock)
+# a block may miss now and then at block 64 (1 to 10 in 1,880 in runs
+# where the release build missed none): there up to 1 % of the blocks may.
 set -u
 earshot=$(realpath "$1")
+build=${2:-release}
+# few_misses MISSES BLOCKS: none; in the sanitizer build, at most 1 %.
+few_misses() {
+    [ "$1" = 0 ] || { [ "$build" = sanitized ] && [ -n "$1" ] && [ "$1" -le $(($2 / 100)) ]; }
+}
 here=$(cd "$(dirname "$0")" && pwd)
 for tool in pipewire wireplumber dbus-daemon pw-link pw-metadata pw-jack; do
     command -v $tool >/dev/null ||
@@ -72,7 +82,7 @@ for path in pipewire default; do
         xruns=$(num xruns "$json"); stalls=$(num stalls "$json")
         awk -v b="$blocks" -v e="$expected" -v h="$((${xruns:-0} + ${stalls:-0}))" \
             'BEGIN { exit !(b >= (h > 0 ? 0.85 : 0.95) * e && b <= 1.01 * e + 1) }' || ok=0
-        [ "$misses" = 0 ] && [ "$known" = true ] || ok=0
+        few_misses "$misses" "$blocks" && [ "$known" = true ] || ok=0
         if [ $path = pipewire ]; then
             what+=", earshot's output port's playback latency ${port_play:-?} (jack_lsp -l)"
             [ -n "$port_play" ] && [ "$total" = $(( $(lat own "$json") + port_play )) ] || ok=0
@@ -130,7 +140,8 @@ done
 # library when no JACK server of its own answers; with pw-jack, the same.
 for run in "" pw-jack; do
     json=$($run "$earshot" play --device jack --block 128 --headless --seconds 1 --json 2>"$tmux_dir/err")
-    grep -q '"device":"PipeWire (JACK API)' <<<"$json" && [ "$(num misses "$json")" = 0 ] &&
+    grep -q '"device":"PipeWire (JACK API)' <<<"$json" &&
+        few_misses "$(num misses "$json")" "$(num blocks "$json")" &&
         echo "ok   ${run:-plain} --device jack plays on PipeWire" ||
         bad "${run:-plain} --device jack: $json $(cat "$tmux_dir/err")"
 done

@@ -15,13 +15,13 @@ void es_free(void *p);
 float **es_alloc_channels(int channels, size_t frames);
 void es_free_channels(float **c, int channels);
 
-/* Where a large buffer's pages come from (memory.c). Resident, the
- * default: every page is there when es_alloc returns, so that an audio
- * thread never takes a page fault on a buffer, whether or not memory
- * could be locked (the sanitizer build never can; a low RLIMIT_MEMLOCK
- * neither). Lazy (1), for a process that runs no audio thread, a render:
- * a page becomes resident when first used, and one never used costs
- * nothing. Set before the buffers are made. */
+/* Lazy (1), for a process that runs no audio thread, a render: buffers
+ * from 16 KB up are fresh pages, each resident when first used, and one
+ * never used costs nothing (memory.c). The default keeps the smaller
+ * buffers on the heap, zeroed and resident when made, so that an audio
+ * thread whose memory could not be locked (the sanitizer build; a low
+ * RLIMIT_MEMLOCK) takes no page fault on them. Set before the buffers
+ * are made. */
 void es_alloc_lazy(int on);
 
 #endif
