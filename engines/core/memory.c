@@ -32,10 +32,10 @@ void es_alloc_lazy(int on)
  * restart) touches in its first callbacks are mostly calloc's, already
  * resident, and fewer mappings go (munmap stops every thread of the
  * process for a moment) when an engine is freed beside the audio thread.
- * With 16 KB there, where memory could not be locked, the sanitizer
- * build's A/B and PipeWire tests missed blocks. Below the aligned
- * address: the block's own address and, for a mapping, its length (0 for
- * calloc's). */
+ * With 16 KB there, where memory could not be locked (ulimit -l 0), the
+ * engine app/ab-slots swaps in missed blocks in 1 run of 2. Below the
+ * aligned address: the block's own address and, for a mapping, its length
+ * (0 for calloc's). */
 void *es_alloc(size_t bytes)
 {
     const size_t head = ALIGN; /* the two words, keeping the alignment */
