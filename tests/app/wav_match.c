@@ -1,7 +1,7 @@
 /* wav_match: finds where a reference (a render) sits in a recording and
  * how closely the recording follows it there, sample by sample.
  *
- *   wav_match REC.wav REF.wav MAXLAG
+ *   wav_match REC.wav REF.wav MAXLAG [CLEAN]
  *
  * The delay is the lag, 0..MAXLAG frames, at which the recording's first
  * 4096 frames after it differ least (largest difference, all channels)
@@ -11,6 +11,12 @@
  * reference and nothing else: a glitch before or after shows there). Says
  *   delay D frames, worst W dB, outside O dB, peak P
  * W and O relative to the reference's peak, -300 for exactly nothing.
+ * CLEAN judges only the recording's first CLEAN frames: a recorder that saw
+ * the machine lose a cycle after them (a stalled host drops a cycle's
+ * frames, and everything after comes back shifted) still shows the path
+ * sample by sample where it was whole. The line then ends "judged on the
+ * first CLEAN frames"; at least a window's worth of the reference must lie
+ * in them.
  * Exit 0 when it could measure, 1 when not (files, channels, lengths). */
 #include <math.h>
 #include <sndfile.h>
@@ -47,8 +53,8 @@ static double db(double v, double peak)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: wav_match REC.wav REF.wav MAXLAG\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: wav_match REC.wav REF.wav MAXLAG [CLEAN]\n");
         return 1;
     }
     int rc, fc;
@@ -62,6 +68,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "wav_match: %d channels recorded, %d in the reference\n", rc, fc);
         goto out;
     }
+    const long clean = argc == 5 ? atol(argv[4]) : -1;
+    const int limited = clean >= 0 && clean < rn;
+    if (limited)
+        rn = clean; /* what follows the first lost cycle is not judged */
     const long window = fn < WINDOW ? fn : WINDOW;
     long lag = -1;
     double best = INFINITY;
@@ -76,22 +86,27 @@ int main(int argc, char **argv)
             lag = d;
         }
     }
-    if (lag < 0 || lag + fn > rn) {
+    const long judged = limited && lag >= 0 && lag + fn > rn ? rn - lag : fn;
+    if (lag < 0 || lag + judged > rn || judged < window) {
         fprintf(stderr, "wav_match: the recording (%ld frames) cannot hold the reference "
                 "(%ld) after a lag of %ld\n", rn, fn, lag);
         goto out;
     }
     double worst = 0, outside = 0, peak = 0;
-    for (long k = 0; k < fn * rc; k++) {
+    for (long k = 0; k < fn * rc; k++)
+        peak = fabs(ref[k]) > peak ? fabs(ref[k]) : peak;
+    for (long k = 0; k < judged * rc; k++) {
         const double e = fabs((double)rec[lag * rc + k] - ref[k]);
         worst = e > worst ? e : worst;
-        peak = fabs(ref[k]) > peak ? fabs(ref[k]) : peak;
     }
     for (long k = 0; k < rn * rc; k++)
         if (k < lag * rc || k >= (lag + fn) * rc)
             outside = fabs(rec[k]) > outside ? fabs(rec[k]) : outside;
-    printf("delay %ld frames, worst %.1f dB, outside %.1f dB, peak %.4f\n", lag, db(worst, peak),
+    printf("delay %ld frames, worst %.1f dB, outside %.1f dB, peak %.4f", lag, db(worst, peak),
            db(outside, peak), peak);
+    if (limited)
+        printf(", judged on the first %ld frames", rn);
+    printf("\n");
     status = 0;
 out:
     free(rec);
