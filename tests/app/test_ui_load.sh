@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The screen never holds up the audio path: 60 s of headless play, then 60 s
+# The screen never holds up the audio path: 30 s (SECONDS) of headless play, then 30 s
 # of the workstation at its full rate (every panel redrawn 30 times a
 # second; spectrum for half the time and spectrogram for the other), same
 # room, engine and default block (256) on the null device. The
