@@ -5,6 +5,8 @@
  * of 8, the last frames) goes by the scalar tile. */
 #include "interleave.h"
 
+#include <string.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define ES_X86 1
@@ -103,9 +105,50 @@ static int have_avx(void)
 }
 #endif
 
+/* One channel and two, the files most people have: runs through
+ * restrict-qualified pointers, which the compiler vectorises (a mono file
+ * is a copy, a stereo one an unpack or two a vector). The general loop
+ * reloads planar[c] every sample, as a store may alias it: a stereo
+ * render's interleaving was 5 % of its whole CPU time that way. */
+static int few_channels_in(const float *restrict interleaved, int channels,
+                           float *const *planar, long at, long frames)
+{
+    if (channels == 1) {
+        memcpy(planar[0] + at, interleaved, (size_t)frames * sizeof(float));
+        return 1;
+    }
+    if (channels != 2)
+        return 0;
+    float *restrict l = planar[0] + at, *restrict r = planar[1] + at;
+    for (long t = 0; t < frames; t++) {
+        l[t] = interleaved[2 * t];
+        r[t] = interleaved[2 * t + 1];
+    }
+    return 1;
+}
+
+static int few_channels_out(const float *const *planar, long at, int channels,
+                            float *restrict interleaved, long frames)
+{
+    if (channels == 1) {
+        memcpy(interleaved, planar[0] + at, (size_t)frames * sizeof(float));
+        return 1;
+    }
+    if (channels != 2)
+        return 0;
+    const float *restrict l = planar[0] + at, *restrict r = planar[1] + at;
+    for (long t = 0; t < frames; t++) {
+        interleaved[2 * t] = l[t];
+        interleaved[2 * t + 1] = r[t];
+    }
+    return 1;
+}
+
 void es_deinterleave(const float *interleaved, int channels, float *const *planar, long at,
                      long frames)
 {
+    if (few_channels_in(interleaved, channels, planar, at, frames))
+        return;
     int c_done = 0;
 #ifdef ES_X86
     if (channels >= 8 && frames >= 8 && have_avx()) {
@@ -120,6 +163,8 @@ void es_deinterleave(const float *interleaved, int channels, float *const *plana
 void es_interleave(const float *const *planar, long at, int channels, float *interleaved,
                    long frames)
 {
+    if (few_channels_out(planar, at, channels, interleaved, frames))
+        return;
     if (channels <= 4) { /* a frame is a few lanes: frame by frame is faster */
         for (long t = 0; t < frames; t++)
             for (int c = 0; c < channels; c++)

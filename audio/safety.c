@@ -1,4 +1,5 @@
 /* Sanitising samples and watching for a runaway (safety.h). */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -24,20 +25,29 @@ ES_RT int es_all_within(const float *x, int frames, float limit)
     return !bad;
 }
 
-ES_RT int es_scan_output(const float *x, int frames, uint32_t *clipped)
+ES_RT int es_scan_within(const float *x, int frames, float limit, uint32_t *clipped)
 {
-    /* On the bits with the sign cleared: above 1.0f is past full scale,
-     * 0x7f800000 and up is infinity or NaN. Vectorised, one pass. */
+    /* On the bits with the sign cleared, whose order is the magnitudes'
+     * (infinity and NaN above every finite one): above 1.0f is past full
+     * scale, above the limit's bits is beyond it. Vectorised, one pass. */
+    uint32_t top;
+    memcpy(&top, &limit, sizeof top);
+    top &= 0x7fffffffu;
     uint32_t over = 0, bad = 0;
     for (int t = 0; t < frames; t++) {
         uint32_t b;
         memcpy(&b, x + t, sizeof b);
         b &= 0x7fffffffu;
         over += b > 0x3f800000u;
-        bad |= b >= 0x7f800000u;
+        bad |= b > top;
     }
     *clipped = over;
     return !bad;
+}
+
+ES_RT int es_scan_output(const float *x, int frames, uint32_t *clipped)
+{
+    return es_scan_within(x, frames, FLT_MAX, clipped);
 }
 
 void es_runaway_init(es_runaway *r, double rate)

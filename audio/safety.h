@@ -23,6 +23,9 @@ ES_RT int es_all_within(const float *x, int frames, float limit);
  * in *clipped how many are past full scale (|x| > 1), as
  * es_count_clipped() counts them when all are finite. */
 ES_RT int es_scan_output(const float *x, int frames, uint32_t *clipped);
+/* The same with the limit of es_all_within(): 1 when every sample is
+ * finite and within `limit` (> 0), the clipped ones counted alike. */
+ES_RT int es_scan_within(const float *x, int frames, float limit, uint32_t *clipped);
 
 /* The runaway detector: a feedback loop grows until it rides far above
  * full scale. It watches the output before the limiter (the limiter hides

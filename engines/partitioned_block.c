@@ -280,7 +280,14 @@ ES_RT int es_partitioned_step(es_engine *e, const float *const *in, float *const
     }
     if (!h || s->age == s->ages) { /* the next input's paths, or this output is summed */
         s->age = 0;
-        if (++s->input == u->inputs)
+        /* Straight past the inputs with no path to this output: a sparse
+         * matrix (64 x 64 with only its diagonal) is not a step per empty
+         * path. */
+        const float *const *col = (const float *const *)u->filter + s->output;
+        do
+            s->input++;
+        while (s->input < u->inputs && !col[(size_t)s->input * (size_t)u->outputs]);
+        if (s->input == u->inputs)
             s->stage = 2;
     }
     return 0;

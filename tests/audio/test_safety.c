@@ -199,11 +199,14 @@ static const es_engine_class breaking_class = {
     .destroy = breaking_destroy,
 };
 
-static void broken_engine(void)
+/* Live, and as a render (offline: the engine writes the outputs itself,
+ * and its check rides on the outputs' last scan). */
+static void broken_engine(int offline)
 {
-    static breaking b = {.base = {&breaking_class}};
+    breaking b = {.base = {&breaking_class}};
     char err[256];
-    es_processor_config cfg = {.mix = {.wet = 1, .gain = 1}, .crossfade_ms = 10};
+    es_processor_config cfg = {.mix = {.wet = 1, .gain = 1}, .crossfade_ms = 10,
+                               .offline = offline};
     es_processor *p = es_processor_create(&mono, &b.base, &cfg, err, sizeof err);
     const long n = BLOCK * 40;
     float *x = calloc((size_t)n, sizeof(float)), *y = calloc((size_t)n, sizeof(float));
@@ -216,9 +219,9 @@ static void broken_engine(void)
     for (long t = BLOCK * 20; t < n; t++)
         silent_after += y[t] == 0.0f;
     char line[240];
-    snprintf(line, sizeof line, "an engine that turns to NaN: %ld non-finite out, silent from "
+    snprintf(line, sizeof line, "an engine that turns to NaN%s: %ld non-finite out, silent from "
              "then on (%ld of %ld), %llu blocks counted, flagged broken (%d)",
-             count_bad(y, n), silent_after, n - BLOCK * 20,
+             offline ? " in a render" : "", count_bad(y, n), silent_after, n - BLOCK * 20,
              (unsigned long long)st.engine_bad, st.engine_broken);
     es_test_check(count_bad(y, n) == 0 && silent_after == n - BLOCK * 20 &&
                       st.engine_bad == 20 && st.engine_broken && y[BLOCK * 19] == 0.5f,
@@ -342,13 +345,15 @@ static void panic(void)
     free(x), free(y);
 }
 
-/* es_scan_output against es_all_within + es_count_clipped: lengths 0 to
+/* es_scan_output and es_scan_within (at 1e9, and past it) against
+ * es_all_within + es_count_clipped: lengths 0 to
  * 67 (the vector loop's tails), samples drawn from zeros, signal, exactly
  * +-1, past full scale, the largest float, infinities and NaN. */
 static void output_scan(void)
 {
     const float kinds[] = {0.0f, -0.0f, 0.5f, -0.99f, 1.0f, -1.0f, 1.0000001f, -3.0f,
-                           FLT_MAX, -FLT_MAX, INFINITY, -INFINITY, NAN, 1e-40f};
+                           FLT_MAX, -FLT_MAX, INFINITY, -INFINITY, NAN, 1e-40f,
+                           1e9f, -1e9f, 1.0000001e9f, -2e9f};
     const int nk = (int)(sizeof kinds / sizeof *kinds);
     uint64_t rng = 11;
     int disagree = 0, tried = 0, bad_seen = 0;
@@ -366,6 +371,10 @@ static void output_scan(void)
             const int want_finite = es_all_within(x, len, FLT_MAX);
             bad_seen += !want_finite;
             disagree += finite != want_finite || (want_finite && over != es_count_clipped(x, len));
+            /* within an engine's limit (1e9), as es_slot_check asks */
+            const int within = es_scan_within(x, len, 1e9f, &over);
+            const int want_within = es_all_within(x, len, 1e9f);
+            disagree += within != want_within || (want_within && over != es_count_clipped(x, len));
             tried++;
         }
     char line[160];
@@ -408,7 +417,8 @@ int main(void)
     dry_without_latency();
     bad_input();
     limiter_nan();
-    broken_engine();
+    broken_engine(0);
+    broken_engine(1);
     runaway();
     panic();
     printf("safety: %s\n", es_test_failures ? "FAIL" : "ok");
