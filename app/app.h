@@ -16,6 +16,7 @@ int es_cmd_rooms(int argc, char **argv);
 void es_engines_help(FILE *to);
 int es_cmd_latency(int argc, char **argv);
 int es_cmd_measure(int argc, char **argv);
+int es_cmd_wisdom(int argc, char **argv);
 /* main.c: a command that will open the sound device `device` (NULL: it
  * lists them) calls this once its options are read, before it opens one:
  * on PipeWire, earshot may start again here on PipeWire's JACK library

@@ -12,18 +12,20 @@ typedef struct {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
+    int own_wisdom; /* the command reads and writes the wisdom file itself */
 } es_command;
 
 static const es_command commands[] = {
-    {"play", es_cmd_play, "play a room live: the workstation, or --headless"},
-    {"render", es_cmd_render, "convolve a file offline through the live processing path"},
-    {"bench", es_cmd_bench, "measure engine speed on this machine"},
-    {"devices", es_cmd_devices, "list the sound devices earshot can play on"},
-    {"rooms", es_cmd_rooms, "the room library: list, --show, new, add, import-jconvolver"},
-    {"latency", es_cmd_latency, "measure the round trip through a loopback, against computed"},
-    {"measure", es_cmd_measure, "measure a room by sweep through the sound card, into the library"},
-    {"engines", es_cmd_engines, "list the convolution engines and whether they run here"},
-    {NULL, NULL, NULL},
+    {"play", es_cmd_play, "play a room live: the workstation, or --headless", 0},
+    {"render", es_cmd_render, "convolve a file offline through the live processing path", 0},
+    {"bench", es_cmd_bench, "measure engine speed on this machine", 0},
+    {"devices", es_cmd_devices, "list the sound devices earshot can play on", 0},
+    {"rooms", es_cmd_rooms, "the room library: list, --show, new, add, import-jconvolver", 0},
+    {"latency", es_cmd_latency, "measure the round trip through a loopback, against computed", 0},
+    {"measure", es_cmd_measure, "measure a room by sweep through the sound card, into the library", 0},
+    {"engines", es_cmd_engines, "list the convolution engines and whether they run here", 0},
+    {"wisdom", es_cmd_wisdom, "plan the CPU engines' FFTs ahead, patiently, for this machine", 1},
+    {NULL, NULL, NULL, 0},
 };
 
 /* The whole command line, for es_app_route_device's new run: set once,
@@ -83,7 +85,8 @@ int main(int argc, char **argv)
     }
     for (const es_command *c = commands; c->name; c++)
         if (!strcmp(argv[1], c->name))
-            return run_command(c->run, argc - 1, argv + 1);
+            return c->own_wisdom ? c->run(argc - 1, argv + 1)
+                                 : run_command(c->run, argc - 1, argv + 1);
     es_error("unknown command '%s' (try earshot --help)", argv[1]);
     return 2;
 }

@@ -55,7 +55,7 @@ int es_fftw_wisdom_load(const char *path, char *err, size_t n)
     FILE *f = es_fopen_regular(path, why, sizeof why);
     if (!f) {
         snprintf(err, n, "FFTW wisdom %s; planning from scratch", why);
-        return -1;
+        return -2;
     }
     es_fftw_planner_lock();
     const int ok = fftwf_import_wisdom_from_file(f);

@@ -18,8 +18,9 @@ void es_fftw_planner_unlock(void);
 /* $EARSHOT_WISDOM if set (NULL when it is empty or "off"), else
  * $XDG_CACHE_HOME/earshot/fftwf.wisdom, else ~/.cache/earshot/fftwf.wisdom. */
 const char *es_fftw_wisdom_default_path(char *buf, size_t n);
-/* 1: read; 0: no such file; -1: unreadable or damaged (err says which; the
- * run goes on planning from scratch). */
+/* 1: read; 0: no such file; -1: damaged or from another FFTW (rewritten
+ * at the next save); -2: unreadable (not a regular file, no permission).
+ * err says which; the run goes on planning from scratch. */
 int es_fftw_wisdom_load(const char *path, char *err, size_t n);
 /* Writes FFTW's wisdom to path (creating its folder; a temporary file
  * renamed over it) if planning learned something since it was loaded or
@@ -33,5 +34,22 @@ void es_fftw_wisdom_learned(void);
  * error. */
 void es_fftw_wisdom_open(FILE *notice);
 void es_fftw_wisdom_close(FILE *notice);
+
+/* The CPU engines' transforms planned ahead (fftw_ahead.c): a real
+ * forward and inverse pair of `points` (2 x partition), planned at
+ * `rigor` into FFTW's wisdom, which every later engine of that size
+ * then plans from at once (FFTW takes wisdom of equal or greater rigor
+ * for an FFTW_MEASURE request). The pair's time is measured with the
+ * plan the wisdom held before (held: 0 when it held none) and with the
+ * new one. 0, or -1 with err. Planner calls: never on the audio thread. */
+typedef enum { ES_FFTW_MEASURE, ES_FFTW_PATIENT, ES_FFTW_EXHAUSTIVE } es_fftw_rigor;
+typedef struct {
+    int points;
+    int held;       /* the wisdom held a plan of this size before */
+    double held_us; /* the pair with that plan, best of five */
+    double now_us;  /* the pair with the plan made now */
+    double plan_s;  /* planning time (next to none when the wisdom held it at this rigor) */
+} es_fftw_ahead;
+int es_fftw_plan_ahead(int points, es_fftw_rigor rigor, es_fftw_ahead *out, char *err, size_t n);
 
 #endif
