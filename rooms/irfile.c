@@ -17,8 +17,8 @@
 #define IR_RATE_MAX 768000
 #define IR_FRAMES_MAX (60 * 192000)
 
-static long resample(const char *path, float **ch, int channels, long frames,
-                     double from, double to, char *err, size_t n)
+long es_ir_resample(const char *path, float **ch, int channels, long frames, double from,
+                    double to, char *err, size_t n)
 {
     double ratio = to / from;
     long out_frames = (long)ceil((double)frames * ratio);
@@ -95,7 +95,7 @@ int es_ir_read_channels(const char *path, double target_rate, float ***channels,
         goto fail;
     }
     if (ai.sample_rate != target_rate) {
-        frames = resample(path, ch, ai.channels, frames, ai.sample_rate, target_rate, err, n);
+        frames = es_ir_resample(path, ch, ai.channels, frames, ai.sample_rate, target_rate, err, n);
         if (frames == 0)
             snprintf(err, n, "%s: nothing left after resampling to %g Hz", path, target_rate);
         if (frames < 1)
@@ -144,7 +144,7 @@ static int read_config(const char *path, double target_rate, float ***paths_out,
             at[count++] = p;
         }
     if (rate != target_rate) {
-        frames = resample(path, rows, count, frames, rate, target_rate, err, n);
+        frames = es_ir_resample(path, rows, count, frames, rate, target_rate, err, n);
         for (int k = 0; k < count; k++)
             room.paths[at[k]] = rows[k]; /* resample replaced them, or kept them */
         if (frames < 1)

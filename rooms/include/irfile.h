@@ -37,6 +37,11 @@ int es_ir_read_paths(const char *path, double target_rate, float ***channels,
  * NULL and a one-line message naming the file on failure. */
 es_ir *es_ir_load(const char *path, double target_rate, int inputs,
                   es_ir_load_info *info, char *err, size_t n);
+/* Converts channels ch[0..channels) of `frames` from `from` to `to` Hz with
+ * libsamplerate's best sinc converter, replacing each array (malloc'd);
+ * the new length, or -1 with a message naming `path`. */
+long es_ir_resample(const char *path, float **ch, int channels, long frames, double from,
+                    double to, char *err, size_t n);
 /* 1 when `path` names a jconvolver configuration (FILE.conf): es_ir_load
  * and es_ir_load_matrix read it as jconvolver does (jconvolver.h), a
  * matrix of any size holding only its paths. */

@@ -1,0 +1,49 @@
+/* SOFA (AES69) filter sets, read through libmysofa: a set is one filter
+ * matrix per measurement, and each measurement is either a direction of a
+ * source around a fixed head (a head-related set, SimpleFreeFieldHRIR) or
+ * an orientation of the listener's head in a room (SingleRoomSRIR,
+ * SingleRoomMIMOSRIR, MultiSpeakerBRIR: ListenerView varies). Data.Delay
+ * is honoured (the filter starts that many samples late), and the set is
+ * resampled to the stream's rate, delays with it. Off the audio thread. */
+#ifndef ES_SOFA_H
+#define ES_SOFA_H
+
+#include <stddef.h>
+
+#include "engine.h"
+
+/* What varies from one measurement to the next. */
+typedef enum {
+    ES_SOFA_SOURCE, /* SourcePosition: a source direction around the head */
+    ES_SOFA_VIEW,   /* ListenerView: the head's orientation in the room */
+    ES_SOFA_FIXED,  /* one measurement */
+} es_sofa_varies;
+
+typedef struct {
+    float azimuth, elevation; /* degrees: azimuth counter-clockwise from ahead (90 is left) */
+    float distance;           /* metres (1 where the file gives a view with no length) */
+} es_sofa_pose;
+
+typedef struct {
+    char convention[48];  /* the file's SOFAConventions */
+    es_sofa_varies varies;
+    int count;            /* measurements (M) */
+    int inputs, outputs;  /* emitters (E) and receivers (R): each set is inputs x outputs */
+    int taps;             /* at the stream rate, the longest delay included */
+    double file_rate, rate;
+    double max_delay;     /* the largest Data.Delay, in samples at the stream rate */
+    es_sofa_pose *pose;   /* [count] */
+    es_ir **sets;         /* [count], each inputs x outputs, `taps` long */
+} es_sofa;
+
+/* Reads `path` (rate: the stream's; 0 keeps the file's). NULL and one
+ * line naming the file and what is wrong or missing: not SOFA, damaged,
+ * a convention or data type it does not read, sizes that do not agree, a
+ * sample or delay that is not a finite number. */
+es_sofa *es_sofa_load(const char *path, double rate, char *err, size_t n);
+void es_sofa_free(es_sofa *s);
+/* The measurement whose pose is nearest (great-circle angle) to the
+ * direction (degrees); -1 for an empty set. */
+int es_sofa_nearest(const es_sofa *s, float azimuth, float elevation);
+
+#endif

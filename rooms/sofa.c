@@ -1,0 +1,306 @@
+/* SOFA filter sets through libmysofa (sofa.h). libmysofa's easy API reads
+ * only head-related sets (it checks for SimpleFreeFieldHRIR and
+ * interpolates them); room sets come through its reader, mysofa_load,
+ * whose arrays are laid out as the file's dimensions say: Data.IR is
+ * M x R x N, or M x R x E x N with several emitters, and Data.Delay is
+ * I x R, M x R, or the same with E. */
+#include <math.h>
+#include <mysofa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "irfile.h"
+#include "sofa.h"
+
+/* What earshot reads: the conventions whose Data.IR are filters, and what
+ * varies between their measurements. */
+static const struct {
+    const char *name;
+    es_sofa_varies varies;
+} conventions[] = {
+    {"SimpleFreeFieldHRIR", ES_SOFA_SOURCE},
+    {"SingleRoomSRIR", ES_SOFA_VIEW},
+    {"SingleRoomMIMOSRIR", ES_SOFA_VIEW},
+    {"MultiSpeakerBRIR", ES_SOFA_VIEW},
+    {"SingleRoomDRIR", ES_SOFA_VIEW},
+    {"GeneralFIR", ES_SOFA_VIEW},
+};
+
+/* A set: 60 s at 192 kHz a filter, and 2^31 samples in all (8 GB). */
+#define SOFA_TAPS_MAX (60 * 192000)
+#define SOFA_SAMPLES_MAX 2147483648.0
+#define SOFA_DELAY_MAX_S 10.0
+
+static const char *mysofa_says(int code)
+{
+    switch (code) {
+    case MYSOFA_INVALID_FORMAT: return "not a SOFA file (no HDF5 structure that libmysofa reads)";
+    case MYSOFA_UNSUPPORTED_FORMAT: return "an HDF5 layout libmysofa does not read";
+    case MYSOFA_NO_MEMORY: return "out of memory reading it";
+    case MYSOFA_READ_ERROR: return "cannot be read (cut short or damaged)";
+    case MYSOFA_INVALID_ATTRIBUTES: return "its attributes are not SOFA's";
+    case MYSOFA_INVALID_DIMENSIONS: return "its dimensions are not SOFA's";
+    case MYSOFA_INVALID_DIMENSION_LIST: return "a variable's dimensions are not SOFA's";
+    case MYSOFA_INVALID_COORDINATE_TYPE: return "a position's Type is neither cartesian nor spherical";
+    default: return "damaged (libmysofa could not read it)";
+    }
+}
+
+/* Where varied poses come from: M x C when they vary, I x C when fixed. */
+static int varies_by(const struct MYSOFA_ARRAY *a, unsigned m)
+{
+    return a->values && a->elements == 3 * m && m > 1;
+}
+
+/* Data.Delay for measurement m, receiver r, emitter e, in the file's
+ * samples: whichever of I x R, M x R, I x R x E, M x R x E it holds. */
+static int delay_at(const struct MYSOFA_HRTF *h, unsigned m, unsigned r, unsigned e, double *d)
+{
+    const struct MYSOFA_ARRAY *a = &h->DataDelay;
+    const unsigned R = h->R, E = h->E, M = h->M;
+    size_t k;
+    if (!a->values || a->elements == 0)
+        return *d = 0, 0;
+    if (a->elements == R)
+        k = r;
+    else if (a->elements == (size_t)M * R)
+        k = (size_t)m * R + r;
+    else if (a->elements == (size_t)R * E)
+        k = (size_t)r * E + e;
+    else if (a->elements == (size_t)M * R * E)
+        k = ((size_t)m * R + r) * E + e;
+    else
+        return -1;
+    *d = a->values[k];
+    return 0;
+}
+
+static void free_rows(float **rows, size_t count)
+{
+    for (size_t k = 0; rows && k < count; k++)
+        free(rows[k]);
+    free(rows);
+}
+
+void es_sofa_free(es_sofa *s)
+{
+    if (!s)
+        return;
+    for (int m = 0; s->sets && m < s->count; m++)
+        es_ir_destroy(s->sets[m]);
+    free(s->sets);
+    free(s->pose);
+    free(s);
+}
+
+/* The checks and the layout, with h read. NULL and err on failure. */
+static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate, char *err,
+                          size_t n)
+{
+    const char *conv = mysofa_getAttribute(h->attributes, "SOFAConventions");
+    const char *type = mysofa_getAttribute(h->attributes, "DataType");
+    if (!conv) {
+        snprintf(err, n, "%s: no SOFAConventions attribute: not a SOFA file", path);
+        return NULL;
+    }
+    int which = -1;
+    for (size_t k = 0; k < sizeof conventions / sizeof *conventions; k++)
+        if (!strcmp(conv, conventions[k].name))
+            which = (int)k;
+    if (which < 0) {
+        snprintf(err, n, "%s: convention '%.40s' is not one earshot reads (SimpleFreeFieldHRIR, "
+                 "SingleRoomSRIR, SingleRoomMIMOSRIR, MultiSpeakerBRIR, SingleRoomDRIR, "
+                 "GeneralFIR)", path, conv);
+        return NULL;
+    }
+    if (!type || strcmp(type, "FIR") != 0) {
+        snprintf(err, n, "%s: DataType '%.20s': earshot reads FIR sets only", path,
+                 type ? type : "(none)");
+        return NULL;
+    }
+    const unsigned M = h->M, R = h->R, E = h->E ? h->E : 1, N = h->N;
+    if (M == 0 || R == 0 || N == 0 || !h->DataIR.values ||
+        h->DataIR.elements != (size_t)M * R * E * N) {
+        snprintf(err, n, "%s: Data.IR holds %u values, not M x R x E x N = %u x %u x %u x %u",
+                 path, h->DataIR.elements, M, R, E, N);
+        return NULL;
+    }
+    if (!h->DataSamplingRate.values || h->DataSamplingRate.elements < 1 ||
+        !(h->DataSamplingRate.values[0] >= 1000 && h->DataSamplingRate.values[0] <= 768000)) {
+        snprintf(err, n, "%s: Data.SamplingRate missing or outside 1000..768000 Hz", path);
+        return NULL;
+    }
+    const double file_rate = h->DataSamplingRate.values[0];
+    const double to = rate > 0 ? rate : file_rate;
+    /* The delays first: they set the length every filter gets. */
+    double max_delay = 0;
+    for (unsigned m = 0; m < M; m++)
+        for (unsigned r = 0; r < R; r++)
+            for (unsigned e = 0; e < E; e++) {
+                double d;
+                if (delay_at(h, m, r, e, &d) != 0) {
+                    snprintf(err, n, "%s: Data.Delay holds %u values, none of I x R, M x R, "
+                             "I x R x E, M x R x E", path, h->DataDelay.elements);
+                    return NULL;
+                }
+                if (!(d >= 0 && d <= SOFA_DELAY_MAX_S * file_rate)) {
+                    snprintf(err, n, "%s: Data.Delay %g at measurement %u, receiver %u: not "
+                             "a delay (0 to %g s)", path, d, m + 1, r + 1, SOFA_DELAY_MAX_S);
+                    return NULL;
+                }
+                max_delay = d > max_delay ? d : max_delay;
+            }
+    const double ratio = to / file_rate;
+    const long shift_max = lround(max_delay * ratio);
+    const long filter = (long)ceil((double)N * ratio) + 1;
+    if (filter + shift_max > SOFA_TAPS_MAX ||
+        (double)M * R * E * (double)(filter + shift_max) > SOFA_SAMPLES_MAX) {
+        snprintf(err, n, "%s: %u measurements of %u x %u filters of %ld taps: more than earshot "
+                 "holds", path, M, E, R, filter + shift_max);
+        return NULL;
+    }
+    es_sofa *s = calloc(1, sizeof *s);
+    if (!s || !(s->pose = calloc(M, sizeof *s->pose)) || !(s->sets = calloc(M, sizeof *s->sets))) {
+        es_sofa_free(s);
+        snprintf(err, n, "%s: out of memory", path);
+        return NULL;
+    }
+    snprintf(s->convention, sizeof s->convention, "%s", conv);
+    s->count = (int)M;
+    s->inputs = (int)E;
+    s->outputs = (int)R;
+    s->file_rate = file_rate;
+    s->rate = to;
+    s->max_delay = max_delay * ratio;
+    /* The poses, in spherical degrees (mysofa_tospherical converts every
+     * position array the file gave as cartesian). */
+    mysofa_tospherical(h);
+    const struct MYSOFA_ARRAY *poses = NULL;
+    s->varies = M == 1 ? ES_SOFA_FIXED : conventions[which].varies;
+    if (s->varies == ES_SOFA_VIEW && varies_by(&h->ListenerView, M))
+        poses = &h->ListenerView;
+    else if (varies_by(&h->SourcePosition, M))
+        poses = &h->SourcePosition, s->varies = ES_SOFA_SOURCE;
+    else if (M > 1) {
+        es_sofa_free(s);
+        snprintf(err, n, "%s: %u measurements, but neither ListenerView nor SourcePosition "
+                 "varies between them: no orientation to choose by", path, M);
+        return NULL;
+    }
+    for (unsigned m = 0; poses && m < M; m++) {
+        const float *v = poses->values + 3 * (size_t)m;
+        if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2])) {
+            es_sofa_free(s);
+            snprintf(err, n, "%s: measurement %u's position is not a finite number", path, m + 1);
+            return NULL;
+        }
+        s->pose[m] = (es_sofa_pose){v[0], v[1], v[2]};
+    }
+    /* Each measurement: its E x R filters, resampled, then delayed. */
+    float **rows = calloc((size_t)R * E, sizeof *rows);
+    if (!rows) {
+        es_sofa_free(s);
+        snprintf(err, n, "%s: out of memory", path);
+        return NULL;
+    }
+    long taps = 0;
+    for (unsigned m = 0; m < M; m++) {
+        for (unsigned r = 0; r < R; r++)
+            for (unsigned e = 0; e < E; e++) {
+                float *row = malloc(N * sizeof(float));
+                rows[(size_t)e * R + r] = row;
+                if (!row)
+                    goto no_memory;
+                const float *from = h->DataIR.values + (((size_t)m * R + r) * E + e) * N;
+                for (unsigned t = 0; t < N; t++) {
+                    if (!isfinite(from[t])) {
+                        free_rows(rows, (size_t)R * E);
+                        es_sofa_free(s);
+                        snprintf(err, n, "%s: Data.IR sample %u of measurement %u, receiver "
+                                 "%u is not a finite number", path, t + 1, m + 1, r + 1);
+                        return NULL;
+                    }
+                    row[t] = from[t];
+                }
+            }
+        long frames = N;
+        if (to != file_rate &&
+            (frames = es_ir_resample(path, rows, (int)(R * E), N, file_rate, to, err, n)) < 0) {
+            free_rows(rows, (size_t)R * E);
+            es_sofa_free(s);
+            return NULL;
+        }
+        if (m == 0)
+            taps = frames + shift_max;
+        es_ir *ir = s->sets[m] = es_ir_create((int)E, (int)R, (int)taps, to);
+        if (!ir)
+            goto no_memory;
+        for (unsigned r = 0; r < R; r++)
+            for (unsigned e = 0; e < E; e++) {
+                double d = 0;
+                delay_at(h, m, r, e, &d); /* its layout was checked above */
+                const long shift = lround(d * ratio);
+                float *dst = es_ir_path(ir, (int)e, (int)r);
+                float *src = rows[(size_t)e * R + r];
+                if (!dst)
+                    goto no_memory;
+                const long count = frames < taps - shift ? frames : taps - shift;
+                memcpy(dst + shift, src, (size_t)count * sizeof(float));
+            }
+        for (size_t k = 0; k < (size_t)R * E; k++) {
+            free(rows[k]);
+            rows[k] = NULL;
+        }
+    }
+    free(rows);
+    s->taps = (int)taps;
+    return s;
+no_memory:
+    free_rows(rows, (size_t)R * E);
+    es_sofa_free(s);
+    snprintf(err, n, "%s: out of memory", path);
+    return NULL;
+}
+
+es_sofa *es_sofa_load(const char *path, double rate, char *err, size_t n)
+{
+    /* A regular file only: libmysofa would block on a FIFO. */
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, n, "%s: cannot open it", path);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, n, "%s: not a regular file", path);
+        return NULL;
+    }
+    int code = 0;
+    struct MYSOFA_HRTF *h = mysofa_load(path, &code);
+    if (!h) {
+        snprintf(err, n, "%s: %s", path, mysofa_says(code));
+        return NULL;
+    }
+    es_sofa *s = from_hrtf(path, h, rate, err, n);
+    mysofa_free(h);
+    return s;
+}
+
+int es_sofa_nearest(const es_sofa *s, float azimuth, float elevation)
+{
+    const double rad = 3.14159265358979323846 / 180.0;
+    const double a = azimuth * rad, e = elevation * rad;
+    const double x = cos(e) * cos(a), y = cos(e) * sin(a), z = sin(e);
+    int best = -1;
+    double best_dot = -2;
+    for (int m = 0; s && m < s->count; m++) {
+        const double pa = s->pose[m].azimuth * rad, pe = s->pose[m].elevation * rad;
+        const double dot = x * cos(pe) * cos(pa) + y * cos(pe) * sin(pa) + z * sin(pe);
+        if (dot > best_dot) {
+            best_dot = dot;
+            best = m;
+        }
+    }
+    return best;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""Writes a SOFA file of the test's own (netCDF4, as AES69 lays it out):
+M measurements of R receivers from E emitters, N taps at RATE, the head
+turned to M yaw angles evenly round (ListenerView), each filter a unit
+step at tap 3 scaled by 0.5 + 0.1 m, and Data.Delay (M x R) of DL samples
+on receiver 1 and DR on the others.
+
+  make_sofa.py PATH CONVENTION M R E N RATE DL DR [nan]
+
+`nan` puts a NaN in the last measurement's filter."""
+import sys
+
+import netCDF4
+import numpy as np
+
+path, conv = sys.argv[1], sys.argv[2]
+M, R, E, N = (int(v) for v in sys.argv[3:7])
+rate, dl, dr = float(sys.argv[7]), float(sys.argv[8]), float(sys.argv[9])
+d = netCDF4.Dataset(path, "w", format="NETCDF4")
+d.Conventions = "SOFA"
+d.Version = "2.1"
+d.SOFAConventions = conv
+d.SOFAConventionsVersion = "1.0"
+d.DataType = "FIR"
+d.RoomType = "reverberant"
+for a in ("Title", "DateCreated", "DateModified", "APIName", "APIVersion", "AuthorContact",
+          "Organization", "License"):
+    d.setncattr(a, "earshot test")
+for k, v in dict(M=M, R=R, E=E, N=N, C=3, I=1, S=0).items():
+    d.createDimension(k, v)
+
+
+def var(name, dims, data, **attrs):
+    v = d.createVariable(name, "f8", dims)
+    v[:] = data
+    for a, b in attrs.items():
+        v.setncattr(a, b)
+
+
+var("ListenerPosition", ("I", "C"), [[0, 0, 0]], Type="cartesian", Units="metre")
+var("ListenerUp", ("I", "C"), [[0, 0, 1]], Type="cartesian", Units="metre")
+yaw = np.arange(M) * 360.0 / M
+var("ListenerView", ("M", "C"), np.stack([yaw, np.zeros(M), np.ones(M)], 1),
+    Type="spherical", Units="degree, degree, metre")
+var("ReceiverPosition", ("R", "C", "I"), np.zeros((R, 3, 1)), Type="cartesian", Units="metre")
+var("SourcePosition", ("I", "C"), [[2, 0, 0]], Type="cartesian", Units="metre")
+var("EmitterPosition", ("E", "C", "I"), np.zeros((E, 3, 1)), Type="cartesian", Units="metre")
+ir = np.zeros((M, R, E, N))
+for m in range(M):
+    ir[m, :, :, 3] = 0.5 + 0.1 * m
+if len(sys.argv) > 10 and sys.argv[10] == "nan":
+    ir[M - 1, 0, 0, N // 2] = np.nan
+if E == 1:
+    var("Data.IR", ("M", "R", "N"), ir[:, :, 0, :])
+else:
+    var("Data.IR", ("M", "R", "E", "N"), ir)
+var("Data.SamplingRate", ("I",), [rate], Units="hertz")
+delay = np.full((M, R), dr)
+delay[:, 0] = dl
+var("Data.Delay", ("M", "R"), delay)
+d.close()
