@@ -43,7 +43,11 @@ static const char usage[] =
     "and C50 per octave band (63 Hz - 8 kHz) of that channel (--channel N: of\n"
     "channel N, or the next that sounds), the noise floor, the energy decay\n"
     "curve, and every channel's (a matrix's every path's) broadband figures\n"
-    "with the direct sound's arrival.\n"
+    "with the direct sound's arrival. For a SOFA filter set (FILE.sofa: a\n"
+    "head-related set by source direction, or a room measured at several head\n"
+    "orientations), --show gives its convention and a row per measurement: the\n"
+    "pose, the first path's broadband figures and, for two ears, the interaural\n"
+    "level and time differences.\n"
     "\n"
     "new synthesises a shoebox room (image sources and an Eyring-decay tail per\n"
     "octave band, a stereo microphone pair 0.17 m apart) into the user folder:\n"
@@ -88,7 +92,7 @@ static const char *json_figure(char *out, size_t n, const char *fmt, double v)
 
 /* A row of figures; `onset` adds the direct sound's arrival (a channel's
  * row, not a band's). */
-static void band_row(const char *label, const es_acoustics *a, int json, int last, int onset)
+void es_rooms_band_row(const char *label, const es_acoustics *a, int json, int last, int onset)
 {
     char f[6][32];
     if (json) {
@@ -176,11 +180,11 @@ static void per_channel(float *const *ch, int channels, int frames, double rate,
         if (json && silent)
             printf("%s{\"%s\":null}", comma, label);
         else if (json)
-            printf("%s{", comma), band_row(label, &a, 1, 1, 1), printf("}");
+            printf("%s{", comma), es_rooms_band_row(label, &a, 1, 1, 1), printf("}");
         else if (silent)
             printf("  %-9s silent\n", label);
         else
-            band_row(label, &a, 0, 0, 1);
+            es_rooms_band_row(label, &a, 0, 0, 1);
     }
     if (json)
         printf("]");
@@ -221,11 +225,11 @@ static int show(const char *title, const es_room *room, const char *layout, floa
             es_json_string(stdout, room->path);
             printf(",");
         }
-        band_row("broadband", &a.broadband, 1, 0, 0);
+        es_rooms_band_row("broadband", &a.broadband, 1, 0, 0);
         for (int b = 0; b < ES_MEASURE_BANDS; b++) {
             char label[16];
             snprintf(label, sizeof label, "%.0f", es_measure_centres[b]);
-            band_row(label, &a.band[b], 1, b == ES_MEASURE_BANDS - 1, 0);
+            es_rooms_band_row(label, &a.band[b], 1, b == ES_MEASURE_BANDS - 1, 0);
         }
         per_channel(ch, channels, frames, rate, layout, 1);
         printf("}\n");
@@ -260,11 +264,11 @@ static int show(const char *title, const es_room *room, const char *layout, floa
     }
     printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (channel %d)\n", "band", "T20 s", "T30 s",
            "EDT s", "C50 dB", "C80 dB", "D50", measured + 1);
-    band_row("broadband", &a.broadband, 0, 0, 0);
+    es_rooms_band_row("broadband", &a.broadband, 0, 0, 0);
     for (int b = 0; b < ES_MEASURE_BANDS; b++) {
         char label[16];
         snprintf(label, sizeof label, "%.0f Hz", es_measure_centres[b]);
-        band_row(label, &a.band[b], 0, 0, 0);
+        es_rooms_band_row(label, &a.band[b], 0, 0, 0);
     }
     reasons("broadband", &a.broadband);
     if (channels > 1)
@@ -404,7 +408,8 @@ int es_cmd_rooms(int argc, char **argv)
         const es_room *room = es_library_find(&lib, target);
         struct stat st;
         if (!room && stat(target, &st) == 0) {
-            rc = show_file(target, json);
+            rc = es_rooms_is_sofa(target) ? es_rooms_show_sofa(target, json)
+                                          : show_file(target, json);
         } else if (!room) {
             es_error("rooms --show: no room or file named '%s' (earshot rooms lists them)",
                      target);

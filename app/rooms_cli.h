@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "acoustics.h"
 #include "library.h"
 #include "prepare.h"
 
@@ -13,5 +14,16 @@ int es_cmd_rooms_edit(int argc, char **argv);
 /* Prepares a room at its file's own rate (no resampling): what the list
  * and --show measure, and how add validates. 0 or -1 with a message. */
 int es_rooms_prepare_native(const es_room *room, es_prepared_room *out, char *err, size_t n);
+
+/* One row of ISO 3382 figures (cmd_rooms.c): text, or a JSON member
+ * "label":{...} (and a comma unless last); `onset` adds the direct
+ * sound's arrival. */
+void es_rooms_band_row(const char *label, const es_acoustics *a, int json, int last, int onset);
+
+/* A SOFA filter set (cmd_rooms_sofa.c): whether `path` is one (its name
+ * ends in .sofa, or it begins as HDF5 does), and --show for it: 0, or 1
+ * said in one line. */
+int es_rooms_is_sofa(const char *path);
+int es_rooms_show_sofa(const char *path, int json);
 
 #endif

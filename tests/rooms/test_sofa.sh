@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Makes the SOFA files test_sofa reads (make_sofa.py, netCDF4), and the
-# damaged ones, then runs it on them and on Debian's MIT KEMAR set.
-#   test_sofa.sh TEST_SOFA
+# damaged ones, then runs it on them and on Debian's MIT KEMAR set; with
+# EARSHOT, `earshot rooms --show` on them as a person reads a set:
+#   - KEMAR: its convention and 710 source directions in the first line, a
+#     row per direction, the one at azimuth 90 (left) with ILD over +10 dB
+#     and ITD +0.6 to +0.8 ms, and the same as one JSON object;
+#   - the room set: 4 head orientations;
+#   - a FIFO named x.sofa: one line, exit 1, within 5 s (no blocking open).
+#   test_sofa.sh TEST_SOFA [EARSHOT]
 set -u
 kemar=/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa
 make=$(dirname "$0")/make_sofa.py
@@ -20,4 +26,39 @@ head -c 3000 "$kemar" >"$dir/cut.sofa"
 echo "not a SOFA file" >"$dir/text.sofa"
 mkdir "$dir/folder.sofa"
 mkfifo "$dir/fifo.sofa"
-exec "$1" "$kemar" "$dir"
+"$1" "$kemar" "$dir"
+fail=$?
+[ $# -ge 2 ] || exit $fail
+earshot=$2
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+"$earshot" rooms --show "$kemar" >"$dir/show.txt" 2>"$dir/show.err"
+rc=$?
+row=$(awk '$2 == "90.0" && $3 == "0.0"' "$dir/show.txt" | head -1)
+ild=$(awk '{ print $(NF - 1) }' <<<"$row") itd=$(awk '{ print $NF }' <<<"$row")
+if [ $rc = 0 ] && head -1 "$dir/show.txt" | grep -q "SOFA SimpleFreeFieldHRIR, 710 source directions" &&
+    [ "$(grep -cE '^ +[0-9]+ +-?[0-9.]+ +-?[0-9.]+ ' "$dir/show.txt")" = 710 ] &&
+    awk -v l="$ild" -v t="$itd" 'BEGIN { exit !(l > 10 && t > 0.6 && t < 0.8) }'; then
+    ok "rooms --show KEMAR: $(head -1 "$dir/show.txt" | sed "s|$kemar|KEMAR|"); azimuth 90: ILD $ild dB, ITD $itd ms"
+else
+    bad "rooms --show KEMAR: exit $rc, row '$row': $(head -3 "$dir/show.txt") $(cat "$dir/show.err")"
+fi
+"$earshot" rooms --show "$kemar" --json >"$dir/show.json" 2>&1
+/usr/bin/python3 - "$dir/show.json" <<'PY' && ok "rooms --show KEMAR --json: 710 poses, ILD and ITD each" ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["convention"] == "SimpleFreeFieldHRIR" and d["varies"] == "source"
+assert len(d["poses"]) == 710 and all("ild_db" in p and "itd_ms" in p for p in d["poses"])
+PY
+    bad "rooms --show KEMAR --json: $(head -c 300 "$dir/show.json")"
+"$earshot" rooms --show "$dir/srir.sofa" >"$dir/srir.txt" 2>&1 &&
+    grep -q "SOFA SingleRoomSRIR, 4 head orientations" "$dir/srir.txt" &&
+    ok "rooms --show a room set: $(head -1 "$dir/srir.txt" | sed "s|$dir/||")" ||
+    bad "rooms --show a room set: $(cat "$dir/srir.txt")"
+mkfifo "$dir/x.sofa"
+timeout 5 "$earshot" rooms --show "$dir/x.sofa" >/dev/null 2>"$dir/fifo.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$dir/fifo.err")" = 1 ] && grep -q "not a regular file" "$dir/fifo.err" &&
+    ok "rooms --show a FIFO named x.sofa: $(cat "$dir/fifo.err")" ||
+    bad "rooms --show a FIFO: exit $rc: $(cat "$dir/fifo.err")"
+exit $fail
