@@ -28,9 +28,6 @@ static const struct {
     {"GeneralFIR", ES_SOFA_VIEW},
 };
 
-/* A set: 60 s at 192 kHz a filter, and 2^31 samples in all (8 GB). */
-#define SOFA_TAPS_MAX (60 * 192000)
-#define SOFA_SAMPLES_MAX 2147483648.0
 #define SOFA_DELAY_MAX_S 10.0
 
 static const char *mysofa_says(int code)
@@ -155,8 +152,8 @@ static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate, 
     const double ratio = to / file_rate;
     const long shift_max = lround(max_delay * ratio);
     const long filter = (long)ceil((double)N * ratio) + 1;
-    if (filter + shift_max > SOFA_TAPS_MAX ||
-        (double)M * R * E * (double)(filter + shift_max) > SOFA_SAMPLES_MAX) {
+    if (filter + shift_max > ES_SOFA_TAPS_MAX ||
+        (double)M * R * E * (double)(filter + shift_max) > ES_SOFA_SAMPLES_MAX) {
         snprintf(err, n, "%s: %u measurements of %u x %u filters of %ld taps: more than earshot "
                  "holds", path, M, E, R, filter + shift_max);
         return NULL;
@@ -264,7 +261,7 @@ no_memory:
     return NULL;
 }
 
-es_sofa *es_sofa_load(const char *path, double rate, char *err, size_t n)
+es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n)
 {
     /* A regular file only: libmysofa would block on a FIFO. */
     struct stat st;

@@ -12,6 +12,10 @@
 
 #include "engine.h"
 
+/* A set: 60 s at 192 kHz a filter, and 2^31 samples in all (8 GB). */
+#define ES_SOFA_TAPS_MAX (60 * 192000)
+#define ES_SOFA_SAMPLES_MAX 2147483648.0
+
 /* What varies from one measurement to the next. */
 typedef enum {
     ES_SOFA_SOURCE, /* SourcePosition: a source direction around the head */
@@ -39,8 +43,16 @@ typedef struct {
 /* Reads `path` (rate: the stream's; 0 keeps the file's). NULL and one
  * line naming the file and what is wrong or missing: not SOFA, damaged,
  * a convention or data type it does not read, sizes that do not agree, a
- * sample or delay that is not a finite number. */
+ * sample or delay that is not a finite number, or a file libmysofa could
+ * not finish reading in time or crashed on (sofa_guard.c: it reads in a
+ * child process, as libmysofa 1.3 loops for ever on some damaged files). */
 es_sofa *es_sofa_load(const char *path, double rate, char *err, size_t n);
+/* The same in this process, with no time limit: the child's reader, and
+ * the fuzz target's (which runs libFuzzer's own limits). */
+es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n);
+/* How long es_sofa_load lets a file of `bytes` take: 10 s, and 1 s more
+ * for each 20 MB (a large set reads at well over 100 MB/s). */
+double es_sofa_time_limit(long long bytes);
 void es_sofa_free(es_sofa *s);
 /* The measurement whose pose is nearest (great-circle angle) to the
  * direction (degrees); -1 for an empty set. */

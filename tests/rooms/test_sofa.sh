@@ -6,7 +6,10 @@
 #     row per direction, the one at azimuth 90 (left) with ILD over +10 dB
 #     and ITD +0.6 to +0.8 ms, and the same as one JSON object;
 #   - the room set: 4 head orientations;
-#   - a FIFO named x.sofa: one line, exit 1, within 5 s (no blocking open).
+#   - a FIFO named x.sofa: one line, exit 1, within 5 s (no blocking open);
+#   - libmysofa-loops.sofa, a damaged file on which libmysofa 1.3 loops for
+#     ever (found by the fuzz target): one line, exit 1, within the reader's
+#     10 s and a margin, and no reader process left behind.
 #   test_sofa.sh TEST_SOFA [EARSHOT]
 set -u
 kemar=/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa
@@ -61,4 +64,14 @@ rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$dir/fifo.err")" = 1 ] && grep -q "not a regular file" "$dir/fifo.err" &&
     ok "rooms --show a FIFO named x.sofa: $(cat "$dir/fifo.err")" ||
     bad "rooms --show a FIFO: exit $rc: $(cat "$dir/fifo.err")"
+loops=$(dirname "$0")/libmysofa-loops.sofa
+t0=$(date +%s%N)
+timeout 30 "$earshot" rooms --show "$loops" >/dev/null 2>"$dir/loops.err"
+rc=$? took=$((($(date +%s%N) - t0) / 1000000))
+sleep 0.2
+left=$(pgrep -f "rooms --show $loops" | wc -l)
+[ $rc = 1 ] && [ "$(wc -l <"$dir/loops.err")" = 1 ] && grep -q "not read within 10 s" "$dir/loops.err" &&
+    [ $took -lt 20000 ] && [ "$left" = 0 ] &&
+    ok "rooms --show a file libmysofa loops on: $took ms: $(sed "s|$loops|FILE|" "$dir/loops.err")" ||
+    bad "rooms --show a file libmysofa loops on: exit $rc after $took ms, $left left running: $(cat "$dir/loops.err")"
 exit $fail

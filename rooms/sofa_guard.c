@@ -1,0 +1,258 @@
+/* es_sofa_load: a SOFA file read in a child process, with a time limit.
+ *
+ * libmysofa 1.3 loops for ever on some damaged files (the fuzz target found
+ * one: 100 s of CPU and counting, a third of it in system calls), and a
+ * reader of HDF5 written by other people can crash on what it was never
+ * shown. Neither may take the workstation with it. So the child reads the
+ * file (es_sofa_read), writes the set or its one-line refusal into an
+ * anonymous memory file, and exits; the parent waits for it up to
+ * es_sofa_time_limit, kills it past that, and reads the answer back,
+ * checking every size against the limits sofa.c reads by. Whatever went
+ * wrong, the caller gets one line naming the file. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sofa.h"
+
+#define ANSWER_MAGIC 0x53464131u /* "SFA1" */
+
+/* What the child hands back ahead of the poses and the filters. */
+typedef struct {
+    uint32_t magic;
+    int32_t ok;
+    char err[512];
+    char convention[48];
+    int32_t varies, count, inputs, outputs, taps;
+    double file_rate, rate, max_delay;
+} answer_head;
+
+double es_sofa_time_limit(long long bytes)
+{
+    return 10.0 + (bytes > 0 ? (double)bytes / 20e6 : 0);
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+    char *c = p;
+    while (n > 0) {
+        ssize_t r = read(fd, c, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        c += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* The child's half: read, write the answer, exit. Only _exit: the
+ * parent's atexit handlers and buffered streams are not the child's. */
+static _Noreturn void child_reads(int out, const char *path, double rate, double limit)
+{
+    /* Gone with the thread that waits for it, and never past its limit
+     * even if nobody waits. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    alarm((unsigned)limit + 2);
+    answer_head head = {.magic = ANSWER_MAGIC};
+    es_sofa *s = es_sofa_read(path, rate, head.err, sizeof head.err);
+    if (!s)
+        _exit(write_all(out, &head, sizeof head) == 0 ? 0 : 1);
+    head.ok = 1;
+    memcpy(head.convention, s->convention, sizeof head.convention);
+    head.varies = (int32_t)s->varies;
+    head.count = s->count;
+    head.inputs = s->inputs;
+    head.outputs = s->outputs;
+    head.taps = s->taps;
+    head.file_rate = s->file_rate;
+    head.rate = s->rate;
+    head.max_delay = s->max_delay;
+    int bad = write_all(out, &head, sizeof head) ||
+              write_all(out, s->pose, (size_t)s->count * sizeof *s->pose);
+    const size_t rows = (size_t)s->inputs * (size_t)s->outputs;
+    for (int m = 0; !bad && m < s->count; m++)
+        for (size_t r = 0; !bad && r < rows; r++) {
+            const float *row = s->sets[m]->taps[r];
+            const uint8_t present = row != NULL;
+            bad = write_all(out, &present, 1) ||
+                  (present && write_all(out, row, (size_t)s->taps * sizeof(float)));
+        }
+    _exit(bad ? 1 : 0);
+}
+
+/* Waits up to `limit` seconds for the child to end; its status in
+ * *status. 1: it ended; 0: time ran out. The pipe wakes the wait as soon
+ * as the child exits (its end closes); the poll is also cut to 100 ms, as
+ * another thread's fork may hold a copy of that end for a while. */
+static int wait_child(pid_t pid, int done, double limit, int *status)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        const pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
+            return 1;
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        const double left = limit - ((double)(t.tv_sec - t0.tv_sec) +
+                                     1e-9 * (double)(t.tv_nsec - t0.tv_nsec));
+        if (left <= 0)
+            return 0;
+        struct pollfd p = {.fd = done, .events = POLLIN};
+        poll(&p, 1, left < 0.1 ? (int)(left * 1000) + 1 : 100);
+    }
+}
+
+/* The parent's half: the answer in `in` (at its start), checked. */
+static es_sofa *read_answer(int in, const char *path, char *err, size_t n)
+{
+    answer_head head;
+    if (read_all(in, &head, sizeof head) != 0 || head.magic != ANSWER_MAGIC) {
+        snprintf(err, n, "%s: its reader gave no answer", path);
+        return NULL;
+    }
+    if (!head.ok) {
+        head.err[sizeof head.err - 1] = '\0';
+        snprintf(err, n, "%s", head.err);
+        return NULL;
+    }
+    head.convention[sizeof head.convention - 1] = '\0';
+    const double samples = (double)head.count * head.inputs * head.outputs * head.taps;
+    if (head.count < 1 || head.inputs < 1 || head.outputs < 1 || head.taps < 1 ||
+        head.taps > ES_SOFA_TAPS_MAX || samples > ES_SOFA_SAMPLES_MAX ||
+        head.varies < ES_SOFA_SOURCE || head.varies > ES_SOFA_FIXED) {
+        snprintf(err, n, "%s: its reader's answer does not hold together", path);
+        return NULL;
+    }
+    es_sofa *s = calloc(1, sizeof *s);
+    if (!s || !(s->pose = calloc((size_t)head.count, sizeof *s->pose)) ||
+        !(s->sets = calloc((size_t)head.count, sizeof *s->sets))) {
+        es_sofa_free(s);
+        snprintf(err, n, "%s: out of memory", path);
+        return NULL;
+    }
+    memcpy(s->convention, head.convention, sizeof s->convention);
+    s->varies = (es_sofa_varies)head.varies;
+    s->count = head.count;
+    s->inputs = head.inputs;
+    s->outputs = head.outputs;
+    s->taps = head.taps;
+    s->file_rate = head.file_rate;
+    s->rate = head.rate;
+    s->max_delay = head.max_delay;
+    if (read_all(in, s->pose, (size_t)s->count * sizeof *s->pose) != 0)
+        goto short_answer;
+    for (int m = 0; m < s->count; m++) {
+        es_ir *ir = s->sets[m] = es_ir_create(s->inputs, s->outputs, s->taps, s->rate);
+        if (!ir)
+            goto no_memory;
+        for (int i = 0; i < s->inputs; i++)
+            for (int o = 0; o < s->outputs; o++) {
+                uint8_t present;
+                if (read_all(in, &present, 1) != 0)
+                    goto short_answer;
+                if (!present)
+                    continue;
+                float *row = es_ir_path(ir, i, o);
+                if (!row)
+                    goto no_memory;
+                if (read_all(in, row, (size_t)s->taps * sizeof(float)) != 0)
+                    goto short_answer;
+            }
+    }
+    return s;
+short_answer:
+    es_sofa_free(s);
+    snprintf(err, n, "%s: its reader's answer was cut short", path);
+    return NULL;
+no_memory:
+    es_sofa_free(s);
+    snprintf(err, n, "%s: out of memory", path);
+    return NULL;
+}
+
+es_sofa *es_sofa_load(const char *path, double rate, char *err, size_t n)
+{
+    /* The checks that need no child: a FIFO would block it, and a name
+     * that is not there is said as such. */
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, n, "%s: cannot open it", path);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, n, "%s: not a regular file", path);
+        return NULL;
+    }
+    const double limit = es_sofa_time_limit((long long)st.st_size);
+    int answer = memfd_create("earshot-sofa", MFD_CLOEXEC);
+    int done[2];
+    if (answer < 0 || pipe2(done, O_CLOEXEC) != 0) {
+        if (answer >= 0)
+            close(answer);
+        snprintf(err, n, "%s: cannot start its reader (%s)", path, strerror(errno));
+        return NULL;
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(done[0]);
+        child_reads(answer, path, rate, limit);
+    }
+    close(done[1]);
+    if (pid < 0) {
+        snprintf(err, n, "%s: cannot start its reader (%s)", path, strerror(errno));
+        close(done[0]);
+        close(answer);
+        return NULL;
+    }
+    int status = 0;
+    const int finished = wait_child(pid, done[0], limit, &status);
+    close(done[0]);
+    if (!finished) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    es_sofa *s = NULL;
+    if (!finished)
+        snprintf(err, n, "%s: not read within %.0f s (libmysofa loops on some damaged files): "
+                 "damaged?", path, limit);
+    else if (WIFSIGNALED(status))
+        snprintf(err, n, "%s: its reader (libmysofa) crashed on it (signal %d): damaged",
+                 path, WTERMSIG(status));
+    else if (lseek(answer, 0, SEEK_SET) == 0)
+        s = read_answer(answer, path, err, n);
+    else
+        snprintf(err, n, "%s: its reader's answer cannot be read (%s)", path, strerror(errno));
+    close(answer);
+    return s;
+}
