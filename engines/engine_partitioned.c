@@ -74,11 +74,7 @@ static void upols_destroy(es_engine *e)
             fftwf_destroy_plan(u->inverse);
         es_fftw_planner_unlock();
     }
-    if (u->filter)
-        for (int r = 0; r < u->inputs * u->outputs; r++)
-            if (!u->filter_shared || !u->filter_shared[r])
-                es_free(u->filter[r]);
-    free(u->filter_shared);
+    upols_sets_free(u);
     for (int i = 0; i < u->inputs; i++) {
         if (u->fdl)
             es_free(u->fdl[i]);
@@ -92,7 +88,6 @@ static void upols_destroy(es_engine *e)
     free(u->later_added);
     free(u->in_at);
     free(u->out_at);
-    free(u->filter);
     free(u->fdl);
     free(u->segment);
     free(u->silent);
@@ -154,9 +149,46 @@ static void transform_filter(upols *u, const float *h, int length, float *spectr
  * passes pay in the callback: more than a core's share of a 2020s cache. */
 #define PASS_BLOCKS_OVER_BYTES (1024 * 1024)
 
-es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es_options *opt,
-                                 int pass_blocks, char *err, size_t n)
+/* Set s's spectra: a filter that repeats an earlier one of the set
+ * shares its spectra. */
+static int transform_set(upols *u, const es_ir *ir, int s)
 {
+    const size_t spectrum = (size_t)2 * u->stride;
+    const int rows = u->inputs * u->outputs;
+    int *like = malloc((size_t)rows * sizeof *like);
+    float **filter = u->set_filter[s] = calloc((size_t)rows, sizeof *filter);
+    unsigned char *shared = u->set_shared[s] = calloc((size_t)rows, 1);
+    if (!like || !filter || !shared || es_ir_first_alike(ir, like) != 0) {
+        free(like);
+        return -1;
+    }
+    for (int r = 0; r < rows; r++) {
+        if (like[r] < 0)
+            continue;
+        if (like[r] != r) {
+            filter[r] = filter[like[r]];
+            shared[r] = 1;
+            continue;
+        }
+        if (!(filter[r] = es_alloc((size_t)u->parts * spectrum * sizeof(float)))) {
+            free(like);
+            return -1;
+        }
+        transform_filter(u, ir->taps[r], ir->length, filter[r]);
+    }
+    free(like);
+    return 0;
+}
+
+static es_engine *create_sets(const es_format *fmt, const es_ir *const *sets, int count,
+                              const es_options *opt, int pass_blocks, char *err, size_t n)
+{
+    const es_ir *ir = sets[0];
+    int length = 0, paths = 0;
+    for (int s = 0; s < count; s++) {
+        length = sets[s]->length > length ? sets[s]->length : length;
+        paths = es_ir_path_count(sets[s]) > paths ? es_ir_path_count(sets[s]) : paths;
+    }
     upols *u = calloc(1, sizeof *u);
     if (!u)
         goto nomem;
@@ -167,12 +199,12 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
         snprintf(err, n, "cpu-partitioned: partition size %d is over 65536", u->part);
         goto fail;
     }
-    u->parts = (ir->length + u->part - 1) / u->part;
+    u->parts = (length + u->part - 1) / u->part;
     u->stride = (u->part + 1 + 15) & ~15;
     es_spectral_select(&u->k);
     const size_t spectrum = (size_t)2 * u->stride;
     if (pass_blocks <= 0) { /* the engine's own choice */
-        const double bytes = (double)(u->inputs + es_ir_path_count(ir)) * u->parts *
+        const double bytes = (double)(u->inputs + paths) * u->parts *
                              (double)spectrum * sizeof(float);
         /* Offline too: 4 blocks a pass measured no faster than 2 on a
          * render of 64 x 204800 taps (and slower on 64 x 4096), and
@@ -183,7 +215,6 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
      * blocks than partitions (one partition, plain passes). */
     pass_blocks = pass_blocks < u->parts ? pass_blocks : u->parts;
     u->pass_blocks = pass_blocks < ES_PASS_BLOCKS_MAX ? pass_blocks : ES_PASS_BLOCKS_MAX;
-    u->filter = calloc((size_t)u->inputs * u->outputs, sizeof *u->filter);
     u->fdl = calloc((size_t)u->inputs, sizeof *u->fdl);
     u->segment = calloc((size_t)u->inputs, sizeof *u->segment);
     /* One block each: tail[] is touched only by calls shorter than a
@@ -204,7 +235,7 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
     u->time = es_alloc((size_t)2 * u->part * sizeof(float));
     u->cplx = es_alloc((size_t)2 * (u->part + 1) * sizeof(float));
     u->chunk = es_alloc((size_t)u->pass_blocks * spectrum * sizeof(float));
-    if (!u->filter || !u->fdl || !u->segment || !u->tail || !u->silent || !u->prev_silent ||
+    if (upols_sets_alloc(u, count) != 0 || !u->fdl || !u->segment || !u->tail || !u->silent || !u->prev_silent ||
         !u->cur_sound || !u->tail_silent || !u->later || !u->later_added || !u->in_at ||
         !u->out_at || !u->acc || !u->time || !u->cplx || !u->chunk)
         goto nomem;
@@ -217,44 +248,52 @@ es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es
     }
     if (make_plans(u, opt->fft_measure, err, n) != ES_OK)
         goto fail;
-    /* A filter that repeats an earlier one shares its spectra. */
-    const int rows = u->inputs * u->outputs;
-    int *like = malloc((size_t)rows * sizeof *like);
-    if (!like || !(u->filter_shared = calloc((size_t)rows, 1)) ||
-        es_ir_first_alike(ir, like) != 0) {
-        free(like);
-        goto nomem;
-    }
-    for (int r = 0; r < rows; r++) {
-        if (like[r] < 0)
-            continue;
-        if (like[r] != r) {
-            u->filter[r] = u->filter[like[r]];
-            u->filter_shared[r] = 1;
-            continue;
-        }
-        if (!(u->filter[r] = es_alloc((size_t)u->parts * spectrum * sizeof(float)))) {
-            free(like);
+    for (int set = 0; set < count; set++)
+        if (transform_set(u, sets[set], set) != 0)
             goto nomem;
-        }
-        transform_filter(u, ir->taps[r], ir->length, u->filter[r]);
-    }
-    free(like);
+    u->filter = u->set_filter[0];
+    u->filter_shared = u->set_shared[0];
     clear_state(u, 0);
     u->base.klass = &es_engine_cpu_partitioned;
     return &u->base;
 nomem:
-    snprintf(err, n, "cpu-partitioned: out of memory for %d taps x %d paths",
-             ir->length, es_ir_path_count(ir));
+    snprintf(err, n, "cpu-partitioned: out of memory for %d taps x %d paths%s", length, paths,
+             count > 1 ? " a set" : "");
 fail:
     upols_destroy(u ? &u->base : NULL);
     return NULL;
+}
+
+es_engine *es_partitioned_create(const es_format *fmt, const es_ir *ir, const es_options *opt,
+                                 int pass_blocks, char *err, size_t n)
+{
+    return create_sets(fmt, &ir, 1, opt, pass_blocks, err, n);
 }
 
 static es_engine *upols_create(const es_format *fmt, const es_ir *ir,
                                const es_options *opt, char *err, size_t n)
 {
     return es_partitioned_create(fmt, ir, opt, 0, err, n);
+}
+
+static es_engine *upols_create_sets(const es_format *fmt, const es_ir *const *sets, int count,
+                                    const es_options *opt, char *err, size_t n)
+{
+    return create_sets(fmt, sets, count, opt, 0, err, n);
+}
+
+static ES_RT void upols_select_set(es_engine *e, int set)
+{
+    upols *u = (upols *)e;
+    if (set >= 0 && set < u->sets)
+        u->set_next = set;
+}
+
+static ES_RT void upols_status(const es_engine *e, es_engine_status *st)
+{
+    const upols *u = (const upols *)e;
+    st->set = u->set_now;
+    st->set_switches = u->switches;
 }
 
 /* Runs frames <= P - fill through the partly filled block. A whole block
@@ -266,6 +305,12 @@ static ES_RT void run_chunk(upols *u, const float *const *in, float *const *out,
                             int offset, int frames)
 {
     const size_t spectrum = (size_t)2 * u->stride;
+    if (u->fill == 0)
+        upols_begin_block(u);
+    if (u->switching) {
+        upols_switch_chunk(u, in, out, offset, frames);
+        return;
+    }
     if (u->fill == 0 && frames == u->part) {
         for (int i = 0; i < u->inputs; i++)
             u->in_at[i] = in[i] + offset;
@@ -340,6 +385,7 @@ static void clear_state(upols *u, int wipe)
     u->fill = 0;
     u->newest = 0;
     u->tail_ready = 0;
+    u->switching = 0; /* the set asked for last plays from the first block */
     u->phase = u->pass_blocks; /* later[] holds nothing yet */
 }
 
@@ -351,9 +397,12 @@ static void upols_reset(es_engine *e)
 const es_engine_class es_engine_cpu_partitioned = {
     .name = "cpu-partitioned",
     .summary = "uniformly partitioned overlap-save, FFTW3f, zero latency",
-    .caps = ES_CAP_PARTITION,
+    .caps = ES_CAP_PARTITION | ES_CAP_SETS,
     .probe = upols_probe,
     .create = upols_create,
+    .create_sets = upols_create_sets,
+    .select_set = upols_select_set,
+    .status = upols_status,
     .process = upols_process,
     .latency = upols_latency,
     .reset = upols_reset,

@@ -44,6 +44,20 @@ typedef struct {
     float *cplx;       /* P + 1 interleaved bins: FFTW's side of the transforms */
     fftwf_plan forward, inverse;
     es_spectral_kernels k;
+    /* Filter sets (partitioned_sets.c): set_filter[s] and set_shared[s]
+     * are set s's filter[] and filter_shared[]; filter points at the set
+     * playing. sets is 1 for an engine of one IR. */
+    int sets;
+    int set_now, set_next; /* playing; asked for (from the next block) */
+    float ***set_filter;
+    unsigned char **set_shared;
+    int switching;     /* the current block fades from filter_old to filter */
+    float **filter_old;
+    float **tail_old;  /* [outputs] 2*stride: filter_old's tail in a switch block */
+    unsigned char *tail_old_silent;
+    float *fade;       /* [P]: the new set's share of frame t of a switch block */
+    float *y_old;      /* [P]: the old set's output in a switch block */
+    uint64_t switches;
 } upols;
 
 /* A float sum over thousands of partitions loses precision as it grows
@@ -65,6 +79,18 @@ static inline ES_RT float *fdl_slot(const upols *u, int input, int age)
 ES_RT int upols_mac_ages(const upols *u, float *acc, int i, const float *h, int from, int to);
 /* tail[o] = sum over paths (i, o) and j = 1..parts-1 of X_{k-j} H_j. */
 ES_RT void upols_compute_tail(upols *u);
+/* The same with the paths `filter` into tail[] and tail_silent[]. */
+ES_RT void upols_tail_of(const upols *u, float *const *filter, float **tail,
+                         unsigned char *tail_silent);
+/* Before a block: begins the switch to set_next if one is asked for. */
+ES_RT void upols_begin_block(upols *u);
+/* frames <= P - fill of a switch block: both sets' outputs, faded. */
+ES_RT void upols_switch_chunk(upols *u, const float *const *in, float *const *out, int offset,
+                              int frames);
+/* The switch's buffers (and fade) for an engine of `sets` sets; 0 or
+ * -1 out of memory. */
+int upols_sets_alloc(upols *u, int sets);
+void upols_sets_free(upols *u);
 /* Frames of input i into the current block; its transform unless silent. */
 ES_RT void upols_take_input(upols *u, const float *x, int i, int frames);
 /* y = frames of the current block from the spectrum acc (or silence). */

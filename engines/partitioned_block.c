@@ -71,21 +71,27 @@ ES_RT int upols_mac_ages(const upols *u, float *acc, int i, const float *h, int 
 }
 
 /* tail[o] = sum over paths (i, o) and j = 1..parts-1 of X_{k-j} H_j. */
-ES_RT void upols_compute_tail(upols *u)
+ES_RT void upols_tail_of(const upols *u, float *const *filter, float **tails,
+                         unsigned char *tail_silent)
 {
     const size_t spectrum = (size_t)2 * u->stride;
     for (int o = 0; o < u->outputs; o++) {
-        float *tail = u->tail[o];
-        if (!u->tail_silent[o])
+        float *tail = tails[o];
+        if (!tail_silent[o])
             memset(tail, 0, spectrum * sizeof(float));
         int added = 0;
         for (int i = 0; i < u->inputs; i++) {
-            const float *h = u->filter[i * u->outputs + o];
+            const float *h = filter[i * u->outputs + o];
             if (h && u->parts > 1)
                 added |= upols_mac_ages(u, tail, i, h, 1, u->parts);
         }
-        u->tail_silent[o] = !added;
+        tail_silent[o] = (unsigned char)!added;
     }
+}
+
+ES_RT void upols_compute_tail(upols *u)
+{
+    upols_tail_of(u, u->filter, u->tail, u->tail_silent);
     u->tail_ready = 1;
 }
 

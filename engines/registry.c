@@ -76,38 +76,79 @@ static int resolve_gpus(const es_gpu_list *asked, es_gpu_list *gpus, char *err, 
     return 0;
 }
 
-es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
-                            const es_ir *ir, const es_options *opt,
-                            char *err, size_t n)
+/* What every engine needs of its stream and IR before create. */
+static int check_for(const es_engine_class *k, const es_format *fmt, const es_ir *ir, char *err,
+                     size_t n)
 {
-    static const es_options defaults;
     if (!k || !fmt || !ir) {
         snprintf(err, n, "no engine, format or impulse response given");
-        return NULL;
+        return -1;
     }
     if (fmt->max_block < 1 || fmt->max_block > ES_MAX_BLOCK) {
         snprintf(err, n, "block size %d is out of range (1..%d)", fmt->max_block,
                  ES_MAX_BLOCK);
-        return NULL;
+        return -1;
     }
     if (!(fmt->sample_rate >= 1000 && fmt->sample_rate <= 1536000)) {
         snprintf(err, n, "sample rate %g Hz is out of range (1000..1536000)",
                  fmt->sample_rate);
-        return NULL;
+        return -1;
     }
     if (fmt->inputs != ir->inputs || fmt->outputs != ir->outputs) {
         snprintf(err, n, "the impulse response is %d in x %d out but the stream "
                  "is %d in x %d out", ir->inputs, ir->outputs, fmt->inputs,
                  fmt->outputs);
-        return NULL;
+        return -1;
     }
     if (es_ir_check(ir, err, n) != ES_OK)
-        return NULL;
+        return -1;
     char why[256] = "";
     if (!k->probe(why, sizeof why)) {
         snprintf(err, n, "%s is not available here: %s", k->name, why);
+        return -1;
+    }
+    return 0;
+}
+
+es_engine *es_engine_create_sets(const es_engine_class *k, const es_format *fmt,
+                                 const es_ir *const *sets, int count, const es_options *opt,
+                                 char *err, size_t n)
+{
+    static const es_options defaults;
+    if (k && (!(k->caps & ES_CAP_SETS) || !k->create_sets)) {
+        snprintf(err, n, "%s does not switch filter sets (engines that do: cpu-partitioned)",
+                 k->name);
         return NULL;
     }
+    if (!sets || count < 1) {
+        snprintf(err, n, "no filter sets given");
+        return NULL;
+    }
+    for (int s = 0; s < count; s++) {
+        char why[256];
+        if (check_for(k, fmt, sets[s], why, sizeof why) != 0) {
+            snprintf(err, n, "set %d of %d: %s", s + 1, count, why);
+            return NULL;
+        }
+        if (sets[s]->sample_rate != sets[0]->sample_rate) {
+            snprintf(err, n, "set %d of %d is at %g Hz, set 1 at %g Hz", s + 1, count,
+                     sets[s]->sample_rate, sets[0]->sample_rate);
+            return NULL;
+        }
+    }
+    es_engine *e = k->create_sets(fmt, sets, count, opt ? opt : &defaults, err, n);
+    if (e)
+        atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);
+    return e;
+}
+
+es_engine *es_engine_create(const es_engine_class *k, const es_format *fmt,
+                            const es_ir *ir, const es_options *opt,
+                            char *err, size_t n)
+{
+    static const es_options defaults;
+    if (check_for(k, fmt, ir, err, n) != 0)
+        return NULL;
     opt = opt ? opt : &defaults;
     es_options one = *opt;
     es_gpu_list gpus = {0, {0}};

@@ -50,6 +50,8 @@ enum {
     ES_CAP_PIPELINED = 1u << 1, /* has a pipelined mode (es_options.gpu_pipelined) */
     ES_CAP_GPU = 1u << 2,       /* runs on a GPU (es_options.gpu) */
     ES_CAP_HELPERS = 1u << 3,   /* starts helper threads (status() says their priority) */
+    ES_CAP_SETS = 1u << 4,      /* holds several filter sets and switches within a block
+                                 * (es_engine_create_sets) */
 };
 
 /* What the host promises. */
@@ -103,6 +105,8 @@ typedef struct {
      * costs. 0 with no helpers. */
     long long helpers_cpu_ns;
     es_gpu_status gpu;     /* GPU engines: device memory and time (engine_gpu.h) */
+    int set;               /* engines of filter sets: the set playing (0 otherwise) */
+    uint64_t set_switches; /* switches from one set to another so far */
 } es_engine_status;
 
 typedef struct es_engine_class es_engine_class;
@@ -156,6 +160,12 @@ struct es_engine_class {
      * into own[]. */
     ES_RT void (*process_views)(es_engine *e, const float *const *in, float *const *own,
                                 float **views, int frames);
+    /* ES_CAP_SETS (NULL otherwise): an engine over `count` filter sets of
+     * one shape, set 0 playing (es_engine_create_sets), and the switch to
+     * another (es_engine_select_set). */
+    es_engine *(*create_sets)(const es_format *fmt, const es_ir *const *sets, int count,
+                              const es_options *opt, char *err, size_t n);
+    ES_RT void (*select_set)(es_engine *e, int set);
 };
 
 /* ---- registry (registry.c) ---- */
@@ -220,6 +230,26 @@ static inline ES_RT void es_engine_freewheel(es_engine *e, int on)
 {
     if (e->klass->freewheel)
         e->klass->freewheel(e, on);
+}
+
+/* An engine over `count` filter sets (a head-tracked room: a set per head
+ * orientation), all resident, set 0 playing; for classes with
+ * ES_CAP_SETS. Every set has the stream's inputs, outputs and rate; the
+ * longest set's length counts for all. */
+es_engine *es_engine_create_sets(const es_engine_class *k, const es_format *fmt,
+                                 const es_ir *const *sets, int count, const es_options *opt,
+                                 char *err, size_t n);
+
+/* Set `set` plays from the start of the next block: that block fades,
+ * frame by frame over the block (a raised cosine), from the old set's
+ * output to the new one's, both computed from the same input history, so
+ * the new set sounds at once as if it had always played. Called on the
+ * audio thread between two process() calls; a set out of range, or an
+ * engine without sets, is ignored. */
+static inline ES_RT void es_engine_select_set(es_engine *e, int set)
+{
+    if (e->klass->select_set)
+        e->klass->select_set(e, set);
 }
 
 /* NULL-safe. Counted, with es_engine_create, in es_engine_counts. */

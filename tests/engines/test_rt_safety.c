@@ -3,7 +3,8 @@
  * usable engine, alone (process() and process_views by turns) and inside
  * the processor, and inside the processor
  * through a primed swap (adopted, held, primed, its ringing added and let
- * go, crossfaded in, the old engine retired). The counters are first
+ * go, crossfaded in, the old engine retired), and, for engines of filter
+ * sets, switching sets every few calls. The counters are first
  * shown to work, so a zero means zero. */
 #include <pthread.h>
 #include <stdio.h>
@@ -134,6 +135,54 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
     es_ir_destroy(ir);
 }
 
+/* An engine of filter sets (ES_CAP_SETS) switching every few calls, in
+ * calls of random sizes: the switch blocks' second pass and fade too. */
+static void run_sets(const es_engine_class *k, uint64_t *rng)
+{
+    enum { SETS = 6, MAX_BLOCK = 128 };
+    char err[256], what[160];
+    es_ir *sets[SETS];
+    for (int s = 0; s < SETS; s++)
+        sets[s] = es_test_ir("mono-stereo", 5000, rng);
+    es_format fmt = {.sample_rate = 48000, .max_block = MAX_BLOCK, .inputs = 1, .outputs = 2};
+    es_options opt = {.partition = 64};
+    es_engine *e = es_engine_create_sets(k, &fmt, (const es_ir *const *)sets, SETS, &opt, err,
+                                         sizeof err);
+    snprintf(what, sizeof what, "%s, %d filter sets switching every 1 to 8 calls", k->name,
+             SETS);
+    float **in = es_test_planar(1, MAX_BLOCK), **out = es_test_planar(2, MAX_BLOCK);
+    for (int t = 0; t < MAX_BLOCK; t++)
+        in[0][t] = (float)es_test_uniform(rng);
+    int sizes[CALLS], picks[CALLS];
+    for (int c = 0; c < CALLS; c++) {
+        sizes[c] = es_test_int(rng, 1, MAX_BLOCK);
+        picks[c] = es_test_int(rng, 0, 7) == 0 ? es_test_int(rng, 0, SETS - 1) : -1;
+    }
+    if (e) {
+        es_rt_count_begin();
+        for (int c = 0; c < CALLS; c++) {
+            if (picks[c] >= 0)
+                es_engine_select_set(e, picks[c]);
+            es_engine_process(e, (const float *const *)in, out, sizes[c]);
+        }
+        report(what, es_rt_count_end());
+        es_engine_status st;
+        es_engine_get_status(e, &st);
+        const int ok = st.set_switches > CALLS / 16;
+        printf("%s %s: %llu switches made\n", ok ? "ok  " : "FAIL", what,
+               (unsigned long long)st.set_switches);
+        failures += !ok;
+    } else {
+        printf("FAIL %s: %s\n", what, err);
+        failures++;
+    }
+    es_engine_destroy(e);
+    es_test_free_planar(in, 1);
+    es_test_free_planar(out, 2);
+    for (int s = 0; s < SETS; s++)
+        es_ir_destroy(sets[s]);
+}
+
 int main(void)
 {
     uint64_t rng = es_test_seed();
@@ -150,6 +199,8 @@ int main(void)
         run(es_engines[k], "mono", 700, 64, 0, &rng);
         run(es_engines[k], "stereo", 2000, 256, PROCESSOR, &rng);
         run(es_engines[k], "stereo", 2000, 256, PRIMED, &rng);
+        if (es_engines[k]->caps & ES_CAP_SETS)
+            run_sets(es_engines[k], &rng);
     }
     printf("%d engines, %d failed\n", engines, failures);
     return failures ? 1 : 0;
