@@ -368,6 +368,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
 #endif
     apply_commands(p);
+    es_sets_take(p);
     es_slot_await_ringing(p, frames);
 
     /* The trim: what the engine and the dry path see. At unity (no ramp
@@ -549,5 +550,6 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
     if (!p->cfg.offline)
         es_stats_measure_levels(&p->acc, x, p->fmt.inputs, (const float *const *)out,
                                 p->fmt.outputs, frames, p->fmt.sample_rate);
+    es_sets_heard(p, es_now_ns());
     publish(p);
 }

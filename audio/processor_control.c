@@ -151,7 +151,13 @@ void es_processor_stats(const es_processor *p, es_stats *out)
         memcpy(out, &q->shared, sizeof *out);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&q->seq, memory_order_relaxed) == before)
-            return;
+            break;
     }
+    /* Filter-set requests made and not taken: the one waiting in the
+     * word, and those a newer one replaced. */
+    const uint64_t sent = atomic_load(&q->set_sent);
+    const uint64_t waiting = atomic_load(&q->set_request) != 0;
+    out->set_superseded = sent > out->set_requests + waiting ? sent - out->set_requests - waiting
+                                                             : 0;
 }
 

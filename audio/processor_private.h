@@ -113,7 +113,24 @@ struct es_processor {
     atomic_uint seq;         /* seqlock around `shared`: odd while writing */
     es_stats shared;
     atomic_int pending_swaps;
+    /* Filter sets (processor_sets.c): the newest request, packed (set + 1
+     * in the top 16 bits, its arrival in us below; 0 none), and how many
+     * were made; on the audio thread, the one waiting for its switch. */
+    atomic_uint_fast64_t set_request;
+    atomic_uint_fast64_t set_sent;
+    int set_waiting, set_wanted;
+    uint64_t set_since_us;   /* arrival of the oldest request not yet heard */
+    uint64_t set_switches_before;
+    const es_engine *set_engine; /* the engine the waiting request went to */
 };
+
+/* ---- filter sets (processor_sets.c), audio thread ---- */
+
+/* Before the slots run: the newest request, if any, to the engines. */
+ES_RT void es_sets_take(es_processor *p);
+/* After the block: whether the switch asked for is in it, and its
+ * latency to `end_ns`. */
+ES_RT void es_sets_heard(es_processor *p, long long end_ns);
 
 /* 1 when engine e (made for format f) can play in this processor: the
  * same rate and channels, a block it takes, no more latency than the

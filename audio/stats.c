@@ -29,6 +29,26 @@ double es_stats_load_quantile(const es_stats *s, double q)
     return es_load_quantile(s->load_hist, s->load_max, q);
 }
 
+double es_stats_exchange_quantile(const es_stats *s, double q)
+{
+    uint64_t total = 0, seen = 0;
+    for (int b = 0; b < ES_EXCHANGE_BINS; b++)
+        total += s->exchange_hist[b];
+    if (!total)
+        return 0;
+    uint64_t want = (uint64_t)ceil(q * (double)total);
+    want = want > 0 ? want : 1;
+    for (int b = 0; b < ES_EXCHANGE_BINS; b++) {
+        seen += s->exchange_hist[b];
+        if (seen >= want) {
+            const double edge = (b + 1) * ES_EXCHANGE_BIN_US;
+            return b < ES_EXCHANGE_BINS - 1 && edge < s->exchange_max_us ? edge
+                                                                          : s->exchange_max_us;
+        }
+    }
+    return s->exchange_max_us;
+}
+
 /* Everything the stream cost: the audio thread's CPU time and the
  * engines' helpers'. */
 static double spent_us(double audio_cpu_us, double helpers_us)

@@ -210,4 +210,12 @@ int es_processor_swap_pending(const es_processor *p);
 /* A consistent copy of the latest stats. */
 void es_processor_stats(const es_processor *p, es_stats *out);
 
+/* Asks the playing engine (and one crossfading in) for filter set `set`
+ * (0..65534), from any thread, at any rate: only the newest request
+ * counts, and the audio thread takes it at its next callback; the engine
+ * switches within its next block (es_engine_select_set). arrival_ns
+ * (es_now_ns) is when the request came in, from which the
+ * filter-exchange latency is measured (es_stats). */
+void es_processor_select_set(es_processor *p, int set, long long arrival_ns);
+
 #endif

@@ -22,6 +22,8 @@
 #define ES_METER_RMS_MS 300.0 /* the RMS meters' integration time */
 #define ES_AB_SLOTS 2         /* A/B slots with statistics of their own */
 #define ES_LOAD_RECENT 256    /* per-block loads kept, newest last (a power of two) */
+#define ES_EXCHANGE_BINS 400  /* filter-exchange latency: 50 us bins, the last 20 ms and over */
+#define ES_EXCHANGE_BIN_US 50.0
 
 /* The statistics of one A/B slot: the blocks its engine played alone (a
  * crossfade's blocks, with two engines running, belong to neither), since
@@ -116,6 +118,18 @@ typedef struct {
      * rings, and those whose ringing did not come within ES_PRIME_WAIT_MS
      * (played without it, as an unprimed swap). */
     uint64_t primed, prime_late;
+    /* Filter sets (a head-tracked room, es_processor_select_set): the set
+     * playing; requests the audio thread took, and those a newer one
+     * replaced before any block took them; switches heard. The
+     * filter-exchange latency of each switch runs from the arrival of the
+     * oldest request it answers (the tracker's message, stamped by the
+     * thread that received it) to the end of the callback whose block
+     * carries the new set: the moment the block leaves earshot for the
+     * device (which adds its output latency before anyone hears it). */
+    int set;
+    uint64_t set_requests, set_superseded, set_switches;
+    uint32_t exchange_hist[ES_EXCHANGE_BINS];
+    double exchange_last_us, exchange_max_us;
 } es_stats;
 
 /* ---- the audio thread's side (the processor's), real-time safe ---- */
@@ -154,6 +168,9 @@ ES_RT void es_stats_measure_levels(es_stats *s, const float *const *in, int inpu
 
 /* The load that q (0..1) of the blocks stayed under, from the histogram. */
 double es_stats_load_quantile(const es_stats *s, double q);
+/* The filter-exchange latency below which a share q of the switches came,
+ * us: a bin's upper edge, never above the worst seen; 0 with none. */
+double es_stats_exchange_quantile(const es_stats *s, double q);
 /* The same for a histogram and its worst block (an A/B slot's). */
 double es_load_quantile(const uint32_t hist[ES_LOAD_BINS], double load_max, double q);
 /* An A/B slot's figures over its own window: throughput is the samples

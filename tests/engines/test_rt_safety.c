@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/clock.h"
 #include "processor.h"
 #include "reference.h"
 #include "rt_counters.h"
@@ -169,6 +170,27 @@ static void run_sets(const es_engine_class *k, uint64_t *rng)
         es_engine_status st;
         es_engine_get_status(e, &st);
         const int ok = st.set_switches > CALLS / 16;
+        /* The same through a processor, the requests made between
+         * callbacks (lock-free themselves: counted too). */
+        es_processor_config pc = {.mix = {.wet = 0.01f, .gain = 1}};
+        es_engine *e2 = es_engine_create_sets(k, &fmt, (const es_ir *const *)sets, SETS, &opt,
+                                              err, sizeof err);
+        es_processor *p = e2 ? es_processor_create(&fmt, e2, &pc, err, sizeof err) : NULL;
+        if (p) {
+            char via[200];
+            snprintf(via, sizeof via, "%s via processor requests", what);
+            es_rt_count_begin();
+            for (int c = 0; c < CALLS; c++) {
+                if (picks[c] >= 0)
+                    es_processor_select_set(p, picks[c], es_now_ns());
+                es_processor_process(p, (const float *const *)in, out, sizes[c]);
+            }
+            report(via, es_rt_count_end());
+            es_processor_destroy(p);
+        } else {
+            printf("FAIL %s via processor: %s\n", what, err);
+            failures++;
+        }
         printf("%s %s: %llu switches made\n", ok ? "ok  " : "FAIL", what,
                (unsigned long long)st.set_switches);
         failures += !ok;
