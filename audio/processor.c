@@ -110,6 +110,8 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
     }
     p->fmt = *fmt;
     p->cfg = *cfg;
+    p->requests = cfg->set_requests ? cfg->set_requests : &p->own_requests;
+    p->sent_before = atomic_load(&p->requests->sent);
     p->latency = cfg->max_latency > es_engine_latency(take_engine) ? cfg->max_latency
                                                                : es_engine_latency(take_engine);
     double ms = cfg->crossfade_ms > 0 ? cfg->crossfade_ms : DEFAULT_CROSSFADE_MS;

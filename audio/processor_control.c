@@ -155,8 +155,8 @@ void es_processor_stats(const es_processor *p, es_stats *out)
     }
     /* Filter-set requests made and not taken: the one waiting in the
      * word, and those a newer one replaced. */
-    const uint64_t sent = atomic_load(&q->set_sent);
-    const uint64_t waiting = atomic_load(&q->set_request) != 0;
+    const uint64_t sent = atomic_load(&q->requests->sent) - q->sent_before;
+    const uint64_t waiting = atomic_load(&q->requests->word) != 0;
     out->set_superseded = sent > out->set_requests + waiting ? sent - out->set_requests - waiting
                                                              : 0;
 }

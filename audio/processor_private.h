@@ -113,11 +113,11 @@ struct es_processor {
     atomic_uint seq;         /* seqlock around `shared`: odd while writing */
     es_stats shared;
     atomic_int pending_swaps;
-    /* Filter sets (processor_sets.c): the newest request, packed (set + 1
-     * in the top 16 bits, its arrival in us below; 0 none), and how many
-     * were made; on the audio thread, the one waiting for its switch. */
-    atomic_uint_fast64_t set_request;
-    atomic_uint_fast64_t set_sent;
+    /* Filter sets (processor_sets.c): where requests come in; on the
+     * audio thread, the one waiting for its switch. */
+    es_set_requests own_requests;
+    es_set_requests *requests; /* own_requests or the host's (es_processor_config) */
+    uint64_t sent_before;      /* requests made before this processor */
     int set_waiting, set_wanted;
     uint64_t set_since_us;   /* arrival of the oldest request not yet heard */
     uint64_t set_switches_before;

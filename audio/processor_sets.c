@@ -18,21 +18,26 @@
 #define STAMP_BITS 48
 #define STAMP_MASK ((UINT64_C(1) << STAMP_BITS) - 1)
 
-void es_processor_select_set(es_processor *p, int set, long long arrival_ns)
+void es_set_request(es_set_requests *r, int set, long long arrival_ns)
 {
     if (set < 0 || set > 65534)
         return;
     const uint64_t word = (uint64_t)(set + 1) << STAMP_BITS |
                           ((uint64_t)(arrival_ns / 1000) & STAMP_MASK);
-    atomic_store_explicit(&p->set_request, word, memory_order_release);
-    atomic_fetch_add_explicit(&p->set_sent, 1, memory_order_relaxed);
+    atomic_store_explicit(&r->word, word, memory_order_release);
+    atomic_fetch_add_explicit(&r->sent, 1, memory_order_relaxed);
+}
+
+void es_processor_select_set(es_processor *p, int set, long long arrival_ns)
+{
+    es_set_request(p->requests, set, arrival_ns);
 }
 
 ES_RT void es_sets_take(es_processor *p)
 {
-    if (!atomic_load_explicit(&p->set_request, memory_order_relaxed))
+    if (!atomic_load_explicit(&p->requests->word, memory_order_relaxed))
         return;
-    const uint64_t word = atomic_exchange_explicit(&p->set_request, 0, memory_order_acquire);
+    const uint64_t word = atomic_exchange_explicit(&p->requests->word, 0, memory_order_acquire);
     if (!word)
         return;
     const int set = (int)(word >> STAMP_BITS) - 1;

@@ -21,6 +21,7 @@
 #ifndef ES_PROCESSOR_H
 #define ES_PROCESSOR_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,21 @@ typedef struct {
     float ceiling_db; /* dBFS; checked even while the limiter is off */
 } es_mix;
 
+/* Where filter-set requests arrive (a head tracker's): one word that a
+ * writer on any thread replaces, and the processor takes at each
+ * callback; only the newest request counts. A host whose streams come and
+ * go (a reopen) keeps one of these for all of them, so a tracker's thread
+ * never holds a processor. */
+typedef struct {
+    atomic_uint_fast64_t word; /* set + 1 in the top 16 bits, arrival (us) below; 0 none */
+    atomic_uint_fast64_t sent; /* requests made */
+} es_set_requests;
+
+/* Asks for filter set `set` (0..65534; others are ignored), which came in
+ * at arrival_ns (es_now_ns): from it the filter-exchange latency runs
+ * (es_stats). Lock-free; any thread. */
+void es_set_request(es_set_requests *r, int set, long long arrival_ns);
+
 typedef struct {
     es_mix mix;
     double crossfade_ms;  /* equal-power swap time; 0 means 50 ms */
@@ -89,6 +105,9 @@ typedef struct {
      * (history.h); 0: none, every swap starts its engine empty. A room
      * longer than this less the latency cannot be primed. */
     int history_frames;
+    /* Filter-set requests from outside (NULL: the processor's own, for
+     * es_processor_select_set); it must outlive the processor. */
+    es_set_requests *set_requests;
 } es_processor_config;
 
 /* How long a primed swap's engine waits for its ringing (history.h),
