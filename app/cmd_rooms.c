@@ -18,6 +18,7 @@
 #include "library.h"
 #include "prepare.h"
 #include "rooms_cli.h"
+#include "sofa.h"
 
 #define PLOT_W 60
 #define PLOT_H 12
@@ -408,7 +409,7 @@ int es_cmd_rooms(int argc, char **argv)
         const es_room *room = es_library_find(&lib, target);
         struct stat st;
         if (!room && stat(target, &st) == 0) {
-            rc = es_rooms_is_sofa(target) ? es_rooms_show_sofa(target, json)
+            rc = es_sofa_is_file(target) ? es_rooms_show_sofa(target, json)
                                           : show_file(target, json);
         } else if (!room) {
             es_error("rooms --show: no room or file named '%s' (earshot rooms lists them)",

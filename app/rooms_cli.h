@@ -20,10 +20,8 @@ int es_rooms_prepare_native(const es_room *room, es_prepared_room *out, char *er
  * sound's arrival. */
 void es_rooms_band_row(const char *label, const es_acoustics *a, int json, int last, int onset);
 
-/* A SOFA filter set (cmd_rooms_sofa.c): whether `path` is one (its name
- * ends in .sofa, or it begins as HDF5 does), and --show for it: 0, or 1
- * said in one line. */
-int es_rooms_is_sofa(const char *path);
+/* --show for a SOFA filter set (cmd_rooms_sofa.c; sofa.h says which
+ * files are): 0, or 1 said in one line. */
 int es_rooms_show_sofa(const char *path, int json);
 
 #endif

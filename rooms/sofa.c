@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "irfile.h"
@@ -259,6 +260,27 @@ no_memory:
     es_sofa_free(s);
     snprintf(err, n, "%s: out of memory", path);
     return NULL;
+}
+
+/* HDF5's signature, where a SOFA file (netCDF-4) begins. */
+static const char hdf5_magic[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+
+int es_sofa_is_file(const char *path)
+{
+    const size_t n = strlen(path);
+    if (n > 5 && !strcasecmp(path + n - 5, ".sofa"))
+        return 1;
+    /* Opened only when it is a regular file: a FIFO would block. */
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    char head[8] = {0};
+    const int is = f && fread(head, 1, sizeof head, f) == sizeof head &&
+                   !memcmp(head, hdf5_magic, sizeof head);
+    if (f)
+        fclose(f);
+    return is;
 }
 
 es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n)

@@ -240,6 +240,8 @@ static const ui_binding main_keys[] = {
     {"b Space", {'b', ' '}, {NUDGE(ES_NUDGE_BYPASS, 1), NUDGE(ES_NUDGE_BYPASS, 1)}, act_nudge,
      "bypass", NULL},
     {"L", {'L'}, {NUDGE(ES_NUDGE_LIMITER, 1)}, act_nudge, "limiter", NULL},
+    {"z x", {'z', 'x'}, {NUDGE(ES_NUDGE_HEAD, 1), NUDGE(ES_NUDGE_HEAD, 0)}, act_nudge, NULL,
+     "turn the head 15 degrees left, right (a SOFA room follows it)"},
     {"!", {'!'}, {0}, act_panic, "panic", NULL},
     {"s", {'s'}, {NUDGE(ES_NUDGE_SOURCE, 1)}, act_nudge, "source", NULL},
     {"r", {'r'}, {0}, act_record, "record", NULL},

@@ -34,6 +34,12 @@ typedef struct ui_meter {
     int optional;
 } ui_meter;
 
+/* meter_head.c: head tracking's hooks (the orientation, its set, the
+ * filter-exchange latency, the tracker's messages). */
+void ui_meter_head_json(const es_live_snapshot *s, FILE *to);
+void ui_meter_head_text(const es_live_snapshot *s, FILE *to);
+int ui_meter_head_short(const es_live_snapshot *s, char *out, size_t n);
+
 /* meter_list.c: every meter, NULL-name-terminated, in report order. */
 extern const ui_meter ui_meters[];
 

@@ -460,6 +460,11 @@ const ui_meter ui_meters[] = {
          "blocks run while the JACK server freewheeled (an export: as fast as the graph "
          "goes, no deadline, so none is a miss; every engine waits for its results)"),
      j_freewheel, NULL, NULL, 0},
+    {ROW("head", "degrees, ms", "head",
+         "head tracking: the orientation, the SOFA set it picked, and the filter exchange: "
+         "from a turn's arrival (an OSC message, a key) to the end of the callback whose "
+         "block carries the new set, p50 p99 max"),
+     ui_meter_head_json, ui_meter_head_text, ui_meter_head_short, 1},
     {ROW("DSP load", "of the budget", "load_p50",
          "processing time / the block's budget (its frames / rate)"),
      j_p50, t_load, NULL, 0},

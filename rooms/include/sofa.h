@@ -54,6 +54,9 @@ es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n);
  * for each 20 MB (a large set reads at well over 100 MB/s). */
 double es_sofa_time_limit(long long bytes);
 void es_sofa_free(es_sofa *s);
+/* 1 when `path` names a SOFA file: by its .sofa ending, or a regular file
+ * that begins with HDF5's signature (netCDF-4). */
+int es_sofa_is_file(const char *path);
 /* The measurement whose pose is nearest (great-circle angle) to the
  * direction (degrees); -1 for an empty set. */
 int es_sofa_nearest(const es_sofa *s, float azimuth, float elevation);

@@ -89,6 +89,9 @@ const es_param es_play_params[] = {
     {"seconds", ES_PARAM_DOUBLE, 0.1, 86400, "T",
      "stop after T seconds (headless: default 10; the\n"
      "workstation: runs until q)", OPT(seconds), NULL, NULL},
+    {"osc", ES_PARAM_INT, 1, 65535, "PORT",
+     "a head tracker's OSC messages on this UDP port: the\n"
+     "head's orientation, which a SOFA room follows", OPT(osc), NULL, NULL},
     {"fps", ES_PARAM_DOUBLE, 1, 1000, "N", "the workstation's redraws a second (default 30)",
      OPT(fps), NULL, NULL},
     {"report", ES_PARAM_STRING, 0, 1023, "FILE",
@@ -204,7 +207,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                               .rate = o->rate, .crossfade_ms = o->crossfade_ms,
                               .first_output = o->outputs[0], .outputs = o->outputs[1],
                               .record = o->record, .record_input = o->record_input,
-                              .playing = ES_SLOT_A,
+                              .playing = ES_SLOT_A, .osc_port = o->osc,
                               .mix = {.wet = 1, .dry = 0, .gain = 1, .trim_db = (float)o->trim,
                                       .limiter = !isnan(o->limiter),
                                       .ceiling_db = isnan(o->limiter) ? 0 : (float)o->limiter}};
@@ -426,6 +429,12 @@ static int run_unmute(es_session *s, const es_command_args *a, int given)
     return es_session_unmute(s);
 }
 
+/* Pitch and roll not given are held as they are (NAN). */
+static int run_head(es_session *s, const es_command_args *a, int given)
+{
+    return es_session_head(s, a->mix[0], given > 1 ? a->mix[1] : NAN, given > 2 ? a->mix[2] : NAN);
+}
+
 static int run_quit(es_session *s, const es_command_args *a, int given)
 {
     (void)s;
@@ -488,6 +497,12 @@ const es_command es_commands[] = {
      run_measure},
     {"rescan", "read the room library again now", 0,
      {NONE, NONE, NONE}, run_rescan},
+    {"head", "head orientation, degrees: yaw (left +), pitch (up +), roll; a SOFA room "
+     "follows it (z x)", 1,
+     {{"yaw", ES_PARAM_DOUBLE, -360, 360, "YAW", NULL, ARG(mix[0]), NULL, NULL},
+      {"pitch", ES_PARAM_DOUBLE, -90, 90, "PITCH", NULL, ARG(mix[1]), NULL, NULL},
+      {"roll", ES_PARAM_DOUBLE, -180, 180, "ROLL", NULL, ARG(mix[2]), NULL, NULL}},
+     run_head},
     {"panic", "mute at once and clear every history (the engine is built again, "
      "empty)", 0, {NONE, NONE, NONE}, run_panic},
     {"unmute", "play again after a panic or a runaway", 0, {NONE, NONE, NONE}, run_unmute},

@@ -53,6 +53,7 @@ static void free_result(es_prep_result *r)
     es_engine_destroy(r->engine);
     es_processor_destroy(r->proc);
     es_file_source_close(r->file);
+    free(r->poses);
     free(r);
 }
 
@@ -143,6 +144,78 @@ static void plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_resu
     }
 }
 
+/* Whether engine e, made for r->fmt, plays in the stream as it is (a
+ * crossfade) rather than a new one. */
+static int fits_stream(const es_prep_request *q, const es_prep_result *r, const es_engine *e)
+{
+    return q->now.exists && es_play_spec_cost(&q->now.spec, &q->spec) != ES_COST_REOPEN &&
+           r->inputs == q->now.inputs && r->fmt.outputs == q->now.outputs &&
+           es_engine_latency(e) <= q->now.latency;
+}
+
+/* The built engine into the result: alone when it fits the stream, else
+ * in a new processor that keeps enough input to prime later swaps of a
+ * room `length` frames long. */
+static void place(const es_prep_request *q, es_prep_result *r, es_engine *e, int length)
+{
+    if (fits_stream(q, r, e)) {
+        r->engine = e;
+        return;
+    }
+    /* A new stream: max_latency 0 lets the processor take the engine's. */
+    es_processor_config pc = q->pc;
+    pc.max_latency = 0;
+    pc.history_frames = history_frames(q->rate, r->inputs, length + es_engine_latency(e) - 1);
+    r->proc = es_processor_create(&r->fmt, e, &pc, r->err, sizeof r->err);
+}
+
+/* A SOFA room: every set resident in one engine of filter sets, set 0
+ * playing until the head tracker asks for another, and each set's pose in
+ * the result for it. Its swap is not primed: what the past rings would be
+ * set 0's, not the set the tracker picks at once. */
+static es_prep_result *build_sets(es_preparer *p, const es_prep_request *q, es_prep_result *r,
+                                  long long started)
+{
+    (void)p;
+    const long long room_from = es_now_ns();
+    es_sofa *set = es_sofa_load(q->spec.room, q->rate, r->err, sizeof r->err);
+    r->room_ms = es_prep_ms_since(room_from);
+    if (!set)
+        return r;
+    r->room_loaded = 1;
+    if (set->inputs != r->inputs) {
+        snprintf(r->err, sizeof r->err, "its sets have %d sources; the stream plays from %d "
+                 "input%s", set->inputs, r->inputs, r->inputs == 1 ? "" : "s");
+        es_sofa_free(set);
+        return r;
+    }
+    r->fmt = (es_format){.sample_rate = q->rate, .max_block = q->spec.block,
+                         .inputs = r->inputs, .outputs = set->outputs};
+    r->poses = malloc((size_t)set->count * sizeof *r->poses);
+    if (!r->poses) {
+        snprintf(r->err, sizeof r->err, "out of memory");
+        es_sofa_free(set);
+        return r;
+    }
+    memcpy(r->poses, set->pose, (size_t)set->count * sizeof *r->poses);
+    r->pose_count = set->count;
+    r->pose_varies = set->varies;
+    snprintf(r->note, sizeof r->note, "%.120s: SOFA %.40s, %d %s, %d taps", q->spec.room,
+             set->convention, set->count,
+             set->varies == ES_SOFA_SOURCE ? "source directions" : "head orientations",
+             set->taps);
+    const long long engine_from = es_now_ns();
+    es_engine *e = es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
+                                         set->count, &q->spec.options, r->err, sizeof r->err);
+    r->engine_ms = es_prep_ms_since(engine_from);
+    const int length = set->taps;
+    es_sofa_free(set);
+    if (e)
+        place(q, r, e, length);
+    r->took_ms = es_prep_ms_since(started);
+    return r;
+}
+
 /* Builds the request's stream: the engine alone when it fits the stream
  * as it plays (a crossfade), else a new processor around it. */
 static es_prep_result *build(es_preparer *p, const es_prep_request *q)
@@ -156,6 +229,8 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     r->req = *q;
     if (open_source(p, q, r) != 0)
         return r;
+    if (es_sofa_is_file(q->spec.room))
+        return build_sets(p, q, r, started);
     const long long room_from = es_now_ns();
     es_ir *ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs, r->note,
                                    sizeof r->note, r->err, sizeof r->err);
@@ -179,13 +254,10 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     es_engine *e = es_engine_create(q->spec.engine, &r->fmt, ir, &q->spec.options, why,
                                     sizeof why);
     r->engine_ms = es_prep_ms_since(engine_from);
-    const int past = ir->length + (e ? es_engine_latency(e) : 0) - 1;
-    const int same_stream = e && q->now.exists &&
-                            es_play_spec_cost(&q->now.spec, &q->spec) != ES_COST_REOPEN &&
-                            r->inputs == q->now.inputs && ir->outputs == q->now.outputs &&
-                            es_engine_latency(e) <= q->now.latency;
+    const int same_stream = e && fits_stream(q, r, e);
     if (same_stream && q->prime)
         plan_priming(q, ir, r);
+    const int length = ir->length;
     /* The engine holds the filters its own way now: the matrix goes before
      * anything else is made (a 64 x 64 room's is as large as its filters). */
     es_ir_destroy(ir);
@@ -193,15 +265,7 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
         snprintf(r->err, sizeof r->err, "%s", why);
         return r;
     }
-    if (same_stream) {
-        r->engine = e;
-    } else {
-        /* A new stream: max_latency 0 lets the processor take the engine's. */
-        es_processor_config pc = q->pc;
-        pc.max_latency = 0;
-        pc.history_frames = history_frames(q->rate, r->inputs, past);
-        r->proc = es_processor_create(&r->fmt, e, &pc, r->err, sizeof r->err);
-    }
+    place(q, r, e, length);
     r->took_ms = es_prep_ms_since(started);
     return r;
 }

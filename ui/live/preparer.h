@@ -22,6 +22,7 @@
 #include "processor.h"
 #include "ringing.h"
 #include "room_loader.h"
+#include "sofa.h"
 #include "snapshot.h"
 
 /* The stream a request is built against (to tell a crossfade from a new
@@ -82,6 +83,12 @@ typedef struct {
     /* The first stream's: the names its room gives its ports (the native
      * JACK device registers them once, for the whole session). */
     es_port_names ports;
+    /* A room of filter sets (a SOFA file, played by head orientation):
+     * each set's pose and what varies between them, for the head tracker;
+     * pose_count 0 for a room of one filter matrix. */
+    es_sofa_pose *poses;
+    int pose_count;
+    es_sofa_varies pose_varies;
 } es_prep_result;
 
 typedef struct es_preparer es_preparer;

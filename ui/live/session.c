@@ -251,6 +251,7 @@ static int open_stream(es_session *s, char *err, size_t n)
     }
     if (r->note[0])
         es_session_sayf(s, 0, "%s", r->note);
+    es_head_set_room(s->head, r->poses, r->pose_count, r->pose_varies);
     s->inputs = r->inputs;
     const int outputs = r->fmt.outputs;
     /* The ports are named once, by the first room, and keep their names. */
@@ -307,7 +308,14 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     s->say_ctx = ctx;
     s->shown_room = -1;
     s->state = (es_live_state){ES_STREAM_OPENING, ES_CHANGE_IDLE, ES_PROBE_IDLE};
-    s->pc = (es_processor_config){.mix = cfg->mix, .crossfade_ms = cfg->crossfade_ms};
+    s->pc = (es_processor_config){.mix = cfg->mix, .crossfade_ms = cfg->crossfade_ms,
+                                  .set_requests = &s->set_requests};
+    if (!(s->head = es_head_create(&s->set_requests))) {
+        snprintf(err, n, "out of memory");
+        goto fail;
+    }
+    if (cfg->osc_port && es_head_listen(s->head, cfg->osc_port, err, n) != 0)
+        goto fail;
     es_taps_init(&s->taps, cfg->rate, es_session_say_line, s);
     lock_memory(s);
     const es_play_spec *first = &cfg->slot[ES_SLOT_A];
@@ -437,6 +445,8 @@ void es_session_close(es_session *s)
      * until it is gone, and the preparer frees it. */
     es_player_close(s->player);
     s->player = NULL;
+    es_head_destroy(s->head); /* its OSC thread stops; no stream reads the requests now */
+    s->head = NULL;
     stop_preparing(s);
     es_taps_close(&s->taps);
     es_file_source_close(s->file);

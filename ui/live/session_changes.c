@@ -3,6 +3,7 @@
  * plays it (a crossfade, or a stream reopened), or says why not and
  * forgets it. The levels and the recordings change here too, without the
  * preparer. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,7 @@ static apply_outcome apply(es_session *s, es_prep_result *r)
     else
         es_session_sayf(s, 0, "%s", line);
     s->playing = q->spec;
+    es_head_set_room(s->head, r->poses, r->pose_count, r->pose_varies);
     es_room_list_played(&s->list, s->playing.room); /* a file joins, a gone room leaves */
     es_slots_played(&s->slots, q->slot, &q->spec, restart, es_player_latency(s->player));
     return APPLY_PLAYED;
@@ -537,5 +539,39 @@ int es_session_step_room_channel(es_session *s, int step)
     info->asked = (info->channel + step + info->channels) % info->channels;
     info->step = step < 0 ? -1 : 1;
     info->measured = 0; /* asked of the preparer at the next snapshot */
+    return 0;
+}
+
+int es_session_head(es_session *s, double yaw, double pitch, double roll)
+{
+    char why[200];
+    es_head_view was;
+    es_head_view_get(s->head, &was);
+    pitch = isnan(pitch) ? was.pitch : pitch;
+    roll = isnan(roll) ? was.roll : roll;
+    if (es_head_turn(s->head, yaw, pitch, roll, es_now_ns(), why, sizeof why) != 0) {
+        es_session_sayf(s, 1, "head: %s", why);
+        return -1;
+    }
+    es_head_view v;
+    es_head_view_get(s->head, &v);
+    if (v.sets < 1)
+        es_session_sayf(s, 0, "head: yaw %.1f, pitch %.1f, roll %.1f held; %s has no sets to "
+                        "follow it (a SOFA room does)", v.yaw, v.pitch, v.roll, s->playing.room);
+    else
+        es_session_sayf(s, 0, "head: yaw %.1f, pitch %.1f, roll %.1f: set %d of %d (%s "
+                        "azimuth %.1f, elevation %.1f)", v.yaw, v.pitch, v.roll, v.set + 1,
+                        v.sets, v.varies == ES_SOFA_SOURCE ? "the source at" : "measured at",
+                        v.pose.azimuth, v.pose.elevation);
+    return 0;
+}
+
+int es_session_head_nudge(es_session *s, double yaw, double pitch)
+{
+    char why[200];
+    if (es_head_nudge(s->head, yaw, pitch, why, sizeof why) != 0) {
+        es_session_sayf(s, 1, "head: %s", why);
+        return -1;
+    }
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "file_source.h"
+#include "head.h"
 #include "live_state.h"
 #include "preparer.h"
 #include "room_list.h"
@@ -35,6 +36,10 @@ struct es_session {
     int target_slot;
     uint64_t asked_id;         /* the preparer's id of the latest request */
     es_processor_config pc;    /* the levels (pc.mix) and crossfade, for new processors */
+    /* Head tracking: where filter-set requests go (every stream's
+     * processor reads them: pc.set_requests), and the tracker. */
+    es_set_requests set_requests;
+    es_head *head;
 
     es_room_loader rooms;      /* the preparer's once it runs */
     es_preparer *preparer;

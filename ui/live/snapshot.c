@@ -68,6 +68,9 @@ static void meters(const es_session *s, es_live_snapshot *snap)
     snap->xruns = xruns >= s->xruns_base ? xruns - s->xruns_base : xruns;
     snap->have_stalls = es_player_stalls(s->player, &snap->stalls);
     es_engine_counts(&snap->engines_created, &snap->engines_destroyed);
+    es_head_view_get(s->head, &snap->head);
+    snap->exchange_p50_us = es_stats_exchange_quantile(st, 0.5);
+    snap->exchange_p99_us = es_stats_exchange_quantile(st, 0.99);
 }
 
 static void changes(es_session *s, es_live_snapshot *snap)

@@ -30,6 +30,7 @@ typedef struct {
     const char *layout; /* --layout IxO for a file room, or NULL */
     es_jack_options jack; /* --name, --connect-in, --connect-out, --no-connect */
     double rate, seconds, crossfade_ms, fps;
+    int osc;            /* --osc PORT: a head tracker's messages; 0: none */
 } es_play_options;
 
 extern const es_param es_play_params[];
@@ -104,6 +105,7 @@ typedef enum {
     ES_NUDGE_BYPASS,     /* on or off */
     ES_NUDGE_SOURCE,     /* the next source that can play here */
     ES_NUDGE_SLOT,       /* the other A/B slot */
+    ES_NUDGE_HEAD,       /* the head 15 degrees left (up) or right */
 } es_nudge;
 /* up: 1 doubles, raises, turns on or goes on; 0 the other way. 0 asked
  * for, -1 refused: said by the session, or one line in err. */

@@ -55,6 +55,7 @@ typedef struct {
      * start. */
     unsigned remembered_rooms;
     es_mix mix;                /* the levels from the start */
+    int osc_port;              /* a head tracker's OSC messages on this UDP port; 0: none */
 } es_session_config;
 
 /* One line for the person: what happened; `problem` when it went wrong. */
@@ -72,6 +73,13 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
  * snapshot is made once more, final. */
 int es_session_stop(es_session *s);
 void es_session_close(es_session *s);
+
+/* Head tracking (head.h): the orientation, in degrees (pitch or roll NAN:
+ * held as it is); said in one line (the set it picks, or that the room
+ * has none). 0, or -1 said. */
+int es_session_head(es_session *s, double yaw, double pitch, double roll);
+/* The orientation turned by the given degrees (keys). */
+int es_session_head_nudge(es_session *s, double yaw, double pitch);
 
 /* Call often (every 20-30 ms); never waits on a preparation. Plays what
  * the preparer finished (a crossfade, or a stream reopened), hands retired

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "acoustics.h"
+#include "head.h"
 #include "library.h"
 #include "play_spec.h"
 #include "player.h"
@@ -117,6 +118,11 @@ typedef struct {
     int have_stalls;           /* the stall probe runs beside the stream */
     es_stall_stats stalls;
     uint64_t engines_created, engines_destroyed; /* in this process */
+    /* Head tracking (head.h): the orientation, the set it picked, the
+     * tracker's messages; the switches and their filter-exchange latency
+     * are the processor's (stats.set_switches, exchange_*). */
+    es_head_view head;
+    double exchange_p50_us, exchange_p99_us;
 
     /* ---- the latency measurement (es_session_measure_latency) ---- */
     int probing;               /* 1 while the click is out */

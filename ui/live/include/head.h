@@ -1,0 +1,85 @@
+/* Head tracking: the listener's orientation, from a head tracker (OSC,
+ * head_osc.c), keys or the `head` command, turned into the filter set of
+ * the room playing (a SOFA room: a set per head orientation, or an HRIR
+ * per source direction) and asked of the stream (es_set_requests).
+ *
+ * Angles are degrees in SOFA's frame: yaw counter-clockwise seen from
+ * above (positive: the head turned left), pitch up, roll to the right ear
+ * down. A room of head orientations (ListenerView varies) plays the set
+ * nearest (great circle) to the head's yaw and pitch. A head-related set
+ * (SourcePosition varies) plays a source that holds still ahead in the
+ * room: the HRIR nearest to where that source is, seen from the head
+ * (azimuth -yaw, elevation -pitch). Roll selects nothing in either (no
+ * convention earshot reads measures it); it is kept and shown.
+ *
+ * Every call is thread-safe (a mutex, never taken on the audio thread):
+ * the OSC thread, the session and the screen share one es_head. */
+#ifndef ES_HEAD_H
+#define ES_HEAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "processor.h"
+#include "sofa.h"
+
+/* The angles a message may carry: beyond these (or not a number), it is
+ * refused and counted. */
+#define ES_HEAD_YAW_MAX 360.0
+#define ES_HEAD_PITCH_MAX 90.0
+#define ES_HEAD_ROLL_MAX 180.0
+
+typedef struct es_head es_head;
+
+typedef struct {
+    int sets;                    /* sets of the room playing; 0: not a tracked room */
+    es_sofa_varies varies;
+    float yaw, pitch, roll;      /* the last orientation taken */
+    int set;                     /* the set it picked (-1: none yet) */
+    es_sofa_pose pose;           /* that set's pose */
+    uint64_t turns;              /* orientations taken (every origin) */
+    /* OSC (head_osc.c): the port listened on (0: none), messages received,
+     * taken, refused for their values (not numbers, out of range) or
+     * their form (types, count), and to addresses nobody reads; the last
+     * refusal in words. */
+    int osc_port;
+    uint64_t osc_messages, osc_taken, osc_bad_values, osc_bad_form, osc_unknown;
+    char osc_last_bad[160];
+} es_head_view;
+
+/* requests: the stream's (es_processor_config.set_requests); it must
+ * outlive the es_head. */
+es_head *es_head_create(es_set_requests *requests);
+/* Stops the OSC listener first. NULL-safe. */
+void es_head_destroy(es_head *h);
+
+/* The room now playing: its sets' poses (copied) and what varies; NULL or
+ * count 0 for a room of one matrix. The orientation held is asked of it
+ * at once (its engine starts at set 0). */
+void es_head_set_room(es_head *h, const es_sofa_pose *poses, int count, es_sofa_varies varies);
+
+/* An orientation that arrived at arrival_ns (es_now_ns). 0, or -1 and why
+ * (a value not a number or out of range; nothing changes). */
+int es_head_turn(es_head *h, double yaw, double pitch, double roll, long long arrival_ns,
+                 char *why, size_t n);
+/* The orientation held, turned by the given degrees (keys). */
+int es_head_nudge(es_head *h, double yaw, double pitch, char *why, size_t n);
+
+void es_head_view_get(es_head *h, es_head_view *v);
+
+/* OSC (head_osc.c): listens on UDP `port` (1..65535) for a head tracker's
+ * messages. 0, or -1 and why (the port taken, liblo's words). Accepted,
+ * each number a float, double or integer:
+ *   /earshot/head YAW [PITCH [ROLL]]
+ *   .../ypr YAW PITCH ROLL        (IEM SceneRotator, SPARTA, Supperware)
+ *   .../yaw Y, .../pitch P, .../roll R   (one angle; the others held)
+ *   .../quaternions W X Y Z, .../quaternion W X Y Z
+ * where ... is any prefix (/SceneRotator/ypr, /ypr). */
+int es_head_listen(es_head *h, int port, char *why, size_t n);
+
+/* For head_osc.c: counts a message, and a refusal of its form or address
+ * with its words. */
+void es_head_osc_count(es_head *h, int taken, int bad_values, int bad_form, int unknown,
+                       const char *why);
+
+#endif

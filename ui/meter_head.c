@@ -1,0 +1,87 @@
+/* The head-tracking meter (meter.h): the orientation, the set it picked,
+ * the switches and their filter-exchange latency, and the tracker's OSC
+ * messages, taken or refused. Reads the snapshot only. */
+#include <stdio.h>
+
+#include "core/json.h"
+#include "meter.h"
+
+typedef unsigned long long ull;
+
+static const char *varies_word(es_sofa_varies v)
+{
+    return v == ES_SOFA_SOURCE ? "source" : v == ES_SOFA_VIEW ? "view" : "fixed";
+}
+
+void ui_meter_head_json(const es_live_snapshot *s, FILE *to)
+{
+    const es_head_view *h = &s->head;
+    const es_stats *st = &s->stats;
+    fprintf(to, "{\"sets\":%d,\"varies\":", h->sets);
+    es_json_string(to, h->sets ? varies_word(h->varies) : "none");
+    fprintf(to, ",\"yaw\":%.2f,\"pitch\":%.2f,\"roll\":%.2f,\"turns\":%llu", h->yaw, h->pitch,
+            h->roll, (ull)h->turns);
+    if (h->set >= 0)
+        fprintf(to, ",\"set\":%d,\"azimuth\":%.2f,\"elevation\":%.2f", h->set + 1,
+                h->pose.azimuth, h->pose.elevation);
+    else
+        fprintf(to, ",\"set\":null,\"azimuth\":null,\"elevation\":null");
+    fprintf(to, ",\"requests\":%llu,\"superseded\":%llu,\"switches\":%llu",
+            (ull)st->set_requests, (ull)st->set_superseded, (ull)st->set_switches);
+    if (st->set_switches)
+        fprintf(to, ",\"exchange_ms\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f,\"last\":%.3f}",
+                s->exchange_p50_us / 1000, s->exchange_p99_us / 1000,
+                st->exchange_max_us / 1000, st->exchange_last_us / 1000);
+    else
+        fprintf(to, ",\"exchange_ms\":null");
+    if (h->osc_port) {
+        fprintf(to, ",\"osc\":{\"port\":%d,\"messages\":%llu,\"taken\":%llu,\"bad_values\":%llu,"
+                "\"bad_form\":%llu,\"unknown\":%llu,\"last_bad\":",
+                h->osc_port, (ull)h->osc_messages, (ull)h->osc_taken, (ull)h->osc_bad_values,
+                (ull)h->osc_bad_form, (ull)h->osc_unknown);
+        es_json_string(to, h->osc_last_bad);
+        fputc('}', to);
+    } else {
+        fprintf(to, ",\"osc\":null");
+    }
+    fputc('}', to);
+}
+
+void ui_meter_head_text(const es_live_snapshot *s, FILE *to)
+{
+    const es_head_view *h = &s->head;
+    const es_stats *st = &s->stats;
+    if (!h->sets && !h->osc_port && !h->turns)
+        return;
+    fprintf(to, "  head        yaw %.1f pitch %.1f roll %.1f", h->yaw, h->pitch, h->roll);
+    if (h->sets && h->set >= 0)
+        fprintf(to, ": set %d of %d (%s azimuth %.1f, elevation %.1f)", h->set + 1, h->sets,
+                h->varies == ES_SOFA_SOURCE ? "source at" : "measured at", h->pose.azimuth,
+                h->pose.elevation);
+    else
+        fprintf(to, " (the room has no sets to follow it)");
+    fprintf(to, "; %llu switches", (ull)st->set_switches);
+    if (st->set_switches)
+        fprintf(to, ", filter exchange p50 %.2f ms p99 %.2f ms max %.2f ms", s->exchange_p50_us / 1000,
+                s->exchange_p99_us / 1000, st->exchange_max_us / 1000);
+    fprintf(to, " (%llu requests, %llu replaced by a newer one)\n", (ull)st->set_requests,
+            (ull)st->set_superseded);
+    if (h->osc_port)
+        fprintf(to, "  OSC         port %d: %llu messages, %llu taken, %llu bad values, %llu bad "
+                "form, %llu unknown addresses%s%s\n", h->osc_port, (ull)h->osc_messages,
+                (ull)h->osc_taken, (ull)h->osc_bad_values, (ull)h->osc_bad_form,
+                (ull)h->osc_unknown, h->osc_last_bad[0] ? "; last: " : "", h->osc_last_bad);
+}
+
+int ui_meter_head_short(const es_live_snapshot *s, char *out, size_t n)
+{
+    const es_head_view *h = &s->head;
+    if (!h->sets || h->set < 0)
+        return 0;
+    if (s->stats.set_switches)
+        snprintf(out, n, "head %.0f set %d/%d xchg p99 %.2f ms", h->yaw, h->set + 1, h->sets,
+                 s->exchange_p99_us / 1000);
+    else
+        snprintf(out, n, "head %.0f set %d/%d", h->yaw, h->set + 1, h->sets);
+    return 1;
+}
