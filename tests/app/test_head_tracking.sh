@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Head tracking end to end: a SOFA room of 72 head orientations (make_sofa.py's
+# `room` filters, 0.6 s: libmysofa 1.3 reads no larger Data.IR as netCDF-4
+# writes it), played at block 64 on the null device with --osc, headless,
+# its JSON report read at the end.
+#   1. oscsend (liblo-tools) sends the yaw about 100 times a second for
+#      HEAD_SECONDS (default 60), sweeping round: every message taken, the
+#      set the last yaw's, switches counted, 0 engine misses, and the
+#      filter-exchange latency's p99 within one block plus the crossfade
+#      (the switch block: 2 x 1.33 ms), judged in the release build and
+#      said in the sanitizer build;
+#   2. bad messages: NaN, a yaw of 400, an unknown address, a string for a
+#      number, a quaternion of no length: each counted by kind, none taken;
+#   3. a flood of 10,000 messages a second for 2 s (python3, UDP): every one
+#      counted, most replaced before a block took them, no engine miss, the
+#      stream still playing to the end (all its blocks);
+#   4. the `head` command: the set the reply names is the report's.
+#   test_head_tracking.sh EARSHOT [release|sanitized]
+set -u
+earshot=$1 build=${2:-release}
+seconds=${HEAD_SECONDS:-60}
+make=$(dirname "$0")/../rooms/make_sofa.py
+command -v oscsend >/dev/null || { echo "SKIP oscsend is missing (liblo-tools; scripts/setup --test)"; exit 77; }
+/usr/bin/python3 -c 'import netCDF4' 2>/dev/null ||
+    { echo "SKIP python3-netcdf4 is missing (scripts/setup --test installs it)"; exit 77; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+/usr/bin/python3 "$make" "$dir/brir.sofa" SingleRoomSRIR 72 2 1 28800 48000 10 17 room ||
+    { echo "FAIL make_sofa.py could not write the set"; exit 1; }
+# A free UDP port: the first of a few that nothing holds.
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+# play SECONDS: the room on the null device with the tracker's port, the
+# commands from standard input; the JSON in $dir/report.json.
+play() {
+    "$earshot" play --room "$dir/brir.sofa" --block 64 --headless --commands --json \
+        --osc "$port" --seconds "$1" >"$dir/report.json" 2>"$dir/play.err"
+}
+# field EXPRESSION: a value of the report (python3 on the JSON).
+field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$dir/report.json"; }
+
+# 1. A sweep at about 100 messages a second.
+{
+    sleep 2
+    # Paced by the clock (bash's EPOCHREALTIME, in us): message t at t x 10 ms.
+    sent=0 start=${EPOCHREALTIME/./}
+    for ((t = 0; ; t++)); do
+        now=${EPOCHREALTIME/./}
+        [ $((now - start)) -ge $((seconds * 1000000)) ] && break
+        wait=$((start + t * 10000 - now))
+        [ $wait -gt 0 ] && sleep "$(printf '0.%06d' "$wait")"
+        yaw=$(((t * 7) % 360 - 180))
+        oscsend 127.0.0.1 "$port" /earshot/head f "$yaw" && sent=$((sent + 1))
+    done
+    echo "$sent $yaw" >"$dir/sent"
+    sleep 1
+} | play $((seconds + 4))
+read -r sent last <"$dir/sent"
+taken=$(field 'd["head"]["osc"]["taken"]')
+set_now=$(field 'd["head"]["set"]') azimuth=$(field 'd["head"]["azimuth"]')
+switches=$(field 'd["head"]["switches"]') misses=$(field 'd["misses"]')
+p99=$(field 'd["head"]["exchange_ms"]["p99"]') p50=$(field 'd["head"]["exchange_ms"]["p50"]')
+max=$(field 'd["head"]["exchange_ms"]["max"]')
+# The last yaw's set: azimuth (yaw mod 360) to the nearest 5 degrees.
+want=$(( ((last % 360 + 360) % 360 + 2) / 5 % 72 + 1 ))
+rate=$(awk -v n="$sent" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
+if [ "$taken" = "$sent" ] && [ "$set_now" = "$want" ] && [ "$switches" -ge $((sent / 2)) ] &&
+    [ "$misses" = 0 ] && [ "$rate" -ge 50 ]; then
+    ok "$sent yaws in $seconds s ($rate a second) over OSC: all taken, $switches switches, the last yaw ($last) on set $set_now (azimuth $azimuth), 0 engine misses"
+else
+    bad "the sweep: sent $sent ($rate a second), taken $taken, set $set_now (want $want for yaw $last), $switches switches, $misses misses: $(cat "$dir/play.err")"
+fi
+# One block plus the crossfade (the switch block): 2.67 ms at 64 frames.
+verdict="filter-exchange latency p50 $p50 ms, p99 $p99 ms, max $max ms over $switches switches (limit for p99: 2.67 ms, one block and the crossfade)"
+if awk -v p="$p99" 'BEGIN { exit !(p > 0 && p <= 2.667) }'; then
+    ok "$verdict"
+elif [ "$build" = sanitized ]; then
+    echo "     $verdict: said, not judged (the sanitizer build)"
+else
+    bad "$verdict"
+fi
+
+# 2. Bad messages, then one good one.
+{
+    sleep 2
+    oscsend 127.0.0.1 "$port" /earshot/head f nan
+    oscsend 127.0.0.1 "$port" /earshot/head f 400
+    oscsend 127.0.0.1 "$port" /SceneRotator/ypr fff 10 95 0
+    oscsend 127.0.0.1 "$port" /no/such/thing f 10
+    oscsend 127.0.0.1 "$port" /yaw s ten
+    oscsend 127.0.0.1 "$port" /SceneRotator/quaternions ffff 0 0 0 0
+    oscsend 127.0.0.1 "$port" /SceneRotator/ypr fff 90 0 0
+    sleep 1
+} | play 4
+counts=$(field '"%d %d %d %d %d" % tuple(d["head"]["osc"][k] for k in ("messages", "taken", "bad_values", "bad_form", "unknown"))')
+last_bad=$(field 'd["head"]["osc"]["last_bad"]')
+[ "$counts" = "7 1 4 1 1" ] && [ "$(field 'd["head"]["set"]')" = 19 ] &&
+    ok "bad messages: 7 sent, 1 taken (set 19, azimuth 90), 4 bad values, 1 bad form, 1 unknown address; last: $last_bad" ||
+    bad "bad messages: messages taken bad-values bad-form unknown = $counts (want 7 1 4 1 1), set $(field 'd["head"]["set"]'); last: $last_bad"
+
+# 3. A flood: 10,000 a second for 2 s.
+{
+    sleep 2
+    /usr/bin/python3 - "$port" <<'PY'
+import socket, struct, sys, time
+port = int(sys.argv[1])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+def osc(yaw):
+    return b"/earshot/head\0\0\0" + b",f\0\0" + struct.pack(">f", yaw)
+start = time.monotonic()
+for k in range(20000):
+    while time.monotonic() < start + k / 10000:
+        pass
+    s.sendto(osc(float(k % 360 - 180)), ("127.0.0.1", port))
+PY
+    sleep 1
+} | play 6
+flood=$(field '"%d %d %d %d %d" % (d["head"]["osc"]["messages"], d["head"]["osc"]["taken"], d["head"]["requests"], d["head"]["superseded"], d["misses"])')
+blocks=$(field 'd["blocks"]') expected=$(field 'd["blocks_expected"]')
+read -r messages took requests replaced fmisses <<<"$flood"
+if [ "$messages" -ge 19000 ] && [ "$took" = "$messages" ] && [ "$replaced" -gt $((messages / 2)) ] &&
+    [ "$fmisses" = 0 ] && awk -v b="$blocks" -v e="$expected" 'BEGIN { exit !(b >= 0.95 * e) }'; then
+    ok "a flood of 20,000 in 2 s: $messages received (UDP may drop), all taken, $requests reached a block, $replaced replaced by a newer one first, 0 engine misses, $blocks blocks of $expected"
+else
+    bad "the flood: received taken requests replaced misses = $flood, blocks $blocks of $expected"
+fi
+
+# 4. The head command.
+{ sleep 2; echo "head -45"; sleep 1; } | play 4
+said=$(grep -o "set [0-9]* of 72" "$dir/play.err" | head -1)
+[ "$said" = "set 64 of 72" ] && [ "$(field 'd["head"]["set"]')" = 64 ] &&
+    [ "$(field 'd["head"]["yaw"]')" = -45.0 ] &&
+    ok "head -45: '$said' (azimuth 315), as the report has it" ||
+    bad "head -45: said '$said', report set $(field 'd["head"]["set"]') yaw $(field 'd["head"]["yaw"]'): $(cat "$dir/play.err")"
+exit $fail
