@@ -137,6 +137,14 @@ static const es_param params[] = {
      "run the measuring thread at SCHED_FIFO, as an audio\n"
      "thread would be (needs RLIMIT_RTPRIO or CAP_SYS_NICE)", offsetof(bench_args, realtime),
      NULL, NULL},
+    {"sets", ES_PARAM_INT, 2, 4096, "N",
+     "the room in N filter sets (a head-tracked room's\n"
+     "orientations), one engine over all, a switch to another\n"
+     "set every --switch-every blocks (the engines that switch\n"
+     "sets: cpu-partitioned)", offsetof(bench_args, base.sets), NULL, NULL},
+    {"switch-every", ES_PARAM_INT, 1, 1000000, "K",
+     "with --sets: a switch every K blocks (default 1, every\n"
+     "block: each one pays for two sets)", offsetof(bench_args, base.switch_every), NULL, NULL},
     {"copy-out", ES_PARAM_FLAG, 0, 1, NULL,
      "process() into one buffer per output, for every engine\n"
      "(default: a GPU engine lends its mapped outputs, as the\n"
@@ -251,7 +259,8 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                "\"device_max_us\":%.3f,\"device_p50_us\":%.3f,\"device_p99_us\":%.3f,"
                "\"helpers_realtime\":%d,\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
-               "\"cut_short\":%s,\"copy_out\":%s,\"gpus\":\"%s\",\"shards\":[",
+               "\"cut_short\":%s,\"copy_out\":%s,\"sets\":%d,\"set_switches\":%llu,"
+               "\"gpus\":\"%s\",\"shards\":[",
                c->engine->name, c->ir_seconds, r->taps, r->paths, c->block, c->rate,
                r->budget_us, r->p50_us, r->p99_us, r->p999_us, r->max_us, r->mean_us,
                r->blocks, c->paced ? "true" : "false", r->misses, r->stalls, r->late_wakes,
@@ -261,6 +270,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->helpers_realtime, r->realtime_factor,
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
                r->cut_short ? "true" : "false", c->copy_out ? "true" : "false",
+               c->sets > 1 ? c->sets : 1, (unsigned long long)r->set_switches,
                es_gpu_list_text(&c->options.gpu.list, gpus, sizeof gpus));
         for (int k = 0; k < r->shards; k++)
             printf("%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu,"
@@ -278,6 +288,8 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->cut_short ? "  (cut short)" : "");
         if (r->late_levels)
             printf("  %llu late tail levels", (unsigned long long)r->late_levels);
+        if (c->sets > 1)
+            printf("  %d sets, %llu switches", c->sets, (unsigned long long)r->set_switches);
         if (r->device_bytes)
             printf("  GPU %.1f MB held", r->device_bytes / 1e6);
         if (r->device_p50_us >= 0)

@@ -62,11 +62,10 @@ int es_bench_paths(const es_bench_config *cfg)
 /* Noise under an exponential decay that falls 60 dB over the IR: a room
  * whose reverberation time equals the IR length. Layouts: C x C diagonal,
  * true stereo (2 x 2 full), a full N x N matrix, or fan-out (1 x N). */
-static es_ir *synthetic_room(const es_bench_config *cfg, int taps)
+static es_ir *synthetic_room(const es_bench_config *cfg, int taps, uint32_t seed)
 {
     const int ins = bench_inputs(cfg), outs = bench_outputs(cfg);
     es_ir *ir = es_ir_create(ins, outs, taps, cfg->rate);
-    uint32_t seed = 12345;
     if (!ir)
         return NULL;
     /* exp(-decay * t) by repeated multiplication, renewed every 4096 taps
@@ -138,6 +137,16 @@ static void device_percentiles(double *by_job, long jobs, es_bench_result *r)
     r->device_p99_us = by_job[(long)((double)(n - 1) * 0.99)];
 }
 
+/* The engine over the room, or over its sets. */
+static es_engine *make_engine(const es_bench_config *cfg, const es_format *fmt, es_ir **set,
+                              int sets, es_bench_result *r)
+{
+    if (sets > 1)
+        return es_engine_create_sets(cfg->engine, fmt, (const es_ir *const *)set, sets,
+                                     &cfg->options, r->error, sizeof r->error);
+    return es_engine_create(cfg->engine, fmt, set[0], &cfg->options, r->error, sizeof r->error);
+}
+
 int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -151,12 +160,18 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     r->budget_us = 1e6 * cfg->block / cfg->rate;
 
     denormals_off();
-    es_ir *ir = taps >= 1 ? synthetic_room(cfg, taps) : NULL;
+    const int sets = cfg->sets > 1 ? cfg->sets : 1;
+    es_ir **set = calloc((size_t)sets, sizeof *set);
+    for (int k = 0; set && k < sets && taps >= 1; k++)
+        set[k] = synthetic_room(cfg, taps, 12345u + 7919u * (uint32_t)k);
+    es_ir *ir = set ? set[sets - 1] : NULL;
     float **in = calloc((size_t)ins, sizeof *in), **out = calloc((size_t)outs, sizeof *out);
     float **views = calloc((size_t)outs, sizeof *views);
     double *us = malloc((size_t)blocks * sizeof *us);
     es_engine *e = NULL;
     int rc = -1;
+    for (int k = 0; set && k < sets; k++)
+        ir = set[k] ? ir : NULL;
     if (!ir || !in || !out || !views || !us) {
         snprintf(r->error, sizeof r->error, "out of memory for a %d-tap room", taps);
         goto done;
@@ -172,13 +187,13 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     es_format fmt = {.sample_rate = cfg->rate, .max_block = cfg->block,
                      .inputs = ins, .outputs = outs};
     double t0 = now_s();
-    e = es_engine_create(cfg->engine, &fmt, ir, &cfg->options, r->error, sizeof r->error);
+    e = make_engine(cfg, &fmt, set, sets, r);
     r->create_first_ms = 1e3 * (now_s() - t0);
     if (!e)
         goto done;
     es_engine_destroy(e);
     t0 = now_s();
-    e = es_engine_create(cfg->engine, &fmt, ir, &cfg->options, r->error, sizeof r->error);
+    e = make_engine(cfg, &fmt, set, sets, r);
     r->create_ms = 1e3 * (now_s() - t0);
     if (!e)
         goto done;
@@ -225,6 +240,11 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
         for (int c = 0; c < ins; c++)
             for (int t = 0; t < cfg->block; t++)
                 in[c][t] = 0.1f * noise(&seed);
+        /* The switch is asked between two calls, as the audio thread
+         * hands a tracker's request over; its block is timed. */
+        const int every = cfg->switch_every > 0 ? cfg->switch_every : 1;
+        if (sets > 1 && b % every == 0)
+            es_engine_select_set(e, (int)(b / every) % sets);
         const double cpu0 = thread_cpu_s(), a = now_s();
         if (cfg->copy_out)
             es_engine_process(e, (const float *const *)in, out, cfg->block);
@@ -284,8 +304,15 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     else
         rc = 0;
 done:
+    if (e && sets > 1) {
+        es_engine_status st_sets;
+        es_engine_get_status(e, &st_sets);
+        r->set_switches = st_sets.set_switches;
+    }
     es_engine_destroy(e);
-    es_ir_destroy(ir);
+    for (int k = 0; set && k < sets; k++)
+        es_ir_destroy(set[k]);
+    free(set);
     for (int c = 0; in && c < ins; c++)
         es_free(in[c]);
     for (int c = 0; out && c < outs; c++)

@@ -27,6 +27,11 @@ typedef struct {
     int copy_out;         /* 1: process() into the bench's buffers; 0: the
                            * engine may lend its own (es_engine_process_views,
                            * as the processor calls it) */
+    /* > 1: the room in `sets` filter sets (a head-tracked SOFA room's
+     * orientations: each the same shape, other noise), one engine over
+     * all of them (es_engine_create_sets), switching to another set every
+     * `switch_every` blocks (0: every block). */
+    int sets, switch_every;
     es_options options;
 } es_bench_config;
 
@@ -63,6 +68,7 @@ typedef struct {
                            * process: what a room swap costs while playing */
     double create_first_ms; /* the first build: FFTW planning, cuFFT and
                            * CUDA module loading happen once per process */
+    uint64_t set_switches; /* engines of filter sets: switches made while measured */
 } es_bench_result;
 
 /* 0 when measured; -1 with result->error set.
