@@ -92,4 +92,17 @@ reader=$!
     --seconds 0.05 >/dev/null 2>&1 || { echo "FAIL: --plot into a FIFO"; fail=1; }
 wait $reader
 [ -p "$d/fifo" ] && grep -q '</svg>' "$d/from-fifo" || { echo "FAIL: the FIFO was replaced or got no SVG"; fail=1; }
+# --sets: one engine over 4 filter sets, a switch every 2 blocks; an engine
+# that cannot switch sets says so in one line.
+"$earshot" bench --engine cpu-partitioned --fan-out 2 --ir-seconds 0.1 --block 64 --sets 4 \
+    --switch-every 2 --seconds 0.5 --json >"$d/sets.json" 2>"$d/sets.err"
+python3 - "$d/sets.json" <<'PY' || { echo "FAIL: bench --sets: $(cat "$d/sets.json" "$d/sets.err")"; fail=1; }
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+blocks = r["blocks"] + 16  # and the warm-up's
+assert r["sets"] == 4 and blocks // 2 - 2 <= r["set_switches"] <= blocks // 2 + 1, r
+PY
+out=$("$earshot" bench --engine cpu-direct --fan-out 2 --ir-seconds 0.1 --sets 4 --seconds 0.2 2>&1)
+grep -q "cpu-direct does not switch filter sets" <<<"$out" ||
+    { echo "FAIL: bench --sets on cpu-direct: $out"; fail=1; }
 exit $fail
