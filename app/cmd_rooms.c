@@ -54,7 +54,8 @@ static const char usage[] =
     "octave band, a stereo microphone pair 0.17 m apart) into the user folder:\n"
     "  --absorption A or A125,A250,A500,A1k,A2k,A4k for every wall, then\n"
     "  --wall NAME=A... for one of left right front back floor ceiling.\n"
-    "add validates an IR file and copies it into the user folder;\n"
+    "add validates an IR file and copies it into the user folder (a SOFA set\n"
+    "is kept as it is: a room that follows the head, docs/BINAURAL.md);\n"
     "import-jconvolver builds a room from a jconvolver configuration, read as\n"
     "jconvolver 1.1 reads it (/cd, /convolver/new with MAXSIZE cutting every\n"
     "filter, /impulse/read, dirac, hilbert and copy, port and client names;\n"
@@ -86,7 +87,7 @@ static void plot(const float *ir, int length, double rate, double usable)
 }
 
 /* A figure for JSON: null when it cannot be measured. */
-static const char *json_figure(char *out, size_t n, const char *fmt, double v)
+const char *es_rooms_json_figure(char *out, size_t n, const char *fmt, double v)
 {
     return isnan(v) ? "null" : (snprintf(out, n, fmt, v), out);
 }
@@ -98,10 +99,10 @@ void es_rooms_band_row(const char *label, const es_acoustics *a, int json, int l
     char f[6][32];
     if (json) {
         printf("\"%s\":{\"t20\":%s,\"t30\":%s,\"edt\":%s,\"c50\":%s,\"c80\":%s,"
-               "\"d50\":%s", label, json_figure(f[0], 32, "%.4f", a->t20),
-               json_figure(f[1], 32, "%.4f", a->t30), json_figure(f[2], 32, "%.4f", a->edt),
-               json_figure(f[3], 32, "%.3f", a->c50), json_figure(f[4], 32, "%.3f", a->c80),
-               json_figure(f[5], 32, "%.4f", a->d50));
+               "\"d50\":%s", label, es_rooms_json_figure(f[0], 32, "%.4f", a->t20),
+               es_rooms_json_figure(f[1], 32, "%.4f", a->t30), es_rooms_json_figure(f[2], 32, "%.4f", a->edt),
+               es_rooms_json_figure(f[3], 32, "%.3f", a->c50), es_rooms_json_figure(f[4], 32, "%.3f", a->c80),
+               es_rooms_json_figure(f[5], 32, "%.4f", a->d50));
         if (onset)
             printf(",\"onset_s\":%.5f", a->onset_s);
         printf("}%s", last ? "" : ",");
@@ -217,7 +218,7 @@ static int show(const char *title, const es_room *room, const char *layout, floa
         es_json_string(stdout, title);
         printf(",\"seconds\":%.4f,\"channels\":%d,\"rate\":%g,\"gain_db\":%.2f,"
                "\"noise_db\":%s,\"channel\":%d,\"onset_s\":%.5f,", frames / rate, channels, rate,
-               gain_db, json_figure(noise, sizeof noise, "%.1f", a.broadband.noise_db),
+               gain_db, es_rooms_json_figure(noise, sizeof noise, "%.1f", a.broadband.noise_db),
                measured + 1, a.broadband.onset_s);
         if (room) {
             printf("\"description\":");
@@ -312,6 +313,10 @@ static int list(const es_library *lib, int json)
                "C80 dB", "D50", "len s", "ch", "kHz", "gain", "description");
     for (int i = 0; i < lib->count; i++) {
         const es_room *r = &lib->rooms[i];
+        if (es_sofa_is_file(r->path)) {
+            problems += es_rooms_list_sofa(r, json) != 0;
+            continue;
+        }
         es_prepared_room p;
         char err[1024];
         es_room_acoustics a = {0}; /* the list shows the broadband figures only */
@@ -335,10 +340,10 @@ static int list(const es_library *lib, int json)
                    r->origin == ES_ROOMS_SHIPPED ? "shipped"
                    : r->origin == ES_ROOMS_USER  ? "user" : "rooms-dir",
                    p.frames / p.rate, p.channels, p.rate, p.gain_db,
-                   json_figure(f[0], 32, "%.4f", a.broadband.t30),
-                   json_figure(f[1], 32, "%.4f", a.broadband.edt),
-                   json_figure(f[2], 32, "%.3f", a.broadband.c80),
-                   json_figure(f[3], 32, "%.4f", a.broadband.d50));
+                   es_rooms_json_figure(f[0], 32, "%.4f", a.broadband.t30),
+                   es_rooms_json_figure(f[1], 32, "%.4f", a.broadband.edt),
+                   es_rooms_json_figure(f[2], 32, "%.3f", a.broadband.c80),
+                   es_rooms_json_figure(f[3], 32, "%.4f", a.broadband.d50));
             es_json_string(stdout, r->description);
             printf("}\n");
         } else {
@@ -415,6 +420,8 @@ int es_cmd_rooms(int argc, char **argv)
             es_error("rooms --show: no room or file named '%s' (earshot rooms lists them)",
                      target);
             rc = 1;
+        } else if (es_sofa_is_file(room->path)) {
+            rc = es_rooms_show_sofa(room->path, json);
         } else {
             es_prepared_room p;
             char err[1024];

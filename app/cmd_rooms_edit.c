@@ -20,6 +20,7 @@
 #include "room_recipe.h"
 #include "core/param.h"
 #include "rooms_cli.h"
+#include "sofa.h"
 #include "synth.h"
 
 typedef struct {
@@ -235,6 +236,35 @@ static int input_and_options(destination *d, int argc, char **argv, const char *
 
 /* earshot rooms add FILE: checked by preparing it exactly as playing would,
  * then copied (as float WAV, so any format libsndfile reads comes along). */
+/* A SOFA set is kept as it is (its filters, poses and delays are the
+ * set's, read whole when it plays), once it reads. */
+static int add_sofa(destination *d, const char *file)
+{
+    char err[1400], dir[1024], path[1300];
+    es_sofa *set = es_sofa_load(file, 0, err, sizeof err);
+    if (!set) {
+        es_error("rooms add: %s", err);
+        return 1;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "SOFA %s, %d %s, %d x %d, %.2f s at %g Hz", set->convention,
+             set->count, set->varies == ES_SOFA_SOURCE ? "source directions"
+                         : set->varies == ES_SOFA_VIEW ? "head orientations"
+                                                       : "measurement",
+             set->inputs, set->outputs, set->taps / set->rate, set->rate);
+    es_sofa_free(set);
+    if (check_destination(d, dir, sizeof dir) != 0)
+        return 1;
+    if (!d->source[0])
+        snprintf(d->source, sizeof d->source, "added from %s", file);
+    if (es_library_put_file(dir, &d->meta, file, path, sizeof path, err, sizeof err) != 0) {
+        es_error("rooms: %s", err);
+        return 1;
+    }
+    printf("room '%s' added: %s (%s)\n", d->meta.name, path, what);
+    return 0;
+}
+
 static int cmd_add(int argc, char **argv)
 {
     destination d;
@@ -249,6 +279,8 @@ static int cmd_add(int argc, char **argv)
     }
     d.meta.path = file;
     char err[1400], dir[1024];
+    if (es_sofa_is_file(file))
+        return add_sofa(&d, file);
     es_prepared_room check;
     if (es_rooms_prepare_native(&d.meta, &check, err, sizeof err) != 0) {
         es_error("rooms add: %s", err);

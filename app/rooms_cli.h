@@ -23,5 +23,12 @@ void es_rooms_band_row(const char *label, const es_acoustics *a, int json, int l
 /* --show for a SOFA filter set (cmd_rooms_sofa.c; sofa.h says which
  * files are): 0, or 1 said in one line. */
 int es_rooms_show_sofa(const char *path, int json);
+/* A figure for JSON (printf's fmt into out): null when it cannot be
+ * measured (NaN). */
+const char *es_rooms_json_figure(char *out, size_t n, const char *fmt, double v);
+/* A library room kept as a SOFA set, as a row of `earshot rooms`: the
+ * first measurement's first path measured, and the set in the
+ * description's place. 0, or 1 said (the room left out). */
+int es_rooms_list_sofa(const es_room *room, int json);
 
 #endif

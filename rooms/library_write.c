@@ -178,12 +178,65 @@ static int write_fresh(const char *path, float *const *ch, int channels, int fra
     return rc;
 }
 
-/* What a room's files are: a WAV of channels, or a matrix room. */
+/* A copy of `from`, byte for byte, made at `path` only if no file is
+ * there (O_EXCL) and synced: 0, 1 when the name is taken, -1 said. A copy
+ * cut short (a full disk) is removed. */
+static int copy_fresh(const char *path, const char *from, char *err, size_t n)
+{
+    char why[600];
+    FILE *in = es_fopen_regular(from, why, sizeof why);
+    if (!in) {
+        snprintf(err, n, "%s", why);
+        return -1;
+    }
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fclose(in);
+        if (errno == EEXIST)
+            return 1;
+        snprintf(err, n, "%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
+    char buf[65536];
+    size_t got;
+    int rc = 0;
+    while (rc == 0 && (got = fread(buf, 1, sizeof buf, in)) > 0)
+        for (size_t done = 0; rc == 0 && done < got;) {
+            const ssize_t w = write(fd, buf + done, got - done);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                snprintf(err, n, "%s: write failed: %s", path, strerror(errno));
+                rc = -1;
+            }
+            done += w > 0 ? (size_t)w : 0;
+        }
+    if (rc == 0 && ferror(in)) {
+        snprintf(err, n, "%s: read failed", from);
+        rc = -1;
+    }
+    if (rc == 0 && fsync(fd) != 0) {
+        snprintf(err, n, "%s: write failed: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (close(fd) != 0 && rc == 0) {
+        snprintf(err, n, "%s: write failed: %s", path, strerror(errno));
+        rc = -1;
+    }
+    fclose(in);
+    if (rc != 0)
+        unlink(path);
+    return rc;
+}
+
+/* What a room's files are: a WAV of channels, a matrix room, or a file
+ * kept as it is (a SOFA set). */
 typedef struct {
     float *const *ch;
     int channels, frames;
     double rate;
     int inputs, outputs; /* a matrix room: ch holds its paths (NULL: none) */
+    const char *copy_from; /* a file copied as it is, its suffix kept */
 } room_data;
 
 /* ---- a matrix room: BASE.conf and BASE.paths/inNN.wav ---- */
@@ -297,7 +350,9 @@ static int write_matrix(const char *dir, const char *base, const room_data *d, c
 static int write_files(const char *dir, const es_room *room, const room_data *d, char *file,
                        size_t fn, char *path, size_t pn, char *err, size_t n)
 {
-    const char *suffix = d->inputs > 0 ? ".conf" : ".wav";
+    const char *dot = d->copy_from ? strrchr(d->copy_from, '.') : NULL;
+    const char *suffix = d->copy_from ? (dot && !strchr(dot, '/') ? dot : "")
+                         : d->inputs > 0 ? ".conf" : ".wav";
     int got = 1;
     for (int k = 1; got == 1 && k <= FILE_NAME_TRIES; k++) {
         char base[ES_ROOM_NAME_MAX + 8];
@@ -307,8 +362,9 @@ static int write_files(const char *dir, const es_room *room, const room_data *d,
             snprintf(base, sizeof base, "%s-%d", room->name, k);
         snprintf(file, fn, "%s%s", base, suffix);
         snprintf(path, pn, "%s/%s", dir, file);
-        got = d->inputs > 0 ? write_matrix(dir, base, d, room, err, n)
-                            : write_fresh(path, d->ch, d->channels, d->frames, d->rate, err, n);
+        got = d->copy_from    ? copy_fresh(path, d->copy_from, err, n)
+              : d->inputs > 0 ? write_matrix(dir, base, d, room, err, n)
+                              : write_fresh(path, d->ch, d->channels, d->frames, d->rate, err, n);
     }
     if (got == 1)
         snprintf(err, n, "%s: no free file name for room '%s'", dir, room->name);
@@ -385,5 +441,12 @@ int es_library_put_matrix(const char *dir, const es_room *room, float *const *pa
 {
     const room_data d = {.ch = paths, .channels = inputs * outputs, .frames = frames,
                          .rate = rate, .inputs = inputs, .outputs = outputs};
+    return put(dir, room, &d, file_out, fn, err, n);
+}
+
+int es_library_put_file(const char *dir, const es_room *room, const char *from, char *file_out,
+                        size_t fn, char *err, size_t n)
+{
+    const room_data d = {.copy_from = from};
     return put(dir, room, &d, file_out, fn, err, n);
 }

@@ -148,6 +148,10 @@ int es_library_put_room(const char *dir, const es_room *room, float *const *ch, 
 int es_library_put_matrix(const char *dir, const es_room *room, float *const *paths, int inputs,
                           int outputs, int frames, double rate, char *file_out, size_t fn,
                           char *err, size_t n);
+/* The same for a room kept in its own file as it is (a SOFA set): `from`
+ * copied byte for byte under the room's name and its suffix. */
+int es_library_put_file(const char *dir, const es_room *room, const char *from, char *file_out,
+                        size_t fn, char *err, size_t n);
 
 /* Writes `dir`'s manifest afresh with `rooms` (each room's path is its
  * file's name in dir), replacing the old one whole once the new is on the

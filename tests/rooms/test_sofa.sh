@@ -9,7 +9,12 @@
 #   - a FIFO named x.sofa: one line, exit 1, within 5 s (no blocking open);
 #   - libmysofa-loops.sofa, a damaged file on which libmysofa 1.3 loops for
 #     ever (found by the fuzz target): one line, exit 1, within the reader's
-#     10 s and a margin, and no reader process left behind.
+#     10 s and a margin, and no reader process left behind;
+#   - the library: `rooms add` keeps the room set as it is (byte for byte),
+#     `rooms` lists it with its convention and orientations, `rooms --show
+#     NAME` gives its rows, a damaged set is refused with nothing added,
+#     and `play --room NAME` plays it by head orientation (head 90: the
+#     second of four yaws).
 #   test_sofa.sh TEST_SOFA [EARSHOT]
 set -u
 kemar=/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa
@@ -74,4 +79,31 @@ left=$(pgrep -f "rooms --show $loops" | wc -l)
     [ $took -lt 20000 ] && [ "$left" = 0 ] &&
     ok "rooms --show a file libmysofa loops on: $took ms: $(sed "s|$loops|FILE|" "$dir/loops.err")" ||
     bad "rooms --show a file libmysofa loops on: exit $rc after $took ms, $left left running: $(cat "$dir/loops.err")"
+lib=$dir/library
+mkdir "$lib"
+"$earshot" rooms add "$dir/srir.sofa" --name turning --description "four yaws" --to "$lib" \
+    >"$dir/add.txt" 2>&1 && cmp -s "$dir/srir.sofa" "$lib/turning.sofa" &&
+    grep -q "SOFA SingleRoomSRIR, 4 head orientations" "$dir/add.txt" &&
+    ok "rooms add a SOFA set: $(sed "s|$dir/||g" "$dir/add.txt"), the file kept byte for byte" ||
+    bad "rooms add a SOFA set: $(cat "$dir/add.txt")"
+cp "$lib/rooms.txt" "$dir/manifest-before"
+"$earshot" rooms add "$dir/nan.sofa" --name broken --to "$lib" >/dev/null 2>"$dir/add-bad.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$dir/add-bad.err")" = 1 ] && cmp -s "$dir/manifest-before" "$lib/rooms.txt" &&
+    [ ! -e "$lib/broken.sofa" ] &&
+    ok "rooms add a damaged set: refused in one line, nothing added: $(sed "s|$dir/||g" "$dir/add-bad.err")" ||
+    bad "rooms add a damaged set: exit $rc: $(cat "$dir/add-bad.err")"
+"$earshot" rooms --rooms "$lib" >"$dir/list.txt" 2>&1
+"$earshot" rooms --rooms "$lib" --show turning >"$dir/show-name.txt" 2>&1
+grep -E "^turning +.* four yaws" "$dir/list.txt" >/dev/null &&
+    grep -q "SOFA SingleRoomSRIR, 4 head orientations" "$dir/show-name.txt" &&
+    [ "$(grep -cE '^ +[0-9]+ +-?[0-9.]+ +-?[0-9.]+ ' "$dir/show-name.txt")" = 4 ] &&
+    ok "rooms lists it ($(grep -E '^turning ' "$dir/list.txt" | tr -s ' ')), --show NAME gives its 4 rows" ||
+    bad "rooms with a SOFA room: $(grep turning "$dir/list.txt"; head -3 "$dir/show-name.txt")"
+{ sleep 1.5; echo "head 90"; sleep 1; } | timeout 30 "$earshot" play --rooms "$lib" --room turning \
+    --device null --headless --commands --seconds 3 >"$dir/play.txt" 2>&1
+grep -q "head: yaw 90.0, pitch 0.0, roll 0.0: set 2 of 4" "$dir/play.txt" &&
+    grep -qE "head +yaw 90.0 .*1 switches" "$dir/play.txt" &&
+    ok "play --room turning follows the head: $(grep -o 'set 2 of 4[^;]*' "$dir/play.txt" | head -1)" ||
+    bad "play --room turning: $(grep -E 'head|earshot:' "$dir/play.txt")"
 exit $fail

@@ -173,12 +173,11 @@ static void place(const es_prep_request *q, es_prep_result *r, es_engine *e, int
  * playing until the head tracker asks for another, and each set's pose in
  * the result for it. Its swap is not primed: what the past rings would be
  * set 0's, not the set the tracker picks at once. */
-static es_prep_result *build_sets(es_preparer *p, const es_prep_request *q, es_prep_result *r,
+static es_prep_result *build_sets(const es_prep_request *q, es_prep_result *r, const char *path,
                                   long long started)
 {
-    (void)p;
     const long long room_from = es_now_ns();
-    es_sofa *set = es_sofa_load(q->spec.room, q->rate, r->err, sizeof r->err);
+    es_sofa *set = es_sofa_load(path, q->rate, r->err, sizeof r->err);
     r->room_ms = es_prep_ms_since(room_from);
     if (!set)
         return r;
@@ -229,8 +228,10 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     r->req = *q;
     if (open_source(p, q, r) != 0)
         return r;
-    if (es_sofa_is_file(q->spec.room))
-        return build_sets(p, q, r, started);
+    const es_room *listed = es_library_find(&p->rooms->lib, q->spec.room);
+    const char *sofa = listed ? listed->path : q->spec.room;
+    if (es_sofa_is_file(sofa))
+        return build_sets(q, r, sofa, started);
     const long long room_from = es_now_ns();
     es_ir *ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs, r->note,
                                    sizeof r->note, r->err, sizeof r->err);
@@ -280,7 +281,7 @@ static void measure_channel(const es_room *room, float *const *ch, int channels,
     const int step = info->step < 0 ? -1 : 1;
     const int from = info->asked >= 0 && info->asked < channels ? info->asked : 0;
     for (int k = 0, c = from; k < channels; k++, c = (c + step + channels) % channels)
-        if (es_acoustics_measure(ch[c], frames, rate, &info->a) == 0 &&
+        if (ch[c] && es_acoustics_measure(ch[c], frames, rate, &info->a) == 0 &&
             es_acoustics_decay_curve(ch[c], frames, rate, info->decay, ES_DECAY_POINTS) == 0) {
             info->channel = c;
             info->measured = 1;
@@ -297,6 +298,20 @@ static void measure(es_preparer *p, const es_room *room, int from, int step,
     snprintf(info->name, sizeof info->name, "%s", room->name);
     snprintf(info->path, sizeof info->path, "%s", room->path);
     char err[512];
+    if (es_sofa_is_file(room->path)) { /* a SOFA set: its first measurement */
+        es_sofa *set = es_sofa_load(room->path, p->rate, err, sizeof err);
+        if (!set) {
+            snprintf(info->error, sizeof info->error, "%s", err);
+            info->measured = -1;
+            return;
+        }
+        const es_ir *first = set->sets[0];
+        info->seconds = first->length / p->rate;
+        info->channels = first->inputs * first->outputs;
+        measure_channel(room, first->taps, info->channels, first->length, p->rate, info);
+        es_sofa_free(set);
+        return;
+    }
     if (room->origin == ES_ROOMS_FILE) { /* what plays: the file's samples as they are */
         float **ch = NULL;
         es_ir_load_info li;
