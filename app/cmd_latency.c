@@ -4,6 +4,7 @@
  * channel after the processor (so the engine's latency is not in it) and
  * found in the input; the session's own probe (es_player_probe_start). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -73,18 +74,35 @@ static void pause_polling(es_session *s, double seconds)
     }
 }
 
+/* The probe's clicks take 2.5 s of the stream's time; a stream that stops
+ * delivering blocks would never finish them, so the wait has a wall-clock
+ * end of its own. */
+#define PROBE_WAIT_S 15.0
+
 /* The measurement: 0 and the round trip in *frames once the click came
  * back (or -1 frames: it did not, said by the session), -1 when it could
- * not start (said). */
+ * not start or the stream stopped (said). */
 static int measure(es_session *s, int *frames)
 {
     const unsigned before = es_session_snapshot(s)->probes;
     if (es_session_measure_latency(s) != 0)
         return -1;
     const struct timespec tick = {0, 10000000};
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const uint64_t frames0 = es_session_snapshot(s)->stats.frames;
     while (es_session_snapshot(s)->probes == before) {
         nanosleep(&tick, NULL);
         es_session_poll(s);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
+            PROBE_WAIT_S) {
+            es_error("latency: no round trip within %.0f s: the stream delivered %.1f s of "
+                     "blocks in that time (the device stopped calling back?)", PROBE_WAIT_S,
+                     (double)(es_session_snapshot(s)->stats.frames - frames0) /
+                         es_session_snapshot(s)->rate);
+            return -1;
+        }
     }
     *frames = es_session_snapshot(s)->probe_frames;
     return 0;

@@ -10,6 +10,7 @@
 #include "jack_loaded.h"
 #include "core/rt.h"
 #include "device_jack_host.h"
+#include "sound_server.h"
 
 #define host es_jack
 
@@ -151,9 +152,8 @@ static int on_buffer_size(jack_nframes_t nframes, void *arg)
 
 /* Each port's latency as the graph has it, plus earshot's own on the way
  * through: inputs to outputs for capture, outputs to inputs for playback. */
-static void on_latency(jack_latency_callback_mode_t mode, void *arg)
+void es_jack_apply_latency(jack_latency_callback_mode_t mode)
 {
-    (void)arg;
     const int own = atomic_load(&host.own);
     jack_latency_range_t r, most = {0, 0};
     jack_port_t **from = mode == JackCaptureLatency ? host.in : host.out;
@@ -167,8 +167,23 @@ static void on_latency(jack_latency_callback_mode_t mode, void *arg)
     }
     most.min += (jack_nframes_t)own;
     most.max += (jack_nframes_t)own;
+    const int m = mode == JackCaptureLatency ? 0 : 1;
+    if (host.on_pipewire && host.latency_known[m] && host.latency_set[m].min == most.min &&
+        host.latency_set[m].max == most.max)
+        return; /* as set: setting it again would only call back again */
+    host.latency_set[m] = most;
+    host.latency_known[m] = 1;
     for (int c = 0; c < nto; c++)
         jack_port_set_latency_range(to[c], mode, &most);
+}
+
+static void on_latency(jack_latency_callback_mode_t mode, void *arg)
+{
+    (void)arg;
+    if (host.on_pipewire)
+        atomic_fetch_or(&host.latency_due, 1 << (mode == JackCaptureLatency ? 0 : 1));
+    else
+        es_jack_apply_latency(mode);
 }
 
 static void on_shutdown(jack_status_t code, const char *reason, void *arg)
@@ -179,6 +194,9 @@ static void on_shutdown(jack_status_t code, const char *reason, void *arg)
 
 int es_jack_attach(jack_client_t *client)
 {
+    host.on_pipewire = es_jack_is_pipewire();
+    host.latency_known[0] = host.latency_known[1] = 0;
+    atomic_store(&host.latency_due, 3); /* the keeper sets both once on PipeWire */
     jack_set_process_callback(client, process, NULL);
     jack_set_xrun_callback(client, on_xrun, NULL);
     jack_set_freewheel_callback(client, on_freewheel, NULL);

@@ -50,6 +50,15 @@ typedef struct {
     char in_wire[PORTS_MAX][WIRES_MAX][PORT_NAME_MAX];
     char out_wire[PORTS_MAX][WIRES_MAX][PORT_NAME_MAX];
     long long restore_until_ns;
+    /* PipeWire's JACK library (0.3.65) can deadlock when a port's latency
+     * is set inside the latency callback (its lock is held around the
+     * callback, and the set takes it again on the same thread): there the
+     * callback only marks the mode due (bit mode), and the keeper sets it.
+     * The range last set, per mode, so an unchanged one is not set again. */
+    int on_pipewire;
+    atomic_int latency_due;
+    jack_latency_range_t latency_set[2];
+    int latency_known[2];
 } es_jack_host;
 
 extern es_jack_host es_jack;
@@ -90,5 +99,10 @@ int es_jack_register_ports(int inputs, int outputs, const es_jack_options *o, ch
                            size_t n);
 int es_jack_port_latency(jack_port_t *const *ports, int count, jack_latency_callback_mode_t mode);
 int es_jack_looped(void);
+
+/* Sets the ports' latency for `mode` from the graph's and earshot's own
+ * (device_jack_cycle.c): inside the latency callback on jackd, from the
+ * keeper on PipeWire. */
+void es_jack_apply_latency(jack_latency_callback_mode_t mode);
 
 #endif

@@ -113,6 +113,13 @@ static void *keep(void *arg)
             give_back();
         else if (wanted && host.client && look % NOTE_EVERY == 0)
             note_wiring();
+        /* On PipeWire the latency callback leaves the setting to here
+         * (es_jack_host says why). */
+        const int due = wanted && host.client ? atomic_exchange(&host.latency_due, 0) : 0;
+        if (due & 1)
+            es_jack_apply_latency(JackCaptureLatency);
+        if (due & 2)
+            es_jack_apply_latency(JackPlaybackLatency);
         pthread_mutex_unlock(&host.lock);
         if (!wanted)
             return NULL;
