@@ -305,6 +305,30 @@ static int show_file(const char *file, int json)
     return rc;
 }
 
+void es_rooms_list_row(const es_room *r, const es_acoustics *a, double seconds, int channels,
+                       double rate, double gain_db, int json)
+{
+    char f[4][32];
+    if (json) {
+        printf("{\"name\":");
+        es_json_string(stdout, r->name);
+        printf(",\"origin\":\"%s\",\"seconds\":%.4f,\"channels\":%d,\"rate\":%g,"
+               "\"gain_db\":%.2f,\"t30\":%s,\"edt\":%s,\"c80\":%s,\"d50\":%s",
+               r->origin == ES_ROOMS_SHIPPED ? "shipped"
+               : r->origin == ES_ROOMS_USER  ? "user" : "rooms-dir",
+               seconds, channels, rate, gain_db,
+               es_rooms_json_figure(f[0], 32, "%.4f", a->t30),
+               es_rooms_json_figure(f[1], 32, "%.4f", a->edt),
+               es_rooms_json_figure(f[2], 32, "%.3f", a->c80),
+               es_rooms_json_figure(f[3], 32, "%.4f", a->d50));
+        return;
+    }
+    printf("%-16s %6s %6s %6s %5s %6.2f %2d %6.1f %+6.1f", r->name,
+           es_figure_text(f[0], 32, "%.2f", a->t30), es_figure_text(f[1], 32, "%.2f", a->edt),
+           es_figure_text(f[2], 32, "%.1f", a->c80), es_figure_text(f[3], 32, "%.2f", a->d50),
+           seconds, channels, rate / 1000, gain_db);
+}
+
 static int list(const es_library *lib, int json)
 {
     int problems = 0;
@@ -330,31 +354,15 @@ static int list(const es_library *lib, int json)
         for (int c = 0; c < p.channels; c++)
             if (es_acoustics_measure(p.ch[c], p.frames, p.rate, &a.broadband) == 0)
                 break;
-        char f[4][32];
+        char description[1100];
+        es_rooms_list_row(r, &a.broadband, p.frames / p.rate, p.channels, p.rate, p.gain_db,
+                          json);
         if (json) {
-            printf("{\"name\":");
-            es_json_string(stdout, r->name);
-            printf(",\"origin\":\"%s\",\"seconds\":%.4f,\"channels\":%d,"
-                   "\"rate\":%g,\"gain_db\":%.2f,\"t30\":%s,\"edt\":%s,\"c80\":%s,"
-                   "\"d50\":%s,\"description\":",
-                   r->origin == ES_ROOMS_SHIPPED ? "shipped"
-                   : r->origin == ES_ROOMS_USER  ? "user" : "rooms-dir",
-                   p.frames / p.rate, p.channels, p.rate, p.gain_db,
-                   es_rooms_json_figure(f[0], 32, "%.4f", a.broadband.t30),
-                   es_rooms_json_figure(f[1], 32, "%.4f", a.broadband.edt),
-                   es_rooms_json_figure(f[2], 32, "%.3f", a.broadband.c80),
-                   es_rooms_json_figure(f[3], 32, "%.4f", a.broadband.d50));
+            printf(",\"description\":");
             es_json_string(stdout, r->description);
             printf("}\n");
         } else {
-            char description[1100];
-            printf("%-16s %6s %6s %6s %5s %6.2f %2d %6.1f %+6.1f  %.40s\n", r->name,
-                   es_figure_text(f[0], 32, "%.2f", a.broadband.t30),
-                   es_figure_text(f[1], 32, "%.2f", a.broadband.edt),
-                   es_figure_text(f[2], 32, "%.1f", a.broadband.c80),
-                   es_figure_text(f[3], 32, "%.2f", a.broadband.d50), p.frames / p.rate,
-                   p.channels, p.rate / 1000, p.gain_db,
-                   safe(description, sizeof description, r->description));
+            printf("  %.40s\n", safe(description, sizeof description, r->description));
         }
         es_prepared_room_free(&p);
     }

@@ -155,20 +155,12 @@ int es_rooms_list_sofa(const es_room *room, int json)
         if (first->taps[r] &&
             es_acoustics_measure(first->taps[r], first->length, first->sample_rate, &a) == 0)
             break;
-    char what[160], f[4][32];
+    char what[160];
     snprintf(what, sizeof what, "SOFA %s, %d %s", s->convention, s->count,
              varies_words(s->varies));
+    es_rooms_list_row(room, &a, s->taps / s->rate, s->outputs, s->rate, 0, json);
     if (json) {
-        printf("{\"name\":");
-        es_json_string(stdout, room->name);
-        printf(",\"origin\":\"%s\",\"seconds\":%.4f,\"channels\":%d,\"rate\":%g,"
-               "\"gain_db\":0.00,\"t30\":%s,\"edt\":%s,\"c80\":%s,\"d50\":%s,\"sofa\":{"
-               "\"convention\":",
-               room->origin == ES_ROOMS_SHIPPED ? "shipped"
-               : room->origin == ES_ROOMS_USER  ? "user" : "rooms-dir",
-               s->taps / s->rate, s->outputs, s->rate,
-               es_rooms_json_figure(f[0], 32, "%.4f", a.t30), es_rooms_json_figure(f[1], 32, "%.4f", a.edt),
-               es_rooms_json_figure(f[2], 32, "%.3f", a.c80), es_rooms_json_figure(f[3], 32, "%.4f", a.d50));
+        printf(",\"sofa\":{\"convention\":");
         es_json_string(stdout, s->convention);
         printf(",\"varies\":\"%s\",\"measurements\":%d},\"description\":",
                s->varies == ES_SOFA_SOURCE ? "source" : s->varies == ES_SOFA_VIEW ? "view"
@@ -177,12 +169,9 @@ int es_rooms_list_sofa(const es_room *room, int json)
         es_json_string(stdout, room->description);
         printf("}\n");
     } else {
-        printf("%-16s %6s %6s %6s %5s %6.2f %2d %6.1f %+6.1f  %.40s\n", room->name,
-               es_figure_text(f[0], 32, "%.2f", a.t30), es_figure_text(f[1], 32, "%.2f", a.edt),
-               es_figure_text(f[2], 32, "%.1f", a.c80), es_figure_text(f[3], 32, "%.2f", a.d50),
-               s->taps / s->rate, s->outputs, s->rate / 1000, 0.0,
-               es_text_escape(said, sizeof said, room->description && room->description[0]
-                                                    ? room->description : what));
+        printf("  %.40s\n", es_text_escape(said, sizeof said, room->description &&
+                                                               room->description[0]
+                                                           ? room->description : what));
     }
     es_sofa_free(s);
     return 0;

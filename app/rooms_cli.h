@@ -26,6 +26,11 @@ int es_rooms_show_sofa(const char *path, int json);
 /* A figure for JSON (printf's fmt into out): null when it cannot be
  * measured (NaN). */
 const char *es_rooms_json_figure(char *out, size_t n, const char *fmt, double v);
+/* A room's row of `earshot rooms` up to its description: the text
+ * columns, or the JSON object's members before it (the caller adds its
+ * own, the description and the closing brace). */
+void es_rooms_list_row(const es_room *r, const es_acoustics *a, double seconds, int channels,
+                       double rate, double gain_db, int json);
 /* A library room kept as a SOFA set, as a row of `earshot rooms`: the
  * first measurement's first path measured, and the set in the
  * description's place. 0, or 1 said (the room left out). */

@@ -201,15 +201,9 @@ static int copy_fresh(const char *path, const char *from, char *err, size_t n)
     size_t got;
     int rc = 0;
     while (rc == 0 && (got = fread(buf, 1, sizeof buf, in)) > 0)
-        for (size_t done = 0; rc == 0 && done < got;) {
-            const ssize_t w = write(fd, buf + done, got - done);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                snprintf(err, n, "%s: write failed: %s", path, strerror(errno));
-                rc = -1;
-            }
-            done += w > 0 ? (size_t)w : 0;
+        if (es_fd_write_all(fd, buf, got) != 0) {
+            snprintf(err, n, "%s: write failed: %s", path, strerror(errno));
+            rc = -1;
         }
     if (rc == 0 && ferror(in)) {
         snprintf(err, n, "%s: read failed", from);

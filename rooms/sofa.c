@@ -283,18 +283,25 @@ int es_sofa_is_file(const char *path)
     return is;
 }
 
-es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n)
+long long es_sofa_regular(const char *path, char *err, size_t n)
 {
-    /* A regular file only: libmysofa would block on a FIFO. */
     struct stat st;
     if (stat(path, &st) != 0) {
         snprintf(err, n, "%s: cannot open it", path);
-        return NULL;
+        return -1;
     }
     if (!S_ISREG(st.st_mode)) {
         snprintf(err, n, "%s: not a regular file", path);
-        return NULL;
+        return -1;
     }
+    return (long long)st.st_size;
+}
+
+es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n)
+{
+    /* A regular file only: libmysofa would block on a FIFO. */
+    if (es_sofa_regular(path, err, n) < 0)
+        return NULL;
     int code = 0;
     struct MYSOFA_HRTF *h = mysofa_load(path, &code);
     if (!h) {

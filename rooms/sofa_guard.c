@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/files.h"
 #include "sofa.h"
 
 #define ANSWER_MAGIC 0x53464131u /* "SFA1" */
@@ -44,36 +45,6 @@ double es_sofa_time_limit(long long bytes)
     return 10.0 + (bytes > 0 ? (double)bytes / 20e6 : 0);
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *p, size_t n)
-{
-    char *c = p;
-    while (n > 0) {
-        ssize_t r = read(fd, c, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        c += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
-
 /* The child's half: read, write the answer, exit. Only _exit: the
  * parent's atexit handlers and buffered streams are not the child's. */
 static _Noreturn void child_reads(int out, const char *path, double rate, double limit)
@@ -85,7 +56,7 @@ static _Noreturn void child_reads(int out, const char *path, double rate, double
     answer_head head = {.magic = ANSWER_MAGIC};
     es_sofa *s = es_sofa_read(path, rate, head.err, sizeof head.err);
     if (!s)
-        _exit(write_all(out, &head, sizeof head) == 0 ? 0 : 1);
+        _exit(es_fd_write_all(out, &head, sizeof head) == 0 ? 0 : 1);
     head.ok = 1;
     memcpy(head.convention, s->convention, sizeof head.convention);
     head.varies = (int32_t)s->varies;
@@ -96,15 +67,15 @@ static _Noreturn void child_reads(int out, const char *path, double rate, double
     head.file_rate = s->file_rate;
     head.rate = s->rate;
     head.max_delay = s->max_delay;
-    int bad = write_all(out, &head, sizeof head) ||
-              write_all(out, s->pose, (size_t)s->count * sizeof *s->pose);
+    int bad = es_fd_write_all(out, &head, sizeof head) ||
+              es_fd_write_all(out, s->pose, (size_t)s->count * sizeof *s->pose);
     const size_t rows = (size_t)s->inputs * (size_t)s->outputs;
     for (int m = 0; !bad && m < s->count; m++)
         for (size_t r = 0; !bad && r < rows; r++) {
             const float *row = s->sets[m]->taps[r];
             const uint8_t present = row != NULL;
-            bad = write_all(out, &present, 1) ||
-                  (present && write_all(out, row, (size_t)s->taps * sizeof(float)));
+            bad = es_fd_write_all(out, &present, 1) ||
+                  (present && es_fd_write_all(out, row, (size_t)s->taps * sizeof(float)));
         }
     _exit(bad ? 1 : 0);
 }
@@ -136,7 +107,7 @@ static int wait_child(pid_t pid, int done, double limit, int *status)
 static es_sofa *read_answer(int in, const char *path, char *err, size_t n)
 {
     answer_head head;
-    if (read_all(in, &head, sizeof head) != 0 || head.magic != ANSWER_MAGIC) {
+    if (es_fd_read_all(in, &head, sizeof head) != 0 || head.magic != ANSWER_MAGIC) {
         snprintf(err, n, "%s: its reader gave no answer", path);
         return NULL;
     }
@@ -169,7 +140,7 @@ static es_sofa *read_answer(int in, const char *path, char *err, size_t n)
     s->file_rate = head.file_rate;
     s->rate = head.rate;
     s->max_delay = head.max_delay;
-    if (read_all(in, s->pose, (size_t)s->count * sizeof *s->pose) != 0)
+    if (es_fd_read_all(in, s->pose, (size_t)s->count * sizeof *s->pose) != 0)
         goto short_answer;
     for (int m = 0; m < s->count; m++) {
         es_ir *ir = s->sets[m] = es_ir_create(s->inputs, s->outputs, s->taps, s->rate);
@@ -178,14 +149,14 @@ static es_sofa *read_answer(int in, const char *path, char *err, size_t n)
         for (int i = 0; i < s->inputs; i++)
             for (int o = 0; o < s->outputs; o++) {
                 uint8_t present;
-                if (read_all(in, &present, 1) != 0)
+                if (es_fd_read_all(in, &present, 1) != 0)
                     goto short_answer;
                 if (!present)
                     continue;
                 float *row = es_ir_path(ir, i, o);
                 if (!row)
                     goto no_memory;
-                if (read_all(in, row, (size_t)s->taps * sizeof(float)) != 0)
+                if (es_fd_read_all(in, row, (size_t)s->taps * sizeof(float)) != 0)
                     goto short_answer;
             }
     }
@@ -204,16 +175,10 @@ es_sofa *es_sofa_load(const char *path, double rate, char *err, size_t n)
 {
     /* The checks that need no child: a FIFO would block it, and a name
      * that is not there is said as such. */
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, n, "%s: cannot open it", path);
+    const long long bytes = es_sofa_regular(path, err, n);
+    if (bytes < 0)
         return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, n, "%s: not a regular file", path);
-        return NULL;
-    }
-    const double limit = es_sofa_time_limit((long long)st.st_size);
+    const double limit = es_sofa_time_limit(bytes);
     int answer = memfd_create("earshot-sofa", MFD_CLOEXEC);
     int done[2];
     if (answer < 0 || pipe2(done, O_CLOEXEC) != 0) {

@@ -62,16 +62,31 @@ FILE *es_fopen_regular(const char *path, char *err, size_t n)
     return f;
 }
 
-/* All of data to fd; 0, or -1 (errno says why). */
-static int write_all(int fd, const char *data, size_t len)
+int es_fd_write_all(int fd, const void *data, size_t len)
 {
+    const char *at = data;
     while (len) {
-        const ssize_t got = write(fd, data, len);
+        const ssize_t got = write(fd, at, len);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
             return -1;
-        data += got;
+        at += got;
+        len -= (size_t)got;
+    }
+    return 0;
+}
+
+int es_fd_read_all(int fd, void *data, size_t len)
+{
+    char *at = data;
+    while (len) {
+        const ssize_t got = read(fd, at, len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        at += got;
         len -= (size_t)got;
     }
     return 0;
@@ -80,7 +95,7 @@ static int write_all(int fd, const char *data, size_t len)
 int es_file_write_out(const char *path, const char *data, size_t len, char *err, size_t n)
 {
     if (!strcmp(path, "-")) {
-        if (write_all(STDOUT_FILENO, data, len) != 0) {
+        if (es_fd_write_all(STDOUT_FILENO, data, len) != 0) {
             snprintf(err, n, "-: %s", strerror(errno));
             return -1;
         }
@@ -105,7 +120,7 @@ int es_file_write_out(const char *path, const char *data, size_t len, char *err,
     const int flags = fcntl(fd, F_GETFL);
     if (flags >= 0)
         (void)!fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-    const int rc = write_all(fd, data, len);
+    const int rc = es_fd_write_all(fd, data, len);
     const int saved = errno;
     close(fd);
     if (rc != 0) {

@@ -50,6 +50,9 @@ es_sofa *es_sofa_load(const char *path, double rate, char *err, size_t n);
 /* The same in this process, with no time limit: the child's reader, and
  * the fuzz target's (which runs libFuzzer's own limits). */
 es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n);
+/* The size of `path` when it is a regular file (a FIFO would block the
+ * reader); -1 and one line naming it otherwise. */
+long long es_sofa_regular(const char *path, char *err, size_t n);
 /* How long es_sofa_load lets a file of `bytes` take: 10 s, and 1 s more
  * for each 20 MB (a large set reads at well over 100 MB/s). */
 double es_sofa_time_limit(long long bytes);

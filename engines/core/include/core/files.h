@@ -41,6 +41,10 @@ int es_file_replace(const char *path, const char *data, size_t len, mode_t mode,
  * es_file_replace; a FIFO or a device written into, never replaced (a
  * FIFO that no program reads is said, not waited on); "-" is standard
  * output. 0, or -1 with "PATH: what is wrong". */
+/* All of len bytes to (from) fd, across short writes (reads) and EINTR:
+ * 0, or -1 (errno says why; a read that met the end leaves it 0). */
+int es_fd_write_all(int fd, const void *data, size_t len);
+int es_fd_read_all(int fd, void *data, size_t len);
 int es_file_write_out(const char *path, const char *data, size_t len, char *err, size_t n);
 
 /* 1 when a and b name the same existing file (device and inode, links
