@@ -27,9 +27,31 @@ static const struct {
     {"MultiSpeakerBRIR", ES_SOFA_VIEW},
     {"SingleRoomDRIR", ES_SOFA_VIEW},
     {"GeneralFIR", ES_SOFA_VIEW},
+    {"SimpleHeadphoneIR", ES_SOFA_REFITTED},
 };
 
 #define SOFA_DELAY_MAX_S 10.0
+
+/* Each es_sofa_varies: its word in JSON, and what its measurements are. */
+static const struct {
+    const char *key, *words;
+} varies_names[] = {
+    [ES_SOFA_SOURCE] = {"source", "source directions"},
+    [ES_SOFA_VIEW] = {"view", "head orientations"},
+    [ES_SOFA_FIXED] = {"fixed", "measurement"},
+    [ES_SOFA_REFITTED] = {"refitted", "fittings"},
+};
+
+const char *es_sofa_varies_key(es_sofa_varies v)
+{
+    return (unsigned)v < sizeof varies_names / sizeof *varies_names ? varies_names[v].key : "?";
+}
+
+const char *es_sofa_varies_words(es_sofa_varies v)
+{
+    return (unsigned)v < sizeof varies_names / sizeof *varies_names ? varies_names[v].words
+                                                                      : "measurements";
+}
 
 static const char *mysofa_says(int code)
 {
@@ -110,7 +132,7 @@ static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate, 
     if (which < 0) {
         snprintf(err, n, "%s: convention '%.40s' is not one earshot reads (SimpleFreeFieldHRIR, "
                  "SingleRoomSRIR, SingleRoomMIMOSRIR, MultiSpeakerBRIR, SingleRoomDRIR, "
-                 "GeneralFIR)", path, conv);
+                 "GeneralFIR, SimpleHeadphoneIR)", path, conv);
         return NULL;
     }
     if (!type || strcmp(type, "FIR") != 0) {
@@ -177,7 +199,9 @@ static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate, 
     mysofa_tospherical(h);
     const struct MYSOFA_ARRAY *poses = NULL;
     s->varies = M == 1 ? ES_SOFA_FIXED : conventions[which].varies;
-    if (s->varies == ES_SOFA_VIEW && varies_by(&h->ListenerView, M))
+    if (s->varies == ES_SOFA_REFITTED)
+        ; /* no pose chooses between fittings */
+    else if (s->varies == ES_SOFA_VIEW && varies_by(&h->ListenerView, M))
         poses = &h->ListenerView;
     else if (varies_by(&h->SourcePosition, M))
         poses = &h->SourcePosition, s->varies = ES_SOFA_SOURCE;

@@ -120,7 +120,7 @@ static es_sofa *read_answer(int in, const char *path, char *err, size_t n)
     const double samples = (double)head.count * head.inputs * head.outputs * head.taps;
     if (head.count < 1 || head.inputs < 1 || head.outputs < 1 || head.taps < 1 ||
         head.taps > ES_SOFA_TAPS_MAX || samples > ES_SOFA_SAMPLES_MAX ||
-        head.varies < ES_SOFA_SOURCE || head.varies > ES_SOFA_FIXED) {
+        head.varies < ES_SOFA_SOURCE || head.varies > ES_SOFA_REFITTED) {
         snprintf(err, n, "%s: its reader's answer does not hold together", path);
         return NULL;
     }

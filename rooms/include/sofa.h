@@ -21,6 +21,8 @@ typedef enum {
     ES_SOFA_SOURCE, /* SourcePosition: a source direction around the head */
     ES_SOFA_VIEW,   /* ListenerView: the head's orientation in the room */
     ES_SOFA_FIXED,  /* one measurement */
+    ES_SOFA_REFITTED, /* the same measurement again, headphones fitted anew
+                       * (SimpleHeadphoneIR): a set to average, not choose */
 } es_sofa_varies;
 
 typedef struct {
@@ -57,6 +59,10 @@ long long es_sofa_regular(const char *path, char *err, size_t n);
  * for each 20 MB (a large set reads at well over 100 MB/s). */
 double es_sofa_time_limit(long long bytes);
 void es_sofa_free(es_sofa *s);
+/* What varies, as a JSON word ("source", "view", "fixed", "refitted") and
+ * as what the measurements are ("head orientations"). */
+const char *es_sofa_varies_key(es_sofa_varies v);
+const char *es_sofa_varies_words(es_sofa_varies v);
 /* 1 when `path` names a SOFA file: by its .sofa ending, or a regular file
  * that begins with HDF5's signature (netCDF-4). */
 int es_sofa_is_file(const char *path);

@@ -5,11 +5,14 @@ turned to M yaw angles evenly round (ListenerView), each filter a unit
 step at tap 3 scaled by 0.5 + 0.1 m, and Data.Delay (M x R) of DL samples
 on receiver 1 and DR on the others.
 
-  make_sofa.py PATH CONVENTION M R E N RATE DL DR [nan|room]
+  make_sofa.py PATH CONVENTION M R E N RATE DL DR [nan|room|phones]
 
 `nan` puts a NaN in the last measurement's filter; `room` makes each
 filter decaying noise instead (a 0.5 s decay, -30 dB below a unit step),
-a room's tail as loud at every orientation. libmysofa 1.3 refuses a
+a room's tail as loud at every orientation; `phones` makes each a
+headphone's response (SimpleHeadphoneIR): a unit pulse and a resonance
+(3 kHz on receiver 1, 4.5 kHz on the others) that grows by a tenth with
+each fitting. libmysofa 1.3 refuses a
 Data.IR of more than 32 MiB as netCDF-4 writes it (72 x 2 x 29127 doubles:
 0.6 s at 48 kHz), so the tests' sets stay under that."""
 import sys
@@ -54,6 +57,14 @@ for m in range(M):
     ir[m, :, :, 3] = 0.5 + 0.1 * m
 if len(sys.argv) > 10 and sys.argv[10] == "nan":
     ir[M - 1, 0, 0, N // 2] = np.nan
+if len(sys.argv) > 10 and sys.argv[10] == "phones":
+    n = np.arange(N)
+    for m in range(M):
+        for r in range(R):
+            f = 3000.0 if r == 0 else 4500.0
+            ring = 0.3 * (1 + 0.1 * m) * np.exp(-n / 20.0) * np.sin(2 * np.pi * f * n / rate)
+            ir[m, r, :, :] = ring
+            ir[m, r, :, 0] += 1.0
 if len(sys.argv) > 10 and sys.argv[10] == "room":
     rng = np.random.default_rng(38)
     decay = np.exp(-np.arange(N) / (0.5 * rate / 6.9))
