@@ -248,9 +248,7 @@ static int add_sofa(destination *d, const char *file)
     }
     char what[200];
     snprintf(what, sizeof what, "SOFA %s, %d %s, %d x %d, %.2f s at %g Hz", set->convention,
-             set->count, set->varies == ES_SOFA_SOURCE ? "source directions"
-                         : set->varies == ES_SOFA_VIEW ? "head orientations"
-                                                       : "measurement",
+             set->count, es_sofa_varies_words(set->varies),
              set->inputs, set->outputs, set->taps / set->rate, set->rate);
     es_sofa_free(set);
     if (check_destination(d, dir, sizeof dir) != 0)

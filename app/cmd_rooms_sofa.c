@@ -44,11 +44,6 @@ static int lag_of(const float *a, const float *b, int n, double rate)
     return best;
 }
 
-static const char *varies_words(es_sofa_varies v)
-{
-    return v == ES_SOFA_SOURCE ? "source directions" : v == ES_SOFA_VIEW ? "head orientations"
-                                                                          : "measurement";
-}
 
 int es_rooms_show_sofa(const char *path, int json)
 {
@@ -72,15 +67,14 @@ int es_rooms_show_sofa(const char *path, int json)
         es_json_string(stdout, s->convention);
         printf(",\"varies\":\"%s\",\"measurements\":%d,\"inputs\":%d,\"outputs\":%d,"
                "\"taps\":%d,\"rate\":%g,\"max_delay\":%g,\"poses\":[",
-               s->varies == ES_SOFA_SOURCE ? "source" : s->varies == ES_SOFA_VIEW ? "view"
-                                                                                 : "fixed",
+               es_sofa_varies_key(s->varies),
                s->count, s->inputs, s->outputs, s->taps, s->rate, s->max_delay);
     } else {
         printf("%s: SOFA %s, %d %s (azimuth %.1f to %.1f, elevation %.1f to %.1f degrees), "
                "%d input%s x %d output%s, %d taps at %g Hz (%.1f ms), Data.Delay up to %g "
                "samples\n\n  %5s %8s %8s %6s %6s %6s %7s %6s",
                es_text_escape(shown, sizeof shown, path), s->convention, s->count,
-               varies_words(s->varies), az_lo, az_hi, el_lo, el_hi, s->inputs,
+               es_sofa_varies_words(s->varies), az_lo, az_hi, el_lo, el_hi, s->inputs,
                s->inputs == 1 ? "" : "s", s->outputs, s->outputs == 1 ? "" : "s", s->taps,
                s->rate, 1e3 * s->taps / s->rate, s->max_delay, "#", "azimuth", "elev.",
                "T20 s", "T30 s", "EDT s", "C50 dB", "C80 dB");
@@ -157,14 +151,13 @@ int es_rooms_list_sofa(const es_room *room, int json)
             break;
     char what[160];
     snprintf(what, sizeof what, "SOFA %s, %d %s", s->convention, s->count,
-             varies_words(s->varies));
+             es_sofa_varies_words(s->varies));
     es_rooms_list_row(room, &a, s->taps / s->rate, s->outputs, s->rate, 0, json);
     if (json) {
         printf(",\"sofa\":{\"convention\":");
         es_json_string(stdout, s->convention);
         printf(",\"varies\":\"%s\",\"measurements\":%d},\"description\":",
-               s->varies == ES_SOFA_SOURCE ? "source" : s->varies == ES_SOFA_VIEW ? "view"
-                                                                                 : "fixed",
+               es_sofa_varies_key(s->varies),
                s->count);
         es_json_string(stdout, room->description);
         printf("}\n");

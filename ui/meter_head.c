@@ -8,17 +8,13 @@
 
 typedef unsigned long long ull;
 
-static const char *varies_word(es_sofa_varies v)
-{
-    return v == ES_SOFA_SOURCE ? "source" : v == ES_SOFA_VIEW ? "view" : "fixed";
-}
 
 void ui_meter_head_json(const es_live_snapshot *s, FILE *to)
 {
     const es_head_view *h = &s->head;
     const es_stats *st = &s->stats;
     fprintf(to, "{\"sets\":%d,\"varies\":", h->sets);
-    es_json_string(to, h->sets ? varies_word(h->varies) : "none");
+    es_json_string(to, h->sets ? es_sofa_varies_key(h->varies) : "none");
     fprintf(to, ",\"yaw\":%.2f,\"pitch\":%.2f,\"roll\":%.2f,\"turns\":%llu", h->yaw, h->pitch,
             h->roll, (ull)h->turns);
     if (h->set >= 0)

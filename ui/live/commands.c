@@ -89,6 +89,9 @@ const es_param es_play_params[] = {
     {"seconds", ES_PARAM_DOUBLE, 0.1, 86400, "T",
      "stop after T seconds (headless: default 10; the\n"
      "workstation: runs until q)", OPT(seconds), NULL, NULL},
+    {"headphone", ES_PARAM_STRING, 0, 1023, "FILE",
+     "a headphone filter after every room: a WAV (1 or 2\n"
+     "ears), or one designed from a SimpleHeadphoneIR SOFA set", OPT(headphone), NULL, NULL},
     {"osc", ES_PARAM_INT, 1, 65535, "PORT",
      "a head tracker's OSC messages on this UDP port: the\n"
      "head's orientation, which a SOFA room follows", OPT(osc), NULL, NULL},
@@ -208,6 +211,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                               .first_output = o->outputs[0], .outputs = o->outputs[1],
                               .record = o->record, .record_input = o->record_input,
                               .playing = ES_SLOT_A, .osc_port = o->osc,
+                              .headphone = o->headphone,
                               .mix = {.wet = 1, .dry = 0, .gain = 1, .trim_db = (float)o->trim,
                                       .limiter = !isnan(o->limiter),
                                       .ceiling_db = isnan(o->limiter) ? 0 : (float)o->limiter}};

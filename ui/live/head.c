@@ -43,7 +43,7 @@ static void aim(es_head *h, long long arrival_ns)
         return;
     const es_sofa s = {.count = v->sets, .pose = h->poses};
     const int source = v->varies == ES_SOFA_SOURCE;
-    const int set = v->varies == ES_SOFA_FIXED ? 0
+    const int set = v->varies == ES_SOFA_FIXED || v->varies == ES_SOFA_REFITTED ? 0
                     : es_sofa_nearest(&s, source ? -v->yaw : v->yaw,
                                       source ? -v->pitch : v->pitch);
     if (set < 0)

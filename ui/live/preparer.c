@@ -169,6 +169,15 @@ static void place(const es_prep_request *q, es_prep_result *r, es_engine *e, int
     r->proc = es_processor_create(&r->fmt, e, &pc, r->err, sizeof r->err);
 }
 
+/* The room followed by the headphone filter (takes ir); NULL and why in
+ * r->err. */
+static es_ir *with_headphone(const es_prep_request *q, es_ir *ir, es_prep_result *r)
+{
+    es_ir *both = es_headphone_apply(q->headphone, ir, r->err, sizeof r->err);
+    es_ir_destroy(ir);
+    return both;
+}
+
 /* A SOFA room: every set resident in one engine of filter sets, set 0
  * playing until the head tracker asks for another, and each set's pose in
  * the result for it. Its swap is not primed: what the past rings would be
@@ -188,6 +197,13 @@ static es_prep_result *build_sets(const es_prep_request *q, es_prep_result *r, c
         es_sofa_free(set);
         return r;
     }
+    for (int k = 0; q->headphone && k < set->count; k++)
+        if (!(set->sets[k] = with_headphone(q, set->sets[k], r))) {
+            es_sofa_free(set);
+            return r;
+        }
+    if (q->headphone)
+        set->taps = set->sets[0]->length;
     r->fmt = (es_format){.sample_rate = q->rate, .max_block = q->spec.block,
                          .inputs = r->inputs, .outputs = set->outputs};
     r->poses = malloc((size_t)set->count * sizeof *r->poses);
@@ -201,7 +217,7 @@ static es_prep_result *build_sets(const es_prep_request *q, es_prep_result *r, c
     r->pose_varies = set->varies;
     snprintf(r->note, sizeof r->note, "%.120s: SOFA %.40s, %d %s, %d taps", q->spec.room,
              set->convention, set->count,
-             set->varies == ES_SOFA_SOURCE ? "source directions" : "head orientations",
+             es_sofa_varies_words(set->varies),
              set->taps);
     const long long engine_from = es_now_ns();
     es_engine *e = es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
@@ -239,6 +255,8 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     if (!ir)
         return r;
     r->room_loaded = 1;
+    if (q->headphone && !(ir = with_headphone(q, ir, r)))
+        return r;
     if (!q->now.exists)
         es_room_loader_port_names(p->rooms, q->spec.room, &r->ports);
     /* A room of one output on a stream of more plays on each (dual mono);

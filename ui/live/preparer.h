@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "file_source.h"
+#include "headphone.h"
 #include "history.h"
 #include "play_spec.h"
 #include "processor.h"
@@ -60,6 +61,9 @@ typedef struct {
     int can_capture;           /* the device has a microphone */
     int mic_inputs;            /* the microphone's channels; 0: the room's inputs */
     es_processor_config pc;    /* for a new processor */
+    /* A headphone filter every room is convolved with (the session's,
+     * read once), or NULL. */
+    const es_headphone_eq *headphone;
 } es_prep_request;
 
 typedef struct {

@@ -177,7 +177,8 @@ static void first_request(es_session *s, es_prep_request *q)
     const int slot = s->cfg.playing;
     *q = (es_prep_request){.spec = s->cfg.slot[slot], .slot = slot, .rate = s->cfg.rate,
                            .file = s->cfg.file, .can_capture = 1,
-                           .mic_inputs = s->cfg.mic_inputs, .pc = s->pc};
+                           .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
+                           .headphone = s->headphone.ears ? &s->headphone : NULL};
     snprintf(q->what, sizeof q->what, "the first stream");
     q->pc.ab = slot; /* the processor counts its first engine there */
 }
@@ -316,6 +317,14 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     }
     if (cfg->osc_port && es_head_listen(s->head, cfg->osc_port, err, n) != 0)
         goto fail;
+    if (cfg->headphone) {
+        char why[600];
+        if (es_headphone_load(cfg->headphone, cfg->rate, &s->headphone, why, sizeof why) != 0) {
+            snprintf(err, n, "--headphone %s", why);
+            goto fail;
+        }
+        es_session_sayf(s, 0, "headphone filter: %s", s->headphone.said);
+    }
     es_taps_init(&s->taps, cfg->rate, es_session_say_line, s);
     lock_memory(s);
     const es_play_spec *first = &cfg->slot[ES_SLOT_A];
@@ -447,7 +456,7 @@ void es_session_close(es_session *s)
     s->player = NULL;
     es_head_destroy(s->head); /* its OSC thread stops; no stream reads the requests now */
     s->head = NULL;
-    stop_preparing(s);
+    stop_preparing(s); /* the preparer read the headphone filter; it has stopped */
     es_taps_close(&s->taps);
     es_file_source_close(s->file);
     es_room_list_close(&s->list);
@@ -458,6 +467,7 @@ void es_session_close(es_session *s)
         return;
     }
     es_room_loader_close(&s->rooms);
+    es_headphone_free(&s->headphone);
     free(s);
 }
 

@@ -253,7 +253,8 @@ void es_session_submit(es_session *s, const char *what, int fallback, int prime)
                          .prime = prime,
                          .rate = s->cfg.rate, .file = s->cfg.file,
                          .can_capture = es_device_can_capture(s->device_name),
-                         .mic_inputs = s->cfg.mic_inputs, .pc = s->pc};
+                         .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
+                         .headphone = s->headphone.ears ? &s->headphone : NULL};
     snprintf(q.what, sizeof q.what, "%.250s", what);
     es_session_stream_now(s, &q.now);
     q.pc.ab = q.slot; /* a new processor counts its first engine there */

@@ -40,6 +40,7 @@ struct es_session {
      * processor reads them: pc.set_requests), and the tracker. */
     es_set_requests set_requests;
     es_head *head;
+    es_headphone_eq headphone; /* --headphone's filter (ears 0: none) */
 
     es_room_loader rooms;      /* the preparer's once it runs */
     es_preparer *preparer;

@@ -56,6 +56,7 @@ typedef struct {
     unsigned remembered_rooms;
     es_mix mix;                /* the levels from the start */
     int osc_port;              /* a head tracker's OSC messages on this UDP port; 0: none */
+    const char *headphone;     /* a headphone filter after every room (rooms/headphone.h), or NULL */
 } es_session_config;
 
 /* One line for the person: what happened; `problem` when it went wrong. */
