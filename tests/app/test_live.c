@@ -157,6 +157,7 @@ static void recorded_input_renders_to_output(void)
 static void interrupted_recording(void)
 {
     char room[512], rec[512], json[512], cmd[2048], err[256];
+    static char text[65536]; /* the report's one line, whole */
     path(room, sizeof room, "room.wav");
     path(rec, sizeof rec, "interrupted.wav");
     path(json, sizeof json, "play.json");
@@ -176,7 +177,7 @@ static void interrupted_recording(void)
     waitpid(pid, &status, 0);
     float **x = NULL;
     es_audio_info info;
-    char text[1024] = "";
+    text[0] = 0;
     FILE *f = fopen(json, "r");
     if (f) {
         if (!fgets(text, sizeof text, f))
