@@ -43,6 +43,8 @@ ES_RT void es_sets_take(es_processor *p)
     const int set = (int)(word >> STAMP_BITS) - 1;
     p->acc.set_requests++;
     slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
+    if (!(a->engine->klass->caps & ES_CAP_SETS))
+        return; /* a room of one matrix: nothing to switch, nothing to wait for */
     es_engine_select_set(a->engine, set);
     if (p->fading && b->engine)
         es_engine_select_set(b->engine, set);

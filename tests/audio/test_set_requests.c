@@ -13,7 +13,8 @@
  *     and the blocks between play the old set;
  *   - p50 and p99 come from the histogram, never above the worst;
  *   - the output after the switch is the new set's, sample for sample,
- *     against an engine of that set alone (-120 dB). */
+ *     against an engine of that set alone (-120 dB);
+ *   - an engine of one matrix takes a request and switches nothing. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -166,6 +167,24 @@ int main(void)
     es_test_free_planar(y, 2);
     es_test_free_planar(rec, 3);
     es_processor_destroy(p);
+    /* An engine of one matrix: a request is taken and switches nothing. */
+    const es_format one = {.sample_rate = RATE, .max_block = BLOCK, .inputs = 1, .outputs = 2};
+    es_processor_config plain = {.mix = {.wet = 1, .dry = 0, .gain = 1}};
+    es_engine *direct = es_engine_create(es_engine_find("cpu-direct"), &one, sets[0], NULL, err,
+                                         sizeof err);
+    p = direct ? es_processor_create(&one, direct, &plain, err, sizeof err) : NULL;
+    if (p) {
+        es_processor_select_set(p, 2, es_now_ns());
+        run(p, 3, &rng, NULL, NULL);
+        es_processor_stats(p, &st);
+        snprintf(line, sizeof line, "cpu-direct (one matrix): the request taken (%llu), no "
+                 "switch (%llu), set %d", (unsigned long long)st.set_requests,
+                 (unsigned long long)st.set_switches, st.set);
+        es_test_check(st.set_requests == 1 && st.set_switches == 0 && st.set == 0, line);
+        es_processor_destroy(p);
+    } else {
+        es_test_check(0, err);
+    }
     for (int s = 0; s < SETS; s++)
         es_ir_destroy(sets[s]);
     return es_test_failures ? 1 : 0;
