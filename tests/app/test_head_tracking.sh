@@ -14,17 +14,21 @@
 #   3. a flood of 10,000 messages a second for 2 s (python3, UDP): every one
 #      counted, most replaced before a block took them, no engine miss, the
 #      stream still playing to the end (all its blocks);
-#   4. the `head` command: the set the reply names is the report's.
+#   4. the `head` command: the set the reply names is the report's;
+#   5. the workstation (tmux): z z turns the head 30 degrees left and the
+#      meters' line shows set 7 of 72; x back to 15, set 4; on quit its
+#      report says so too.
 #   test_head_tracking.sh EARSHOT [release|sanitized]
 set -u
-earshot=$1 build=${2:-release}
+earshot=$(realpath "$1") build=${2:-release}
 seconds=${HEAD_SECONDS:-60}
 make=$(dirname "$0")/../rooms/make_sofa.py
 command -v oscsend >/dev/null || { echo "SKIP oscsend is missing (liblo-tools; scripts/setup --test)"; exit 77; }
 /usr/bin/python3 -c 'import netCDF4' 2>/dev/null ||
     { echo "SKIP python3-netcdf4 is missing (scripts/setup --test installs it)"; exit 77; }
+. "$(dirname "$0")/tmux_lib.sh"
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+trap 'tmux_cleanup; rm -rf "$dir"' EXIT
 fail=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
@@ -135,4 +139,29 @@ said=$(grep -o "set [0-9]* of 72" "$dir/play.err" | head -1)
     [ "$(field 'd["head"]["yaw"]')" = -45.0 ] &&
     ok "head -45: '$said' (azimuth 315), as the report has it" ||
     bad "head -45: said '$said', report set $(field 'd["head"]["set"]') yaw $(field 'd["head"]["yaw"]'): $(cat "$dir/play.err")"
+
+# 5. The workstation.
+ui_start 160 40 "$earshot" --room "$dir/brir.sofa" --device null --block 64 --report "$dir/ui.json"
+if wait_for "SOFA SingleRoomSRIR" 20 || wait_for "head 0 set 1/72" 20; then
+    keys z
+    sleep 0.3
+    keys z
+    wait_for "head 30 set 7/72" 5 && seen7=1 || seen7=0
+    keys x
+    wait_for "head 15 set 4/72" 5 && seen4=1 || seen4=0
+    line=$(screen | grep -o "head 15 set 4/72[^|]*" | head -1)
+    keys q
+    quit_check "the workstation with a SOFA room" >/dev/null
+    cp "$dir/ui.json" "$dir/report.json" 2>/dev/null
+    if [ "$seen7" = 1 ] && [ "$seen4" = 1 ] && [ "$(field 'd["head"]["set"]')" = 4 ] &&
+        [ "$(field 'd["head"]["yaw"]')" = 15.0 ]; then
+        ok "the workstation: z z shows set 7 of 72, x set 4 ('$line'), and its report says set 4 at yaw 15"
+    else
+        bad "the workstation: set 7 seen $seen7, set 4 seen $seen4, report set $(field 'd["head"]["set"]' 2>&1)"
+        screen | sed 's/^/    | /'
+    fi
+else
+    bad "the workstation did not start with the SOFA room"
+    screen | sed 's/^/    | /'
+fi
 exit $fail
