@@ -69,8 +69,14 @@ static int handle(const char *path, const char *types, lo_arg **argv, int argc, 
                   void *data)
 {
     const long long arrival = es_now_ns();
-    es_head *h = data;
     (void)msg;
+    es_head_osc_message(data, path, types, argv, argc, arrival);
+    return 0;
+}
+
+void es_head_osc_message(es_head *h, const char *path, const char *types, lo_arg **argv,
+                         int argc, long long arrival)
+{
     char safe[96], why[160];
     int which = -1;
     for (size_t k = 0; k < sizeof addresses / sizeof *addresses && which < 0; k++)
@@ -80,7 +86,7 @@ static int handle(const char *path, const char *types, lo_arg **argv, int argc, 
         snprintf(why, sizeof why, "%s: an address earshot does not read",
                  es_text_escape(safe, sizeof safe, path));
         es_head_osc_count(h, 0, 0, 0, 1, why);
-        return 0;
+        return;
     }
     double v[4] = {0};
     int ok = argc >= addresses[which].min_args && argc <= addresses[which].max_args;
@@ -92,7 +98,7 @@ static int handle(const char *path, const char *types, lo_arg **argv, int argc, 
                  es_text_escape(safe, sizeof safe, path), es_text_escape(tags, sizeof tags, types),
                  addresses[which].min_args, addresses[which].max_args);
         es_head_osc_count(h, 0, 0, 1, 0, why);
-        return 0;
+        return;
     }
     es_head_view now;
     es_head_view_get(h, &now);
@@ -112,7 +118,7 @@ static int handle(const char *path, const char *types, lo_arg **argv, int argc, 
             snprintf(why, sizeof why, "%s: a quaternion of no length or not numbers",
                      es_text_escape(safe, sizeof safe, path));
             es_head_osc_count(h, 0, 1, 0, 0, why);
-            return 0;
+            return;
         }
         break;
     }
@@ -120,10 +126,9 @@ static int handle(const char *path, const char *types, lo_arg **argv, int argc, 
     if (es_head_turn(h, yaw, pitch, roll, arrival, said, sizeof said) != 0) {
         snprintf(why, sizeof why, "%s: %s", es_text_escape(safe, sizeof safe, path), said);
         es_head_osc_count(h, 0, 1, 0, 0, why);
-        return 0;
+        return;
     }
     es_head_osc_count(h, 1, 0, 0, 0, NULL);
-    return 0;
 }
 
 /* liblo says what went wrong (a port taken) through this; the listener's

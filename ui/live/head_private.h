@@ -16,4 +16,10 @@ struct es_head {
     lo_server_thread osc;    /* NULL: not listening */
 };
 
+/* One OSC message, as liblo's thread hands it over (head_osc.c), that
+ * arrived at `arrival` (es_now_ns): taken, or counted as refused. Also
+ * the fuzz target's way in. */
+void es_head_osc_message(es_head *h, const char *path, const char *types, lo_arg **argv,
+                         int argc, long long arrival);
+
 #endif
