@@ -136,9 +136,14 @@ void ui_draw_header(const ui_model *m, const ui_rect *r)
         snprintf(limit, sizeof limit, " NO LIMIT");
     else if (mx->ceiling_db != (float)ES_LIMITER_DEFAULT_DB)
         snprintf(limit, sizeof limit, " LIMIT %.0f", (double)mx->ceiling_db);
-    snprintf(tail, sizeof tail, "engine %s | trim %s%.0f wet %s dry %s out %s dB%s%s",
-             s->stats.engine, mx->trim_db > 0 ? "+" : "", round(mx->trim_db) + 0.0, wet, dry,
-             out, mx->bypass ? " BYPASS" : "", limit);
+    /* A room that follows the head: the yaw, and the set playing. */
+    char head[48] = "";
+    if (s->head.sets > 0 && s->head.set >= 0)
+        snprintf(head, sizeof head, " | head %.0f set %d/%d", s->head.yaw, s->head.set + 1,
+                 s->head.sets);
+    snprintf(tail, sizeof tail, "engine %s%s | trim %s%.0f wet %s dry %s out %s dB%s%s",
+             s->stats.engine, head, mx->trim_db > 0 ? "+" : "", round(mx->trim_db) + 0.0, wet,
+             dry, out, mx->bypass ? " BYPASS" : "", limit);
     recording_text(s, rec, sizeof rec);
     const int rec_w = rec[0] ? ((int)strlen(rec) > 13 ? (int)strlen(rec) : 13) : 0;
     /* Where the room's name would get under 4 letters it is left out (the

@@ -15,9 +15,10 @@
 #      counted, most replaced before a block took them, no engine miss, the
 #      stream still playing to the end (all its blocks);
 #   4. the `head` command: the set the reply names is the report's;
-#   5. the workstation (tmux): z z turns the head 30 degrees left and the
-#      meters' line shows set 7 of 72; x back to 15, set 4; on quit its
-#      report says so too.
+#   5. the workstation (tmux, 160 and 100 columns): z z turns the head 30
+#      degrees left and the header shows set 7 of 72 (at 160 columns the
+#      meters' line too, with the exchange's p99); x back to 15, set 4; on
+#      quit its report says so too.
 #   test_head_tracking.sh EARSHOT [release|sanitized]
 set -u
 earshot=$(realpath "$1") build=${2:-release}
@@ -146,22 +147,36 @@ if wait_for "SOFA SingleRoomSRIR" 20 || wait_for "head 0 set 1/72" 20; then
     keys z
     sleep 0.3
     keys z
-    wait_for "head 30 set 7/72" 5 && seen7=1 || seen7=0
+    wait_for "head 30 set 7/72 |" 5 && seen7=1 || seen7=0
     keys x
-    wait_for "head 15 set 4/72" 5 && seen4=1 || seen4=0
-    line=$(screen | grep -o "head 15 set 4/72[^|]*" | head -1)
+    wait_for "head 15 set 4/72 |" 5 && seen4=1 || seen4=0
+    wait_for "head 15 set 4/72 xchg p99" 5 || seen4=0
+    line=$(screen | grep -o "head 15 set 4/72 xchg[^|]*" | head -1)
     keys q
     quit_check "the workstation with a SOFA room" >/dev/null
     cp "$dir/ui.json" "$dir/report.json" 2>/dev/null
     if [ "$seen7" = 1 ] && [ "$seen4" = 1 ] && [ "$(field 'd["head"]["set"]')" = 4 ] &&
         [ "$(field 'd["head"]["yaw"]')" = 15.0 ]; then
-        ok "the workstation: z z shows set 7 of 72, x set 4 ('$line'), and its report says set 4 at yaw 15"
+        ok "the workstation: z z shows set 7 of 72 in the header, x set 4 (and on the meters' line: '$line'), and its report says set 4 at yaw 15"
     else
         bad "the workstation: set 7 seen $seen7, set 4 seen $seen4, report set $(field 'd["head"]["set"]' 2>&1)"
         screen | sed 's/^/    | /'
     fi
 else
     bad "the workstation did not start with the SOFA room"
+    screen | sed 's/^/    | /'
+fi
+# At 100 columns the meters' line has no room for it; the header says it.
+ui_start 100 32 "$earshot" --room "$dir/brir.sofa" --device null --block 64
+if wait_for "head 0 set 1/72 |" 20; then
+    keys z
+    wait_for "head 15 set 4/72 |" 5 &&
+        ok "at 100 columns: the header shows '$(screen | grep -o 'head 15 set 4/72' | head -1)'" ||
+        { bad "at 100 columns: z did not show set 4 in the header"; screen | sed 's/^/    | /'; }
+    keys q
+    quit_check "the workstation at 100 columns" >/dev/null
+else
+    bad "the workstation at 100 columns did not show the head in its header"
     screen | sed 's/^/    | /'
 fi
 exit $fail
