@@ -75,8 +75,9 @@ static void pause_polling(es_session *s, double seconds)
 }
 
 /* The probe's clicks take 2.5 s of the stream's time; a stream that stops
- * delivering blocks would never finish them, so the wait has a wall-clock
- * end of its own. */
+ * delivering blocks would never finish them. The session calls a device
+ * lost after 5 s without a block (the usual end of the wait), and the wait
+ * has a wall-clock end of its own besides. */
 #define PROBE_WAIT_S 15.0
 
 /* The measurement: 0 and the round trip in *frames once the click came
@@ -94,6 +95,13 @@ static int measure(es_session *s, int *frames)
     while (es_session_snapshot(s)->probes == before) {
         nanosleep(&tick, NULL);
         es_session_poll(s);
+        if (es_session_snapshot(s)->device_state == ES_DEVICE_LOST) {
+            es_error("latency: the device was lost while the click was out (%.1f s of blocks "
+                     "arrived): nothing measured",
+                     (double)(es_session_snapshot(s)->stats.frames - frames0) /
+                         es_session_snapshot(s)->rate);
+            return -1;
+        }
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
             PROBE_WAIT_S) {
