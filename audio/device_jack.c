@@ -142,15 +142,19 @@ void es_jack_shut_gate(void)
         nanosleep(&nap, NULL);
 }
 
-static void close_client(void)
+/* `abandoned`: the stream was given up as stalled, the server alive but
+ * not answering (stopped, wedged): any call into it would wait for good,
+ * so the client is left to it, its callback shut out of earshot. */
+static void close_client(int abandoned)
 {
     if (host.client) {
         /* libjack ends the callback's thread of a client it closes while
          * active (a dead server's): no cycle may be inside earshot then. */
         es_jack_shut_gate();
-        if (!atomic_load(&host.dead))
+        if (!abandoned && !atomic_load(&host.dead))
             jack_deactivate(host.client);
-        jack_client_close(host.client);
+        if (!abandoned)
+            jack_client_close(host.client);
     }
     atomic_store(&host.busy, 0);
     atomic_store(&host.gate, 0);
@@ -343,7 +347,7 @@ static void jack_close_device(es_device *base)
     jack_stop(base);
     pthread_mutex_lock(&host.lock);
     if (d->counted && --host.handles == 0)
-        close_client();
+        close_client(d->base.abandoned);
     pthread_mutex_unlock(&host.lock);
     es_free_channels(d->gather_in, d->ins);
     es_free_channels(d->gather_out, d->outs);

@@ -28,7 +28,7 @@ kill -CONT $jack
 fail=0
 lines=$(grep -c . "$dir/err")
 if [ $rc = 1 ] && [ $took -lt 30000 ] && grep -qE "device was lost|no round trip within" "$dir/err"; then
-    echo "ok   the server stopped with the click out: exit 1 after $took ms: $(grep -E 'lost|round trip' "$dir/err" | head -1)"
+    echo "ok   the server stopped with the click out: exit 1 after $took ms: $(grep -E 'latency: ' "$dir/err" | head -1)"
 else
     echo "FAIL the server stopped with the click out: exit $rc after $took ms ($lines lines): $(cat "$dir/err")"
     fail=1
