@@ -6,6 +6,7 @@
  * address (nobody reads it). None reaches the audio thread but as the one
  * word a turn writes (es_set_request), which a flood only overwrites. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,14 +37,21 @@ static int ends_with(const char *s, const char *tail)
     return a >= b && !strcmp(s + a - b, tail);
 }
 
-/* Argument k as a number; 0 when it is not one of OSC's numeric types. */
+/* Argument k as a number; 0 when it is not one of OSC's numeric types.
+ * liblo's arguments sit where the packet put them, 4-byte aligned: each
+ * is copied out rather than read through lo_arg, whose union wants 8
+ * (the osc fuzz target's first finding, under UBSan). */
 static int number(const char *types, lo_arg **argv, int k, double *out)
 {
+    float f;
+    double d;
+    int32_t i;
+    int64_t h;
     switch (types[k]) {
-    case LO_FLOAT: *out = argv[k]->f; return 1;
-    case LO_DOUBLE: *out = argv[k]->d; return 1;
-    case LO_INT32: *out = argv[k]->i; return 1;
-    case LO_INT64: *out = (double)argv[k]->h; return 1;
+    case LO_FLOAT: memcpy(&f, argv[k], sizeof f); *out = f; return 1;
+    case LO_DOUBLE: memcpy(&d, argv[k], sizeof d); *out = d; return 1;
+    case LO_INT32: memcpy(&i, argv[k], sizeof i); *out = i; return 1;
+    case LO_INT64: memcpy(&h, argv[k], sizeof h); *out = (double)h; return 1;
     default: return 0;
     }
 }
