@@ -79,16 +79,8 @@ int es_fftw_plan_ahead(int points, es_fftw_rigor rigor, es_fftw_ahead *out, char
         out->held_us = out->held ? pair_us(held_f, held_i, points) : 0;
         out->now_us = pair_us(f, i, points);
     }
-    es_fftw_planner_lock();
-    if (held_f)
-        fftwf_destroy_plan(held_f);
-    if (held_i)
-        fftwf_destroy_plan(held_i);
-    if (f)
-        fftwf_destroy_plan(f);
-    if (i)
-        fftwf_destroy_plan(i);
-    es_fftw_planner_unlock();
+    es_fftw_destroy_plans(held_f, held_i);
+    es_fftw_destroy_plans(f, i);
     fftwf_free(time);
     fftwf_free(spectrum);
     return status;

@@ -1,3 +1,4 @@
+#include <fftw3.h>
 #include <pthread.h>
 
 #include "fftw_planner.h"
@@ -13,4 +14,16 @@ void es_fftw_planner_lock(void)
 void es_fftw_planner_unlock(void)
 {
     pthread_mutex_unlock(&planner);
+}
+
+void es_fftw_destroy_plans(fftwf_plan a, fftwf_plan b)
+{
+    if (!a && !b)
+        return;
+    es_fftw_planner_lock();
+    if (a)
+        fftwf_destroy_plan(a);
+    if (b)
+        fftwf_destroy_plan(b);
+    es_fftw_planner_unlock();
 }

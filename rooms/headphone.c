@@ -112,10 +112,7 @@ static float *design(float *const *resp, int count, int len, double rate)
             v *= 0.5 - 0.5 * cos(3.14159265358979323846 * from_end / FADE_TAPS);
         h[k] = (float)v;
     }
-    es_fftw_planner_lock();
-    fftwf_destroy_plan(fwd);
-    fftwf_destroy_plan(inv);
-    es_fftw_planner_unlock();
+    es_fftw_destroy_plans(fwd, inv);
 done:
     fftwf_free(t);
     fftwf_free(X);
@@ -264,14 +261,7 @@ es_ir *es_headphone_apply(const es_headphone_eq *eq, const es_ir *ir, char *err,
             fftwf_execute(inv);
             memcpy(y, t, (size_t)len * sizeof *y);
         }
-    if (fwd || inv) {
-        es_fftw_planner_lock();
-        if (fwd)
-            fftwf_destroy_plan(fwd);
-        if (inv)
-            fftwf_destroy_plan(inv);
-        es_fftw_planner_unlock();
-    }
+    es_fftw_destroy_plans(fwd, inv);
     fftwf_free(t);
     fftwf_free(X);
     fftwf_free(E);

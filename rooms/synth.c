@@ -325,12 +325,7 @@ int es_room_synthesise(const es_room_spec *s, float ***out, int *out_frames, cha
     ch = NULL;
     rc = 0;
 done:
-    es_fftw_planner_lock();
-    if (fwd)
-        fftwf_destroy_plan(fwd);
-    if (inv)
-        fftwf_destroy_plan(inv);
-    es_fftw_planner_unlock();
+    es_fftw_destroy_plans(fwd, inv);
     fftwf_free(buf);
     fftwf_free(spec);
     fftwf_free(sum);

@@ -5,11 +5,15 @@
 #ifndef ES_FFTW_PLANNER_H
 #define ES_FFTW_PLANNER_H
 
+#include <fftw3.h>
+
 #include <stddef.h>
 #include <stdio.h>
 
 void es_fftw_planner_lock(void);
 void es_fftw_planner_unlock(void);
+/* Destroys two plans (either may be NULL) under the planner's lock. */
+void es_fftw_destroy_plans(fftwf_plan a, fftwf_plan b);
 
 /* FFTW wisdom kept in a file between runs (fftw_wisdom.c), so that
  * FFTW_MEASURE planning, slow the first time for a transform size, is

@@ -8,14 +8,10 @@
 set -u
 earshot=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
-command -v jackd >/dev/null || { echo "FAIL: jackd is not installed (scripts/setup --test installs jackd2)"; exit 1; }
 . "$here/jack_lib.sh"
-dir=$(mktemp -d)
-export JACK_DEFAULT_SERVER="earshot-stall-$$" JACK_NO_START_SERVER=1 JACK_NO_AUDIO_RESERVATION=1
-jackd --no-realtime -d dummy -r 48000 -p 256 >"$dir/jackd.log" 2>&1 &
-jack=$!
+jack_test_begin earshot-stall
+# A stopped server takes no SIGTERM until it goes on: let it go first.
 trap 'kill -CONT $jack 2>/dev/null; kill $jack 2>/dev/null; wait $jack 2>/dev/null; rm -rf "$dir"' EXIT
-jack_wait $jack "$dir/jackd.log" || exit 1
 start=$(date +%s%N)
 timeout 60 "$earshot" latency --device jack --block 256 --wait 0.7 >"$dir/out" 2>"$dir/err" &
 pid=$!
