@@ -102,8 +102,9 @@ grep -E "^turning +.* four yaws" "$dir/list.txt" >/dev/null &&
     bad "rooms with a SOFA room: $(grep turning "$dir/list.txt"; head -3 "$dir/show-name.txt")"
 { sleep 1.5; echo "head 90"; sleep 1; } | timeout 30 "$earshot" play --rooms "$lib" --room turning \
     --device null --headless --commands --seconds 3 >"$dir/play.txt" 2>&1
-grep -q "head: yaw 90.0, pitch 0.0, roll 0.0: set 2 of 4" "$dir/play.txt" &&
+rc=$?
+[ $rc = 0 ] && grep -q "head: yaw 90.0, pitch 0.0, roll 0.0: set 2 of 4" "$dir/play.txt" &&
     grep -qE "head +yaw 90.0 .*1 switches" "$dir/play.txt" &&
     ok "play --room turning follows the head: $(grep -o 'set 2 of 4[^;]*' "$dir/play.txt" | head -1)" ||
-    bad "play --room turning: $(grep -E 'head|earshot:' "$dir/play.txt")"
+    bad "play --room turning: exit $rc: $(grep -E 'head|earshot:|ERROR' "$dir/play.txt")"
 exit $fail

@@ -637,6 +637,7 @@ void es_preparer_discard_result(es_preparer *p, es_prep_result *r)
         }
     }
     discard(p, TRASH_FILE, r->file);
+    free(r->poses); /* the head tracker took a copy */
     free(r);
 }
 
