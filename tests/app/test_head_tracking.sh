@@ -77,6 +77,8 @@ sweep_blocks=$(field 'd["blocks"]')
 # shared two-core virtual machine the host's stolen time counts as the
 # audio thread's own, so one block in 5,000 is let pass: a switch that
 # cost too much would miss at every one of the thousands of switches.
+# The sanitizer build (several times slower, with oscsend's hundred
+# processes a second beside it) says its count, not judged.
 allowed=$((sweep_blocks / 5000))
 p99=$(field 'd["head"]["exchange_ms"]["p99"]') p50=$(field 'd["head"]["exchange_ms"]["p50"]')
 max=$(field 'd["head"]["exchange_ms"]["max"]')
@@ -84,7 +86,7 @@ max=$(field 'd["head"]["exchange_ms"]["max"]')
 want=$(( ((last % 360 + 360) % 360 + 2) / 5 % 72 + 1 ))
 rate=$(awk -v n="$sent" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
 if [ "$taken" = "$sent" ] && [ "$set_now" = "$want" ] && [ "$switches" -ge $((sent / 2)) ] &&
-    [ "$misses" -le "$allowed" ] && [ "$rate" -ge 50 ]; then
+    { [ "$misses" -le "$allowed" ] || [ "$build" = sanitized ]; } && [ "$rate" -ge 50 ]; then
     ok "$sent yaws in $seconds s ($rate a second) over OSC: all taken, $switches switches, the last yaw ($last) on set $set_now (azimuth $azimuth), $misses engine misses in $sweep_blocks blocks (at most $allowed let pass)"
 else
     bad "the sweep: sent $sent ($rate a second), taken $taken, set $set_now (want $want for yaw $last), $switches switches, $misses misses in $sweep_blocks blocks (at most $allowed): $(cat "$dir/play.err")"
