@@ -156,7 +156,7 @@ static int fits_stream(const es_prep_request *q, const es_prep_result *r, const 
 /* The built engine into the result: alone when it fits the stream, else
  * in a new processor that keeps enough input to prime later swaps of a
  * room `length` frames long. */
-static void place(const es_prep_request *q, es_prep_result *r, es_engine *e, int length)
+void es_prep_place(const es_prep_request *q, es_prep_result *r, es_engine *e, int length)
 {
     if (fits_stream(q, r, e)) {
         r->engine = e;
@@ -167,68 +167,6 @@ static void place(const es_prep_request *q, es_prep_result *r, es_engine *e, int
     pc.max_latency = 0;
     pc.history_frames = history_frames(q->rate, r->inputs, length + es_engine_latency(e) - 1);
     r->proc = es_processor_create(&r->fmt, e, &pc, r->err, sizeof r->err);
-}
-
-/* The room followed by the headphone filter (takes ir); NULL and why in
- * r->err. */
-static es_ir *with_headphone(const es_prep_request *q, es_ir *ir, es_prep_result *r)
-{
-    es_ir *both = es_headphone_apply(q->headphone, ir, r->err, sizeof r->err);
-    es_ir_destroy(ir);
-    return both;
-}
-
-/* A SOFA room: every set resident in one engine of filter sets, set 0
- * playing until the head tracker asks for another, and each set's pose in
- * the result for it. Its swap is not primed: what the past rings would be
- * set 0's, not the set the tracker picks at once. */
-static es_prep_result *build_sets(const es_prep_request *q, es_prep_result *r, const char *path,
-                                  long long started)
-{
-    const long long room_from = es_now_ns();
-    es_sofa *set = es_sofa_load(path, q->rate, r->err, sizeof r->err);
-    r->room_ms = es_prep_ms_since(room_from);
-    if (!set)
-        return r;
-    r->room_loaded = 1;
-    if (set->inputs != r->inputs) {
-        snprintf(r->err, sizeof r->err, "its sets have %d sources; the stream plays from %d "
-                 "input%s", set->inputs, r->inputs, r->inputs == 1 ? "" : "s");
-        es_sofa_free(set);
-        return r;
-    }
-    for (int k = 0; q->headphone && k < set->count; k++)
-        if (!(set->sets[k] = with_headphone(q, set->sets[k], r))) {
-            es_sofa_free(set);
-            return r;
-        }
-    if (q->headphone)
-        set->taps = set->sets[0]->length;
-    r->fmt = (es_format){.sample_rate = q->rate, .max_block = q->spec.block,
-                         .inputs = r->inputs, .outputs = set->outputs};
-    r->poses = malloc((size_t)set->count * sizeof *r->poses);
-    if (!r->poses) {
-        snprintf(r->err, sizeof r->err, "out of memory");
-        es_sofa_free(set);
-        return r;
-    }
-    memcpy(r->poses, set->pose, (size_t)set->count * sizeof *r->poses);
-    r->pose_count = set->count;
-    r->pose_varies = set->varies;
-    snprintf(r->note, sizeof r->note, "%.120s: SOFA %.40s, %d %s, %d taps", q->spec.room,
-             set->convention, set->count,
-             es_sofa_varies_words(set->varies),
-             set->taps);
-    const long long engine_from = es_now_ns();
-    es_engine *e = es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
-                                         set->count, &q->spec.options, r->err, sizeof r->err);
-    r->engine_ms = es_prep_ms_since(engine_from);
-    const int length = set->taps;
-    es_sofa_free(set);
-    if (e)
-        place(q, r, e, length);
-    r->took_ms = es_prep_ms_since(started);
-    return r;
 }
 
 /* Builds the request's stream: the engine alone when it fits the stream
@@ -247,7 +185,7 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     const es_room *listed = es_library_find(&p->rooms->lib, q->spec.room);
     const char *sofa = listed ? listed->path : q->spec.room;
     if (es_sofa_is_file(sofa))
-        return build_sets(q, r, sofa, started);
+        return es_prep_build_sets(q, r, sofa, started);
     const long long room_from = es_now_ns();
     es_ir *ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs, r->note,
                                    sizeof r->note, r->err, sizeof r->err);
@@ -255,7 +193,7 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     if (!ir)
         return r;
     r->room_loaded = 1;
-    if (q->headphone && !(ir = with_headphone(q, ir, r)))
+    if (q->headphone && !(ir = es_prep_with_headphone(q, ir, r)))
         return r;
     if (!q->now.exists)
         es_room_loader_port_names(p->rooms, q->spec.room, &r->ports);
@@ -284,7 +222,7 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
         snprintf(r->err, sizeof r->err, "%s", why);
         return r;
     }
-    place(q, r, e, length);
+    es_prep_place(q, r, e, length);
     r->took_ms = es_prep_ms_since(started);
     return r;
 }

@@ -83,6 +83,14 @@ struct es_preparer {
 void es_prep_free_priming(es_ringing *plan, float **out, int outputs);
 /* Milliseconds since a monotonic time in ns. */
 double es_prep_ms_since(long long from_ns);
+/* The built engine into the result (preparer.c): alone when it fits the
+ * stream, else in a new processor. */
+void es_prep_place(const es_prep_request *q, es_prep_result *r, es_engine *e, int length);
+/* preparer_sets.c: the room then the headphone filter (takes ir; NULL and
+ * why in r->err), and a SOFA room built as an engine of filter sets. */
+es_ir *es_prep_with_headphone(const es_prep_request *q, es_ir *ir, es_prep_result *r);
+es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, const char *path,
+                                   long long started);
 
 /* ---- primings (preparer_prime.c), on the preparer's thread ---- */
 
