@@ -141,7 +141,7 @@ static const es_param params[] = {
      "the room in N filter sets (a head-tracked room's\n"
      "orientations), one engine over all, a switch to another\n"
      "set every --switch-every blocks (the engines that switch\n"
-     "sets: cpu-partitioned)", offsetof(bench_args, base.sets), NULL, NULL},
+     "sets: cpu-partitioned, cuda-partitioned)", offsetof(bench_args, base.sets), NULL, NULL},
     {"switch-every", ES_PARAM_INT, 1, 1000000, "K",
      "with --sets: a switch every K blocks (default 1, every\n"
      "block: each one pays for two sets)", offsetof(bench_args, base.switch_every), NULL, NULL},

@@ -533,7 +533,7 @@ static es_engine *cunu_create(const es_format *fmt, const es_ir *ir, const es_op
             all[k + 1] = &c->level[k].u;
             from[k + 1] = c->level[k].offset;
         }
-        if (es_upc_build_spectra(all, from, c->tails + 1, ir, &c->gpu.pt, SPECTRA_SCRATCH_BYTES,
+        if (es_upc_build_spectra(all, from, c->tails + 1, ir, 0, &c->gpu.pt, SPECTRA_SCRATCH_BYTES,
                                  c->gpu.stream, ES_ENGINE_NAME, err, n))
             goto fail;
         t_spectra = create_stamp_ms();

@@ -22,7 +22,7 @@
 #define ES_CUDA_PARTITIONED_DESCRIPTOR                                                      \
     "cuda-partitioned",                                                                     \
         "uniformly partitioned overlap-save on the GPU with cuFFT, CUDA graph per block",   \
-        ES_CAP_PARTITION | ES_GPU_CAPS
+        ES_CAP_PARTITION | ES_CAP_SETS | ES_GPU_CAPS
 #define ES_CUDA_PARTITIONED_FALLBACK "cpu-partitioned"
 
 #define ES_CUDA_NONUNIFORM_DESCRIPTOR                                                       \

@@ -51,8 +51,12 @@ struct es_gpu_header {
     /* nonuniform, per tail level: ring index of the launch's first frame,
      * and the frames [lo, hi) of the launch whose tail result is ready */
     int level_at[8], level_lo[8], level_hi[8];
+    /* partitioned over filter sets: the set this launch plays and, in a
+     * block that switches (fading), the set it fades from */
+    int set, set_old, fading;
+    int unused_[13]; /* to 192 bytes */
 };
-/* 128 bytes, so the audio after it stays aligned. */
+/* A multiple of 64 bytes, so the audio after it stays aligned. */
 static_assert(sizeof(es_gpu_header) % 64 == 0, "es_gpu_header keeps the audio aligned");
 
 /* Pinned host staging: the header and inputs go up, the outputs come
@@ -147,7 +151,7 @@ static inline float *es_staging_dev_out(const es_gpu_staging *s)
 }
 
 /* In the block's first kernel: thread block (0, 0) copies the header to
- * where the later kernels read it. Needs blockDim.x >= 32. */
+ * where the later kernels read it. Needs blockDim.x >= 48 (its words). */
 static __device__ __forceinline__ void es_staging_keep_header(const es_gpu_header *first,
                                                               es_gpu_header *kept)
 {
@@ -187,6 +191,16 @@ struct es_gpu_engine {
     int device;
     cudaStream_t stream;       /* the one stream all work goes on */
     cudaGraphExec_t exec;      /* the per-launch work */
+    cudaGraphExec_t exec_alt;  /* NULL, or another graph of it that the
+                                  worker picks per launch (launch_alt):
+                                  cuda-partitioned's block that switches
+                                  filter sets */
+    int launch_alt;
+    /* A word the audio thread sets between blocks (job_word_next) and each
+     * job carries to the worker (job_word, copied when the job is handed
+     * over, so a later change waits for the next job): cuda-partitioned's
+     * filter set. */
+    int job_word_next, job_word;
     cudaEvent_t began, ended;  /* around each launch: the GPU's own time */
     double job_gpu_us;         /* worker: the GPU's time for the job so far */
     int hands_over;            /* its last kernel raises the staging's ready
@@ -238,7 +252,7 @@ void es_gpu_capture_abandon(cudaStream_t stream);
 cudaError_t es_gpu_stream_create(es_gpu_engine *g, int priority);
 /* The device's stream priorities: *least (0) and *greatest (negative). */
 void es_gpu_priorities(int *least, int *greatest);
-/* Worker: launches the graph between the two events, waits for it, and
+/* Worker: launches the graph (exec_alt when launch_alt) between the two events, waits for it, and
  * adds the GPU's time for it (not the worker's: a worker that woke late
  * or was descheduled does not count) to g->job_gpu_us. */
 cudaError_t es_gpu_launch_timed(es_gpu_engine *g);

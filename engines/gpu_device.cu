@@ -122,7 +122,8 @@ cudaError_t es_gpu_launch_timed(es_gpu_engine *g)
     cudaError_t rc;
     float ms = 0;
     if ((rc = cudaEventRecord(g->began, g->stream)) != cudaSuccess ||
-        (rc = cudaGraphLaunch(g->exec, g->stream)) != cudaSuccess ||
+        (rc = cudaGraphLaunch(g->launch_alt && g->exec_alt ? g->exec_alt : g->exec,
+                              g->stream)) != cudaSuccess ||
         (rc = cudaEventRecord(g->ended, g->stream)) != cudaSuccess ||
         (rc = es_gpu_wait(g->stream)) != cudaSuccess ||
         (rc = cudaEventElapsedTime(&ms, g->began, g->ended)) != cudaSuccess)
@@ -138,13 +139,15 @@ void es_gpu_engine_release(es_gpu_engine *g)
     cudaSetDevice(g->device);
     if (g->exec)
         cudaGraphExecDestroy(g->exec);
+    if (g->exec_alt)
+        cudaGraphExecDestroy(g->exec_alt);
     if (g->stream)
         cudaStreamDestroy(g->stream);
     if (g->began)
         cudaEventDestroy(g->began);
     if (g->ended)
         cudaEventDestroy(g->ended);
-    g->exec = NULL;
+    g->exec = g->exec_alt = NULL;
     g->stream = NULL;
     g->began = g->ended = NULL;
     es_gpu_paths_free(&g->pt);
@@ -157,7 +160,7 @@ int es_gpu_engine_start(es_gpu_engine *g, void *ctx, int (*run)(void *, int, cha
                         const es_format *fmt, const es_options *opt, char *err, size_t n)
 {
     es_gpu_backend b = {ctx, g->st.in, g->st.out, es_gpu_engine_thread_init, run, reset, after,
-                        &g->job_gpu_us, NULL, NULL, 0};
+                        &g->job_gpu_us, NULL, NULL, 0, &g->job_word_next, &g->job_word};
     if (g->hands_over) {
         b.tag = &es_staging_header(&g->st)->tag;
         b.ready = g->st.host_ready;

@@ -243,6 +243,8 @@ static ES_RT long submit(es_gpu_pipeline *p, const float *const *in, int frames)
     long seq = atomic_load_explicit(&p->submitted, memory_order_relaxed) + 1;
     if (p->b.tag)
         *p->b.tag = (unsigned)seq;
+    if (p->b.word_into)
+        *p->b.word_into = *p->b.word_from;
     atomic_store_explicit(&p->submitted, seq, memory_order_release);
     if (atomic_load(&p->sleeping))
         sem_post(&p->wake);

@@ -56,6 +56,12 @@ typedef struct {
     unsigned *tag;
     const unsigned *ready;
     int chunk_outputs;
+    /* Optional (NULL: none): a word of the engine's that the audio thread
+     * sets between blocks; *word_from is copied into *word_into as each job
+     * is handed over, so the worker reads the value the job was submitted
+     * with, not one set while it runs (cuda-partitioned's filter set). */
+    const int *word_from;
+    int *word_into;
 } es_gpu_backend;
 
 typedef struct es_gpu_pipeline es_gpu_pipeline;

@@ -29,9 +29,9 @@ int es_upc_spectra_paths(const es_upc *u, size_t bytes)
     return fit < 1 ? 1 : fit > (size_t)u->paths ? u->paths : (int)fit;
 }
 
-int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first, int count,
-                   float *scratch, cudaStream_t stream, const char *engine, char *err,
-                   size_t n)
+int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int set, int first,
+                   int count, float *scratch, cudaStream_t stream, const char *engine,
+                   char *err, size_t n)
 {
     const int size = 2 * u->part;
     upc_pad_kernel<<<1024, 256, 0, stream>>>(taps, scratch, length, from, u->part, u->parts,
@@ -45,7 +45,9 @@ int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first
         u->spectra_batch = count * u->parts;
     }
     ES_CUFFT_TRY(es_cufft.set_stream(u->spectra, stream));
-    ES_CUFFT_TRY(es_cufft.exec_r2c(u->spectra, scratch, u->filter + (size_t)first * u->parts * u->stride));
+    ES_CUFFT_TRY(es_cufft.exec_r2c(u->spectra, scratch,
+                                   u->filter + (size_t)set * u->set_stride +
+                                       (size_t)first * u->parts * u->stride));
     return 0;
 fail:
     return -1;
@@ -58,7 +60,7 @@ void es_upc_spectra_done(es_upc *u)
     u->spectra_batch = 0;
 }
 
-int es_upc_build_spectra(es_upc *const *u, const int *from, int count, const es_ir *ir,
+int es_upc_build_spectra(es_upc *const *u, const int *from, int count, const es_ir *ir, int set,
                          const es_gpu_paths *pt, size_t scratch_bytes, cudaStream_t stream,
                          const char *engine, char *err, size_t n)
 {
@@ -80,12 +82,17 @@ int es_upc_build_spectra(es_upc *const *u, const int *from, int count, const es_
     ES_CUDA_TRY(cudaMalloc(&pad, pad_bytes));
     for (int first = 0; first < paths; first += chunk) {
         const int group = paths - first < chunk ? paths - first : chunk;
-        for (int k = 0; k < group; k++)
-            ES_CUDA_TRY(cudaMemcpyAsync(taps + (size_t)k * ir->length, ir->taps[pt->row[first + k]],
-                                        path_taps, cudaMemcpyHostToDevice, stream));
+        for (int k = 0; k < group; k++) {
+            const float *path = ir->taps[pt->row[first + k]];
+            if (path)
+                ES_CUDA_TRY(cudaMemcpyAsync(taps + (size_t)k * ir->length, path, path_taps,
+                                            cudaMemcpyHostToDevice, stream));
+            else
+                ES_CUDA_TRY(cudaMemsetAsync(taps + (size_t)k * ir->length, 0, path_taps, stream));
+        }
         for (int k = 0; k < count; k++)
-            if (es_upc_spectra(u[k], taps, ir->length, from[k], first, group, pad, stream, engine,
-                               err, n))
+            if (es_upc_spectra(u[k], taps, ir->length, from[k], set, first, group, pad, stream,
+                               engine, err, n))
                 goto fail;
     }
     ES_CUDA_TRY(cudaStreamSynchronize(stream));

@@ -1,5 +1,6 @@
 /* The uniformly partitioned convolution both FFT engines run on the device
  * (gpu_uniform.cuh). */
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -149,7 +150,8 @@ __device__ void mac_tile(int bin_tile, int path, int split, int slot0,
  * much it reads: cuda-nonuniform's tails, so the head, on the same
  * multiprocessors and the same memory, is never queued behind thousands
  * of tail blocks nor starved of bandwidth by them. */
-__global__ void upc_mac_kernel(const int *newest, const int *path_input, const int *path_output,
+__global__ void upc_mac_kernel(const int *newest, const int *set, size_t set_stride,
+                               const int *path_input, const int *path_output,
                                const cufftComplex *current, const cufftComplex *fdl,
                                const cufftComplex *filter, double2 *sums, cufftComplex *acc,
                                int mode, int parts, int bins, int stride, int splits, int paths,
@@ -157,6 +159,8 @@ __global__ void upc_mac_kernel(const int *newest, const int *path_input, const i
 {
     extern __shared__ double2 lanes_sm[];
     const int slot0 = *newest;
+    if (set)
+        filter += (size_t)*set * set_stride;
     const long tiles = (long)bin_tiles * paths * splits;
     for (long v = blockIdx.x; v < tiles; v += gridDim.x) {
         const long rest = v / bin_tiles;
@@ -172,13 +176,15 @@ __global__ void upc_mac_kernel(const int *newest, const int *path_input, const i
  * lane l takes items l, l + lanes, ... of the output's (path, partition)
  * list, so a thread block has hundreds of independent loads whatever the
  * shape. */
-__global__ void upc_mac_output_kernel(const int *newest, const int *path_input,
-                                      const int *out_first, const int *out_paths,
-                                      const cufftComplex *current, const cufftComplex *fdl,
-                                      const cufftComplex *filter, cufftComplex *acc, int parts,
-                                      int bins, int stride)
+__global__ void upc_mac_output_kernel(const int *newest, const int *set, size_t set_stride,
+                                      const int *path_input, const int *out_first,
+                                      const int *out_paths, const cufftComplex *current,
+                                      const cufftComplex *fdl, const cufftComplex *filter,
+                                      cufftComplex *acc, int parts, int bins, int stride)
 {
     extern __shared__ double2 lanes_sm[];
+    if (set)
+        filter += (size_t)*set * set_stride;
     const int bin = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
     const int o = blockIdx.y, lanes = blockDim.y;
     const int first = out_first[o], items = (out_first[o + 1] - first) * parts;
@@ -259,7 +265,8 @@ __global__ void upc_convert_kernel(double2 *sums, cufftComplex *acc, int bins, i
     }
 }
 
-/* Output samples P + position .. of the inverse transform plus the tail
+/* Output samples P + position .. of the inverse transform (in a block that
+ * switches filter sets, faded from the old set's, time_old) plus the tail
  * rings' frames (grid.y: one row per output), then, when the block is
  * complete, its spectrum goes into the FDL and the segment moves on (rows
  * past the outputs: one per input). One kernel for both saves a graph node
@@ -276,7 +283,12 @@ __global__ void upc_finish_kernel(const es_gpu_header *h, const __grid_constant_
     const int step = gridDim.x * blockDim.x;
     if (row < u.outputs) {
         for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < h->frames; t += step) {
-            float y = u.time[(size_t)row * 2 * u.part + u.part + h->position + t];
+            const size_t at = (size_t)row * 2 * u.part + u.part + h->position + t;
+            float y = u.time[at];
+            if (h->fading && u.time_old) {
+                const float old = u.time_old[at];
+                y = old + u.fade[h->position + t] * (y - old);
+            }
             for (int k = 0; k < rings.count; k++)
                 if (t >= h->level_lo[k] && t < h->level_hi[k])
                     y += rings.ring[k][(size_t)row * (rings.mask[k] + 1) +
@@ -348,6 +360,8 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
     u->rlanes = 256 / u->rtile > 0 ? 256 / u->rtile : 1;
     u->rtiles = (u->bins + u->rtile - 1) / u->rtile;
     u->grid_cap = layout->grid_cap;
+    u->sets = layout->sets > 1 ? layout->sets : 1;
+    u->set_stride = u->sets > 1 ? (size_t)u->paths * parts * u->stride : 0;
     if (layout->by_output) {
         /* Lanes for about 4 items each, up to 1024 threads a block. */
         int most = 1;
@@ -385,18 +399,38 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
     ALLOC(u->segment, (size_t)inputs * 2 * part);
     ALLOC(u->current, (size_t)inputs * u->stride);
     ALLOC(u->fdl, (size_t)inputs * parts * u->stride);
-    ALLOC(u->filter, (size_t)u->paths * parts * u->stride);
+    ALLOC(u->filter, (size_t)u->sets * u->paths * parts * u->stride);
     if (u->mode == ES_UPC_PARTIAL)
         ALLOC(u->sums, (size_t)u->splits * u->paths * u->stride);
     else if (u->mode == ES_UPC_ATOMIC)
         ALLOC(u->sums, (size_t)outputs * u->stride);
     ALLOC(u->acc, (size_t)outputs * u->stride);
     ALLOC(u->time, (size_t)outputs * 2 * part);
+    if (u->sets > 1) {
+        /* The new set's gain over a block that switches: sin^2 from 0 to 1,
+         * the old one's its complement, as cpu-partitioned fades. */
+        float *fade = (float *)malloc(sizeof(float) * part);
+        if (!fade) {
+            snprintf(err, n, "%s: out of memory", engine);
+            goto fail;
+        }
+        for (int t = 0; t < part; t++) {
+            const double x = sin(1.5707963267948966 * (t + 0.5) / part);
+            fade[t] = (float)(x * x);
+        }
+        ALLOC(u->time_old, (size_t)outputs * 2 * part);
+        ALLOC(u->fade, part);
+        const cudaError_t rc = cudaMemcpy(u->fade, fade, sizeof(float) * part,
+                                          cudaMemcpyHostToDevice);
+        free(fade);
+        ES_CUDA_TRY(rc);
+    }
     ES_CUDA_TRY(es_upc_clear(u, stream));
     /* The pair loads read one value past `bins` in each row: keep the
      * padding zero. */
     ES_CUDA_TRY(cudaMemsetAsync(u->filter, 0,
-                                sizeof(cufftComplex) * (size_t)u->paths * parts * u->stride,
+                                sizeof(cufftComplex) * (size_t)u->sets * u->paths * parts *
+                                    u->stride,
                                 stream));
     ES_CUDA_TRY(cudaMemsetAsync(u->current, 0, sizeof(cufftComplex) * (size_t)inputs * u->stride,
                                 stream));
@@ -430,6 +464,8 @@ void es_upc_free(es_upc *u)
     cudaFree(u->sums);
     cudaFree(u->acc);
     cudaFree(u->time);
+    cudaFree(u->time_old);
+    cudaFree(u->fade);
     memset(u, 0, sizeof *u);
 }
 
@@ -484,25 +520,40 @@ static dim3 es_upc_mac_grid(const es_upc *u)
     return dim3((unsigned)(u->grid_cap > 0 && u->grid_cap < tiles ? u->grid_cap : tiles));
 }
 
-int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,
-                  const char *engine, char *err, size_t n)
+/* The segment's spectrum (R2C, batched over inputs) into current. */
+static int record_forward(es_upc *u, cudaStream_t stream, const char *engine, char *err, size_t n)
 {
     /* The plans run where the work is recorded: a tail level's graph is
      * captured on its own stream, not on the one the plans were made on. */
     ES_CUFFT_TRY(es_cufft.set_stream(u->forward, stream));
-    ES_CUFFT_TRY(es_cufft.set_stream(u->inverse, stream));
     ES_CUFFT_TRY(es_cufft.exec_r2c(u->forward, u->segment, u->current));
+    return 0;
+fail:
+    return -1;
+}
+
+int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,
+                  const char *engine, char *err, size_t n)
+{
+    return record_forward(u, stream, engine, err, n) ||
+           es_upc_record_sum(u, pt, newest, NULL, u->time, stream, engine, err, n) ? -1 : 0;
+}
+
+int es_upc_record_sum(es_upc *u, const es_gpu_paths *pt, const int *newest, const int *set,
+                      float *time, cudaStream_t stream, const char *engine, char *err, size_t n)
+{
+    ES_CUFFT_TRY(es_cufft.set_stream(u->inverse, stream));
     {
         const dim3 block(u->tile, u->lanes), rblock(u->rtile, u->rlanes);
         const size_t lanes_sm = sizeof(double2) * u->tile * u->lanes;
         const size_t rlanes_sm = sizeof(double2) * u->rtile * u->rlanes;
         if (u->mode == ES_UPC_OUTPUT)
             upc_mac_output_kernel<<<dim3(u->bin_tiles, u->outputs), block, lanes_sm, stream>>>(
-                newest, pt->dev_input, pt->dev_out_first, pt->dev_out_paths, u->current, u->fdl,
-                u->filter, u->acc, u->parts, u->bins, u->stride);
+                newest, set, u->set_stride, pt->dev_input, pt->dev_out_first, pt->dev_out_paths,
+                u->current, u->fdl, u->filter, u->acc, u->parts, u->bins, u->stride);
         else
             upc_mac_kernel<<<es_upc_mac_grid(u), block, lanes_sm, stream>>>(
-                newest, pt->dev_input, pt->dev_output, u->current, u->fdl, u->filter, u->sums,
+                newest, set, u->set_stride, pt->dev_input, pt->dev_output, u->current, u->fdl, u->filter, u->sums,
                 u->acc, u->mode, u->parts, u->bins, u->stride, u->splits, u->paths, u->bin_tiles);
         ES_CUDA_LAUNCHED();
         if (u->mode == ES_UPC_PARTIAL)
@@ -514,7 +565,7 @@ int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStre
                 u->sums, u->acc, u->bins, u->stride);
         ES_CUDA_LAUNCHED();
     }
-    ES_CUFFT_TRY(es_cufft.exec_c2r(u->inverse, u->acc, u->time));
+    ES_CUFFT_TRY(es_cufft.exec_c2r(u->inverse, u->acc, time));
     return 0;
 fail:
     return -1;
@@ -558,12 +609,37 @@ int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *hist
     if (es_upc_record_insert(u, es_staging_first_header(&g->st), es_staging_dev_header(&g->st),
                              es_staging_dev_in(&g->st), max_block, history, history_mask,
                              g->stream, engine, err, n) ||
-        es_upc_record(u, &g->pt, &h->newest, g->stream, engine, err, n) ||
+        record_forward(u, g->stream, engine, err, n) ||
+        es_upc_record_sum(u, &g->pt, &h->newest, u->sets > 1 ? &h->set : NULL, u->time,
+                          g->stream, engine, err, n) ||
         es_upc_record_finish(u, h, es_staging_dev_out(&g->st), max_block, rings,
                              g->hands_over ? &ready : NULL,
                              g->stream, engine, err, n))
         goto fail;
     ES_CUDA_TRY(es_gpu_capture_finish(g->stream, &g->exec));
+    return 0;
+fail:
+    es_gpu_capture_abandon(g->stream);
+    return -1;
+}
+
+int es_upc_capture_switch_block(es_upc *u, es_gpu_engine *g, int max_block, const char *engine,
+                                char *err, size_t n)
+{
+    const es_gpu_header *h = es_staging_dev_header(&g->st);
+    const es_gpu_ready ready = es_staging_ready(&g->st);
+    ES_CUDA_TRY(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
+    if (es_upc_record_insert(u, es_staging_first_header(&g->st), es_staging_dev_header(&g->st),
+                             es_staging_dev_in(&g->st), max_block, NULL, 0, g->stream, engine,
+                             err, n) ||
+        record_forward(u, g->stream, engine, err, n) ||
+        es_upc_record_sum(u, &g->pt, &h->newest, &h->set_old, u->time_old, g->stream, engine,
+                          err, n) ||
+        es_upc_record_sum(u, &g->pt, &h->newest, &h->set, u->time, g->stream, engine, err, n) ||
+        es_upc_record_finish(u, h, es_staging_dev_out(&g->st), max_block, NULL,
+                             g->hands_over ? &ready : NULL, g->stream, engine, err, n))
+        goto fail;
+    ES_CUDA_TRY(es_gpu_capture_finish(g->stream, &g->exec_alt));
     return 0;
 fail:
     es_gpu_capture_abandon(g->stream);

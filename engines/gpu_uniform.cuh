@@ -50,11 +50,17 @@ struct es_upc {
     float *segment;             /* [inputs][2P]: previous block | current block */
     cufftComplex *current;      /* [inputs][stride]: spectrum of the segment */
     cufftComplex *fdl;          /* [inputs][parts][stride] */
-    cufftComplex *filter;       /* [paths][parts][stride], scaled by 1/2P */
+    cufftComplex *filter;       /* [sets][paths][parts][stride], scaled by 1/2P */
+    int sets;                   /* filter sets, all resident (1: a room) */
+    size_t set_stride;          /* complex values a set: 0 with one set */
     double2 *sums;              /* PARTIAL: [splits][paths][stride];
                                    ATOMIC: [outputs][stride] */
     cufftComplex *acc;          /* [outputs][stride] */
     float *time;                /* [outputs][2P] */
+    float *time_old;            /* sets > 1: [outputs][2P], the old set's in
+                                   a block that switches; else NULL */
+    float *fade;                /* sets > 1: [P], the new set's gain over
+                                   such a block (a raised cosine) */
     size_t bytes;               /* device memory held, cuFFT's work areas too */
     /* Worker-side, for a convolution run block by block (es_upc_run): how
      * much of the current block is in, and its FDL slot. */
@@ -71,6 +77,7 @@ typedef struct {
                             thread blocks) */
     long grid_cap;       /* not ES_UPC_OUTPUT: thread blocks the MAC holds at
                             once, each looping over tiles (0: one a tile) */
+    int sets;            /* filter sets held (0 or 1: one) */
 } es_upc_layout;
 
 /* Sizes, allocates and plans; filter and state start zeroed (memsets on
@@ -80,22 +87,24 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
                   const char *engine, char *err, size_t n);
 void es_upc_free(es_upc *u);
 
-/* Filter spectra of paths [first, first + count): taps[k][0..length) is
- * the whole filter of path first + k on the device; partition j takes taps
+/* Filter spectra of paths [first, first + count) of set `set`: taps[k][0..length)
+ * is the whole filter of path first + k on the device; partition j takes taps
  * from + jP ... `scratch` holds count * parts * 2P floats. Queued on
  * `stream`; the transform's plan is kept for the next call of the same
  * count until es_upc_spectra_done (after the stream has finished). */
-int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int first, int count,
-                   float *scratch, cudaStream_t stream, const char *engine, char *err,
-                   size_t n);
+int es_upc_spectra(es_upc *u, const float *taps, int length, int from, int set, int first,
+                   int count, float *scratch, cudaStream_t stream, const char *engine,
+                   char *err, size_t n);
 void es_upc_spectra_done(es_upc *u);
 
 /* Every filter spectrum of several convolutions of one IR (cuda-nonuniform's
- * levels; cuda-partitioned has one): the taps of a group of paths go up
- * once, in `pt`'s row order, and convolution k takes its span from
- * from[k]. Scratch of up to `scratch_bytes` for the taps and for the padded
- * partitions; returns when the spectra are on the device. */
-int es_upc_build_spectra(es_upc *const *u, const int *from, int count, const es_ir *ir,
+ * levels; cuda-partitioned has one), into filter set `set` of each: the
+ * taps of a group of paths go up once, in `pt`'s row order, and
+ * convolution k takes its span from from[k]; a path `ir` lacks (a set
+ * without one of the matrix's paths) is silence. Scratch of up to
+ * `scratch_bytes` for the taps and for the padded partitions; returns when
+ * the spectra are on the device. */
+int es_upc_build_spectra(es_upc *const *u, const int *from, int count, const es_ir *ir, int set,
                          const es_gpu_paths *pt, size_t scratch_bytes, cudaStream_t stream,
                          const char *engine, char *err, size_t n);
 /* Paths whose padded partitions fit in `bytes` of scratch (at least 1). */
@@ -106,6 +115,10 @@ int es_upc_spectra_paths(const es_upc *u, size_t bytes);
  * sums, and C2R into time. */
 int es_upc_record(es_upc *u, const es_gpu_paths *pt, const int *newest, cudaStream_t stream,
                   const char *engine, char *err, size_t n);
+/* es_upc_record after the R2C: the MAC over filter set *set (set NULL: set
+ * 0), the sums, and C2R into `time` ([outputs][2P]). */
+int es_upc_record_sum(es_upc *u, const es_gpu_paths *pt, const int *newest, const int *set,
+                      float *time, cudaStream_t stream, const char *engine, char *err, size_t n);
 
 /* The worker's job for `frames` frames of a convolution that is the
  * engine's block graph (es_upc_capture_block on g): one launch per piece
@@ -162,6 +175,15 @@ int es_upc_record_finish(es_upc *u, const es_gpu_header *h, float *out, int max_
 int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *history,
                          int history_mask, const es_upc_rings *rings, const char *engine,
                          char *err, size_t n);
+
+/* With filter sets: the graph of a block that switches, into g->exec_alt
+ * (the worker launches it for each launch of such a block). The segment's
+ * spectrum summed twice, over the old set (the header's set_old) into
+ * time_old and over the new one (set) into time; finish fades from the
+ * first to the second over the block. The plain graph (es_upc_capture_block)
+ * plays h->set alone. */
+int es_upc_capture_switch_block(es_upc *u, es_gpu_engine *g, int max_block, const char *engine,
+                                char *err, size_t n);
 
 /* The spectrum of input row i's finished block into its FDL slot, and the
  * segment moves on; for threads k = 0, step, ... of one row. */

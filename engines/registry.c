@@ -115,9 +115,15 @@ es_engine *es_engine_create_sets(const es_engine_class *k, const es_format *fmt,
                                  char *err, size_t n)
 {
     static const es_options defaults;
-    if (k && (!(k->caps & ES_CAP_SETS) || !k->create_sets)) {
-        snprintf(err, n, "%s does not switch filter sets (engines that do: cpu-partitioned)",
-                 k->name);
+    if (k && !(k->caps & ES_CAP_SETS)) {
+        char names[256];
+        size_t at = 0;
+        names[0] = 0;
+        for (int c = 0; es_engines[c] && at < sizeof names; c++)
+            if (es_engines[c]->caps & ES_CAP_SETS)
+                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "",
+                                       es_engines[c]->name);
+        snprintf(err, n, "%s does not switch filter sets (engines that do: %s)", k->name, names);
         return NULL;
     }
     if (!sets || count < 1) {
@@ -135,6 +141,10 @@ es_engine *es_engine_create_sets(const es_engine_class *k, const es_format *fmt,
                      sets[s]->sample_rate, sets[0]->sample_rate);
             return NULL;
         }
+    }
+    if (!k->create_sets) { /* a class this build has without its code (cuda_unavailable.c) */
+        snprintf(err, n, "%s is not available here", k->name);
+        return NULL;
     }
     es_engine *e = k->create_sets(fmt, sets, count, opt ? opt : &defaults, err, n);
     if (e)

@@ -1,5 +1,9 @@
-/* Filter sets (engines/partitioned_sets.c): cpu-partitioned over several
- * sets of one shape, as a head-tracked room holds one per orientation.
+/* Filter sets: an engine over several sets of one shape, as a head-tracked
+ * room holds one per orientation: cpu-partitioned (engines/partitioned_sets.c)
+ * and cuda-partitioned (every set on the device; skipped, exit 77, without a
+ * GPU).
+ *
+ *   test_sets [ENGINE]      (cpu-partitioned)
  *
  * On fresh random input and filters (the seed is printed), with switches
  * asked at random moments, the output is checked against the float64
@@ -30,6 +34,8 @@
 
 #define SETS 5
 #define FRAMES 12000
+
+static const es_engine_class *engine;
 
 typedef struct {
     int at;  /* frame of the request: before the call that starts there */
@@ -67,12 +73,13 @@ static void check(const char *layout, int part, int random_calls, int length, ui
         sets[s] = random_set(layout, length - es_test_int(rng, 0, part), rng);
     const int ins = sets[0]->inputs, outs = sets[0]->outputs;
     es_format fmt = {.sample_rate = 48000, .max_block = part, .inputs = ins, .outputs = outs};
-    es_options opt = {.partition = part};
-    const es_engine_class *k = es_engine_find("cpu-partitioned");
+    /* offline: a GPU engine's result is waited for, never dropped late. */
+    es_options opt = {.partition = part, .offline = 1};
+    const es_engine_class *k = engine;
     es_engine *e = es_engine_create_sets(k, &fmt, (const es_ir *const *)sets, SETS, &opt, err,
                                          sizeof err);
-    snprintf(what, sizeof what, "%s, %d sets of %d taps, partition %d, %s calls", layout, SETS,
-             length, part, random_calls ? "random" : "whole-block");
+    snprintf(what, sizeof what, "%s: %s, %d sets of %d taps, partition %d, %s calls", k->name,
+             layout, SETS, length, part, random_calls ? "random" : "whole-block");
     if (!e) {
         printf("FAIL %s: %s\n", what, err);
         es_test_failures++;
@@ -182,7 +189,7 @@ static void refusals(uint64_t *rng)
     es_ir *a = es_test_ir("mono-stereo", 500, rng), *b = es_test_ir("stereo", 500, rng);
     es_format fmt = {.sample_rate = 48000, .max_block = 64, .inputs = 1, .outputs = 2};
     const es_ir *mixed[2] = {a, b};
-    es_engine *e = es_engine_create_sets(es_engine_find("cpu-partitioned"), &fmt, mixed, 2,
+    es_engine *e = es_engine_create_sets(engine, &fmt, mixed, 2,
                                          NULL, err, sizeof err);
     char line[400];
     snprintf(line, sizeof line, "sets of two shapes refused: %s", e ? "(made)" : err);
@@ -197,8 +204,18 @@ static void refusals(uint64_t *rng)
     es_ir_destroy(b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    engine = es_engine_find(argc > 1 ? argv[1] : "cpu-partitioned");
+    if (!engine) {
+        fprintf(stderr, "usage: test_sets [ENGINE]\n");
+        return 2;
+    }
+    char why[256];
+    if (!engine->probe(why, sizeof why)) {
+        printf("SKIP %s: %s\n", engine->name, why);
+        return 77;
+    }
     uint64_t rng = es_test_seed();
     check("mono-stereo", 64, 0, 0, &rng);
     check("mono-stereo", 64, 1, 0, &rng);
