@@ -3,6 +3,7 @@
  * its entry in that folder's rooms.txt. Nothing is written until the room
  * has been checked the way playing it would check it. */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "rooms_cli.h"
 #include "sofa.h"
 #include "synth.h"
+#include "synth_binaural.h"
 
 typedef struct {
     es_room meta;          /* name, description, source, licence, layout, gain, predelay */
@@ -139,6 +141,56 @@ static int save(destination *d, const char *dir, float *const *ch, int channels,
     return 0;
 }
 
+/* The binaural room: a SOFA set over `orientations` head orientations,
+ * through the HRIRs of `hrir_file`, written beside the library and put in
+ * it as the room's file. */
+static int new_binaural(destination *d, const char *dir, const es_room_spec *spec,
+                        const char *hrir_file, int orientations)
+{
+    char err[1400], tmp[1100] = "", path[1300], file[1200] = "";
+    es_sofa *hrir = es_sofa_load(hrir_file, spec->rate, err, sizeof err);
+    if (!hrir) {
+        es_error("rooms new %s: --binaural: %s", d->meta.name, err);
+        return 1;
+    }
+    es_sofa *set = es_room_synthesise_binaural(spec, hrir, orientations, err, sizeof err);
+    es_sofa_free(hrir);
+    if (!set) {
+        es_error("rooms new %s: --binaural %s: %s", d->meta.name, hrir_file, err);
+        return 1;
+    }
+    /* The listener's frame: yaw 0 looks at the source (synth_binaural.h). */
+    const double dx = spec->source[0] - spec->listener[0], dy = spec->source[1] - spec->listener[1];
+    es_sofa_about about = {d->meta.name, d->description,
+                           {hypot(dx, dy), 0, spec->source[2] - spec->listener[2]}};
+    const char *base = getenv("TMPDIR");
+    snprintf(tmp, sizeof tmp, "%s/earshot-binaural-XXXXXX", base && *base ? base : "/tmp");
+    int rc = 1;
+    if (!mkdtemp(tmp)) {
+        es_error("rooms new %s: cannot make a folder in %s: %s", d->meta.name,
+                 base && *base ? base : "/tmp", strerror(errno));
+        tmp[0] = 0;
+        goto done;
+    }
+    snprintf(file, sizeof file, "%s/%s.sofa", tmp, d->meta.name);
+    if (es_sofa_write(file, set, &about, err, sizeof err) != 0 ||
+        es_library_put_file(dir, &d->meta, file, path, sizeof path, err, sizeof err) != 0) {
+        es_error("rooms new %s: %s", d->meta.name, err);
+        goto done;
+    }
+    remove(file);
+    printf("room '%s' added: %s (SOFA SingleRoomSRIR, %d head orientations, %.2f s at %g Hz)\n",
+           d->meta.name, path, set->count, set->taps / set->rate, set->rate);
+    rc = 0;
+done:
+    if (tmp[0]) {
+        remove(file);
+        rmdir(tmp);
+    }
+    es_sofa_free(set);
+    return rc;
+}
+
 /* earshot rooms new NAME recipe... */
 static int cmd_new(int argc, char **argv)
 {
@@ -152,8 +204,28 @@ static int cmd_new(int argc, char **argv)
         return 2;
     }
     snprintf(d.meta.name, sizeof d.meta.name, "%s", argv[2]);
+    const char *binaural = NULL;
+    int orientations = 72;
     /* The room's words first: here --source is where the sound starts. */
     for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--binaural") || !strcmp(argv[i], "--orientations")) {
+            const char *o = argv[i], *v = es_arg_value(argc, argv, &i);
+            char *end;
+            if (!v)
+                return 2;
+            if (!strcmp(o, "--binaural")) {
+                binaural = v;
+                continue;
+            }
+            const long k = strtol(v, &end, 10);
+            if (*end || end == v || k < 1 || k > ES_BINAURAL_ORIENTATIONS_MAX) {
+                es_error("rooms new: --orientations '%s': a whole number, 1 to %d", v,
+                         ES_BINAURAL_ORIENTATIONS_MAX);
+                return 2;
+            }
+            orientations = (int)k;
+            continue;
+        }
         int used = i + 1 < argc ? es_room_recipe_option(&spec, argv[i], argv[i + 1], err,
                                                         sizeof err)
                                 : 0;
@@ -179,14 +251,27 @@ static int cmd_new(int argc, char **argv)
     char dir[1024];
     if (check_destination(&d, dir, sizeof dir) != 0)
         return 1;
+    double t60[ES_OCTAVE_BANDS];
+    es_room_eyring(&spec, t60);
+    if (binaural) {
+        if (!d.description[0])
+            snprintf(d.description, sizeof d.description,
+                     "%gx%gx%g m, Eyring T60 %.2f s at 1 kHz, binaural, %d head orientations",
+                     spec.size[0], spec.size[1], spec.size[2], t60[3], orientations);
+        if (!d.source[0]) {
+            const char *base = strrchr(binaural, '/');
+            snprintf(d.source, sizeof d.source,
+                     "synthesised by earshot rooms new (image sources through the HRIRs of "
+                     "%.100s, a binaural Eyring tail)", base ? base + 1 : binaural);
+        }
+        return new_binaural(&d, dir, &spec, binaural, orientations);
+    }
     float **ch;
     int frames;
     if (es_room_synthesise(&spec, &ch, &frames, err, sizeof err) != 0) {
         es_error("rooms new %s: %s", d.meta.name, err);
         return 1;
     }
-    double t60[ES_OCTAVE_BANDS];
-    es_room_eyring(&spec, t60);
     if (!d.description[0])
         snprintf(d.description, sizeof d.description,
                  "%gx%gx%g m, Eyring T60 %.2f s at 1 kHz", spec.size[0], spec.size[1],

@@ -13,7 +13,7 @@
 
 #define MAX_T60 30.0         /* s: longer is not a room any more */
 #define WALL_MARGIN 0.1      /* m: source and microphones keep this off walls */
-#define LANCZOS 4            /* fractional-delay kernel half-width, samples */
+#define LANCZOS ES_ROOM_LANCZOS /* fractional-delay kernel half-width, samples */
 #define CROSSOVER_OCTAVES 0.1 /* half-width of each band crossover */
 
 const char *const es_wall_names[ES_WALLS] = {"left", "right", "front", "back", "floor",
@@ -160,7 +160,7 @@ static double below(double f, double edge)
 }
 
 /* Mask of band b at f; the six masks sum to 1 at every frequency. */
-static double band_mask(int b, double f)
+double es_room_band_mask(int b, double f)
 {
     double m = 1.0;
     if (b > 0)
@@ -182,7 +182,7 @@ static double lanczos(double x)
     return LANCZOS * sin(px) * sin(px / LANCZOS) / (px * px);
 }
 
-static void add_impulse(float *buf, int frames, double at, double amp)
+void es_room_add_impulse(float *buf, int frames, double at, double amp)
 {
     const int centre = (int)floor(at);
     for (int k = centre - LANCZOS + 1; k <= centre + LANCZOS; k++)
@@ -201,13 +201,13 @@ double es_room_tail_weight(double t, double mix)
     return 0.5 - 0.5 * cos(M_PI * (t - mix / 2) / (mix / 2));
 }
 
-/* Image sources for one microphone, one band, up to the mixing time. */
-static void add_images(const es_room_spec *s, const double mic[3], int band, double direct,
-                       double mix, float *buf, int frames)
+void es_room_each_image(const es_room_spec *s, const double at[3], double direct, double mix,
+                        es_room_image_fn fn, void *ctx)
 {
-    double beta[ES_WALLS];
+    double beta[ES_WALLS][ES_OCTAVE_BANDS];
     for (int w = 0; w < ES_WALLS; w++)
-        beta[w] = sqrt(1.0 - s->absorption[w][band]);
+        for (int b = 0; b < ES_OCTAVE_BANDS; b++)
+            beta[w][b] = sqrt(1.0 - s->absorption[w][b]);
     const double reach = ES_SPEED_OF_SOUND * (direct + mix);
     int lim[3];
     for (int k = 0; k < 3; k++)
@@ -219,23 +219,48 @@ static void add_images(const es_room_spec *s, const double mic[3], int band, dou
                     for (int ny = -lim[1]; ny <= lim[1]; ny++)
                         for (int nz = -lim[2]; nz <= lim[2]; nz++) {
                             const int q[3] = {u, v, w}, m[3] = {nx, ny, nz};
-                            double d2 = 0, amp = 1.0;
+                            double img[3], d2 = 0;
                             for (int k = 0; k < 3; k++) {
-                                const double img = (1 - 2 * q[k]) * s->source[k] +
-                                                   2 * m[k] * s->size[k];
-                                d2 += (img - mic[k]) * (img - mic[k]);
-                                /* Allen and Berkley: |m - q| hits on the near
-                                 * wall of the pair, |m| on the far one. */
-                                amp *= pow(beta[2 * k], abs(m[k] - q[k])) *
-                                       pow(beta[2 * k + 1], abs(m[k]));
+                                img[k] = (1 - 2 * q[k]) * s->source[k] + 2 * m[k] * s->size[k];
+                                d2 += (img[k] - at[k]) * (img[k] - at[k]);
                             }
                             const double d = sqrt(d2), t = d / ES_SPEED_OF_SOUND;
                             if (t > direct + mix)
                                 continue;
-                            amp *= exp(-0.5 * air_m[band] * d) / d *
-                                   (1 - es_room_tail_weight(t - direct, mix));
-                            add_impulse(buf, frames, t * s->rate, amp);
+                            const double fade = 1 - es_room_tail_weight(t - direct, mix);
+                            double amp[ES_OCTAVE_BANDS];
+                            for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
+                                double a = exp(-0.5 * air_m[b] * d) / d * fade;
+                                /* Allen and Berkley: |m - q| hits on the near
+                                 * wall of the pair, |m| on the far one. */
+                                for (int k = 0; k < 3; k++)
+                                    a *= pow(beta[2 * k][b], abs(m[k] - q[k])) *
+                                         pow(beta[2 * k + 1][b], abs(m[k]));
+                                amp[b] = a;
+                            }
+                            fn(ctx, img, t, amp);
                         }
+}
+
+double es_room_mixing_time(const es_room_spec *s)
+{
+    const double mix = 0.002 * sqrt(es_room_volume(s));
+    return mix < 0.008 ? 0.008 : mix > 0.1 ? 0.1 : mix;
+}
+
+/* One band of one microphone's image sources into its buffer. */
+typedef struct {
+    float *buf;
+    int frames, band;
+    double rate;
+} band_images;
+
+static void add_band_image(void *ctx, const double image[3], double t,
+                           const double amp[ES_OCTAVE_BANDS])
+{
+    (void)image;
+    band_images *b = ctx;
+    es_room_add_impulse(b->buf, b->frames, t * b->rate, amp[b->band]);
 }
 
 static double distance(const double a[3], const double b[3])
@@ -263,10 +288,7 @@ int es_room_synthesise(const es_room_spec *s, float ***out, int *out_frames, cha
     const double direct = distance(s->source, s->listener) / ES_SPEED_OF_SOUND;
     const double seconds = s->seconds > 0 ? s->seconds : 1.25 * longest + direct + 0.05;
     const int frames = (int)ceil(seconds * s->rate);
-    /* Mixing time after the direct sound: about 2 sqrt(V) ms, kept between
-     * 8 and 100 ms. */
-    double mix = 0.002 * sqrt(es_room_volume(s));
-    mix = mix < 0.008 ? 0.008 : mix > 0.1 ? 0.1 : mix;
+    const double mix = es_room_mixing_time(s);
 
     size_t size = 2;
     while (size < (size_t)frames + 2 * LANCZOS)
@@ -298,10 +320,11 @@ int es_room_synthesise(const es_room_spec *s, float ***out, int *out_frames, cha
         memset(sum, 0, bins * sizeof *sum);
         for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
             memset(buf, 0, size * sizeof(float));
-            add_images(s, mic, b, mic_direct, mix, buf, frames);
+            band_images images = {buf, frames, b, s->rate};
+            es_room_each_image(s, mic, mic_direct, mix, add_band_image, &images);
             fftwf_execute(fwd);
             for (size_t k = 0; k < bins; k++) {
-                const double m = band_mask(b, (double)k * s->rate / (double)size);
+                const double m = es_room_band_mask(b, (double)k * s->rate / (double)size);
                 sum[k][0] += (float)(m * spec[k][0]);
                 sum[k][1] += (float)(m * spec[k][1]);
             }

@@ -18,7 +18,7 @@
 #include "fftw_planner.h"
 #include "synth_tail.h"
 
-#define FRAME 2048 /* 43 ms at 48 kHz: several bins in every octave above 125 Hz */
+#define FRAME ES_ROOM_TAIL_FRAME /* 43 ms at 48 kHz: several bins in every octave above 125 Hz */
 #define HOP (FRAME / 4)
 
 static uint32_t lcg(uint32_t *x)
@@ -27,26 +27,38 @@ static uint32_t lcg(uint32_t *x)
     return *x;
 }
 
-int es_room_tail(const es_room_spec *s, double direct, double mix, unsigned seed, float *out,
-                 int frames, char *err, size_t n)
+static double random_phase(uint32_t *state)
 {
-    const int bins = FRAME / 2 + 1;
-    fftwf_complex *spec = fftwf_malloc(sizeof *spec * bins);
-    float *grain = fftwf_malloc(sizeof(float) * FRAME);
+    return 2 * M_PI * (lcg(state) >> 8) / 16777216.0;
+}
+
+/* The tail into out[0] (ears NULL), or into out[0] and out[1] as two ears
+ * hear it: per bin, two independent random phases p and q mixed as
+ * a e^ip + b e^iq and a e^ip - b e^iq, with a^2 + b^2 = 1 and a^2 - b^2 the
+ * coherence asked for, then each ear's gain. */
+static int tail(const es_room_spec *s, double direct, double mix, unsigned seed,
+                const es_room_ears *ears, float *const *out, int frames, char *err, size_t n)
+{
+    const int bins = FRAME / 2 + 1, channels = ears ? 2 : 1;
+    fftwf_complex *spec[2] = {fftwf_malloc(sizeof(fftwf_complex) * bins),
+                              fftwf_malloc(sizeof(fftwf_complex) * bins)};
+    float *grain[2] = {fftwf_malloc(sizeof(float) * FRAME), fftwf_malloc(sizeof(float) * FRAME)};
     double *decay = malloc(sizeof(double) * bins), *window = malloc(sizeof(double) * FRAME);
-    fftwf_plan plan = NULL;
+    fftwf_plan plan[2] = {NULL, NULL};
     int rc = -1;
-    if (!spec || !grain || !decay || !window) {
+    if (!spec[0] || !spec[1] || !grain[0] || !grain[1] || !decay || !window) {
         snprintf(err, n, "out of memory for the room's tail");
         goto done;
     }
     es_fftw_planner_lock();
-    plan = fftwf_plan_dft_c2r_1d(FRAME, spec, grain, FFTW_ESTIMATE);
+    for (int c = 0; c < channels; c++)
+        plan[c] = fftwf_plan_dft_c2r_1d(FRAME, spec[c], grain[c], FFTW_ESTIMATE);
     es_fftw_planner_unlock();
-    if (!plan) {
-        snprintf(err, n, "cannot plan a %d-point FFT", FRAME);
-        goto done;
-    }
+    for (int c = 0; c < channels; c++)
+        if (!plan[c]) {
+            snprintf(err, n, "cannot plan a %d-point FFT", FRAME);
+            goto done;
+        }
     /* Energy decays as exp(-6 ln10 t / T60): the amplitude's rate per bin. */
     for (int k = 0; k < bins; k++)
         decay[k] = -3.0 * log(10.0) / es_room_eyring_at(s, (double)k * s->rate / FRAME);
@@ -63,28 +75,54 @@ int es_room_tail(const es_room_spec *s, double direct, double mix, unsigned seed
         const double centre = (start + FRAME / 2) / s->rate;
         for (int k = 0; k < bins; k++) {
             const double a = bin_amp * exp(decay[k] * centre);
-            const double phase = 2 * M_PI * (lcg(&state) >> 8) / 16777216.0;
-            spec[k][0] = (float)(a * cos(phase));
-            spec[k][1] = (float)(a * sin(phase));
+            const double p = random_phase(&state);
+            if (!ears) {
+                spec[0][k][0] = (float)(a * cos(p));
+                spec[0][k][1] = (float)(a * sin(p));
+                continue;
+            }
+            const double q = random_phase(&state), ic = ears->coherence[k];
+            const double same = sqrt(0.5 * (1 + ic)), apart = sqrt(0.5 * (1 - ic));
+            for (int c = 0; c < 2; c++) {
+                const double sign = c == 0 ? 1 : -1, g = a * ears->gain[c][k];
+                spec[c][k][0] = (float)(g * (same * cos(p) + sign * apart * cos(q)));
+                spec[c][k][1] = (float)(g * (same * sin(p) + sign * apart * sin(q)));
+            }
         }
-        spec[0][1] = spec[bins - 1][1] = 0;
-        fftwf_execute(plan);
-        for (int i = 0; i < FRAME; i++) {
-            const int t = start + i;
-            if (t >= 0 && t < frames)
-                out[t] += (float)(grain[i] * window[i] *
-                                  es_room_tail_weight(t / s->rate - direct, mix));
+        for (int c = 0; c < channels; c++) {
+            spec[c][0][1] = spec[c][bins - 1][1] = 0;
+            fftwf_execute(plan[c]);
+            for (int i = 0; i < FRAME; i++) {
+                const int t = start + i;
+                if (t >= 0 && t < frames)
+                    out[c][t] += (float)(grain[c][i] * window[i] *
+                                         es_room_tail_weight(t / s->rate - direct, mix));
+            }
         }
     }
     rc = 0;
 done:
-    es_fftw_planner_lock();
-    if (plan)
-        fftwf_destroy_plan(plan);
-    es_fftw_planner_unlock();
-    fftwf_free(spec);
-    fftwf_free(grain);
+    es_fftw_destroy_plans(plan[0], plan[1]);
+    for (int c = 0; c < 2; c++) {
+        fftwf_free(spec[c]);
+        fftwf_free(grain[c]);
+    }
     free(decay);
     free(window);
     return rc;
+}
+
+int es_room_tail(const es_room_spec *s, double direct, double mix, unsigned seed, float *out,
+                 int frames, char *err, size_t n)
+{
+    float *const one[1] = {out};
+    return tail(s, direct, mix, seed, NULL, one, frames, err, n);
+}
+
+int es_room_tail_ears(const es_room_spec *s, double direct, double mix, unsigned seed,
+                      const es_room_ears *ears, float *left, float *right, int frames,
+                      char *err, size_t n)
+{
+    float *const two[2] = {left, right};
+    return tail(s, direct, mix, seed, ears, two, frames, err, n);
 }

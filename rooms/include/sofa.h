@@ -66,6 +66,22 @@ const char *es_sofa_varies_words(es_sofa_varies v);
 /* 1 when `path` names a SOFA file: by its .sofa ending, or a regular file
  * that begins with HDF5's signature (netCDF-4). */
 int es_sofa_is_file(const char *path);
+/* What a written set says about itself: a title, a comment (the room's
+ * recipe), and the source's position in the listener's frame (metres:
+ * the head's centre at the origin, x ahead at yaw 0, z up). */
+typedef struct {
+    const char *title, *comment;
+    double source[3];
+} es_sofa_about;
+
+/* Writes `set` (head orientations of one source: SingleRoomSRIR) to
+ * `path`, a file that must not exist yet (the caller's fresh name): a
+ * SOFA file libmysofa and the other SOFA readers read, its filters as
+ * doubles (sofa_write.c says how it keeps within libmysofa's limits, and
+ * refuses a set past them). 0, or -1 with one line and no file. */
+int es_sofa_write(const char *path, const es_sofa *set, const es_sofa_about *about, char *err,
+                  size_t n);
+
 /* The measurement whose pose is nearest (great-circle angle) to the
  * direction (degrees); -1 for an empty set. */
 int es_sofa_nearest(const es_sofa *s, float azimuth, float elevation);

@@ -1,0 +1,182 @@
+/* es_sofa_write: a set of head orientations as a SOFA file (AES69,
+ * SingleRoomSRIR), through netCDF-4.
+ *
+ * libmysofa 1.3 reads an HDF5 object header only from the first 32 MiB of
+ * a file, and netCDF-4 writes the headers' last parts when it closes the
+ * file, after data already written: a set of 72 orientations of 2 s
+ * (110 MB) written in one go is refused. So the file is written twice
+ * over: every variable defined and every small one written, the file
+ * closed (its headers now near its start), then opened again and Data.IR
+ * written, contiguous, at its end. libmysofa also reads a contiguous
+ * variable of up to 256 MiB (33.5 million doubles): 72 orientations of
+ * 2 s at 48 kHz, or 360 of 0.9 s. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <netcdf.h>
+
+#include "sofa.h"
+
+/* libmysofa's limit on one contiguous variable. */
+#define CONTIGUOUS_MAX 0x10000000ull
+
+#define NC_TRY(call)                                                                      \
+    do {                                                                                  \
+        const int rc_ = (call);                                                           \
+        if (rc_ != NC_NOERR) {                                                            \
+            snprintf(err, n, "%s: cannot write SOFA: %s", path, nc_strerror(rc_));        \
+            goto fail;                                                                    \
+        }                                                                                 \
+    } while (0)
+
+/* A double variable with its SOFA Type and Units (NULL: none). */
+static int define(int nc, const char *name, int dims, const int *dim, const char *type,
+                  const char *units, int *var)
+{
+    int rc = nc_def_var(nc, name, NC_DOUBLE, dims, dim, var);
+    if (rc == NC_NOERR && type)
+        rc = nc_put_att_text(nc, *var, "Type", strlen(type), type);
+    if (rc == NC_NOERR && units)
+        rc = nc_put_att_text(nc, *var, "Units", strlen(units), units);
+    return rc;
+}
+
+static int text(int nc, const char *name, const char *value)
+{
+    return nc_put_att_text(nc, NC_GLOBAL, name, strlen(value), value);
+}
+
+int es_sofa_write(const char *path, const es_sofa *set, const es_sofa_about *about, char *err,
+                  size_t n)
+{
+    const int M = set->count, R = set->outputs, E = set->inputs, N = set->taps;
+    if (set->varies != ES_SOFA_VIEW || E != 1 || M < 1 || R < 1 || N < 1) {
+        snprintf(err, n, "%s: only a set of head orientations from one source is written", path);
+        return -1;
+    }
+    if ((unsigned long long)M * R * N * sizeof(double) > CONTIGUOUS_MAX) {
+        snprintf(err, n, "%s: %d orientations x %d ears x %d taps is %.0f MB of filters; "
+                 "libmysofa reads at most %llu MB (fewer orientations, or a shorter room)",
+                 path, M, R, N, (double)M * R * N * sizeof(double) / 1e6,
+                 CONTIGUOUS_MAX / 1000000);
+        return -1;
+    }
+    int nc = -1, created = 0, dim_m, dim_r, dim_n, dim_c, dim_i, dim_e, var;
+    double *row = NULL;
+    char stamp[32];
+    const time_t now = time(NULL);
+    struct tm tm;
+    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", gmtime_r(&now, &tm));
+    NC_TRY(nc_create(path, NC_NETCDF4 | NC_NOCLOBBER, &nc));
+    created = 1;
+    static const char *const fixed[][2] = {
+        {"Conventions", "SOFA"},
+        {"Version", "2.1"},
+        {"SOFAConventions", "SingleRoomSRIR"},
+        {"SOFAConventionsVersion", "1.0"},
+        {"APIName", "earshot"},
+        {"APIVersion", "1"},
+        {"DataType", "FIR"},
+        {"RoomType", "reverberant"},
+        {"AuthorContact", ""},
+        {"Organization", ""},
+        {"License", "CC0-1.0"},
+        {"ListenerShortName", "head"},
+        {"ListenerDescription", "a head-related set's head; ListenerView: its yaw, "
+                                "counter-clockwise from looking at the source"},
+        {"ReceiverDescription", "the ears: left, right"},
+        {"SourceDescription", "an omnidirectional source"},
+    };
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        NC_TRY(text(nc, fixed[k][0], fixed[k][1]));
+    NC_TRY(text(nc, "Title", about->title));
+    NC_TRY(text(nc, "Comment", about->comment));
+    NC_TRY(text(nc, "RoomDescription", about->comment));
+    NC_TRY(text(nc, "DateCreated", stamp));
+    NC_TRY(text(nc, "DateModified", stamp));
+    NC_TRY(nc_def_dim(nc, "M", (size_t)M, &dim_m));
+    NC_TRY(nc_def_dim(nc, "R", (size_t)R, &dim_r));
+    NC_TRY(nc_def_dim(nc, "E", (size_t)E, &dim_e));
+    NC_TRY(nc_def_dim(nc, "N", (size_t)N, &dim_n));
+    NC_TRY(nc_def_dim(nc, "C", 3, &dim_c));
+    NC_TRY(nc_def_dim(nc, "I", 1, &dim_i));
+    int v_lpos, v_lup, v_view, v_rpos, v_spos, v_epos, v_rate, v_delay, v_ir;
+    const int ic[2] = {dim_i, dim_c}, mc[2] = {dim_m, dim_c}, rci[3] = {dim_r, dim_c, dim_i};
+    const int eci[3] = {dim_e, dim_c, dim_i}, mr[2] = {dim_m, dim_r};
+    const int mrn[3] = {dim_m, dim_r, dim_n};
+    NC_TRY(define(nc, "ListenerPosition", 2, ic, "cartesian", "metre", &v_lpos));
+    NC_TRY(define(nc, "ListenerUp", 2, ic, "cartesian", "metre", &v_lup));
+    NC_TRY(define(nc, "ListenerView", 2, mc, "spherical", "degree, degree, metre", &v_view));
+    NC_TRY(define(nc, "ReceiverPosition", 3, rci, "cartesian", "metre", &v_rpos));
+    NC_TRY(define(nc, "SourcePosition", 2, ic, "cartesian", "metre", &v_spos));
+    NC_TRY(define(nc, "EmitterPosition", 3, eci, "cartesian", "metre", &v_epos));
+    NC_TRY(define(nc, "Data.SamplingRate", 1, &dim_i, NULL, "hertz", &v_rate));
+    NC_TRY(define(nc, "Data.Delay", 2, mr, NULL, NULL, &v_delay));
+    NC_TRY(define(nc, "Data.IR", 3, mrn, NULL, NULL, &v_ir));
+    NC_TRY(nc_def_var_chunking(nc, v_ir, NC_CONTIGUOUS, NULL));
+    NC_TRY(nc_enddef(nc));
+    {
+        const double origin[3] = {0, 0, 0}, up[3] = {0, 0, 1};
+        NC_TRY(nc_put_var_double(nc, v_lpos, origin));
+        NC_TRY(nc_put_var_double(nc, v_lup, up));
+        NC_TRY(nc_put_var_double(nc, v_spos, about->source));
+        NC_TRY(nc_put_var_double(nc, v_rate, &set->rate));
+        double *view = malloc(sizeof(double) * 3 * (size_t)M);
+        double *ears = calloc(3 * (size_t)R, sizeof(double));
+        double *zero = calloc((size_t)M * R + 3 * (size_t)E, sizeof(double));
+        int rc = view && ears && zero ? NC_NOERR : NC_ENOMEM;
+        for (int m = 0; view && m < M; m++) {
+            view[3 * m] = set->pose[m].azimuth;
+            view[3 * m + 1] = set->pose[m].elevation;
+            view[3 * m + 2] = set->pose[m].distance;
+        }
+        /* The ears 9 cm either side of the head's centre, left first. */
+        for (int r = 0; ears && r < R && R == 2; r++)
+            ears[3 * r + 1] = r == 0 ? 0.09 : -0.09;
+        if (rc == NC_NOERR)
+            rc = nc_put_var_double(nc, v_view, view);
+        if (rc == NC_NOERR)
+            rc = nc_put_var_double(nc, v_rpos, ears);
+        if (rc == NC_NOERR)
+            rc = nc_put_var_double(nc, v_delay, zero);
+        if (rc == NC_NOERR)
+            rc = nc_put_var_double(nc, v_epos, zero);
+        free(view);
+        free(ears);
+        free(zero);
+        NC_TRY(rc);
+    }
+    NC_TRY(nc_close(nc));
+    nc = -1;
+    /* Again, for the filters alone (the top of the file says why). */
+    NC_TRY(nc_open(path, NC_WRITE, &nc));
+    NC_TRY(nc_inq_varid(nc, "Data.IR", &var));
+    if (!(row = malloc(sizeof(double) * (size_t)N)))
+        NC_TRY(NC_ENOMEM);
+    for (int m = 0; m < M; m++)
+        for (int r = 0; r < R; r++) {
+            const float *taps = set->sets[m]->taps[r];
+            for (int t = 0; t < N; t++)
+                row[t] = taps ? taps[t] : 0.0;
+            const size_t start[3] = {(size_t)m, (size_t)r, 0}, count[3] = {1, 1, (size_t)N};
+            NC_TRY(nc_put_vara_double(nc, var, start, count, row));
+        }
+    free(row);
+    row = NULL;
+    {
+        const int closed = nc_close(nc);
+        nc = -1;
+        NC_TRY(closed);
+    }
+    return 0;
+fail:
+    free(row);
+    if (nc >= 0)
+        nc_close(nc);
+    if (created) /* never a file that was there before */
+        remove(path);
+    return -1;
+}
