@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Head tracking end to end: a SOFA room of 72 head orientations (make_sofa.py's
-# `room` filters, 0.6 s: libmysofa 1.3 reads no larger Data.IR as netCDF-4
-# writes it), played at block 64 on the null device with --osc, headless,
-# its JSON report read at the end.
+# Head tracking end to end: a synthesised binaural room of 72 head
+# orientations of 2 s BRIRs (`earshot rooms new --binaural` through
+# Debian's MIT KEMAR set), played at block 64 on the null device with
+# --osc, headless, its JSON report read at the end.
 #   1. oscsend (liblo-tools) sends the yaw about 100 times a second for
 #      HEAD_SECONDS (default 60), sweeping round: every message taken, the
 #      set the last yaw's, switches counted, engine misses counted (at most
@@ -24,18 +24,21 @@
 set -u
 earshot=$(realpath "$1") build=${2:-release}
 seconds=${HEAD_SECONDS:-60}
-make=$(dirname "$0")/../rooms/make_sofa.py
+kemar=/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa
+[ -r "$kemar" ] || { echo "SKIP $kemar is missing (package libmysofa1)"; exit 77; }
 command -v oscsend >/dev/null || { echo "SKIP oscsend is missing (liblo-tools; scripts/setup --test)"; exit 77; }
-/usr/bin/python3 -c 'import netCDF4' 2>/dev/null ||
-    { echo "SKIP python3-netcdf4 is missing (scripts/setup --test installs it)"; exit 77; }
 . "$(dirname "$0")/tmux_lib.sh"
 dir=$(mktemp -d)
 trap 'tmux_cleanup; rm -rf "$dir"' EXIT
 fail=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
-/usr/bin/python3 "$make" "$dir/brir.sofa" SingleRoomSRIR 72 2 1 28800 48000 10 17 room ||
-    { echo "FAIL make_sofa.py could not write the set"; exit 1; }
+# A 10 x 8 x 3 m room, the source 3 m ahead, 2 s long: 72 x 2 x 96,000 taps.
+"$earshot" rooms new brir --size 10x8x3 --absorption 0.25 --source 6,4,1.5 --listener 3,4,1.5 \
+    --seconds 2 --binaural "$kemar" --orientations 72 --to "$dir/lib" >"$dir/new.txt" 2>&1 ||
+    { echo "FAIL rooms new --binaural: $(cat "$dir/new.txt")"; exit 1; }
+mv "$dir/lib/brir.sofa" "$dir/brir.sofa"
+ok "the room: $(sed "s|$dir/lib/||" "$dir/new.txt")"
 # A free UDP port: the first of a few that nothing holds.
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
