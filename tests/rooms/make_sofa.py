@@ -12,9 +12,10 @@ filter decaying noise instead (a 0.5 s decay, -30 dB below a unit step),
 a room's tail as loud at every orientation; `phones` makes each a
 headphone's response (SimpleHeadphoneIR): a unit pulse and a resonance
 (3 kHz on receiver 1, 4.5 kHz on the others) that grows by a tenth with
-each fitting. libmysofa 1.3 refuses a
-Data.IR of more than 32 MiB as netCDF-4 writes it (72 x 2 x 29127 doubles:
-0.6 s at 48 kHz), so the tests' sets stay under that."""
+each fitting. Written in one go, as most tools write SOFA: libmysofa 1.3
+then refuses a Data.IR of more than 32 MiB (its headers land past 32 MiB
+into the file; earshot's own writer, rooms/sofa_write.c, avoids that), so
+the tests' sets from here stay under that."""
 import sys
 
 import netCDF4
