@@ -32,6 +32,17 @@
         }                                                                                 \
     } while (0)
 
+int es_sofa_write_fits(int count, int ears, int taps, char *err, size_t n)
+{
+    const double bytes = (double)count * ears * taps * sizeof(double);
+    if (bytes <= (double)CONTIGUOUS_MAX)
+        return 0;
+    snprintf(err, n, "%d orientations x %d ears x %d taps is %.0f MB of filters; libmysofa "
+             "reads at most %.0f MB (fewer orientations, or a shorter room)", count, ears, taps,
+             bytes / 1e6, CONTIGUOUS_MAX / 1e6);
+    return -1;
+}
+
 /* A double variable with its SOFA Type and Units (NULL: none). */
 static int define(int nc, const char *name, int dims, const int *dim, const char *type,
                   const char *units, int *var)
@@ -57,13 +68,8 @@ int es_sofa_write(const char *path, const es_sofa *set, const es_sofa_about *abo
         snprintf(err, n, "%s: only a set of head orientations from one source is written", path);
         return -1;
     }
-    if ((unsigned long long)M * R * N * sizeof(double) > CONTIGUOUS_MAX) {
-        snprintf(err, n, "%s: %d orientations x %d ears x %d taps is %.0f MB of filters; "
-                 "libmysofa reads at most %llu MB (fewer orientations, or a shorter room)",
-                 path, M, R, N, (double)M * R * N * sizeof(double) / 1e6,
-                 CONTIGUOUS_MAX / 1000000);
+    if (es_sofa_write_fits(M, R, N, err, n) != 0)
         return -1;
-    }
     int nc = -1, created = 0, dim_m, dim_r, dim_n, dim_c, dim_i, dim_e, var;
     double *row = NULL;
     char stamp[32];

@@ -269,6 +269,16 @@ static double distance(const double a[3], const double b[3])
     return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
+int es_room_frames(const es_room_spec *s)
+{
+    double t60[ES_OCTAVE_BANDS], longest = 0;
+    es_room_eyring(s, t60);
+    for (int b = 0; b < ES_OCTAVE_BANDS; b++)
+        longest = t60[b] > longest ? t60[b] : longest;
+    const double direct = distance(s->source, s->listener) / ES_SPEED_OF_SOUND;
+    return (int)ceil((s->seconds > 0 ? s->seconds : 1.25 * longest + direct + 0.05) * s->rate);
+}
+
 static void free_channels(float **ch)
 {
     if (ch)
@@ -281,13 +291,8 @@ int es_room_synthesise(const es_room_spec *s, float ***out, int *out_frames, cha
 {
     if (es_room_spec_check(s, err, n) != 0)
         return -1;
-    double t60[ES_OCTAVE_BANDS], longest = 0;
-    es_room_eyring(s, t60);
-    for (int b = 0; b < ES_OCTAVE_BANDS; b++)
-        longest = t60[b] > longest ? t60[b] : longest;
-    const double direct = distance(s->source, s->listener) / ES_SPEED_OF_SOUND;
-    const double seconds = s->seconds > 0 ? s->seconds : 1.25 * longest + direct + 0.05;
-    const int frames = (int)ceil(seconds * s->rate);
+    const int frames = es_room_frames(s);
+    const double seconds = frames / s->rate;
     const double mix = es_room_mixing_time(s);
 
     size_t size = 2;

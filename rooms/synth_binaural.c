@@ -297,15 +297,13 @@ es_sofa *es_room_synthesise_binaural(const es_room_spec *s, const es_sofa *h, in
         snprintf(err, n, "%d orientations: 1 to %d", count, ES_BINAURAL_ORIENTATIONS_MAX);
         return NULL;
     }
-    double t60[BANDS], longest = 0;
-    es_room_eyring(s, t60);
-    for (int b = 0; b < BANDS; b++)
-        longest = t60[b] > longest ? t60[b] : longest;
     const double *c = s->listener;
     const double direct = sqrt(pow(s->source[0] - c[0], 2) + pow(s->source[1] - c[1], 2) +
                                pow(s->source[2] - c[2], 2)) / ES_SPEED_OF_SOUND;
-    const double seconds = s->seconds > 0 ? s->seconds : 1.25 * longest + direct + 0.05;
-    const int frames = (int)ceil(seconds * s->rate);
+    const int frames = es_room_frames(s);
+    const double seconds = frames / s->rate;
+    if (es_sofa_write_fits(count, EARS, frames, err, n) != 0)
+        return NULL;
     const double mix = es_room_mixing_time(s);
     const int early_frames = (int)ceil((direct + mix) * s->rate) + h->taps + 2 * LANCZOS + 1;
 

@@ -81,6 +81,9 @@ typedef struct {
  * refuses a set past them). 0, or -1 with one line and no file. */
 int es_sofa_write(const char *path, const es_sofa *set, const es_sofa_about *about, char *err,
                   size_t n);
+/* 0 when a set of that size can be written so that libmysofa reads it;
+ * else -1 and one line saying how large it is and what fits. */
+int es_sofa_write_fits(int count, int ears, int taps, char *err, size_t n);
 
 /* The measurement whose pose is nearest (great-circle angle) to the
  * direction (degrees); -1 for an empty set. */

@@ -54,6 +54,10 @@ double es_room_volume(const es_room_spec *s);
 
 #define ES_SPEED_OF_SOUND 343.0 /* m/s, 20 degrees C */
 
+/* The IR's length in frames: spec's seconds, else 1.25 x the longest
+ * band's reverberation time after the direct sound, and 50 ms. */
+int es_room_frames(const es_room_spec *s);
+
 /* Renders the stereo IR: ch[0], ch[1] of *frames samples each, allocated
  * (free each and the array). Peak scaled to 0.5. 0, or -1 with a message. */
 int es_room_synthesise(const es_room_spec *s, float ***ch, int *frames, char *err, size_t n);

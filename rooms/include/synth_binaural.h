@@ -32,7 +32,8 @@
  * at it too: es_sofa_load resamples). Peak scaled to 0.5 over the whole
  * set. NULL and one line when the HRIR set is not one (not a set of
  * source directions, not one input to two ears, filters longer than the
- * tail's frames), or the spec is bad. */
+ * tail's frames), the spec is bad, or the set is larger than a SOFA file
+ * libmysofa reads (es_sofa_write_fits: it is made to be written). */
 es_sofa *es_room_synthesise_binaural(const es_room_spec *spec, const es_sofa *hrir, int count,
                                      char *err, size_t n);
 

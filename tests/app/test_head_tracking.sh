@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Head tracking end to end: a synthesised binaural room of 72 head
 # orientations of 2 s BRIRs (`earshot rooms new --binaural` through
-# Debian's MIT KEMAR set), played at block 64 on the null device with
-# --osc, headless, its JSON report read at the end.
+# Debian's MIT KEMAR set; what rooms new --binaural refuses, each in one
+# line), played at block 64 on the null device with --osc, headless, its
+# JSON report read at the end.
 #   1. oscsend (liblo-tools) sends the yaw about 100 times a second for
 #      HEAD_SECONDS (default 60), sweeping round: every message taken, the
 #      set the last yaw's, switches counted, engine misses counted (at most
@@ -39,6 +40,26 @@ bad() { echo "FAIL $*"; fail=1; }
     { echo "FAIL rooms new --binaural: $(cat "$dir/new.txt")"; exit 1; }
 mv "$dir/lib/brir.sofa" "$dir/brir.sofa"
 ok "the room: $(sed "s|$dir/lib/||" "$dir/new.txt")"
+# What rooms new --binaural refuses: one line each, its exit status, and
+# nothing added to the folder.
+refused() {
+    local want_rc=$1 want=$2
+    shift 2
+    "$earshot" rooms new bad --size 10x8x3 --absorption 0.25 --source 6,4,1.5 \
+        --listener 3,4,1.5 --to "$dir/lib" "$@" >"$dir/bad.out" 2>&1
+    local rc=$? lines; lines=$(wc -l <"$dir/bad.out")
+    if [ $rc = "$want_rc" ] && [ "$lines" = 1 ] && grep -q "$want" "$dir/bad.out" &&
+       [ ! -e "$dir/lib/bad.sofa" ]; then
+        ok "rooms new $*: $(cat "$dir/bad.out")"
+    else
+        bad "rooms new $*: exit $rc, $lines lines: $(cat "$dir/bad.out")"
+    fi
+}
+refused 1 "not a set of source directions" --binaural "$dir/brir.sofa"
+refused 1 "missing.sofa" --binaural "$dir/missing.sofa"
+refused 2 "orientations" --binaural "$kemar" --orientations 0
+refused 2 "orientations" --binaural "$kemar" --orientations many
+refused 1 "libmysofa reads at most" --binaural "$kemar" --orientations 360 --seconds 2
 # A free UDP port: the first of a few that nothing holds.
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
