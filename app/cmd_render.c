@@ -1,5 +1,6 @@
 /* earshot render: a file through the same processor the live path runs,
  * block by block, tail included. */
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,7 +22,9 @@
 #include "processor.h"
 #include "core/param.h"
 #include "engine_params.h"
+#include "library.h"
 #include "room_loader.h"
+#include "sofa.h"
 
 static const char usage[] =
     "usage: earshot render --ir FILE|--room NAME [options] IN OUT\n"
@@ -32,6 +35,8 @@ static const char usage[] =
     "normalisation); if its sample rate differs from IN's it is resampled first.\n"
     "OUT may be \"-\" (standard output) or a FIFO or device node, which get the\n"
     "WAV as a stream; a link is followed and its target replaced.\n"
+    "A SOFA room (a file, or a room of the library kept as one) renders the\n"
+    "set a head at --head YAW[,PITCH] hears, as playing it would pick it.\n"
     "\n"
     "Options:\n";
 
@@ -46,7 +51,7 @@ static const char usage[] =
 #define ES_MAX_RENDER_CHANNELS 64
 
 typedef struct {
-    const char *ir_path, *room, *rooms, *in_path, *out_path, *layout;
+    const char *ir_path, *room, *rooms, *in_path, *out_path, *layout, *head;
     const es_engine_class *engine;
     int block, format, verbose;
     double wet;
@@ -67,6 +72,10 @@ static const es_param params[] = {
      NULL, NULL},
     {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
      offsetof(render_args, rooms), NULL, NULL},
+    {"head", ES_PARAM_STRING, 0, 63, "YAW[,PITCH]",
+     "a SOFA room: the head's orientation, degrees (yaw: left\n"
+     "+, pitch: up +; default 0,0): the set playing would pick",
+     offsetof(render_args, head), NULL, NULL},
     {"layout", ES_PARAM_STRING, 0, 15, "IxO",
      "--ir's channels as an I x O matrix (channel i*O + o: input\n"
      "i to output o), where the count alone is ambiguous (a\n"
@@ -150,6 +159,75 @@ static int parse(int argc, char **argv, render_args *a)
     return 0;
 }
 
+/* --head YAW[,PITCH]: 0, or -1 with a message. */
+static int parse_head(const char *text, float *yaw, float *pitch, char *err, size_t n)
+{
+    double v[2] = {0, 0};
+    const char *at = text;
+    for (int k = 0; k < 2; k++) {
+        char *end;
+        v[k] = strtod(at, &end);
+        if (end == at || !isfinite(v[k]) || (*end && *end != ',') || (k == 1 && *end)) {
+            snprintf(err, n, "--head '%s': give YAW or YAW,PITCH in degrees", text);
+            return -1;
+        }
+        at = end + 1;
+        if (!*end)
+            break;
+    }
+    if (fabs(v[0]) > 360 || fabs(v[1]) > 90) {
+        snprintf(err, n, "--head '%s': yaw -360 to 360, pitch -90 to 90", text);
+        return -1;
+    }
+    *yaw = (float)v[0], *pitch = (float)v[1];
+    return 0;
+}
+
+/* The SOFA file the room is, or "" (a WAV, a configuration, a room of
+ * another kind). */
+static void sofa_of(const render_args *a, char *path, size_t n)
+{
+    path[0] = 0;
+    if (!a->room) {
+        if (es_sofa_is_file(a->ir_path))
+            snprintf(path, n, "%s", a->ir_path);
+        return;
+    }
+    es_library lib;
+    es_library_open(&lib, a->rooms);
+    const es_room *room = es_library_find(&lib, a->room);
+    const char *file = room ? room->path : a->room;
+    if (es_sofa_is_file(file))
+        snprintf(path, n, "%s", file);
+    es_library_close(&lib);
+}
+
+/* The set a head at --head hears, read at the input's rate; NULL and why. */
+static es_ir *sofa_set(const render_args *a, const char *path, double rate, int channels,
+                       char *err, size_t n)
+{
+    float yaw = 0, pitch = 0;
+    if (a->head && parse_head(a->head, &yaw, &pitch, err, n) != 0)
+        return NULL;
+    es_sofa *set = es_sofa_load(path, rate, err, n);
+    if (!set)
+        return NULL;
+    es_ir *ir = NULL;
+    const int k = es_sofa_for_head(set, yaw, pitch);
+    if (set->inputs != channels)
+        snprintf(err, n, "%s: its sets have %d source%s; the input has %d channel%s", path,
+                 set->inputs, set->inputs == 1 ? "" : "s", channels, channels == 1 ? "" : "s");
+    else if (k >= 0) {
+        ir = set->sets[k];
+        set->sets[k] = NULL;
+        es_error("note: %s: SOFA %s, set %d of %d (azimuth %.1f, elevation %.1f) for yaw "
+                 "%g, pitch %g", path, set->convention, k + 1, set->count, set->pose[k].azimuth,
+                 set->pose[k].elevation, yaw, pitch);
+    }
+    es_sofa_free(set);
+    return ir;
+}
+
 /* Without --engine: the CPU engine whose offline plan the shared cost
  * model finds cheaper for this room (a tie: the first), cpu-partitioned's
  * one partition size (short filters, many paths) or cpu-nonuniform's
@@ -227,7 +305,16 @@ int es_cmd_render(int argc, char **argv)
         goto fail;
     }
     es_ir_load_info irinfo = {0};
-    if (a.room) {
+    char sofa[1100];
+    sofa_of(&a, sofa, sizeof sofa);
+    if (a.head && !sofa[0]) {
+        snprintf(err, sizeof err, "--head is for a SOFA room; %s is not one", a.ir_path);
+        goto fail;
+    }
+    if (sofa[0]) {
+        if (!(ir = sofa_set(&a, sofa, info.sample_rate, info.channels, err, sizeof err)))
+            goto fail;
+    } else if (a.room) {
         es_room_loader rooms;
         char note[300];
         es_room_loader_open(&rooms, a.rooms);
@@ -261,7 +348,7 @@ int es_cmd_render(int argc, char **argv)
                  a.ir_path, irinfo.file_rate, info.sample_rate, a.in_path, irinfo.file_frames,
                  ir->length);
     char layout[160];
-    if (!a.room && !a.layout && !es_ir_file_is_config(a.ir_path) &&
+    if (!a.room && !sofa[0] && !a.layout && !es_ir_file_is_config(a.ir_path) &&
         es_ir_layout_note(irinfo.file_channels, info.channels, layout, sizeof layout))
         es_error("note: %s: %s", a.ir_path, layout);
     if (ir->outputs > ES_MAX_RENDER_CHANNELS || ir->inputs > ES_MAX_RENDER_CHANNELS) {

@@ -354,3 +354,15 @@ int es_sofa_nearest(const es_sofa *s, float azimuth, float elevation)
     }
     return best;
 }
+
+int es_sofa_for_head(const es_sofa *s, float yaw, float pitch)
+{
+    if (!s || s->count < 1)
+        return -1;
+    if (s->varies == ES_SOFA_FIXED || s->varies == ES_SOFA_REFITTED)
+        return 0;
+    /* Sources around a head: a source straight ahead in the room is, seen
+     * from the turned head, the other way round. */
+    const int source = s->varies == ES_SOFA_SOURCE;
+    return es_sofa_nearest(s, source ? -yaw : yaw, source ? -pitch : pitch);
+}

@@ -88,5 +88,11 @@ int es_sofa_write_fits(int count, int ears, int taps, char *err, size_t n);
 /* The measurement whose pose is nearest (great-circle angle) to the
  * direction (degrees); -1 for an empty set. */
 int es_sofa_nearest(const es_sofa *s, float azimuth, float elevation);
+/* The set that plays for a head at yaw and pitch (degrees; BINAURAL.md):
+ * the nearest head orientation, or for a set of sources around a head the
+ * direction a source straight ahead in the room has from the turned head
+ * (azimuth -yaw, elevation -pitch); set 0 for one fixed measurement or
+ * refittings. -1 for an empty set. Only count, pose and varies are read. */
+int es_sofa_for_head(const es_sofa *s, float yaw, float pitch);
 
 #endif

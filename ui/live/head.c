@@ -41,11 +41,8 @@ static void aim(es_head *h, long long arrival_ns)
     es_head_view *v = &h->view;
     if (!h->poses || v->sets < 1)
         return;
-    const es_sofa s = {.count = v->sets, .pose = h->poses};
-    const int source = v->varies == ES_SOFA_SOURCE;
-    const int set = v->varies == ES_SOFA_FIXED || v->varies == ES_SOFA_REFITTED ? 0
-                    : es_sofa_nearest(&s, source ? -v->yaw : v->yaw,
-                                      source ? -v->pitch : v->pitch);
+    const es_sofa s = {.count = v->sets, .pose = h->poses, .varies = v->varies};
+    const int set = es_sofa_for_head(&s, v->yaw, v->pitch);
     if (set < 0)
         return;
     v->set = set;
