@@ -260,6 +260,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                "\"helpers_realtime\":%d,\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
                "\"cut_short\":%s,\"copy_out\":%s,\"sets\":%d,\"set_switches\":%llu,"
+               "\"switch_p50_us\":%.3f,\"switch_p99_us\":%.3f,"
                "\"gpus\":\"%s\",\"shards\":[",
                c->engine->name, c->ir_seconds, r->taps, r->paths, c->block, c->rate,
                r->budget_us, r->p50_us, r->p99_us, r->p999_us, r->max_us, r->mean_us,
@@ -271,6 +272,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
                r->cut_short ? "true" : "false", c->copy_out ? "true" : "false",
                c->sets > 1 ? c->sets : 1, (unsigned long long)r->set_switches,
+               r->switch_p50_us, r->switch_p99_us,
                es_gpu_list_text(&c->options.gpu.list, gpus, sizeof gpus));
         for (int k = 0; k < r->shards; k++)
             printf("%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu,"
@@ -289,7 +291,8 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
         if (r->late_levels)
             printf("  %llu late tail levels", (unsigned long long)r->late_levels);
         if (c->sets > 1)
-            printf("  %d sets, %llu switches", c->sets, (unsigned long long)r->set_switches);
+            printf("  %d sets, %llu switches (their blocks p50/p99 %.1f/%.1f us)", c->sets,
+                   (unsigned long long)r->set_switches, r->switch_p50_us, r->switch_p99_us);
         if (r->device_bytes)
             printf("  GPU %.1f MB held", r->device_bytes / 1e6);
         if (r->device_p50_us >= 0)

@@ -168,11 +168,13 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     float **in = calloc((size_t)ins, sizeof *in), **out = calloc((size_t)outs, sizeof *out);
     float **views = calloc((size_t)outs, sizeof *views);
     double *us = malloc((size_t)blocks * sizeof *us);
+    double *switch_us = malloc((size_t)blocks * sizeof *switch_us);
+    long switched = 0;
     es_engine *e = NULL;
     int rc = -1;
     for (int k = 0; set && k < sets; k++)
         ir = set[k] ? ir : NULL;
-    if (!ir || !in || !out || !views || !us) {
+    if (!ir || !in || !out || !views || !us || !switch_us) {
         snprintf(r->error, sizeof r->error, "out of memory for a %d-tap room", taps);
         goto done;
     }
@@ -243,7 +245,8 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
         /* The switch is asked between two calls, as the audio thread
          * hands a tracker's request over; its block is timed. */
         const int every = cfg->switch_every > 0 ? cfg->switch_every : 1;
-        if (sets > 1 && b % every == 0)
+        const int switching = sets > 1 && b % every == 0;
+        if (switching)
             es_engine_select_set(e, (int)(b / every) % sets);
         const double cpu0 = thread_cpu_s(), a = now_s();
         if (cfg->copy_out)
@@ -270,6 +273,8 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
                             .late = took > r->budget_us || was_late,
                             .helper_late = was_late && !j.gpu};
         us[measured++] = took;
+        if (switching)
+            switch_us[switched++] = took;
         judge_until(&j, measured, 0);
         if (cfg->stop_on_miss && j.misses > 0) {
             r->cut_short = 1;
@@ -288,6 +293,12 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     free(rec);
     free(device_by_job);
     summarise(us, measured, r);
+    r->switch_p50_us = r->switch_p99_us = -1;
+    if (switched > 0) {
+        qsort(switch_us, (size_t)switched, sizeof *switch_us, compare_double);
+        r->switch_p50_us = switch_us[switched / 2];
+        r->switch_p99_us = switch_us[(long)((double)(switched - 1) * 0.99)];
+    }
     /* Multiply-adds a direct convolution would need per block, per second. */
     r->gmacs = (double)r->paths * taps * cfg->block / (r->mean_us * 1e3);
     es_engine_get_status(e, &st);
@@ -321,5 +332,6 @@ done:
     free(out);
     free(views);
     free(us);
+    free(switch_us);
     return rc;
 }

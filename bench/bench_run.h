@@ -69,6 +69,8 @@ typedef struct {
     double create_first_ms; /* the first build: FFTW planning, cuFFT and
                            * CUDA module loading happen once per process */
     uint64_t set_switches; /* engines of filter sets: switches made while measured */
+    double switch_p50_us, switch_p99_us; /* the blocks a switch began in (-1: none):
+                                            what a switch adds to the callback */
 } es_bench_result;
 
 /* 0 when measured; -1 with result->error set.
