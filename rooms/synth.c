@@ -172,7 +172,7 @@ double es_room_band_mask(int b, double f)
 
 /* ---- the two parts ---- */
 
-static double lanczos(double x)
+double es_room_lanczos(double x)
 {
     if (fabs(x) < 1e-9)
         return 1.0;
@@ -187,7 +187,7 @@ void es_room_add_impulse(float *buf, int frames, double at, double amp)
     const int centre = (int)floor(at);
     for (int k = centre - LANCZOS + 1; k <= centre + LANCZOS; k++)
         if (k >= 0 && k < frames)
-            buf[k] += (float)(amp * lanczos(k - at));
+            buf[k] += (float)(amp * es_room_lanczos(k - at));
 }
 
 /* Weight of the tail at time t after the direct sound (0 before mix/2,

@@ -54,16 +54,6 @@ static void keep_image(void *ctx, const double at[3], double t, const double amp
     memcpy(i->amp, amp, sizeof i->amp);
 }
 
-static double lanczos(double x)
-{
-    if (fabs(x) < 1e-9)
-        return 1.0;
-    if (fabs(x) >= LANCZOS)
-        return 0.0;
-    const double px = M_PI * x;
-    return LANCZOS * sin(px) * sin(px / LANCZOS) / (px * px);
-}
-
 /* What the HRIR set says about a diffuse field, at the tail's bins. */
 static int ears_of(const es_sofa *h, es_room_ears *ears, char *err, size_t n)
 {
@@ -183,7 +173,7 @@ static void early_part(early_work *w, const es_sofa *h, const images *im, double
             continue;
         double kernel[2 * LANCZOS];
         for (int k = 0; k < 2 * LANCZOS; k++)
-            kernel[k] = lanczos(first + k - at);
+            kernel[k] = es_room_lanczos(first + k - at);
         for (int e = 0; e < EARS; e++) {
             /* The HRIR delayed by the image's fractional time, once; then
              * into each band at that band's level. */

@@ -25,9 +25,11 @@ void es_room_each_image(const es_room_spec *s, const double at[3], double direct
 double es_room_band_mask(int b, double f);
 
 /* Adds amp times a unit impulse at fractional frame `at` (a Lanczos
- * kernel, es_room_impulse_taps wide). */
+ * kernel, 2 ES_ROOM_LANCZOS frames wide). */
 #define ES_ROOM_LANCZOS 4
 void es_room_add_impulse(float *buf, int frames, double at, double amp);
+/* The kernel itself at x frames from its centre (0 past ES_ROOM_LANCZOS). */
+double es_room_lanczos(double x);
 
 /* The mixing time after the direct sound, s: about 2 sqrt(V) ms, 8 to
  * 100 ms. */
