@@ -214,12 +214,17 @@ static es_ir *sofa_set(const render_args *a, const char *path, double rate, int 
         return NULL;
     es_ir *ir = NULL;
     const int k = es_sofa_for_head(set, yaw, pitch);
-    if (set->inputs != channels)
+    if (k < 0)
+        snprintf(err, n, "%s: no measurement in the set", path);
+    else if (set->inputs != channels)
         snprintf(err, n, "%s: its sets have %d source%s; the input has %d channel%s", path,
                  set->inputs, set->inputs == 1 ? "" : "s", channels, channels == 1 ? "" : "s");
-    else if (k >= 0) {
+    else {
         ir = set->sets[k];
         set->sets[k] = NULL;
+        if (set->file_rate != set->rate)
+            es_error("note: %s is %g Hz, resampled to %g Hz to match the input", path,
+                     set->file_rate, set->rate);
         es_error("note: %s: SOFA %s, set %d of %d (azimuth %.1f, elevation %.1f) for yaw "
                  "%g, pitch %g", path, set->convention, k + 1, set->count, set->pose[k].azimuth,
                  set->pose[k].elevation, yaw, pitch);
@@ -309,6 +314,11 @@ int es_cmd_render(int argc, char **argv)
     sofa_of(&a, sofa, sizeof sofa);
     if (a.head && !sofa[0]) {
         snprintf(err, sizeof err, "--head is for a SOFA room; %s is not one", a.ir_path);
+        goto fail;
+    }
+    if (a.layout && sofa[0]) {
+        snprintf(err, sizeof err, "--layout is for a WAV's channels; %s is a SOFA set, its "
+                 "layout its own", a.ir_path);
         goto fail;
     }
     if (sofa[0]) {

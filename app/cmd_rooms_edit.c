@@ -243,6 +243,15 @@ static int cmd_new(int argc, char **argv)
         if (used <= 0)
             return 2;
     }
+    /* Words for the other rendering alone: one line, not silently unused. */
+    for (int i = 3; i < argc; i++)
+        if ((!binaural && !strcmp(argv[i], "--orientations")) ||
+            (binaural && !strcmp(argv[i], "--spacing"))) {
+            es_error("rooms new: %s is for %s", argv[i],
+                     binaural ? "a microphone pair, not --binaural"
+                              : "a binaural room (--binaural HRIR.sofa)");
+            return 2;
+        }
     if (!es_room_recipe_complete(&spec, err, sizeof err) ||
         es_room_spec_check(&spec, err, sizeof err) != 0) {
         es_error("rooms new %s: %s", d.meta.name, err);
@@ -262,7 +271,13 @@ static int cmd_new(int argc, char **argv)
             const char *base = strrchr(binaural, '/');
             snprintf(d.source, sizeof d.source,
                      "synthesised by earshot rooms new (image sources through the HRIRs of "
-                     "%.100s, a binaural Eyring tail)", base ? base + 1 : binaural);
+                     "%s, a binaural Eyring tail)", base ? base + 1 : binaural);
+            /* A file name the manifest cannot hold as it is (too long,
+             * not UTF-8, a control character) is left out, before the
+             * work rather than after it. */
+            if (es_room_fields_check(&d.meta, err, sizeof err) != 0)
+                snprintf(d.source, sizeof d.source, "synthesised by earshot rooms new (image "
+                         "sources through a SOFA set's HRIRs, a binaural Eyring tail)");
         }
         return new_binaural(&d, dir, &spec, binaural, orientations);
     }

@@ -217,7 +217,7 @@ static es_engine *cupart_create(const es_format *fmt, const es_ir *ir, const es_
 }
 
 /* Audio thread, between two blocks: the next job carries the set. */
-static void cupart_select_set(es_engine *e, int set)
+static ES_RT void cupart_select_set(es_engine *e, int set)
 {
     cupart *c = (cupart *)e;
     if (set >= 0 && set < c->u.sets)

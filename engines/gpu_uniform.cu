@@ -407,6 +407,8 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
     ALLOC(u->acc, (size_t)outputs * u->stride);
     ALLOC(u->time, (size_t)outputs * 2 * part);
     if (u->sets > 1) {
+        ALLOC(u->time_old, (size_t)outputs * 2 * part);
+        ALLOC(u->fade, part);
         /* The new set's gain over a block that switches: sin^2 from 0 to 1,
          * the old one's its complement, as cpu-partitioned fades. */
         float *fade = (float *)malloc(sizeof(float) * part);
@@ -418,8 +420,6 @@ int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, in
             const double x = sin(1.5707963267948966 * (t + 0.5) / part);
             fade[t] = (float)(x * x);
         }
-        ALLOC(u->time_old, (size_t)outputs * 2 * part);
-        ALLOC(u->fade, part);
         const cudaError_t rc = cudaMemcpy(u->fade, fade, sizeof(float) * part,
                                           cudaMemcpyHostToDevice);
         free(fade);

@@ -146,7 +146,21 @@ es_engine *es_engine_create_sets(const es_engine_class *k, const es_format *fmt,
         snprintf(err, n, "%s is not available here", k->name);
         return NULL;
     }
-    es_engine *e = k->create_sets(fmt, sets, count, opt ? opt : &defaults, err, n);
+    opt = opt ? opt : &defaults;
+    es_options one = *opt;
+    if ((k->caps & ES_CAP_GPU) && opt->gpu.list.count != 0) {
+        /* One GPU: a split matrix (gpu_split.c) has no sets to switch. */
+        es_gpu_list gpus = {0, {0}};
+        if (resolve_gpus(&opt->gpu.list, &gpus, err, n) != 0)
+            return NULL;
+        if (gpus.count > 1) {
+            snprintf(err, n, "%s holds filter sets on one GPU; give one in --gpu", k->name);
+            return NULL;
+        }
+        one.gpu.device = gpus.device[0];
+        one.gpu.list.count = 0;
+    }
+    es_engine *e = k->create_sets(fmt, sets, count, &one, err, n);
     if (e)
         atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);
     return e;

@@ -248,19 +248,36 @@ double es_room_mixing_time(const es_room_spec *s)
     return mix < 0.008 ? 0.008 : mix > 0.1 ? 0.1 : mix;
 }
 
-/* One band of one microphone's image sources into its buffer. */
+/* One microphone's image sources, kept once (their walls' pow()s are the
+ * work) and then placed band by band. */
 typedef struct {
-    float *buf;
-    int frames, band;
-    double rate;
-} band_images;
+    double t, amp[ES_OCTAVE_BANDS];
+} heard;
 
-static void add_band_image(void *ctx, const double image[3], double t,
-                           const double amp[ES_OCTAVE_BANDS])
+typedef struct {
+    heard *list;
+    long count, capacity;
+    int failed;
+} heard_list;
+
+static void keep_heard(void *ctx, const double image[3], double t,
+                       const double amp[ES_OCTAVE_BANDS])
 {
     (void)image;
-    band_images *b = ctx;
-    es_room_add_impulse(b->buf, b->frames, t * b->rate, amp[b->band]);
+    heard_list *h = ctx;
+    if (h->failed)
+        return;
+    if (h->count == h->capacity) {
+        const long cap = h->capacity ? 2 * h->capacity : 1024;
+        heard *more = realloc(h->list, (size_t)cap * sizeof *more);
+        if (!more) {
+            h->failed = 1;
+            return;
+        }
+        h->list = more, h->capacity = cap;
+    }
+    h->list[h->count].t = t;
+    memcpy(h->list[h->count++].amp, amp, sizeof h->list[0].amp);
 }
 
 static double distance(const double a[3], const double b[3])
@@ -323,10 +340,18 @@ int es_room_synthesise(const es_room_spec *s, float ***out, int *out_frames, cha
                                s->listener[2]};
         const double mic_direct = distance(s->source, mic) / ES_SPEED_OF_SOUND;
         memset(sum, 0, bins * sizeof *sum);
+        heard_list images = {0};
+        es_room_each_image(s, mic, mic_direct, mix, keep_heard, &images);
+        if (images.failed) {
+            free(images.list);
+            snprintf(err, n, "out of memory for the room's image sources");
+            goto done;
+        }
         for (int b = 0; b < ES_OCTAVE_BANDS; b++) {
             memset(buf, 0, size * sizeof(float));
-            band_images images = {buf, frames, b, s->rate};
-            es_room_each_image(s, mic, mic_direct, mix, add_band_image, &images);
+            for (long i = 0; i < images.count; i++)
+                es_room_add_impulse(buf, frames, images.list[i].t * s->rate,
+                                    images.list[i].amp[b]);
             fftwf_execute(fwd);
             for (size_t k = 0; k < bins; k++) {
                 const double m = es_room_band_mask(b, (double)k * s->rate / (double)size);
@@ -334,6 +359,7 @@ int es_room_synthesise(const es_room_spec *s, float ***out, int *out_frames, cha
                 sum[k][1] += (float)(m * spec[k][1]);
             }
         }
+        free(images.list);
         fftwf_execute(inv);
         for (int i = 0; i < frames; i++)
             ch[c][i] = buf[i] / (float)size;

@@ -96,7 +96,10 @@ static int ears_of(const es_sofa *h, es_room_ears *ears, char *err, size_t n)
         for (int e = 0; e < EARS; e++)
             ears->gain[e][k] = sqrt(power[e][k] / h->count);
         const double both = sqrt(power[0][k] * power[1][k]);
-        ears->coherence[k] = both > 0 ? cross[k] / both : 1.0;
+        const double ic = both > 0 ? cross[k] / both : 1.0;
+        /* At most 1 but for rounding (ears alike at DC): past it the
+         * tail's mixing weights would be the root of a negative. */
+        ears->coherence[k] = ic > 1 ? 1 : ic < -1 ? -1 : ic;
     }
     rc = 0;
 done:

@@ -179,8 +179,8 @@ static void room_switch(void)
  * orientations): before the turn every window is the render through yaw
  * 0's BRIRs, after the switch block every window the render of the whole
  * dry input through yaw 90's (the sets share the input's history: no
- * priming, no hole), within -90 dB; at most one window (the switch's)
- * neither. */
+ * priming, no hole), within -90 dB; at most two windows (the switch
+ * block's) neither. */
 static void head_turn(void)
 {
     const char *kemar = "/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa";
@@ -203,14 +203,18 @@ static void head_turn(void)
     int at = 0;
     while (at < count && a[at] <= -90)
         at++;
+    /* The switch block's fade is in window `at`, and in the next too when
+     * the block straddles their boundary (0.5 s is no whole number of
+     * blocks of 256): from there on, yaw 90's render. */
+    const int from = at + 1 < count_b && b[at + 1] > -90 ? at + 2 : at + 1;
     double worst_b = -300;
-    for (int k = at + 1; k < count_b; k++)
+    for (int k = from; k < count_b; k++)
         worst_b = fmax(worst_b, b[k]);
     char what[400];
     snprintf(what, sizeof what, "head turn to 90 (exit %d): windows 0-%d yaw 0's render within "
              "-90 dB, windows %d-%d yaw 90's render of the whole dry input within %.1f dB", rc,
-             at - 1, at + 1, count_b - 1, worst_b);
-    app_check(rc == 0 && count == count_b && at >= 2 && at + 2 <= count_b && worst_b <= -90,
+             at - 1, from, count_b - 1, worst_b);
+    app_check(rc == 0 && count == count_b && at >= 2 && from + 2 <= count_b && worst_b <= -90,
               what);
 }
 
