@@ -16,8 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <netcdf.h>
-
+#include "netcdf_loaded.h"
 #include "sofa.h"
 
 /* libmysofa's limit on one contiguous variable. */
@@ -70,6 +69,11 @@ int es_sofa_write(const char *path, const es_sofa *set, const es_sofa_about *abo
     }
     if (es_sofa_write_fits(M, R, N, err, n) != 0)
         return -1;
+    char why[400];
+    if (!es_netcdf_load(why, sizeof why)) {
+        snprintf(err, n, "%s: cannot write SOFA: %s (package libnetcdf19)", path, why);
+        return -1;
+    }
     int nc = -1, created = 0, dim_m, dim_r, dim_n, dim_c, dim_i, dim_e, var;
     double *row = NULL;
     char stamp[32];

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The sound servers' libraries (PortAudio, libjack, and ALSA through
-# PortAudio) are loaded only by the commands that play, and ncurses (with
-# its libtinfo) only by the workstation: render, the room library's
-# commands, engines and bench never map them (the dynamic loader's own
+# PortAudio) are loaded only by the commands that play, ncurses (with
+# its libtinfo) only by the workstation, and netCDF (with HDF5) only by
+# `rooms new --binaural`: render, the room library's commands, engines and
+# bench never map them (the dynamic loader's own
 # account, LD_DEBUG=files, says what each process loads). `earshot
 # devices` does map the servers', and tput (ncurses-bin) libtinfo, which
 # shows the check sees a loaded one. The workstation's own tests show it
@@ -18,7 +19,7 @@ servers=${3:-none}
 # loaded COMMAND...: the sound-server libraries the command's process loaded.
 loaded() {
     LD_DEBUG=files "$@" >/dev/null 2>ld.txt
-    grep -oE 'file=(libjack|libportaudio|libasound|libncurses|libtinfo)[^ ]*' ld.txt |
+    grep -oE 'file=(libjack|libportaudio|libasound|libncurses|libtinfo|libnetcdf|libhdf5)[^ ]*' ld.txt |
         sort -u | tr '\n' ' '
 }
 
@@ -26,7 +27,7 @@ for cmd in "render --ir ir.wav in.wav out.wav" "rooms" "rooms --show ir.wav" "en
     "bench --engine cpu-partitioned --seconds 0.05 --ir-seconds 0.1" "--version"; do
     # shellcheck disable=SC2086 # the words are the command line
     libs=$(loaded "$earshot" $cmd)
-    [ -z "$libs" ] && ok "earshot $cmd: no sound-server or ncurses library loaded" ||
+    [ -z "$libs" ] && ok "earshot $cmd: no sound-server, ncurses or netCDF library loaded" ||
         bad "earshot $cmd loaded $libs"
 done
 libs=$(loaded "$earshot" devices)
