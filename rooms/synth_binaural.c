@@ -328,7 +328,7 @@ es_sofa *es_room_synthesise_binaural(const es_room_spec *s, const es_sofa *h, in
         es_room_tail_ears(s, direct, mix, s->seed * 2654435761u + 1, ears, tail[0], tail[1],
                           frames, err, n) != 0)
         goto done;
-    float peak = 0;
+    double energy = 0;
     for (int k = 0; k < count; k++) {
         early_part(&w, h, &im, set->pose[k].azimuth, early);
         for (int e = 0; e < EARS; e++) {
@@ -337,13 +337,19 @@ es_sofa *es_room_synthesise_binaural(const es_room_spec *s, const es_sofa *h, in
             for (int t = 0; t < early_frames && t < frames; t++)
                 y[t] += early[e][t];
             for (int t = 0; t < frames; t++)
-                peak = fabsf(y[t]) > peak ? fabsf(y[t]) : peak;
+                energy += (double)y[t] * y[t];
         }
     }
-    for (int k = 0; k < count && peak > 0; k++)
+    /* A SOFA room plays as it is (no programme-level gain, as a measured
+     * set's levels are its own): a BRIR's mean energy 1, so white noise
+     * keeps its level through the room. At peak 0.5 a reverberant room
+     * came out 5 dB louder than what went in, and earshot's runaway guard
+     * muted it. */
+    const float scale = energy > 0 ? (float)(1.0 / sqrt(energy / (EARS * count))) : 1.0f;
+    for (int k = 0; k < count; k++)
         for (int e = 0; e < EARS; e++)
             for (int t = 0; t < frames; t++)
-                set->sets[k]->taps[e][t] *= 0.5f / peak;
+                set->sets[k]->taps[e][t] *= scale;
     failed = 0;
 done:
     early_free(&w);

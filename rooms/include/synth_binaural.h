@@ -29,8 +29,9 @@
 /* The room over `count` head orientations: an es_sofa of SingleRoomSRIR
  * shape (varies ES_SOFA_VIEW, one input, two outputs: left, right),
  * pose[k].azimuth = 360 k / count, at spec's rate (the HRIR set must be
- * at it too: es_sofa_load resamples). Peak scaled to 0.5 over the whole
- * set. NULL and one line when the HRIR set is not one (not a set of
+ * at it too: es_sofa_load resamples). Scaled so that a BRIR's energy,
+ * averaged over orientations and ears, is 1: white noise keeps its level
+ * (a SOFA room plays without a programme-level gain). NULL and one line when the HRIR set is not one (not a set of
  * source directions, not one input to two ears, filters longer than the
  * tail's frames), the spec is bad, or the set is larger than a SOFA file
  * libmysofa reads (es_sofa_write_fits: it is made to be written). */

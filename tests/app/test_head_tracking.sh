@@ -6,8 +6,10 @@
 # JSON report read at the end.
 #   1. oscsend (liblo-tools) sends the yaw about 100 times a second for
 #      HEAD_SECONDS (default 60), sweeping round: every message taken, the
-#      set the last yaw's, switches counted, engine misses counted (at most
-#      one block in 5,000: a VM's stolen time counts as the thread's), and the
+#      set the last yaw's, switches counted, engine misses counted (no
+#      more than a control of the same length and the same oscsend load
+#      sent to a port nobody reads, within the noise of two counts, and one
+#      block in 5,000: a VM's stolen time counts as the thread's), and the
 #      filter-exchange latency's p99 within one block plus the crossfade
 #      (the switch block: 2 x 1.33 ms), judged in the release build and
 #      said in the sanitizer build;
@@ -29,6 +31,7 @@ kemar=/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa
 [ -r "$kemar" ] || { echo "SKIP $kemar is missing (package libmysofa1)"; exit 77; }
 command -v oscsend >/dev/null || { echo "SKIP oscsend is missing (liblo-tools; scripts/setup --test)"; exit 77; }
 . "$(dirname "$0")/tmux_lib.sh"
+. "$(dirname "$0")/jack_lib.sh" # no_more_than_control
 dir=$(mktemp -d)
 trap 'tmux_cleanup; rm -rf "$dir"' EXIT
 fail=0
@@ -76,22 +79,32 @@ play() {
 # field EXPRESSION: a value of the report (python3 on the JSON).
 field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$dir/report.json"; }
 
-# 1. A sweep at about 100 messages a second.
-{
+# sweep TO: after 2 s, oscsend to port TO about 100 times a second for
+# $seconds s, paced by the clock (bash's EPOCHREALTIME, in us: message t
+# at t x 10 ms); "SENT LAST-YAW" into $dir/sent.
+sweep() {
     sleep 2
-    # Paced by the clock (bash's EPOCHREALTIME, in us): message t at t x 10 ms.
-    sent=0 start=${EPOCHREALTIME/./}
+    local sent=0 start=${EPOCHREALTIME/./} t now wait yaw=0
     for ((t = 0; ; t++)); do
         now=${EPOCHREALTIME/./}
         [ $((now - start)) -ge $((seconds * 1000000)) ] && break
         wait=$((start + t * 10000 - now))
         [ $wait -gt 0 ] && sleep "$(printf '0.%06d' "$wait")"
         yaw=$(((t * 7) % 360 - 180))
-        oscsend 127.0.0.1 "$port" /earshot/head f "$yaw" && sent=$((sent + 1))
+        oscsend 127.0.0.1 "$1" /earshot/head f "$yaw" && sent=$((sent + 1))
     done
     echo "$sent $yaw" >"$dir/sent"
     sleep 1
-} | play $((seconds + 4))
+}
+
+# 1. The control: the same room, the same oscsend processes (a hundred a
+# second, a real load on two cores) sent to a port nobody reads, so nothing
+# switches; its engine misses are what the machine costs.
+quiet=$(/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sweep "$quiet" | play $((seconds + 4))
+control_misses=$(field 'd["misses"]') control_switches=$(field 'd["head"]["switches"]')
+# The sweep itself.
+sweep "$port" | play $((seconds + 4))
 read -r sent last <"$dir/sent"
 taken=$(field 'd["head"]["osc"]["taken"]')
 set_now=$(field 'd["head"]["set"]') azimuth=$(field 'd["head"]["azimuth"]')
@@ -99,21 +112,29 @@ switches=$(field 'd["head"]["switches"]') misses=$(field 'd["misses"]')
 sweep_blocks=$(field 'd["blocks"]')
 # Engine misses: the goal is none, and a measured run says how many. On a
 # shared two-core virtual machine the host's stolen time counts as the
-# audio thread's own, so one block in 5,000 is let pass: a switch that
-# cost too much would miss at every one of the thousands of switches.
-# The sanitizer build (several times slower, with oscsend's hundred
-# processes a second beside it) says its count, not judged.
+# audio thread's own, and oscsend's hundred processes a second load it:
+# a fresh root's release build missed 24 blocks in 48,000 with this 2 s
+# room. So the sweep may miss what the control beside it missed, within
+# the noise of two such counts (jack_lib.sh's no_more_than_control), and
+# one block in 5,000 more: its switch blocks compute twice, so a stall of
+# the machine finds more of them running. A switch that cost too much
+# would miss at every one of the thousands of switches. The sanitizer
+# build (several times slower) says its count, not judged.
 allowed=$((sweep_blocks / 5000))
+misses_ok() {
+    no_more_than_control "$((misses > allowed ? misses - allowed : 0))" "$control_misses"
+}
 p99=$(field 'd["head"]["exchange_ms"]["p99"]') p50=$(field 'd["head"]["exchange_ms"]["p50"]')
 max=$(field 'd["head"]["exchange_ms"]["max"]')
 # The last yaw's set: azimuth (yaw mod 360) to the nearest 5 degrees.
 want=$(( ((last % 360 + 360) % 360 + 2) / 5 % 72 + 1 ))
 rate=$(awk -v n="$sent" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
 if [ "$taken" = "$sent" ] && [ "$set_now" = "$want" ] && [ "$switches" -ge $((sent / 2)) ] &&
-    { [ "$misses" -le "$allowed" ] || [ "$build" = sanitized ]; } && [ "$rate" -ge 50 ]; then
-    ok "$sent yaws in $seconds s ($rate a second) over OSC: all taken, $switches switches, the last yaw ($last) on set $set_now (azimuth $azimuth), $misses engine misses in $sweep_blocks blocks (at most $allowed let pass)"
+    { misses_ok || [ "$build" = sanitized ]; } && [ "$rate" -ge 50 ] &&
+    [ "$control_switches" = 0 ]; then
+    ok "$sent yaws in $seconds s ($rate a second) over OSC: all taken, $switches switches, the last yaw ($last) on set $set_now (azimuth $azimuth), $misses engine misses in $sweep_blocks blocks (the control with no switch: $control_misses; the control's within its noise and $allowed more let pass)"
 else
-    bad "the sweep: sent $sent ($rate a second), taken $taken, set $set_now (want $want for yaw $last), $switches switches, $misses misses in $sweep_blocks blocks (at most $allowed): $(cat "$dir/play.err")"
+    bad "the sweep: sent $sent ($rate a second), taken $taken, set $set_now (want $want for yaw $last), $switches switches, $misses misses in $sweep_blocks blocks (the control: $control_misses misses, $control_switches switches; at most $allowed): $(cat "$dir/play.err")"
 fi
 # One block plus the crossfade (the switch block): 2.67 ms at 64 frames.
 verdict="filter-exchange latency p50 $p50 ms, p99 $p99 ms, max $max ms over $switches switches (limit for p99: 2.67 ms, one block and the crossfade)"

@@ -5,7 +5,9 @@
  *     within the HRIR's length, each orientation's first 12 ms are the
  *     HRIR nearest the source as the turned head sees it (yaw 0 ahead,
  *     yaw 90 the source at azimuth -90, on the right), for each ear:
- *     correlation over 0.9999, and the level 1/d of the source (0.5 %);
+ *     correlation over 0.9999, at one level for every turn and ear (0.5 %);
+ *   - the level: a BRIR's energy, averaged over the set, is 1 (white noise
+ *     keeps its level; a SOFA room plays without a programme gain);
  *   - the tail: the ears' coherence per octave band (250 Hz to 4 kHz) of
  *     the late part, against the set's diffuse-field coherence at the
  *     band's centre, within 0.15 (one realisation of noise);
@@ -94,7 +96,7 @@ static void direct_sound(const es_sofa *set, const es_sofa *kemar, const es_room
                 ey += (double)y[t] * y[t], eh += (double)shifted[t] * shifted[t];
             level[e] = sqrt(ey / eh);
         }
-        /* One scale for every orientation and ear: the set's peak
+        /* One scale for every orientation and ear: the set's
          * normalisation times 1/d. */
         if (k == 0)
             scale = level[0];
@@ -276,6 +278,15 @@ int main(int argc, char **argv)
     check(set->count == 8 && set->pose[2].azimuth == 90 && set->inputs == 1 &&
               set->outputs == 2 && set->taps == (int)ceil(1.5 * 48000),
           line);
+    double energy = 0;
+    for (int k = 0; k < set->count; k++)
+        for (int e = 0; e < 2; e++)
+            for (int t = 0; t < set->taps; t++)
+                energy += (double)set->sets[k]->taps[e][t] * set->sets[k]->taps[e][t];
+    energy /= 2.0 * set->count;
+    snprintf(line, sizeof line, "a BRIR's mean energy %.6f (want 1: white noise keeps its "
+             "level)", energy);
+    check(fabs(energy - 1) < 1e-3, line);
     direct_sound(set, kemar, &s);
     tail(set, kemar, &s);
     decay(kemar);
