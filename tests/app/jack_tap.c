@@ -25,7 +25,8 @@
  *           "jack_tap: ready" and play silence until SIGUSR1 says go;
  *   --hold  after the report, stay in the graph, silent, until SIGTERM or
  *           SIGINT; then leave, and only then write the recording.
- * Each waits a minute at most.
+ * Each waits a minute at most. Without --hold, SIGTERM or SIGINT while it
+ * plays ends it there (no report): a test done with its noise stops it.
  *
  * A machine that stops every thread for a few milliseconds (a virtual
  * machine's host taking its CPUs away) loses cycles on any JACK server.
@@ -475,7 +476,9 @@ int main(int argc, char **argv)
      * returns: start a few cycles on, when every one of them is in place. */
     atomic_store(&t.arm_at, atomic_load(&t.cycles) + 4);
     for (long ms = (long)(seconds * 1000) + 10000;
-         ms > 0 && !atomic_load(&t.done) && !atomic_load(&t.shut); ms -= 10)
+         ms > 0 && !atomic_load(&t.done) && !atomic_load(&t.shut) &&
+         (hold || !atomic_load(&leave));
+         ms -= 10)
         nap_ms(10);
     if (freewheel) {
         jack_set_freewheel(t.client, 0);
