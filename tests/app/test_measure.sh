@@ -200,7 +200,10 @@ fi
 
 # 3. Noise summed into earshot's input: the PNR against the true one, and
 # what averaging gains.
-"$make_wav" "$dir/noise.wav" noise 48000 1 2400000 11 0.02 >/dev/null
+# 120 s of it: a measurement that plays a sweep again after a lost cycle
+# (a busy machine: 55 s for the 4 repeats, twice again) must still have
+# noise behind its last sweep; each tap stops when the measurement is done.
+"$make_wav" "$dir/noise.wav" noise 48000 1 5760000 11 0.02 >/dev/null
 # The noise tap joins while earshot waits (8 s, not the 2 s of the rest:
 # the tap loads 50 s of noise and a busy machine can take seconds), says
 # it is ready, and plays from the go, before the first sweep: a sweep
@@ -209,7 +212,7 @@ fi
 # noise late for three). Each tap has left before the next joins.
 noisy() {
     through_room_ref
-    "$tap" --play "$dir/noise.wav" --to meas:in_1 --seconds 45 --name noise --wait \
+    "$tap" --play "$dir/noise.wav" --to meas:in_1 --seconds 120 --name noise --wait \
         >"$dir/noise.out" 2>&1 &
     noise_pid=$!
     helpers+=($noise_pid)
