@@ -43,21 +43,30 @@ static void check(int ok, const char *what)
     failures += !ok;
 }
 
-static es_room_spec hall(void)
+/* A shoebox of one absorption on every wall and band. */
+static es_room_spec shoebox(double x, double y, double z, double absorption,
+                            const double listener[3], const double source[3])
 {
     es_room_spec s;
     es_room_spec_defaults(&s);
-    s.size[0] = 30, s.size[1] = 24, s.size[2] = 14;
+    s.size[0] = x, s.size[1] = y, s.size[2] = z;
     for (int w = 0; w < ES_WALLS; w++)
         for (int b = 0; b < ES_OCTAVE_BANDS; b++)
-            s.absorption[w][b] = 0.12;
+            s.absorption[w][b] = absorption;
+    memcpy(s.listener, listener, sizeof s.listener);
+    memcpy(s.source, source, sizeof s.source);
+    return s;
+}
+
+static es_room_spec hall(void)
+{
     /* Listener in the middle, source about 2 m ahead along x, both at
      * 7 m: the first reflection 10 m later than the direct sound. The
      * distance is 280 whole frames at 48 kHz, so the direct sound is the
      * HRIR itself, 280 frames in. */
-    s.listener[0] = 15, s.listener[1] = 12, s.listener[2] = 7;
-    s.source[0] = 15 + DIRECT_FRAMES * ES_SPEED_OF_SOUND / 48000, s.source[1] = 12;
-    s.source[2] = 7;
+    const double listener[3] = {15, 12, 7};
+    const double source[3] = {15 + DIRECT_FRAMES * ES_SPEED_OF_SOUND / 48000, 12, 7};
+    es_room_spec s = shoebox(30, 24, 14, 0.12, listener, source);
     s.seconds = 1.5;
     return s;
 }
@@ -166,14 +175,8 @@ static void tail(const es_sofa *set, const es_sofa *kemar, const es_room_spec *s
 static void decay(const es_sofa *kemar)
 {
     char err[300], line[400];
-    es_room_spec s;
-    es_room_spec_defaults(&s);
-    s.size[0] = 8, s.size[1] = 6, s.size[2] = 3;
-    for (int w = 0; w < ES_WALLS; w++)
-        for (int b = 0; b < ES_OCTAVE_BANDS; b++)
-            s.absorption[w][b] = 0.3;
-    s.listener[0] = 2, s.listener[1] = 3, s.listener[2] = 1.5;
-    s.source[0] = 5, s.source[1] = 3, s.source[2] = 1.5;
+    const double listener[3] = {2, 3, 1.5}, source[3] = {5, 3, 1.5};
+    es_room_spec s = shoebox(8, 6, 3, 0.3, listener, source);
     es_sofa *set = es_room_synthesise_binaural(&s, kemar, 4, err, sizeof err);
     float **ch = NULL;
     int frames = 0;
