@@ -95,14 +95,16 @@ ES_RT void upols_compute_tail(upols *u)
     u->tail_ready = 1;
 }
 
-/* Whether x holds only zeros (of either sign): an OR of the bits, which
- * the compiler vectorises, rather than a compare per sample. */
-static ES_RT int all_zero(const float *x, int n)
+/* dst = src, and whether it held only zeros (of either sign): an OR of
+ * the bits in the copy's own pass, which the compiler vectorises, rather
+ * than a second pass or a compare per sample. */
+static ES_RT int copy_all_zero(float *restrict dst, const float *restrict src, int n)
 {
     uint32_t bits = 0;
     for (int t = 0; t < n; t++) {
         uint32_t b;
-        memcpy(&b, x + t, sizeof b);
+        memcpy(&b, src + t, sizeof b);
+        dst[t] = src[t];
         bits |= b << 1; /* the sign bit does not count */
     }
     return bits == 0;
@@ -118,8 +120,7 @@ ES_RT void upols_take_input(upols *u, const float *x, int i, int frames)
      * later call does (a whole block overwrites it all). */
     if (u->fill == 0 && frames < u->part)
         memset(seg + u->part + frames, 0, (size_t)(u->part - frames) * sizeof(float));
-    memcpy(seg + u->part + u->fill, x, (size_t)frames * sizeof(float));
-    u->cur_sound[i] |= !all_zero(x, frames);
+    u->cur_sound[i] |= !copy_all_zero(seg + u->part + u->fill, x, frames);
     const int silent = u->prev_silent[i] && !u->cur_sound[i];
     u->silent[i][u->newest] = (unsigned char)silent;
     if (!silent) {
