@@ -598,50 +598,43 @@ fail:
     return -1;
 }
 
-int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *history,
-                         int history_mask, const es_upc_rings *rings, const char *engine,
-                         char *err, size_t n)
+/* The block's graph into *into: with `switching`, the segment's spectrum
+ * summed over the old set too (es_upc_capture_switch_block). */
+static int capture(es_upc *u, es_gpu_engine *g, int max_block, float *history, int history_mask,
+                   const es_upc_rings *rings, int switching, cudaGraphExec_t *into,
+                   const char *engine, char *err, size_t n)
 {
     const es_gpu_header *h = es_staging_dev_header(&g->st);
     const es_gpu_ready ready = es_staging_ready(&g->st);
-    g->hands_over = es_staging_hands_over(&g->st);
     ES_CUDA_TRY(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
     if (es_upc_record_insert(u, es_staging_first_header(&g->st), es_staging_dev_header(&g->st),
                              es_staging_dev_in(&g->st), max_block, history, history_mask,
                              g->stream, engine, err, n) ||
         record_forward(u, g->stream, engine, err, n) ||
+        (switching && es_upc_record_sum(u, &g->pt, &h->newest, &h->set_old, u->time_old,
+                                        g->stream, engine, err, n)) ||
         es_upc_record_sum(u, &g->pt, &h->newest, u->sets > 1 ? &h->set : NULL, u->time,
                           g->stream, engine, err, n) ||
         es_upc_record_finish(u, h, es_staging_dev_out(&g->st), max_block, rings,
-                             g->hands_over ? &ready : NULL,
-                             g->stream, engine, err, n))
+                             g->hands_over ? &ready : NULL, g->stream, engine, err, n))
         goto fail;
-    ES_CUDA_TRY(es_gpu_capture_finish(g->stream, &g->exec));
+    ES_CUDA_TRY(es_gpu_capture_finish(g->stream, into));
     return 0;
 fail:
     es_gpu_capture_abandon(g->stream);
     return -1;
 }
 
+int es_upc_capture_block(es_upc *u, es_gpu_engine *g, int max_block, float *history,
+                         int history_mask, const es_upc_rings *rings, const char *engine,
+                         char *err, size_t n)
+{
+    g->hands_over = es_staging_hands_over(&g->st);
+    return capture(u, g, max_block, history, history_mask, rings, 0, &g->exec, engine, err, n);
+}
+
 int es_upc_capture_switch_block(es_upc *u, es_gpu_engine *g, int max_block, const char *engine,
                                 char *err, size_t n)
 {
-    const es_gpu_header *h = es_staging_dev_header(&g->st);
-    const es_gpu_ready ready = es_staging_ready(&g->st);
-    ES_CUDA_TRY(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeThreadLocal));
-    if (es_upc_record_insert(u, es_staging_first_header(&g->st), es_staging_dev_header(&g->st),
-                             es_staging_dev_in(&g->st), max_block, NULL, 0, g->stream, engine,
-                             err, n) ||
-        record_forward(u, g->stream, engine, err, n) ||
-        es_upc_record_sum(u, &g->pt, &h->newest, &h->set_old, u->time_old, g->stream, engine,
-                          err, n) ||
-        es_upc_record_sum(u, &g->pt, &h->newest, &h->set, u->time, g->stream, engine, err, n) ||
-        es_upc_record_finish(u, h, es_staging_dev_out(&g->st), max_block, NULL,
-                             g->hands_over ? &ready : NULL, g->stream, engine, err, n))
-        goto fail;
-    ES_CUDA_TRY(es_gpu_capture_finish(g->stream, &g->exec_alt));
-    return 0;
-fail:
-    es_gpu_capture_abandon(g->stream);
-    return -1;
+    return capture(u, g, max_block, NULL, 0, NULL, 1, &g->exec_alt, engine, err, n);
 }

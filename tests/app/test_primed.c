@@ -175,6 +175,33 @@ static void room_switch(void)
               what);
 }
 
+/* render --head with values that are no orientation: one line naming
+ * --head, a non-zero exit and no output file, each. */
+static void bad_heads(void)
+{
+    static const char *const bad[] = {"nan",   "inf", "-inf",  "''",  "400",   "0,100",
+                                      "1,",    ",1",  "x",     "1,2,3", "1e400", "0x",
+                                      "'1 2'", "--",  "-1e-400x"};
+    int good = 0;
+    const int count = (int)(sizeof bad / sizeof *bad);
+    for (int k = 0; k < count; k++) {
+        (void)app_sh("rm -f bad-head.wav");
+        const int rc = app_sh("'%s' render --ir turn.sofa --head %s dry.wav bad-head.wav "
+                              ">/dev/null 2>bad-head.txt",
+                              app_earshot, bad[k]);
+        const int said = app_sh("test \"$(wc -l <bad-head.txt)\" -eq 1 && "
+                                "grep -q -e '--head' bad-head.txt && test ! -e bad-head.wav") == 0;
+        if (rc != 0 && said)
+            good++;
+        else
+            (void)app_sh("echo '    --head %s: exit %d, said:'; cat bad-head.txt", bad[k], rc);
+    }
+    char what[160];
+    snprintf(what, sizeof what, "render --head refuses %d of %d values that are no orientation "
+             "with one line naming --head and no file", good, count);
+    app_check(good == count, what);
+}
+
 /* A head turn in a binaural room (rooms new --binaural through KEMAR, 8
  * orientations): before the turn every window is the render through yaw
  * 0's BRIRs, after the switch block every window the render of the whole
@@ -195,6 +222,7 @@ static void head_turn(void)
         return;
     }
     const int rc = play_room("./turn.sofa", "sleep 4; echo 'head 90'; sleep 3");
+    bad_heads(); /* dry.wav is the play's */
     double a[256], b[256];
     const int count = windows("--ir turn.sofa --head 0", a, 256);
     const int count_b = windows("--ir turn.sofa --head 90", b, 256);
