@@ -1,225 +1,14 @@
-/* play's option table and command table (commands.h says why one table). */
+/* play's command table: the lines `play --commands` reads, parsed and run
+ * (commands.h says why one table with the options, play_options.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "commands.h"
-#include "core/files.h"
 #include "engine_params.h"
 #include "processor.h"
 
-#define OPT(f) offsetof(es_play_options, f)
-
-static int parse_outputs(const char *text, void *dst, char *why, size_t n);
-static int parse_limiter_flag(const char *text, void *dst, char *why, size_t n);
 #define END {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL}
-
-const es_param es_play_params[] = {
-    {"room", ES_PARAM_STRING, 0, 1023, "ROOM",
-     "a room of the library (earshot rooms lists them; prepared:\n"
-     "resampled, trimmed, normalised) or an IR file; default:\n"
-     "concert-hall", OPT(room), NULL, NULL},
-    {"ir", ES_PARAM_STRING, 0, 1023, "FILE", "an IR file, used as it is (no normalisation)",
-     OPT(ir), NULL, NULL},
-    {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
-     OPT(rooms), NULL, NULL},
-    ES_PARAM_ENGINE(es_play_options, spec.engine),
-    ES_PARAM_BLOCK(es_play_options, spec.block),
-    ES_PARAM_PARTITION(es_play_options, spec.options.partition),
-    ES_PARAM_PIPELINED(es_play_options, spec.options.gpu_pipelined),
-    ES_PARAM_GPU(es_play_options, spec.options.gpu.list),
-    {"outputs", ES_PARAM_CUSTOM, 0, 0, "A-B",
-     "play only outputs A to B of the room (from 1), for one share of a\n"
-     "big matrix split by outputs across hosts (docs/SCALING.md)",
-     OPT(outputs), NULL, parse_outputs},
-    {"rate", ES_PARAM_DOUBLE, 8000, 384000, "HZ", "stream sample rate (default 48000)",
-     OPT(rate), NULL, NULL},
-    {"device", ES_PARAM_STRING, 0, 255, "NAME",
-     "'jack': earshot's own JACK client (named by --name, its\n"
-     "ports kept through every change with what is wired to them,\n"
-     "its latency published on them); 'pipewire': the same client\n"
-     "on PipeWire's JACK library (package pipewire-jack; earshot\n"
-     "starts itself on it as pw-jack would, and asks the graph for\n"
-     "quantum = block), else PipeWire's ALSA plugin; a sound device\n"
-     "through PortAudio: 'default', a host API ('alsa') or part of\n"
-     "a device name (earshot devices); 'null': a real-time clock\n"
-     "with no sound card; 'auto' (the default): PipeWire through\n"
-     "its JACK library when its daemon answers, else a JACK server\n"
-     "that answers, else the default device, else the null device",
-     OPT(device), NULL, NULL},
-    {"input", ES_PARAM_STRING, 0, 1023, "IN",
-     "'signal': the built-in test signal (the default); 'mic':\n"
-     "the device's input; or a sound file, looped, resampled", OPT(input), NULL, NULL},
-    {"input-device", ES_PARAM_STRING, 0, 255, "NAME",
-     "with --input mic: the input's own device", OPT(input_device), NULL, NULL},
-    {"name", ES_PARAM_STRING, 1, 63, "NAME",
-     "--device jack: the JACK client's name (earshot)", OPT(jack.client), NULL, NULL},
-    {"connect-in", ES_PARAM_STRING, 1, 255, "PATTERN",
-     "--device jack: wire the inputs, in order, to the ports\n"
-     "this pattern (a regular expression, as jack_lsp's) lists\n"
-     "(default: the physical capture ports)", OPT(jack.connect_in), NULL, NULL},
-    {"connect-out", ES_PARAM_STRING, 1, 255, "PATTERN",
-     "--device jack: the same for the outputs (default: the\n"
-     "physical playback ports)", OPT(jack.connect_out), NULL, NULL},
-    {"no-connect", ES_PARAM_FLAG, 0, 1, NULL,
-     "--device jack: wire nothing (the patch bay's to do)", OPT(jack.no_connect), NULL,
-     NULL},
-    {"layout", ES_PARAM_STRING, 0, 15, "IxO",
-     "a file room's channels as an I x O matrix (channel i*O + o:\n"
-     "input i to output o) where the count alone is ambiguous; a\n"
-     "library room's layout is its manifest's", OPT(layout), NULL, NULL},
-    {"inputs", ES_PARAM_INT, 1, 64, "N",
-     "with --input mic: open N input channels (default: as many as\n"
-     "the room has inputs: N of an NxM or jconvolver room, 2 of a\n"
-     "true-stereo one, else 1), in the device's order", OPT(inputs), NULL, NULL},
-    {"crossfade-ms", ES_PARAM_DOUBLE, 1, 5000, "MS",
-     "the crossfade of a swap: equal power between rooms, linear between engines of one "
-     "room (50)", OPT(crossfade_ms), NULL, NULL},
-    {"record", ES_PARAM_STRING, 0, 1023, "OUT",
-     "record the output to a float WAV (finished on stop, on\n"
-     "Ctrl-C, and after a write error, keeping what was written)", OPT(record), NULL, NULL},
-    {"trim", ES_PARAM_DOUBLE, ES_TRIM_DB_MIN, ES_TRIM_DB_MAX, "DB",
-     "the input trim, before the room and the dry path (0)", OPT(trim), NULL, NULL},
-    {"limiter", ES_PARAM_CUSTOM, 0, 0, "DB|off",
-     "the safety limiter on the output, at DB dBFS (default -1: on\n"
-     "wherever a person listens; off for none)", OPT(limiter), NULL, parse_limiter_flag},
-    {"record-input", ES_PARAM_STRING, 0, 1023, "OUT",
-     "record the dry input too, sample-aligned with --record", OPT(record_input), NULL, NULL},
-    {"seconds", ES_PARAM_DOUBLE, 0.1, 86400, "T",
-     "stop after T seconds (headless: default 10; the\n"
-     "workstation: runs until q)", OPT(seconds), NULL, NULL},
-    {"headphone", ES_PARAM_STRING, 0, 1023, "FILE",
-     "a headphone filter after every room: a WAV (1 or 2\n"
-     "ears), or one designed from a SimpleHeadphoneIR SOFA set", OPT(headphone), NULL, NULL},
-    {"osc", ES_PARAM_INT, 1, 65535, "PORT",
-     "a head tracker's OSC messages on this UDP port: the\n"
-     "head's orientation, which a SOFA room follows", OPT(osc), NULL, NULL},
-    {"fps", ES_PARAM_DOUBLE, 1, 1000, "N", "the workstation's redraws a second (default 30)",
-     OPT(fps), NULL, NULL},
-    {"report", ES_PARAM_STRING, 0, 1023, "FILE",
-     "the workstation: on quit, the stats as one JSON object", OPT(report), NULL, NULL},
-    {"restore", ES_PARAM_FLAG, 0, 1, NULL,
-     "headless: play the workstation's remembered settings (the\n"
-     "workstation restores them unless --no-restore)", OPT(restore), NULL, NULL},
-    {"no-restore", ES_PARAM_FLAG, 0, 1, NULL,
-     "the workstation: start clean, not from the remembered settings", OPT(no_restore),
-     NULL, NULL},
-    {"headless", ES_PARAM_FLAG, 0, 1, NULL, "no terminal screen", OPT(headless), NULL, NULL},
-    {"json", ES_PARAM_FLAG, 0, 1, NULL, "headless: the stats as one JSON object", OPT(json),
-     NULL, NULL},
-    {"commands", ES_PARAM_FLAG, 0, 1, NULL,
-     "headless: read commands from standard input while\n"
-     "playing, one a line (below)", OPT(commands), NULL, NULL},
-    END,
-};
-
-/* --outputs A-B (or A, one output): from 1, as a person counts them. */
-static int parse_outputs(const char *text, void *dst, char *why, size_t n)
-{
-    int *range = dst, a = 0, b = 0;
-    if (!es_param_int_pair(text, '-', &a, &b)) {
-        snprintf(why, n, "not a range of outputs (A-B, from 1, or one output A)");
-        return -1;
-    }
-    if (a < 1 || b < a) {
-        snprintf(why, n, "outputs count from 1 and the range must not run backwards");
-        return -1;
-    }
-    range[0] = a - 1;
-    range[1] = b - a + 1;
-    return 0;
-}
-
-void es_play_options_default(es_play_options *o)
-{
-    *o = (es_play_options){.device = "auto", .input = "signal",
-                           .spec = {.block = ES_BLOCK_DEFAULT,
-                                    .engine = es_engine_find("cpu-partitioned"),
-                                    .options = {.fft_measure = 1}},
-                           .rate = 48000, .fps = 30,
-                           /* on wherever a person listens: a ceiling by default */
-                           .limiter = ES_LIMITER_DEFAULT_DB};
-}
-
-unsigned es_play_options_given(int argc, char **argv, unsigned *levels)
-{
-    static const struct {
-        const char *flag;
-        unsigned spec, mix;
-    } flags[] = {
-        {"room", ES_SPEC_ROOM, 0}, {"ir", ES_SPEC_ROOM, 0}, {"engine", ES_SPEC_ENGINE, 0},
-        {"partition", ES_SPEC_PARTITION, 0}, {"pipelined", ES_SPEC_PIPELINED, 0},
-        {"gpu", ES_SPEC_GPUS, 0}, {"block", ES_SPEC_BLOCK, 0}, {"input", ES_SPEC_SOURCE, 0},
-        {"trim", 0, ES_MIX_TRIM}, {"limiter", 0, ES_MIX_LIMITER},
-    };
-    unsigned spec = 0;
-    *levels = 0;
-    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
-        if (es_params_given(es_play_params, argc, argv, flags[k].flag)) {
-            spec |= flags[k].spec;
-            *levels |= flags[k].mix;
-        }
-    return spec;
-}
-
-int es_play_options_session(const es_play_options *o, es_session_config *sc, char *err,
-                            size_t n)
-{
-    if (o->room && o->ir) {
-        snprintf(err, n, "--room and --ir both name the room: give one");
-        return -1;
-    }
-    if (!o->headless && (o->json || o->commands)) {
-        snprintf(err, n, "--json and --commands go with --headless");
-        return -1;
-    }
-    int layout_in = 0, layout_out = 0;
-    if (o->layout && !es_layout_matrix(o->layout, &layout_in, &layout_out)) {
-        snprintf(err, n, "--layout '%.20s': give inputs x outputs, as 1x4", o->layout);
-        return -1;
-    }
-    struct stat st;
-    if (o->ir && stat(o->ir, &st) != 0) {
-        snprintf(err, n, "--ir %s: no such file (a library room goes with --room)", o->ir);
-        return -1;
-    }
-    if (o->ir && !S_ISREG(st.st_mode)) {
-        snprintf(err, n, "--ir %s: %s, not a regular file", o->ir, es_file_kind(st.st_mode));
-        return -1;
-    }
-    es_source_kind kind = ES_SOURCE_SIGNAL;
-    if (!strcmp(o->input, "mic"))
-        kind = ES_SOURCE_MIC;
-    else if (strcmp(o->input, "signal") != 0)
-        kind = ES_SOURCE_FILE;
-    /* --ir is a file even where a library room has the same name: the
-     * loader tries the library first, and no room's name holds a slash. */
-    const char *room = o->ir ? o->ir : o->room;
-    static char as_file[1100];
-    if (o->ir && !strchr(o->ir, '/')) {
-        snprintf(as_file, sizeof as_file, "./%s", o->ir);
-        room = as_file;
-    }
-    *sc = (es_session_config){.device = o->device, .input_device = o->input_device,
-                              .jack = o->jack,
-                              .mic_inputs = o->inputs, .layout_inputs = layout_in,
-                              .layout_outputs = layout_out,
-                              .rooms_dir = o->rooms,
-                              .file = kind == ES_SOURCE_FILE ? o->input : NULL,
-                              .rate = o->rate, .crossfade_ms = o->crossfade_ms,
-                              .first_output = o->outputs[0], .outputs = o->outputs[1],
-                              .record = o->record, .record_input = o->record_input,
-                              .playing = ES_SLOT_A, .osc_port = o->osc,
-                              .headphone = o->headphone,
-                              .mix = {.wet = 1, .dry = 0, .gain = 1, .trim_db = (float)o->trim,
-                                      .limiter = !isnan(o->limiter),
-                                      .ceiling_db = isnan(o->limiter) ? 0 : (float)o->limiter}};
-    sc->slot[ES_SLOT_A] = o->spec;
-    sc->slot[ES_SLOT_A].source = kind;
-    es_play_spec_set_room(&sc->slot[ES_SLOT_A], room ? room : "");
-    return 0;
-}
 
 /* ---- commands ---- */
 
@@ -267,9 +56,8 @@ static int run_mix(es_session *s, const es_command_args *a, int given)
     return es_session_set_mix(s, ES_MIX_WET | ES_MIX_DRY | ES_MIX_GAIN, &m);
 }
 
-/* "off", or a number of dB in [lo, hi]: into a double (-inf for off). */
-static int parse_db(const char *text, double *dst, double lo, double hi, int off, char *why,
-                    size_t n)
+int es_parse_db(const char *text, double *dst, double lo, double hi, int off, char *why,
+                size_t n)
 {
     if (off && !strcmp(text, "off")) {
         *dst = -INFINITY;
@@ -291,37 +79,27 @@ static int parse_db(const char *text, double *dst, double lo, double hi, int off
 
 static int parse_trim(const char *text, void *dst, char *why, size_t n)
 {
-    return parse_db(text, dst, ES_TRIM_DB_MIN, ES_TRIM_DB_MAX, 0, why, n);
+    return es_parse_db(text, dst, ES_TRIM_DB_MIN, ES_TRIM_DB_MAX, 0, why, n);
 }
 
 static int parse_wet(const char *text, void *dst, char *why, size_t n)
 {
-    return parse_db(text, dst, ES_LEVEL_DB_MIN, ES_WET_DB_MAX, 1, why, n);
+    return es_parse_db(text, dst, ES_LEVEL_DB_MIN, ES_WET_DB_MAX, 1, why, n);
 }
 
 static int parse_dry(const char *text, void *dst, char *why, size_t n)
 {
-    return parse_db(text, dst, ES_LEVEL_DB_MIN, ES_DRY_DB_MAX, 1, why, n);
+    return es_parse_db(text, dst, ES_LEVEL_DB_MIN, ES_DRY_DB_MAX, 1, why, n);
 }
 
 static int parse_gain(const char *text, void *dst, char *why, size_t n)
 {
-    return parse_db(text, dst, ES_LEVEL_DB_MIN, ES_GAIN_DB_MAX, 1, why, n);
-}
-
-/* --limiter DB|off: the ceiling, or NAN for off. */
-static int parse_limiter_flag(const char *text, void *dst, char *why, size_t n)
-{
-    double db;
-    if (parse_db(text, &db, ES_CEILING_DB_MIN, ES_CEILING_DB_MAX, 1, why, n) != 0)
-        return -1;
-    *(double *)dst = db == -INFINITY ? NAN : db;
-    return 0;
+    return es_parse_db(text, dst, ES_LEVEL_DB_MIN, ES_GAIN_DB_MAX, 1, why, n);
 }
 
 static int parse_ceiling(const char *text, void *dst, char *why, size_t n)
 {
-    return parse_db(text, dst, ES_CEILING_DB_MIN, ES_CEILING_DB_MAX, 1, why, n);
+    return es_parse_db(text, dst, ES_CEILING_DB_MIN, ES_CEILING_DB_MAX, 1, why, n);
 }
 
 /* The levels commands: one level, in dB (the others as they are). */

@@ -46,6 +46,11 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
  * change. */
 unsigned es_play_options_given(int argc, char **argv, unsigned *levels);
 
+/* "off" (with `off`), or a number of dB in [lo, hi], into *dst (-inf for
+ * off); -1 with why. Options and commands take levels alike. */
+int es_parse_db(const char *text, double *dst, double lo, double hi, int off, char *why,
+                size_t n);
+
 /* ---- commands while playing ---- */
 
 /* The values a command line parsed into (its fields say which). */
