@@ -58,6 +58,8 @@ struct cupart {
      * are read by status() on the audio thread. */
     int set_old, fading;
     int set_now;
+    int heard;                  /* a block has begun since create or reset: a set
+                                 * asked for before then is taken with no fade */
     unsigned long long switches;
 };
 
@@ -72,7 +74,10 @@ static int cupart_before(void *ctx, es_gpu_header *h, char *err, size_t n)
     cupart *c = (cupart *)ctx;
     if (h->position == 0) {
         const int want = c->gpu.job_word;
-        c->fading = want != c->set_now;
+        c->fading = c->heard && want != c->set_now;
+        if (!c->heard) /* nothing played yet: as if made with that set */
+            __atomic_store_n(&c->set_now, want, __ATOMIC_RELAXED);
+        c->heard = 1;
         if (c->fading) {
             c->set_old = c->set_now;
             __atomic_store_n(&c->set_now, want, __ATOMIC_RELAXED);
@@ -99,6 +104,7 @@ static int cupart_device_reset(void *ctx, char *err, size_t n)
     ES_CUDA_TRY(cudaSetDevice(c->gpu.device));
     ES_CUDA_TRY(es_upc_clear(&c->u, c->gpu.stream));
     ES_CUDA_TRY(cudaStreamSynchronize(c->gpu.stream));
+    c->heard = 0;
     return 0;
 fail:
     return -1;

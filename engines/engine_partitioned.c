@@ -386,6 +386,7 @@ static void clear_state(upols *u, int wipe)
     u->newest = 0;
     u->tail_ready = 0;
     u->switching = 0; /* the set asked for last plays from the first block */
+    u->heard = 0;
     u->phase = u->pass_blocks; /* later[] holds nothing yet */
 }
 

@@ -52,6 +52,8 @@ typedef struct {
     float ***set_filter;
     unsigned char **set_shared;
     int switching;     /* the current block fades from filter_old to filter */
+    int heard;         /* a block has begun since create or reset: a set asked
+                        * for before then is taken with no fade */
     float **filter_old;
     float **tail_old;  /* [outputs] 2*stride: filter_old's tail in a switch block */
     unsigned char *tail_old_silent;

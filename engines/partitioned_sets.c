@@ -71,8 +71,16 @@ void upols_sets_free(upols *u)
 
 ES_RT void upols_begin_block(upols *u)
 {
+    const int heard = u->heard;
+    u->heard = 1;
     if (u->set_next == u->set_now)
         return;
+    if (!heard) { /* nothing played yet: as if made with that set */
+        u->filter = u->set_filter[u->set_next];
+        u->filter_shared = u->set_shared[u->set_next];
+        u->set_now = u->set_next;
+        return;
+    }
     u->filter_old = u->filter;
     u->filter = u->set_filter[u->set_next];
     u->filter_shared = u->set_shared[u->set_next];

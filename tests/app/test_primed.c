@@ -246,6 +246,40 @@ static void head_turn(void)
               what);
 }
 
+/* A swap into a binaural room while the head is held at yaw 90: the room
+ * starts on the set the head points at, primed through it, so after the
+ * crossfade every window is the render of the whole dry input through
+ * yaw 90's BRIRs within -90 dB, and the swap says it was primed. */
+static void head_swap(void)
+{
+    if (app_sh("test -r turn.sofa") != 0) {
+        printf("skip the head swap: no turn.sofa (the head turn made none)\n");
+        return;
+    }
+    const int rc = play("sleep 3; echo 'head 90'; sleep 1; echo 'room ./turn.sofa'; sleep 3");
+    double a[256], b[256];
+    const int count = windows("--room cathedral", a, 256);
+    const int count_b = windows("--ir turn.sofa --head 90", b, 256);
+    print_windows("against the cathedral", a, count);
+    print_windows("against yaw 90", b, count_b);
+    int at = 0;
+    while (at < count && a[at] <= -90)
+        at++;
+    double worst_b = -300;
+    for (int k = at + 2; k < count_b; k++)
+        worst_b = fmax(worst_b, b[k]);
+    char line[2048] = "";
+    app_line_with("said.txt", "turn.sofa (", line, sizeof line);
+    printf("    said: %s", line);
+    char what[400];
+    snprintf(what, sizeof what, "swap into the binaural room, head at 90 (exit %d): windows "
+             "0-%d the cathedral within -90 dB, windows %d-%d yaw 90's render of the whole dry "
+             "input within %.1f dB, said primed", rc, at - 1, at + 2, count_b - 1, worst_b);
+    app_check(rc == 0 && count == count_b && at >= 2 && at + 3 <= count_b && worst_b <= -90 &&
+                  strstr(line, "primed on"),
+              what);
+}
+
 /* ms between two lines' stamps (`date +%s%N`, ns) in the given files. */
 static double stamp_ms(const char *file, const char *text)
 {
@@ -292,6 +326,7 @@ int main(int argc, char **argv)
         engine_switches();
         room_switch();
         head_turn();
+        head_swap(); /* turn.sofa is head_turn's */
     }
     priming_time(release);
     return app_test_end();

@@ -21,6 +21,9 @@
  *   - switches on consecutive blocks, to the set playing (no switch),
  *     and to a set out of range (ignored);
  *   - status says the set playing and how many switches there were;
+ *   - a set asked for before the first block (a head-tracked room that
+ *     starts on the head's set) plays from it, with no fade and no
+ *     switch counted;
  *   - a matrix with a path missing (2 x 2 with 1 -> 0 absent) as well as
  *     a mono source to two ears;
  *   - filters long enough for time-blocked MAC passes, whose sums ahead,
@@ -87,9 +90,12 @@ static void check(const char *layout, int part, int random_calls, int length, ui
     }
     /* Requests: random moments, some on consecutive blocks, one to the
      * set playing, one out of range. */
-    request req[40];
+    request req[41];
     int nreq = 0;
-    for (int at = part; at < FRAMES - 6 * part && nreq < 36;) {
+    const int first = es_test_int(rng, 0, SETS - 1); /* 0: none before the first block */
+    if (first)
+        req[nreq++] = (request){0, first};
+    for (int at = part; at < FRAMES - 6 * part && nreq < 37;) {
         req[nreq].at = random_calls ? at + es_test_int(rng, 0, part - 1) : at;
         req[nreq].set = es_test_int(rng, 0, SETS - 1);
         nreq++;
@@ -128,7 +134,8 @@ static void check(const char *layout, int part, int random_calls, int length, ui
     int switches = 0, last = 0;
     for (int b = 0; b * part < FRAMES; b++) {
         const int now = set_of_block(req, nreq, b, part);
-        const int was = b > 0 ? set_of_block(req, nreq, b - 1, part) : 0;
+        /* Block 0 plays what was asked before it, unfaded. */
+        const int was = b > 0 ? set_of_block(req, nreq, b - 1, part) : now;
         switches += now != was;
         last = now;
         for (int t = 0; t < part && b * part + t < FRAMES; t++) {
@@ -141,8 +148,9 @@ static void check(const char *layout, int part, int random_calls, int length, ui
     }
     const double db = es_test_error_db(sets[0], out, want, FRAMES);
     char line[400];
-    snprintf(line, sizeof line, "%s: %d requests, %d switches, error %.1f dB against the "
-             "float64 convolutions faded per block", what, nreq, switches, db);
+    snprintf(line, sizeof line, "%s: %d requests (set %d before the first block), %d switches, "
+             "error %.1f dB against the float64 convolutions faded per block", what, nreq, first,
+             switches, db);
     es_test_check(db < -110, line);
     es_engine_status st;
     es_engine_get_status(e, &st);

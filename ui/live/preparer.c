@@ -121,7 +121,7 @@ static int history_frames(double rate, int inputs, int past)
 
 /* A swap's priming: the plan of what the past rings and its buffer, or
  * why there is none in r->prime_note. */
-static void plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_result *r)
+void es_prep_plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_result *r)
 {
     const int past = ir->length + q->now.latency - 1;
     if (past > q->now.history_frames) {
@@ -146,7 +146,7 @@ static void plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_resu
 
 /* Whether engine e, made for r->fmt, plays in the stream as it is (a
  * crossfade) rather than a new one. */
-static int fits_stream(const es_prep_request *q, const es_prep_result *r, const es_engine *e)
+int es_prep_fits_stream(const es_prep_request *q, const es_prep_result *r, const es_engine *e)
 {
     return q->now.exists && es_play_spec_cost(&q->now.spec, &q->spec) != ES_COST_REOPEN &&
            r->inputs == q->now.inputs && r->fmt.outputs == q->now.outputs &&
@@ -158,7 +158,7 @@ static int fits_stream(const es_prep_request *q, const es_prep_result *r, const 
  * room `length` frames long. */
 void es_prep_place(const es_prep_request *q, es_prep_result *r, es_engine *e, int length)
 {
-    if (fits_stream(q, r, e)) {
+    if (es_prep_fits_stream(q, r, e)) {
         r->engine = e;
         return;
     }
@@ -211,9 +211,9 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     es_engine *e = es_engine_create(q->spec.engine, &r->fmt, ir, &q->spec.options, why,
                                     sizeof why);
     r->engine_ms = es_prep_ms_since(engine_from);
-    const int same_stream = e && fits_stream(q, r, e);
+    const int same_stream = e && es_prep_fits_stream(q, r, e);
     if (same_stream && q->prime)
-        plan_priming(q, ir, r);
+        es_prep_plan_priming(q, ir, r);
     const int length = ir->length;
     /* The engine holds the filters its own way now: the matrix goes before
      * anything else is made (a 64 x 64 room's is as large as its filters). */

@@ -64,6 +64,9 @@ typedef struct {
     /* A headphone filter every room is convolved with (the session's,
      * read once), or NULL. */
     const es_headphone_eq *headphone;
+    /* The head's orientation held when asked, degrees: a room of filter
+     * sets starts on (and is primed through) the set it points at. */
+    float head_yaw, head_pitch;
 } es_prep_request;
 
 typedef struct {

@@ -86,6 +86,11 @@ double es_prep_ms_since(long long from_ns);
 /* The built engine into the result (preparer.c): alone when it fits the
  * stream, else in a new processor. */
 void es_prep_place(const es_prep_request *q, es_prep_result *r, es_engine *e, int length);
+/* Whether engine e plays in the stream as it is (a crossfade), and a
+ * swap's priming through ir (preparer.c): its plan and buffer, or why
+ * there is none in r->prime_note. */
+int es_prep_fits_stream(const es_prep_request *q, const es_prep_result *r, const es_engine *e);
+void es_prep_plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_result *r);
 /* preparer_sets.c: the room then the headphone filter (takes ir; NULL and
  * why in r->err), and a SOFA room built as an engine of filter sets. */
 es_ir *es_prep_with_headphone(const es_prep_request *q, es_ir *ir, es_prep_result *r);

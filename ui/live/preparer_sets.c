@@ -17,10 +17,13 @@ es_ir *es_prep_with_headphone(const es_prep_request *q, es_ir *ir, es_prep_resul
     return both;
 }
 
-/* A SOFA room: every set resident in one engine of filter sets, set 0
- * playing until the head tracker asks for another, and each set's pose in
- * the result for it. Its swap is not primed: what the past rings would be
- * set 0's, not the set the tracker picks at once. */
+/* A SOFA room: every set resident in one engine of filter sets, starting
+ * on the set the head held when the change was asked points at (the
+ * tracker's next orientation picks from there), and each set's pose in
+ * the result for it. A swap is primed through that set: what the past
+ * rings is what the head heard had the room always played. (A head that
+ * turns between the asking and the swap plays the new set at once; the
+ * ringing stays the first set's for the room's length.) */
 es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, const char *path,
                                   long long started)
 {
@@ -62,6 +65,11 @@ es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, 
     es_engine *e = es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
                                          set->count, &q->spec.options, r->err, sizeof r->err);
     r->engine_ms = es_prep_ms_since(engine_from);
+    const int first = es_sofa_for_head(set, q->head_yaw, q->head_pitch);
+    if (e && first > 0)
+        es_engine_select_set(e, first); /* unheard yet: it starts there, no crossfade */
+    if (e && q->prime && es_prep_fits_stream(q, r, e))
+        es_prep_plan_priming(q, set->sets[first > 0 ? first : 0], r);
     const int length = set->taps;
     es_sofa_free(set);
     if (e)

@@ -256,6 +256,10 @@ void es_session_submit(es_session *s, const char *what, int fallback, int prime)
                          .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
                          .headphone = s->headphone.ears ? &s->headphone : NULL};
     snprintf(q.what, sizeof q.what, "%.250s", what);
+    es_head_view head;
+    es_head_view_get(s->head, &head);
+    q.head_yaw = head.yaw;
+    q.head_pitch = head.pitch;
     es_session_stream_now(s, &q.now);
     q.pc.ab = q.slot; /* a new processor counts its first engine there */
     s->asked_id = es_preparer_submit(s->preparer, &q);
