@@ -274,15 +274,20 @@ if command -v tmux >/dev/null; then
         t0=$(date +%s.%N)
         keys M
         wait_for 'MEASURING' 3 && saw=1 || saw=0
-        if wait_for 'room measured-' 15; then
+        # A sweep that lost frames to a busy machine is played again (the
+        # screen says so): 60 s leaves room for several, and the time
+        # judged is 10 s and one sweep's 7.5 s for each one said.
+        if wait_for 'room measured-' 60; then
             took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
             wait_for '>B measured-' 3
             s=$(screen)
+            again=$(grep -c 'played again' <<<"$s")
+            limit=$(awk -v n="$again" 'BEGIN { printf "%.1f", 10 + 7.5 * n }')
             if [ $saw = 1 ] && grep -q '>B measured-' <<<"$s" && grep -q ' A concert-h' <<<"$s" &&
                 ! grep -q 'measured-.*\[file\]' <<<"$s"; then
-                timed "the workstation: M, MEASURING in the header, and the room (by its name in the library) plays in slot B $took s after the key, A still concert-hall" \
-                    "the workstation: $took s from M to slot B (under 10)" \
-                    awk -v t="$took" 'BEGIN { exit !(t < 10) }'
+                timed "the workstation: M, MEASURING in the header, and the room (by its name in the library) plays in slot B $took s after the key ($again sweep(s) played again; under $limit), A still concert-hall" \
+                    "the workstation: $took s from M to slot B (under $limit with $again sweep(s) played again)" \
+                    awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t < l) }'
             else
                 bad "the workstation: $took s from M to slot B, MEASURING seen: $saw"
                 screen | sed 's/^/    | /'
