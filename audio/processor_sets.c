@@ -43,11 +43,14 @@ ES_RT void es_sets_take(es_processor *p)
     const int set = (int)(word >> STAMP_BITS) - 1;
     p->acc.set_requests++;
     slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
+    /* In a crossfade the engine coming in takes it too, whatever the one
+     * going out is: a head turned while a SOFA room fades in over a room
+     * of one matrix plays at once. */
+    if (p->fading && b->engine)
+        es_engine_select_set(b->engine, set);
     if (!(a->engine->klass->caps & ES_CAP_SETS))
         return; /* a room of one matrix: nothing to switch, nothing to wait for */
     es_engine_select_set(a->engine, set);
-    if (p->fading && b->engine)
-        es_engine_select_set(b->engine, set);
     if (!p->set_waiting || a->engine != p->set_engine) {
         p->set_engine = a->engine;
         p->set_since_us = word & STAMP_MASK;

@@ -246,8 +246,9 @@ es_engine *es_engine_create_sets(const es_engine_class *k, const es_format *fmt,
  * the new set sounds at once as if it had always played. An engine that
  * has played nothing since it was made or reset starts on the set with no
  * fade (and counts no switch), as if made with it. Called on the audio
- * thread between two process() calls, or before the first by its maker;
- * a set out of range, or an engine without sets, is ignored. */
+ * thread between two process() calls, or before the first by whichever
+ * thread holds the engine then; a set out of range, or an engine without
+ * sets, is ignored. */
 static inline ES_RT void es_engine_select_set(es_engine *e, int set)
 {
     if (e->klass->select_set)

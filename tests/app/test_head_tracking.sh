@@ -5,7 +5,7 @@
 # line), played at block 64 on the null device with --osc, headless, its
 # JSON report read at the end.
 #   1. oscsend (liblo-tools) sends the yaw about 100 times a second for
-#      HEAD_SECONDS (default 60; 20 in the sanitizer build), sweeping
+#      HEAD_SECONDS (default 30; 20 in the sanitizer build), sweeping
 #      round: every message taken, the set the last yaw's, switches
 #      counted; engine misses counted (no more than a control of the same
 #      length and the same oscsend load sent to a port nobody reads, within

@@ -14,7 +14,9 @@
  *   - p50 and p99 come from the histogram, never above the worst;
  *   - the output after the switch is the new set's, sample for sample,
  *     against an engine of that set alone (-120 dB);
- *   - an engine of one matrix takes a request and switches nothing. */
+ *   - an engine of one matrix takes a request and switches nothing;
+ *   - in a crossfade from an engine of one matrix to one of sets (a SOFA
+ *     room swapped in), a request reaches the engine coming in. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -181,6 +183,25 @@ int main(void)
                  "switch (%llu), set %d", (unsigned long long)st.set_requests,
                  (unsigned long long)st.set_switches, st.set);
         es_test_check(st.set_requests == 1 && st.set_switches == 0 && st.set == 0, line);
+        /* A SOFA room swapped in over it: the head turns mid-crossfade. */
+        const es_options part = {.partition = BLOCK};
+        es_engine *e = es_engine_create_sets(es_engine_find("cpu-partitioned"), &one,
+                                             (const es_ir *const *)sets, SETS, &part, err,
+                                             sizeof err);
+        int swapped = e && es_processor_swap(p, e, &one, err, sizeof err) == ES_OK;
+        es_engine_status es = {0};
+        if (swapped) {
+            run(p, 2, &rng, NULL, NULL);
+            es_processor_select_set(p, 3, es_now_ns());
+            run(p, 80, &rng, NULL, NULL); /* past the 50 ms crossfade */
+            es_engine_get_status(e, &es);
+        } else if (e) {
+            es_engine_destroy(e);
+        }
+        snprintf(line, sizeof line, "a request in the crossfade into an engine of sets reaches "
+                 "it: set %d (want 3)%s%s", es.set, swapped ? "" : ", not swapped: ",
+                 swapped ? "" : err);
+        es_test_check(swapped && es.set == 3, line);
         es_processor_destroy(p);
     } else {
         es_test_check(0, err);

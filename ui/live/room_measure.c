@@ -273,9 +273,13 @@ static void say_saved(es_room_measure *m)
     else
         snprintf(zero, sizeof zero, "time zero the round trip's %d fr%s", res->zero,
                  m->stream.zero_known ? "" : " (not known: 0)");
+    char again[48] = "";
+    if (res->retries > 0)
+        snprintf(again, sizeof again, " (%d sweep%s played again)", res->retries,
+                 res->retries == 1 ? "" : "s");
     snprintf(res->line, sizeof res->line, "measured room %s: %d x %d, %.2f s, PNR %.1f dB, "
-             "T30 %s, C80 %s, %s; %s; in %.1f s", res->name, res->sources, res->receivers,
-             res->frames / res->rate, worst, t30, c80, h2, zero, res->seconds);
+             "T30 %s, C80 %s, %s; %s; in %.1f s%s", res->name, res->sources, res->receivers,
+             res->frames / res->rate, worst, t30, c80, h2, zero, res->seconds, again);
 }
 
 static void *work(void *arg)
