@@ -116,6 +116,11 @@ void es_session_take_prepared(es_session *s);
  * counts and a runaway, said. */
 void es_session_watch_engine(es_session *s, const es_stats *st);
 void es_session_watch_safety(es_session *s, const es_stats *st);
+/* The same file: a stream that delivers no blocks (stalled, lost), a
+ * latency probe's result, a file source that stopped. */
+void es_session_watch_device(es_session *s, const es_stats *st, const struct timespec *now);
+void es_session_watch_probe(es_session *s);
+void es_session_watch_source(es_session *s);
 
 /* session_measure.c: a room being measured moved on (its sweeps, its
  * analysis, the room into slot B), and dropped when the stream stops. */

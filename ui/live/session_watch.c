@@ -1,14 +1,21 @@
 /* Watching what the stream reports, once a poll: an engine that failed (a
  * GPU error: its CPU fallback is built) or whose output went non-finite
- * (built again, the same), a split engine's late shard, and the sound's
+ * (built again, the same), a split engine's late shard, the sound's
  * safety (safety.h): samples silenced on the way in or out, and a runaway
- * that muted the output. Each is said once, or at most once a second. */
+ * that muted the output; a device that stalls or is lost, a latency probe
+ * that finished (and its start, asked by a person), and a file source
+ * that stopped. Each is said once, or at most once a second. */
 #include <stdio.h>
 
 #include "core/clock.h"
 #include "session_private.h"
 
 #define SAY_EVERY_S 1.0 /* a count that keeps rising is said at most this often */
+#define STALL_SECONDS 1.0 /* no callback for this long: the device is in trouble */
+/* A round-trip measurement: ES_PROBE_CLICKS clicks over this long, each
+ * heard in its own window (0.5 s: the longest round trip measured). */
+#define PROBE_SECONDS 2.5
+#define LOST_SECONDS 5.0  /* stalled this long with the host still saying it runs: lost */
 
 /* A shard of a split engine that falls behind is named by its GPU in the
  * log, at most once a second, with its late blocks so far. A new instance
@@ -88,5 +95,116 @@ void es_session_watch_safety(es_session *s, const es_stats *st)
         es_session_sayf(s, 1, "runaway: %s (a feedback loop?); the output is muted: ! or "
                         "`unmute` plays again", st->mute_why ? st->mute_why : "the output ran away");
         s->muted_said = st->runaways;
+    }
+}
+
+/* The stream delivers no blocks: said once when it stops, once when it
+ * comes back. A stream whose host API says it stopped (PortAudio's
+ * stream-finished callback, Pa_IsStreamActive), or that stalls for
+ * LOST_SECONDS, is lost: it is left alone from then on, because asking a
+ * dead server to stop or reopen can hang, abort or fail with a misleading
+ * error inside the host API. */
+void es_session_watch_device(es_session *s, const es_stats *st, const struct timespec *now)
+{
+    if (!es_live_allows(s->state, ES_DO_WATCH))
+        return;
+    if (st->blocks != s->progress_blocks) {
+        if (s->state.stream == ES_STREAM_STALLED)
+            es_session_sayf(s, 0, "device %s: audio running again",
+                            es_player_device(s->player));
+        es_session_event(s, ES_EV_BLOCKS);
+        s->progress_blocks = st->blocks;
+        s->progress_at = *now;
+        return;
+    }
+    const double quiet = es_seconds_between(&s->progress_at, now);
+    if (quiet <= STALL_SECONDS)
+        return;
+    if (s->state.stream == ES_STREAM_PLAYING) {
+        es_session_sayf(s, 1, "device %s: no audio for %.0f s (device lost or stalled)",
+                        es_player_device(s->player), STALL_SECONDS);
+        es_session_event(s, ES_EV_QUIET);
+    }
+    const int active = es_player_device_active(s->player);
+    if (!active || quiet > LOST_SECONDS) {
+        es_session_sayf(s, 1, "device lost: %s %s; the meters show the %.1f s before it; "
+                        "q quits", es_player_device(s->player),
+                        active ? "has delivered no audio for 5 s"
+                               : "stopped (its host API ended the stream)",
+                        es_seconds_between(&s->started, &s->progress_at));
+        es_player_abandon_device(s->player);
+        es_session_event(s, ES_EV_GONE);
+    }
+}
+
+const char *es_session_probe_refused(const es_session *s)
+{
+    if (es_live_allows(s->state, ES_DO_PROBE))
+        return NULL;
+    return s->state.stream == ES_STREAM_LOST      ? "the device is lost"
+           : s->state.probe == ES_PROBE_RUNNING ? "a measurement is under way"
+                                                : "the session has stopped";
+}
+
+int es_session_measure_latency(es_session *s)
+{
+    char why[256];
+    const char *refused = es_session_probe_refused(s);
+    if (refused) {
+        es_session_sayf(s, 1, "latency: %s", refused);
+        return -1;
+    }
+    if (es_player_probe_start(s->player, PROBE_SECONDS, why, sizeof why) != 0) {
+        es_session_sayf(s, 1, "latency: %s", why);
+        return -1;
+    }
+    es_session_event(s, ES_EV_PROBE_STARTED);
+    return 0;
+}
+
+void es_session_watch_probe(es_session *s)
+{
+    es_probe_result r;
+    if (s->state.probe != ES_PROBE_RUNNING || s->measure ||
+        !es_player_probe_poll(s->player, &r))
+        return;
+    es_session_event(s, ES_EV_PROBE_DONE);
+    s->probes++;
+    s->probe_frames = r.frames;
+    s->probe = r;
+    es_latency_parts lp;
+    es_player_latency_parts(s->player, &lp);
+    const int computed = lp.round_trip;
+    char got[160], parts[200];
+    es_round_trip_text(&lp, parts, sizeof parts);
+    if (r.heard == 0)
+        snprintf(got, sizeof got, "no click came back within %.1f s: is the output looped to "
+                 "the input?", r.window / s->cfg.rate);
+    else if (r.frames < 0 && r.heard < r.clicks)
+        snprintf(got, sizeof got, "%d of %d clicks came back (%d to %d fr): the loop drops "
+                 "sound; no figure", r.heard, r.clicks, r.low, r.high);
+    else if (r.frames < 0)
+        snprintf(got, sizeof got, "the %d clicks disagree (%d to %d fr): no figure", r.clicks,
+                 r.low, r.high);
+    if (r.frames < 0 && !lp.known)
+        es_session_sayf(s, 1, "latency: %s (computed: %s)", got, lp.note);
+    else if (r.frames < 0)
+        es_session_sayf(s, 1, "latency: %s (computed %d frames: %s)", got, computed, parts);
+    else if (!lp.known)
+        es_session_sayf(s, 0, "latency measured %d fr (%d clicks, %d to %d); computed: %s",
+                        r.frames, r.clicks, r.low, r.high, lp.note);
+    else
+        es_session_sayf(s, 0, "latency measured %d fr (%.2f ms; %d clicks, %d to %d fr), "
+                        "computed %d fr (%s; the engine adds %d)", r.frames,
+                        1e3 * r.frames / s->cfg.rate, r.clicks, r.low, r.high, computed, parts,
+                        lp.engine);
+}
+
+/* The file source stopped (a read error): said once. */
+void es_session_watch_source(es_session *s)
+{
+    if (s->file && !s->source_said && es_file_source_error(s->file)[0]) {
+        es_session_sayf(s, 1, "input stopped: %s", es_file_source_error(s->file));
+        s->source_said = 1;
     }
 }
