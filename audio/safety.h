@@ -36,7 +36,11 @@ ES_RT int es_scan_within(const float *x, int frames, float limit, uint32_t *clip
  *     ES_RUNAWAY_RISE_DB each, ES_RUNAWAY_RISES times in a row, to above
  *     ES_RUNAWAY_LOUD_DB: 8 dB in 0.4 s and still climbing, which music's
  *     swells and a drum's attack do not do, and a loop at a gain above 1
- *     does;
+ *     does. A sweep does too, through a room's rising response: the
+ *     built-in signal's (-18 dBFS) through a binaural room's thin low end
+ *     climbed to -9 dBFS RMS at a resonance and was taken for a loop at a
+ *     threshold of -12; at -6 (a tone peaking at -3 dBFS) it is not, and a
+ *     loop is still caught before full scale;
  *   - or at once: a sample beyond ES_RUNAWAY_HARD (+6 dBFS), which no
  *     sound card plays and only a loop or a broken chain of gains makes;
  *     then `hard` says the block is to be silenced whole, not ramped, so
@@ -49,7 +53,7 @@ ES_RT int es_scan_within(const float *x, int frames, float limit, uint32_t *clip
 #define ES_RUNAWAY_STEP_S 0.05
 #define ES_RUNAWAY_RISE_DB 1.0
 #define ES_RUNAWAY_RISES 8
-#define ES_RUNAWAY_LOUD_DB -12.0
+#define ES_RUNAWAY_LOUD_DB -6.0
 #define ES_RUNAWAY_HARD 2.0f /* +6 dBFS */
 
 #define ES_RUNAWAY_BLOCKS 64 /* per-block overloads kept (the window, in blocks) */
