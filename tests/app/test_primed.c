@@ -145,14 +145,21 @@ static void engine_switches(void)
     app_check(rc == 0 && count >= 14 && primed == 3 && worst <= -90, what);
 }
 
-static void room_switch(void)
+/* A primed swap from the cathedral to `after` (render's words for it),
+ * played with `commands`: every window before it the cathedral's render
+ * within -90 dB, every window after the crossfade the render of the whole
+ * dry input through `after`, and the line with `said_key` saying primed. */
+static void primed_swap(const char *name, const char *commands, const char *after,
+                        const char *after_name, const char *said_key)
 {
-    const int rc = play("sleep 4; echo 'room stairwell'; sleep 2");
+    const int rc = play(commands);
     double a[256], b[256];
     const int count = windows("--room cathedral", a, 256);
-    const int count_b = windows("--room stairwell", b, 256);
+    const int count_b = windows(after, b, 256);
+    char label[120];
     print_windows("against the cathedral", a, count);
-    print_windows("against the stairwell", b, count_b);
+    snprintf(label, sizeof label, "against %s", after_name);
+    print_windows(label, b, count_b);
     /* The first window off the cathedral is the switch's. */
     int at = 0;
     while (at < count && a[at] <= -90)
@@ -161,18 +168,24 @@ static void room_switch(void)
     for (int k = at + 2; k < count_b; k++)
         worst_b = fmax(worst_b, b[k]);
     char line[2048] = "";
-    app_line_with("said.txt", "room stairwell (", line, sizeof line);
+    app_line_with("said.txt", said_key, line, sizeof line);
     printf("    said: %s", line);
     char what[400];
-    snprintf(what, sizeof what, "room switch (exit %d): windows 0-%d the cathedral within -90 dB, "
-             "windows %d-%d the stairwell's render of the whole dry input within %.1f dB, "
-             "said primed", rc, at - 1, at + 2, count_b - 1, worst_b);
+    snprintf(what, sizeof what, "%s (exit %d): windows 0-%d the cathedral within -90 dB, "
+             "windows %d-%d %s's render of the whole dry input within %.1f dB, said primed",
+             name, rc, at - 1, at + 2, count_b - 1, after_name, worst_b);
     /* Where the switch lands in the recording depends on how fast the
      * machine played (a loaded one plays the null device's 4 s late):
      * some windows before it, some after the crossfade, are what counts. */
     app_check(rc == 0 && count == count_b && at >= 2 && at + 3 <= count_b && worst_b <= -90 &&
                   strstr(line, "primed on"),
               what);
+}
+
+static void room_switch(void)
+{
+    primed_swap("room switch", "sleep 4; echo 'room stairwell'; sleep 2", "--room stairwell",
+                "the stairwell", "room stairwell (");
 }
 
 /* render --head with values that are no orientation: one line naming
@@ -257,28 +270,9 @@ static void head_swap(void)
         printf("skip the head swap: no turn.sofa (the head turn made none)\n");
         return;
     }
-    const int rc = play("sleep 3; echo 'head 90'; sleep 1; echo 'room ./turn.sofa'; sleep 3");
-    double a[256], b[256];
-    const int count = windows("--room cathedral", a, 256);
-    const int count_b = windows("--ir turn.sofa --head 90", b, 256);
-    print_windows("against the cathedral", a, count);
-    print_windows("against yaw 90", b, count_b);
-    int at = 0;
-    while (at < count && a[at] <= -90)
-        at++;
-    double worst_b = -300;
-    for (int k = at + 2; k < count_b; k++)
-        worst_b = fmax(worst_b, b[k]);
-    char line[2048] = "";
-    app_line_with("said.txt", "turn.sofa (", line, sizeof line);
-    printf("    said: %s", line);
-    char what[400];
-    snprintf(what, sizeof what, "swap into the binaural room, head at 90 (exit %d): windows "
-             "0-%d the cathedral within -90 dB, windows %d-%d yaw 90's render of the whole dry "
-             "input within %.1f dB, said primed", rc, at - 1, at + 2, count_b - 1, worst_b);
-    app_check(rc == 0 && count == count_b && at >= 2 && at + 3 <= count_b && worst_b <= -90 &&
-                  strstr(line, "primed on"),
-              what);
+    primed_swap("swap into the binaural room, head at 90",
+                "sleep 3; echo 'head 90'; sleep 1; echo 'room ./turn.sofa'; sleep 3",
+                "--ir turn.sofa --head 90", "yaw 90", "turn.sofa (");
 }
 
 /* ms between two lines' stamps (`date +%s%N`, ns) in the given files. */
