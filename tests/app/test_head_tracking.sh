@@ -18,8 +18,10 @@
 #   2. bad messages: NaN, a yaw of 400, an unknown address, a string for a
 #      number, a quaternion of no length: each counted by kind, none taken;
 #   3. a flood of 10,000 messages a second for 2 s (python3, UDP): every one
-#      counted, most replaced before a block took them, no engine miss, the
-#      stream still playing to the end (all its blocks);
+#      counted, most replaced before a block took them, engine misses no
+#      more than a control's (the same sender to a port nobody reads) and
+#      one block in 5,000, the stream still playing to the end (all its
+#      blocks);
 #   4. the `head` command: the set the reply names is the report's;
 #   5. the workstation (tmux, 160 and 100 columns): z z turns the head 30
 #      degrees left and the header shows set 7 of 72 (at 160 columns the
@@ -177,9 +179,10 @@ last_bad=$(field 'd["head"]["osc"]["last_bad"]')
     bad "bad messages: messages taken bad-values bad-form unknown = $counts (want 7 1 4 1 1), set $(field 'd["head"]["set"]'); last: $last_bad"
 
 # 3. A flood: 10,000 a second for 2 s.
-{
+# flood TO: after 2 s, python3 sends 20,000 yaws to port TO in 2 s.
+flood() {
     sleep 2
-    /usr/bin/python3 - "$port" <<'PY'
+    /usr/bin/python3 - "$1" <<'PY'
 import socket, struct, sys, time
 port = int(sys.argv[1])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -196,7 +199,16 @@ for burst in range(200):
         s.sendto(osc(float(k % 360 - 180)), ("127.0.0.1", port))
 PY
     sleep 1
-} | play 6
+}
+# Its control, as the sweep's: the same sender to a port nobody reads, so
+# that its misses are what the sender's load on two cores costs (a fresh
+# root's release build missed 3 blocks of 4,503 in a flood).
+flood_control=-
+if [ "$build" != sanitized ]; then
+    flood "$quiet" | play 6
+    flood_control=$(field 'd["misses"]')
+fi
+flood "$port" | play 6
 flood=$(field '"%d %d %d %d %d" % (d["head"]["osc"]["messages"], d["head"]["osc"]["taken"], d["head"]["requests"], d["head"]["superseded"], d["misses"])')
 blocks=$(field 'd["blocks"]') expected=$(field 'd["blocks_expected"]')
 read -r messages took requests replaced fmisses <<<"$flood"
@@ -206,11 +218,13 @@ if [ "$messages" -ge 19000 ] && [ "$took" = "$messages" ] && [ "$replaced" -gt $
 else
     bad "the flood: received taken requests replaced misses = $flood, blocks $blocks of $expected"
 fi
-# The sender and liblo's thread take a core between them: on two cores the
-# audio thread's share is judged where the build is not slowed by the
-# sanitizers.
-verdict="the flood: $fmisses engine misses in $blocks blocks (at most $((blocks / 5000 + 1)) let pass)"
-if [ "$fmisses" -le $((blocks / 5000 + 1)) ]; then
+# Taking the flood may miss what the control missed, within the noise of
+# two counts, and one block in 5,000 more. The sanitizer build (several
+# times slower, no control) says its count.
+fallowed=$((blocks / 5000 + 1))
+verdict="the flood: $fmisses engine misses in $blocks blocks (the control, the same sender to a port nobody reads: $flood_control; its noise and $fallowed more let pass)"
+if [ "$build" != sanitized ] &&
+    no_more_than_control "$((fmisses > fallowed ? fmisses - fallowed : 0))" "$flood_control"; then
     ok "$verdict"
 elif [ "$build" = sanitized ]; then
     echo "     $verdict: said, not judged (the sanitizer build)"
