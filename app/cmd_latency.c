@@ -43,7 +43,7 @@ static const es_param params[] = {
 
 static const char usage[] =
     "usage: earshot latency [--device NAME] [--input-device NAME] [--block N] [--rate HZ]\n"
-    "                       [--json]\n"
+    "                       [--wait T] [--json]\n"
     "\n"
     "Measures the round trip: plays five clicks, half a second apart, on the\n"
     "device's first output and finds each in the microphone input, which must\n"
