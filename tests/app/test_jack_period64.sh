@@ -90,12 +90,14 @@ pid= cpid=
 misses=$(num misses "$dir/play.json") late=$(num late_results "$dir/play.json")
 stalls=$(sed -n 's/^jack_tap: machine: .*, \([0-9]*\) stalls over .*/\1/p' "$dir/watch.out")
 miss_at=$(grep -o '"miss_at_s":\[[^]]*\]' "$dir/play.json" | head -1 | cut -d: -f2)
+own_stalls=$(num stalls "$dir/play.json")
+probe_at=$(grep -o '"late_at_s":\[[^]]*\]' "$dir/play.json" | head -1 | cut -d: -f2)
 xruns=$(num xruns "$dir/play.json") blocks=$(num blocks "$dir/play.json")
 cxruns=$(num xruns "$dir/control.json")
 lost=$(lost "$dir/watch.out") clost=$(lost "$dir/cwatch.out")
 outside=$(sed -n 's/.*; lost cycles outside a stall \([0-9]*\)$/\1/p' "$dir/watch.out")
 machine=$(sed -n 's/^jack_tap: machine: //p' "$dir/watch.out")
-what="$blocks blocks, $misses misses (at ${miss_at:-?} s), $late late results, $xruns xruns; the server lost ${lost:-?} cycles, ${outside:-?} outside a stall; the control ${clost:-?} (its earshot $cxruns xruns) (machine: $machine; jackd $rt)"
+what="$blocks blocks, $misses misses (at ${miss_at:-?} s; earshot's own count of stalls ${own_stalls:-?}, its probe late at ${probe_at:-?} s), $late late results, $xruns xruns; the server lost ${lost:-?} cycles, ${outside:-?} outside a stall; the control ${clost:-?} (its earshot $cxruns xruns) (machine: $machine; jackd $rt)"
 # The engine's own: never. More misses (late results among them) than
 # the machine's stalls fail at once; as many or fewer, the minute again.
 if [ "$rc" != 0 ] || [ -z "$misses" ] || [ -z "$lost" ] || [ -z "$clost" ] ||
