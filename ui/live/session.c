@@ -101,7 +101,8 @@ static void lock_memory(es_session *s)
 #ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory cannot be locked */
     char locked[300];
     if (es_rt_memory_lock(locked, sizeof locked) != 0)
-        es_session_sayf(s, 0, "note: %s; the audio thread may take page faults", locked);
+        es_session_sayf(s, 0, "note: %s; the audio thread may take page faults "
+                        "(docs/INSTALL.md: locked memory)", locked);
 #else
     (void)s;
 #endif

@@ -13,8 +13,11 @@
 
 /* Locks every mapping there is now (but the GPU libraries') and every
  * mapping made from now on (engines' buffers: resident as they are
- * made). 0; or -1 and why (RLIMIT_MEMLOCK too low) in why[n], with what
- * could be locked locked. */
+ * made). Under a finite RLIMIT_MEMLOCK (an ordinary user) only what is
+ * mapped now, the audio path's first, as far as the limit goes: never
+ * the future mappings, whose locks would make every allocation past the
+ * limit fail. 0; or -1 and what was not locked in why[n] (a note, not a
+ * failure: everything goes on). */
 int es_rt_memory_lock(char *why, size_t n);
 
 /* 1 when a mapping of this file is left unlocked (a GPU library). */
