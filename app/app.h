@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include "core/param.h"
+
 int es_cmd_render(int argc, char **argv);
 int es_cmd_engines(int argc, char **argv);
 int es_cmd_bench(int argc, char **argv);
@@ -22,5 +24,13 @@ int es_cmd_wisdom(int argc, char **argv);
  * on PipeWire, earshot may start again here on PipeWire's JACK library
  * (es_sound_server_route). */
 void es_app_route_device(const char *device);
+
+/* cmd_params.c: a command's option table, into table[cap] (ended by an
+ * empty entry): play's entries named in `from_play` (the device and the
+ * stream, read and refused as play reads them: their offsets are into
+ * es_play_options, which the command's options must begin with), then
+ * its own. */
+void es_app_params_with_play(es_param *table, int cap, const char *const *from_play,
+                             const es_param *own);
 
 #endif

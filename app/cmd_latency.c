@@ -15,24 +15,21 @@
 #include "device.h"
 #include "engine_params.h"
 #include "core/json.h"
+#include "commands.h"
 #include "session.h"
 
 typedef struct {
-    const char *device, *input_device;
-    int block, json;
-    double rate, wait;
+    es_play_options play; /* first: es_play_params' offsets hold here too */
+    int json;
+    double wait;
 } latency_options;
 
 #define OPT(f) offsetof(latency_options, f)
-static const es_param params[] = {
-    {"device", ES_PARAM_STRING, 0, 255, "NAME",
-     "the sound device (earshot devices; default: the default device)", OPT(device), NULL,
-     NULL},
-    {"input-device", ES_PARAM_STRING, 0, 255, "NAME", "the microphone's own device",
-     OPT(input_device), NULL, NULL},
-    ES_PARAM_BLOCK(latency_options, block),
-    {"rate", ES_PARAM_DOUBLE, 8000, 384000, "HZ", "sample rate (default 48000)", OPT(rate),
-     NULL, NULL},
+/* play's own entries for the device and the stream, as measure has them. */
+static const char *const device_params[] = {"device", "input-device", "name", "connect-in",
+                                            "connect-out", "no-connect", "rate", "block",
+                                            NULL};
+static const es_param own_params[] = {
     {"wait", ES_PARAM_DOUBLE, 0, 60, "T",
      "seconds between opening the device and the click, to wire a\n"
      "loopback (default 0.5)", OPT(wait), NULL, NULL},
@@ -40,10 +37,13 @@ static const es_param params[] = {
      NULL},
     {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
+#define TABLE_MAX 16
+static es_param params[TABLE_MAX];
 
 static const char usage[] =
     "usage: earshot latency [--device NAME] [--input-device NAME] [--block N] [--rate HZ]\n"
-    "                       [--wait T] [--json]\n"
+    "                       [--name NAME] [--connect-in PATTERN] [--connect-out PATTERN]\n"
+    "                       [--no-connect] [--wait T] [--json]\n"
     "\n"
     "Measures the round trip: plays five clicks, half a second apart, on the\n"
     "device's first output and finds each in the microphone input, which must\n"
@@ -118,8 +118,9 @@ static int measure(es_session *s, int *frames)
 
 int es_cmd_latency(int argc, char **argv)
 {
-    latency_options o = {.device = "auto", .block = ES_BLOCK_DEFAULT, .rate = 48000,
-                         .wait = 0.5};
+    es_app_params_with_play(params, TABLE_MAX, device_params, own_params);
+    latency_options o = {.wait = 0.5};
+    es_play_options_default(&o.play);
     char err[1024];
     int help;
     if (es_params_parse_argv(params, argc, argv, &o, NULL, 0, NULL, &help, err,
@@ -132,19 +133,20 @@ int es_cmd_latency(int argc, char **argv)
         es_params_help(params, stdout);
         return 0;
     }
-    es_app_route_device(o.device);
-    if (!es_device_can_capture(o.device)) {
+    es_app_route_device(o.play.device);
+    if (!es_device_can_capture(o.play.device)) {
         es_error("latency: the null device has no microphone to hear the click: give "
                  "--device a sound device with an input (earshot devices)");
         return 2;
     }
     /* Silence but the click: the room's sound through the loop would only
      * be more to find the click in. */
-    es_session_config sc = {.device = o.device, .input_device = o.input_device,
-                            .rate = o.rate, .crossfade_ms = 50, .playing = ES_SLOT_A,
+    es_session_config sc = {.device = o.play.device, .input_device = o.play.input_device,
+                            .jack = o.play.jack, .rate = o.play.rate, .crossfade_ms = 50,
+                            .playing = ES_SLOT_A,
                             .mix = {.wet = 0, .dry = 0, .gain = 1}};
     sc.slot[ES_SLOT_A] = (es_play_spec){.engine = es_engine_find("cpu-partitioned"),
-                                        .options = {.fft_measure = 0}, .block = o.block,
+                                        .options = {.fft_measure = 0}, .block = o.play.spec.block,
                                         .source = ES_SOURCE_MIC};
     es_session *s = es_session_open(&sc, say, NULL, err, sizeof err);
     if (!s) {
@@ -175,15 +177,15 @@ int es_cmd_latency(int argc, char **argv)
             printf(",\"rate\":%.0f,\"block\":%d,\"measured\":%d,\"measured_ms\":%.3f,"
                    "\"clicks\":%d,\"low\":%d,\"high\":%d,"
                    "\"computed\":%d,\"input\":%d,\"inside\":%d,\"output\":%d,"
-                   "\"period\":%d,\"looped_inside\":%s,\"engine\":%d}\n", o.rate,
-                   lp->block, frames, 1e3 * frames / o.rate, snap->probe_clicks,
+                   "\"period\":%d,\"looped_inside\":%s,\"engine\":%d}\n", o.play.rate,
+                   lp->block, frames, 1e3 * frames / o.play.rate, snap->probe_clicks,
                    snap->probe_low, snap->probe_high, computed, lp->input, lp->inside,
                    lp->output, lp->period, lp->looped ? "true" : "false", lp->engine);
             status = 0;
         } else {
             printf("measured %d frames (%.2f ms; the median of %d clicks, %d to %d), "
                    "computed %d frames (%s); the engine adds %d\n", frames,
-                   1e3 * frames / o.rate, snap->probe_clicks, snap->probe_low,
+                   1e3 * frames / o.play.rate, snap->probe_clicks, snap->probe_low,
                    snap->probe_high, computed, parts, lp->engine);
             status = 0;
         }

@@ -119,19 +119,6 @@ static const es_param own_params[] = {
 #define TABLE_MAX 40
 static es_param table[TABLE_MAX];
 
-static void make_table(void)
-{
-    int k = 0;
-    for (int i = 0; device_params[i]; i++) {
-        const es_param *p = es_param_find(es_play_params, device_params[i]);
-        if (p)
-            table[k++] = *p;
-    }
-    for (int i = 0; own_params[i].name; i++)
-        table[k++] = own_params[i];
-    table[k] = (es_param){0};
-}
-
 static const char usage[] =
     "usage: earshot measure [--device NAME] [--inputs N] [--outputs LIST] [--reference IN]\n"
     "                       [--seconds T] [--from HZ] [--to HZ] [--level DBFS] [--repeats N]\n"
@@ -284,7 +271,7 @@ static void remove_shape(const char *path)
 
 int es_cmd_measure(int argc, char **argv)
 {
-    make_table();
+    es_app_params_with_play(table, TABLE_MAX, device_params, own_params);
     measure_options o = {.sweep = ES_SWEEP_DEFAULTS(48000), .wait = 0.5};
     es_play_options_default(&o.play);
     char err[1024];

@@ -173,6 +173,8 @@ int es_cmd_play(int argc, char **argv)
         es_settings_rooms_gone(&st, es_session_snapshot(s)->remembered_gone);
         if (es_settings_problem(&st, err, sizeof err))
             es_error("%s", err);
+        if (es_settings_restored(&st, err, sizeof err))
+            es_error("%s", err);
     }
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);

@@ -281,6 +281,23 @@ static void choose_block(render_args *a, es_format *fmt, const es_ir *ir)
         es_error("render plan: %s, %s", a->engine->name, plan);
 }
 
+/* Where the output peaks: the largest |sample| written, its frame and
+ * output. */
+typedef struct {
+    float value;
+    int64_t frame;
+    int channel;
+} output_peak;
+
+static void note_peak(output_peak *p, const float *const *out, int channels, int frames,
+                      int64_t first_frame)
+{
+    for (int c = 0; c < channels; c++)
+        for (int t = 0; t < frames; t++)
+            if (fabsf(out[c][t]) > p->value)
+                *p = (output_peak){fabsf(out[c][t]), first_frame + t, c};
+}
+
 int es_cmd_render(int argc, char **argv)
 {
     render_args a;
@@ -328,8 +345,9 @@ int es_cmd_render(int argc, char **argv)
         es_room_loader rooms;
         char note[300];
         es_room_loader_open(&rooms, a.rooms);
-        ir = es_room_loader_get(&rooms, a.room, info.sample_rate, info.channels, note,
-                                sizeof note, err, sizeof err);
+        double loud_db;
+        ir = es_room_loader_get(&rooms, a.room, info.sample_rate, info.channels, ES_FILE_RAW,
+                                &loud_db, note, sizeof note, err, sizeof err);
         es_room_loader_close(&rooms);
         if (!ir)
             goto fail;
@@ -419,6 +437,7 @@ int es_cmd_render(int argc, char **argv)
 
     const int latency = es_processor_latency(proc);
     int64_t fed = 0, written = 0, clipped;
+    output_peak peak = {0};
     int input_done = 0, in_pos = chunk, out_fill = 0;
     const float *in_at[ES_MAX_RENDER_CHANNELS];
     float *out_at[ES_MAX_RENDER_CHANNELS];
@@ -454,6 +473,8 @@ int es_cmd_render(int argc, char **argv)
         out_fill += (int)count;
         written += count;
         if (out_fill + a.block > out_room || written == total) {
+            note_peak(&peak, (const float *const *)outbuf, fmt.outputs, out_fill,
+                      written - out_fill);
             if (es_audiofile_write(out, (const float *const *)outbuf, out_fill, err,
                                    sizeof err))
                 goto fail;
@@ -475,6 +496,9 @@ int es_cmd_render(int argc, char **argv)
             es_text_escape(shown, sizeof shown, a.out_path),
            (long long)written, fmt.inputs, fmt.outputs, a.engine->name, a.block,
            (double)(clock() - started) / CLOCKS_PER_SEC);
+    if (peak.value > 0)
+        fprintf(to_stdout ? stderr : stdout, "peak %+.1f dBFS at %.3f s, output %d\n",
+                20 * log10(peak.value), (double)peak.frame / info.sample_rate, peak.channel + 1);
     /* Samples that were not numbers never reach the file: said, counted. */
     if (stats.bad_input)
         es_error("note: %s: %llu samples were not numbers (NaN, infinity) or beyond +60 dBFS: "
@@ -484,6 +508,10 @@ int es_cmd_render(int argc, char **argv)
         es_error("note: %llu output samples were not numbers (%llu engine blocks): written as "
                  "silence", (unsigned long long)stats.bad_output,
                  (unsigned long long)stats.engine_bad);
+    if (clipped && a.format == ES_SAMPLE_FLOAT)
+        es_error("note: %lld samples are above full scale (peak %+.1f dBFS): the float file "
+                 "keeps them, but they would clip as PCM or on a sound card (--wet lowers the "
+                 "room)", (long long)clipped, 20 * log10(peak.value));
     if (clipped && a.format != ES_SAMPLE_FLOAT)
         es_error("note: %lld samples were above full scale and were clipped in the %s output "
                  "(use --format float to keep them)",

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/args.h"
+#include "core/suggest.h"
 #include "app.h"
 #include "fftw_planner.h"
 #include "sound_server.h"
@@ -87,6 +88,11 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], c->name))
             return c->own_wisdom ? c->run(argc - 1, argv + 1)
                                  : run_command(c->run, argc - 1, argv + 1);
-    es_error("unknown command '%s' (try earshot --help)", argv[1]);
+    es_suggestion near = {0};
+    for (const es_command *c = commands; c->name; c++)
+        es_suggest_consider(&near, argv[1], c->name);
+    char mean[96];
+    es_error("unknown command '%s'%s (try earshot --help)", argv[1],
+             es_suggest_text(&near, "earshot ", mean, sizeof mean));
     return 2;
 }

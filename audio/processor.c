@@ -87,7 +87,8 @@ static ES_RT void ramp_run(ramp *r, float *g, int frames)
 static ES_RT void set_levels(es_processor *p, const es_mix *m, int len)
 {
     p->mix = *m;
-    ramp_to(&p->r_trim, (float)es_db_to_gain(m->trim_db), len ? p->ramp_len : 0);
+    ramp_to(&p->r_trim, p->input_held ? 0.0f : (float)es_db_to_gain(m->trim_db),
+            len ? p->ramp_len : 0);
     ramp_to(&p->r_wet, m->wet, len ? p->ramp_len : 0);
     ramp_to(&p->r_dry, m->dry, len ? p->ramp_len : 0);
     ramp_to(&p->r_gain, m->gain, len ? p->ramp_len : 0);
@@ -247,6 +248,9 @@ static ES_RT void apply_commands(es_processor *p)
                 if (p->history)
                     es_history_forget(p->history);
             }
+        } else if (c.kind == CMD_HOLD) {
+            p->input_held = c.hold;
+            set_levels(p, &p->mix, 1);
         } else if (c.kind == CMD_UNMUTE) {
             p->muted = 0;
             p->mute_why = NULL;
@@ -293,13 +297,21 @@ static ES_RT const float *const *safe_input(es_processor *p, const float *const 
 
 /* The output before the limiter: watched for a runaway (which mutes it),
  * and ramped down while muted. */
-static ES_RT void guard_output(es_processor *p, float *const *out, int frames)
+static ES_RT void guard_output(es_processor *p, const float *const *in, float *const *out,
+                               int frames)
 {
     /* Live only: a file has no loop to run away in, and is rendered whole. */
     if (!p->muted && !p->cfg.offline &&
         es_runaway_watch(&p->runaway, (const float *const *)out, p->fmt.outputs, frames)) {
         mute(p, 1, p->runaway.why);
         p->acc.runaways++;
+        p->acc.runaway_peak = p->runaway.peak;
+        p->acc.runaway_swelled = p->runaway.swelled;
+        float in_peak = 0;
+        for (int i = 0; i < p->fmt.inputs; i++)
+            for (int t = 0; t < frames; t++)
+                in_peak = fmaxf(in_peak, fabsf(in[i][t]));
+        p->acc.runaway_in_peak = in_peak;
         if (p->runaway.hard) { /* silent from this block on, no ramp */
             p->r_mute = (ramp){.now = 0.0f, .to = 0.0f};
             for (int o = 0; o < p->fmt.outputs; o++)
@@ -484,7 +496,7 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
             y[t] = by == 0.0f ? v : by == 1.0f ? d : v + by * (d - v);
         }
     }
-    guard_output(p, out, frames);
+    guard_output(p, x, out, frames);
     const uint64_t limited =
         es_limiter_run(&p->limiter, p->mix.limiter, out, p->fmt.outputs, frames);
     /* Last: nothing that is not a number leaves, whatever came before;

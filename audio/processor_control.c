@@ -97,6 +97,12 @@ int es_processor_unmute(es_processor *p)
     return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
 }
 
+int es_processor_hold_input(es_processor *p, int hold)
+{
+    command c = {.kind = CMD_HOLD, .hold = hold};
+    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
+}
+
 int es_processor_reset_stats(es_processor *p)
 {
     command c = {.kind = CMD_RESET_STATS};

@@ -17,7 +17,7 @@
 #define COMMANDS 64      /* queued commands; a UI sends a few per second */
 #define RETIRED ES_PROCESSOR_SWAPS_MAX /* engines waiting to be destroyed */
 
-enum { CMD_SWAP, CMD_MIX, CMD_RESET_STATS, CMD_MUTE, CMD_UNMUTE };
+enum { CMD_SWAP, CMD_MIX, CMD_RESET_STATS, CMD_MUTE, CMD_UNMUTE, CMD_HOLD };
 /* An engine's output beyond this is broken (a room normalised to unit
  * energy turns ES_INPUT_MAX into far less): muted, and built again. */
 #define ENGINE_OUT_MAX 1e9f
@@ -33,6 +33,7 @@ typedef struct {
     uint64_t ticket;
     es_mix mix;          /* CMD_MIX */
     int panic;           /* CMD_MUTE */
+    int hold;            /* CMD_HOLD */
 } command;
 
 /* An engine slot: the engine and the delay that brings its latency up to
@@ -100,6 +101,7 @@ struct es_processor {
     float **clean;           /* [inputs] max_block: the input made safe (safety.h) */
     ramp r_mute;             /* 1, or on its way to 0 while muted */
     int muted;               /* es_stats.muted: 0, 1 runaway, 2 panic */
+    int input_held;          /* the input held at silence (es_processor_hold_input) */
     const char *mute_why;
     es_runaway runaway;      /* the feedback detector on the output */
     es_limiter limiter;      /* the safety limiter (limiter.c) */

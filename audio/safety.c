@@ -112,6 +112,8 @@ ES_RT int es_runaway_watch(es_runaway *r, const float *const *out, int channels,
     if (!sustained(r) && !swell && !r->hard)
         return 0;
     r->tripped = 1;
+    r->swelled = swell && !r->hard && isfinite(peak);
+    r->peak = peak;
     r->why = !isfinite(peak) ? "the output went non-finite"
              : r->hard       ? "the output went beyond +6 dBFS"
              : swell         ? "the output swelled by more than 8 dB in 0.4 s and went on rising"

@@ -72,6 +72,8 @@ typedef struct {
     int rises;
     int tripped;
     int hard;                  /* tripped by a sample beyond ES_RUNAWAY_HARD */
+    int swelled;               /* tripped by the swell */
+    float peak;                /* the peak of the block that tripped it (linear) */
     const char *why;           /* what tripped it, in words (a literal) */
 } es_runaway;
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "classes.h"
+#include "core/suggest.h"
 #include "partition.h"
 #include "engine_params.h"
 #include "gpu_split.h"
@@ -202,8 +203,13 @@ int es_engine_param_parse(const char *text, void *dst, char *why, size_t n)
 {
     const es_engine_class *k = es_engine_find(text);
     if (!k) {
-        char names[256];
-        snprintf(why, n, "unknown engine (choose from %s)", es_engine_names(names, sizeof names));
+        char names[256], mean[96];
+        es_suggestion near = {0};
+        for (const es_engine_class *const *c = es_engines; *c; c++)
+            es_suggest_consider(&near, text, (*c)->name);
+        snprintf(why, n, "unknown engine%s (choose from %s)",
+                 es_suggest_text(&near, "", mean, sizeof mean),
+                 es_engine_names(names, sizeof names));
         return -1;
     }
     *(const es_engine_class **)dst = k;

@@ -6,22 +6,18 @@
 #include "audiofile.h"
 #include "irfile.h"
 #include "prepare.h"
-#include "program_level.h"
+#include "room_level.h"
 
-/* Outputs the layout produces, for normalising per output. */
-static int layout_outputs(const char *layout, int channels)
-{
-    int ins, outs;
-    if (!strcmp(layout, "true-stereo"))
-        return 2;
-    if (sscanf(layout, "%dx%d", &ins, &outs) == 2 && outs > 0)
-        return outs;
-    return channels;
-}
-
-/* Frames the room keeps: per channel, all but the longest tail whose sum
- * of |samples| is within ES_TRIM_DB of the channel's whole sum, the
- * longest over the channels. Summed in double from the end. */
+/* Frames the room keeps: per channel, all but the longest tail that
+ * changes no output by more than ES_TRIM_DB, the longest over the
+ * channels. Two bounds, both kept: the worst case (the tail's sum of
+ * |samples| within ES_TRIM_DB of the channel's: full-scale input of the
+ * right signs meets every tap at once) and the typical one (the tail's
+ * energy within ES_TRIM_DB of the channel's: what noise or programme
+ * hears). A synthetic decay meets both at once; a recording's noise floor
+ * spreads its sum of |samples| over so many frames that the first bound
+ * alone cut ~100 frames whose energy was only -103 dB below the room's.
+ * Summed in double from the end. */
 static int audible_frames(float **ch, int channels, int frames)
 {
     /* Half the bound: the gain's float rounding takes a little of it. */
@@ -30,13 +26,22 @@ static int audible_frames(float **ch, int channels, int frames)
     for (int c = 0; c < channels; c++) {
         if (!ch[c])
             continue; /* a matrix's path with no filter */
-        double whole = 0;
-        for (int t = 0; t < frames; t++)
+        double whole = 0, energy = 0;
+        for (int t = 0; t < frames; t++) {
             whole += fabs(ch[c][t]);
-        double tail = 0;
+            energy += (double)ch[c][t] * ch[c][t];
+        }
+        double tail = 0, tail_energy = 0;
         int t = frames;
-        while (t > keep && tail + fabs(ch[c][t - 1]) <= bound * whole)
-            tail += fabs(ch[c][--t]);
+        while (t > keep) {
+            const double v = ch[c][t - 1];
+            if (tail + fabs(v) > bound * whole ||
+                tail_energy + v * v > bound * bound * energy)
+                break;
+            tail += fabs(v);
+            tail_energy += v * v;
+            t--;
+        }
         keep = t > keep ? t : keep;
     }
     return keep;
@@ -79,25 +84,15 @@ int es_room_prepare(const es_room *room, double rate, es_prepared_room *out, cha
     const int audible = audible_frames(ch, channels, info.frames);
     const int delay = (int)lround(room->predelay_ms * 1e-3 * rate);
     const int frames = delay + audible;
-    /* Each output's power for programme material (program_level.h), the
+    /* Each output's power for programme material (room_level.h), the
      * paths feeding it summed: the mean over the outputs becomes 1. */
-    double power = 0;
-    for (int c = 0; c < channels; c++) {
-        if (!ch[c])
-            continue;
-        const double p = es_program_power(ch[c], audible, rate);
-        if (p < 0) {
-            snprintf(err, n, "room '%s': out of memory", room->name);
-            goto fail;
-        }
-        power += p;
-    }
-    power /= layout_outputs(layout, channels);
-    if (!(power > 0)) {
-        snprintf(err, n, "room '%s': %s is silent (every sample is 0)", room->name, room->path);
+    double level_db;
+    if (es_channels_level_db((const float *const *)ch, channels, audible, rate, layout,
+                             &level_db, why, sizeof why) != 0) {
+        snprintf(err, n, "room '%s': %s: %s", room->name, room->path, why);
         goto fail;
     }
-    const double gain = pow(10.0, room->gain_db / 20) / sqrt(power);
+    const double gain = pow(10.0, (room->gain_db + level_db) / 20);
     for (int c = 0; c < channels; c++) {
         if (!ch[c])
             continue;

@@ -200,18 +200,25 @@ int es_response_analyse(const es_sweep *s, const float *h, size_t n, size_t zero
     return harmonics(s, h, n, zero + r->onset, end, zero + r->usable, noise, r);
 }
 
-void es_response_advice(const es_response *r, const es_sweep *s, char *out, size_t n)
+double es_response_retry_level(const es_response *r, const es_sweep *s)
 {
+    if (r->verdict == ES_RESPONSE_CLIPPED)
+        return s->level_db - 10;
     /* Aim the recording's peak at -6 dBFS: room for a louder moment, and
      * far over the noise. */
-    double up = -6 - r->recording_peak_db;
-    double level = s->level_db + up;
+    double level = s->level_db + (-6 - r->recording_peak_db);
     level = level > 0 ? 0 : level;
+    return r->verdict == ES_RESPONSE_QUIET && level > s->level_db + 0.5 ? level : NAN;
+}
+
+void es_response_advice(const es_response *r, const es_sweep *s, char *out, size_t n)
+{
+    const double level = es_response_retry_level(r, s);
     switch (r->verdict) {
     case ES_RESPONSE_CLIPPED:
         snprintf(out, n, "clipped: %ld frames of the recording at full scale, with the sweep "
                  "at %.0f dBFS; measure at %.0f dBFS or lower, or turn the input's gain down",
-                 r->clipped, s->level_db, s->level_db - 10);
+                 r->clipped, s->level_db, level);
         return;
     case ES_RESPONSE_SILENT:
         if (isinf(r->recording_peak_db))
@@ -222,7 +229,7 @@ void es_response_advice(const es_response *r, const es_sweep *s, char *out, size
                      "sweep's output through the room to the input", r->recording_peak_db);
         return;
     case ES_RESPONSE_QUIET:
-        if (level > s->level_db + 0.5)
+        if (!isnan(level))
             snprintf(out, n, "too quiet: the response stands %.1f dB over the noise (%.0f "
                      "needed, %.0f for T30), the recording peaks at %.1f dBFS; measure at "
                      "%.0f dBFS", r->pnr_db, ES_PNR_KEEP_DB, ES_PNR_T30_DB,

@@ -3,8 +3,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/suggest.h"
 #include "irfile.h"
 #include "jconvolver.h"
+#include "room_level.h"
 #include "room_loader.h"
 
 #define DEFAULT_ROOM "concert-hall"
@@ -46,8 +48,9 @@ const char *es_room_loader_default(const es_room_loader *l)
     return es_library_find(&l->lib, DEFAULT_ROOM) ? DEFAULT_ROOM : NULL;
 }
 
-static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs, char *note,
-                   size_t note_n, char *err, size_t n);
+static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs,
+                   es_file_level level, double *loud_db, char *note, size_t note_n, char *err,
+                   size_t n);
 
 int es_room_loader_inputs(es_room_loader *l, const char *what)
 {
@@ -89,9 +92,10 @@ int es_room_loader_port_names(es_room_loader *l, const char *what, es_port_names
 }
 
 es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
-                          char *note, size_t note_n, char *err, size_t n)
+                          es_file_level level, double *loud_db, char *note, size_t note_n,
+                          char *err, size_t n)
 {
-    es_ir *ir = load(l, what, rate, inputs, note, note_n, err, n);
+    es_ir *ir = load(l, what, rate, inputs, level, loud_db, note, note_n, err, n);
     if (!ir || l->outputs == 0)
         return ir;
     char why[200];
@@ -100,10 +104,19 @@ es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int 
     return ir;
 }
 
-static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs, char *note,
-                   size_t note_n, char *err, size_t n)
+/* The file's name without its folders, for the lines that name a room. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs,
+                   es_file_level level, double *loud_db, char *note, size_t note_n, char *err,
+                   size_t n)
 {
     note[0] = 0;
+    *loud_db = 0;
     const es_room *room = es_library_find(&l->lib, what);
     if (room) {
         const es_prepared_room *p = es_room_cache_get(&l->cache, room, rate, err, n);
@@ -115,6 +128,7 @@ static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs,
             snprintf(layout, sizeof layout, "a %d x %d matrix (its layout)", ins, outs);
         else
             es_ir_layout_note(p->channels, inputs, layout, sizeof layout);
+        *loud_db = room->gain_db;
         snprintf(note, note_n, "room %s: %.2f s, gain %+.1f dB%s%s%s", room->name,
                  p->frames / rate, p->gain_db, p->file_rate != rate ? " (resampled)" : "",
                  layout[0] ? "; " : "", layout);
@@ -122,7 +136,12 @@ static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs,
     }
     struct stat st;
     if (stat(what, &st) != 0) {
-        snprintf(err, n, "no room or file named '%s' (earshot rooms lists the rooms)", what);
+        es_suggestion near = {0};
+        for (int i = 0; i < l->lib.count; i++)
+            es_suggest_consider(&near, what, l->lib.rooms[i].name);
+        char mean[160];
+        snprintf(err, n, "no room or file named '%s'%s (earshot rooms lists the rooms)", what,
+                 es_suggest_text(&near, "", mean, sizeof mean));
         return NULL;
     }
     es_ir_load_info info;
@@ -136,17 +155,31 @@ static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs,
     es_ir *ir = matrix ? es_ir_load_matrix(what, rate, l->layout_inputs, l->layout_outputs, &info,
                                            err, n)
                        : es_ir_load(what, rate, inputs, &info, err, n);
-    char layout[160] = "";
-    if (ir && es_ir_file_is_config(what))
+    if (!ir)
+        return NULL;
+    char layout[160] = "", gain[96], why[128];
+    double gain_db;
+    if (es_ir_level_db(ir, &gain_db, why, sizeof why) != 0) {
+        snprintf(err, n, "%.600s: %s", what, why);
+        es_ir_destroy(ir);
+        return NULL;
+    }
+    if (level == ES_FILE_LEVELLED) {
+        es_ir_scale_db(ir, gain_db);
+        snprintf(gain, sizeof gain, "gain %+.1f dB (levelled as the library's rooms are)",
+                 gain_db);
+    } else {
+        *loud_db = -gain_db;
+        snprintf(gain, sizeof gain, "as the file has it (raw: %+.1f dB against a levelled room)",
+                 -gain_db);
+    }
+    if (es_ir_file_is_config(what))
         snprintf(layout, sizeof layout, "a %d x %d jconvolver matrix", ir->inputs, ir->outputs);
-    else if (ir && matrix)
+    else if (matrix)
         snprintf(layout, sizeof layout, "a %d x %d matrix (--layout)", ir->inputs, ir->outputs);
-    else if (ir)
+    else
         es_ir_layout_note(info.file_channels, inputs, layout, sizeof layout);
-    if (ir && info.resampled)
-        snprintf(note, note_n, "note: %s is %g Hz, resampled to %g Hz%s%s", what,
-                 info.file_rate, rate, layout[0] ? "; " : "", layout);
-    else if (ir && layout[0])
-        snprintf(note, note_n, "note: %s: %s", what, layout);
+    snprintf(note, note_n, "room %.200s: %.2f s, %s%s%s%s", base_name(what), ir->length / rate,
+             gain, info.resampled ? " (resampled)" : "", layout[0] ? "; " : "", layout);
     return ir;
 }

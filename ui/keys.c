@@ -7,6 +7,7 @@
  * what the loop must do (UI_QUIT, UI_REPAINT). The prompt takes every key
  * itself (rooms.c). */
 #include "curses_loaded.h"
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -139,13 +140,11 @@ static int act_latency(ui_model *m, int key, int v)
     return UI_KEEP;
 }
 
-/* The room measured by a sweep with the defaults, into slot B. */
+/* The room measured by a sweep: the form, its defaults filled in. */
 static int act_measure(ui_model *m, int key, int v)
 {
     (void)key, (void)v;
-    char err[256] = "";
-    if (es_command_run(m->session, "measure", err, sizeof err) < 0 && err[0])
-        ui_note(m, 1, err);
+    ui_form_open(m, NAN, NULL);
     return UI_KEEP;
 }
 
@@ -240,6 +239,7 @@ static const ui_binding main_keys[] = {
     {"b Space", {'b', ' '}, {NUDGE(ES_NUDGE_BYPASS, 1), NUDGE(ES_NUDGE_BYPASS, 1)}, act_nudge,
      "bypass", NULL},
     {"L", {'L'}, {NUDGE(ES_NUDGE_LIMITER, 1)}, act_nudge, "limiter", NULL},
+    {"g", {'g'}, {NUDGE(ES_NUDGE_RAW, 1)}, act_nudge, "raw", NULL},
     {"z x", {'z', 'x'}, {NUDGE(ES_NUDGE_HEAD, 1), NUDGE(ES_NUDGE_HEAD, 0)}, act_nudge, NULL,
      "turn the head 15 degrees left, right (a SOFA room follows it)"},
     {"!", {'!'}, {0}, act_panic, "panic", NULL},
@@ -247,7 +247,9 @@ static const ui_binding main_keys[] = {
     {"r", {'r'}, {0}, act_record, "record", NULL},
     {"c", {'c'}, {0}, act_reset, "reset", NULL},
     {"l", {'l'}, {0}, act_latency, "latency", NULL},
-    {"M", {'M'}, {0}, act_measure, "measure", NULL},
+    {"M", {'M'}, {0}, act_measure, NULL,
+     "measure the room by sweep: a form (level, length, repeats, outputs, inputs, "
+     "reference; Enter measures), the room then in slot B"},
     {"R", {'R'}, {0}, act_rescan, "rescan", NULL},
     {"q F10", {'q', 'Q'}, {0}, act_quit, "quit", NULL},
     {"/ n N", {'/', 'n', 'N'}, {0, 1, -1}, NULL, NULL,
@@ -380,6 +382,8 @@ int ui_key(ui_model *m, int key)
         return dispatch(m, help_keys, key);
     if (m->log_open)
         return dispatch(m, history_keys, key);
+    if (m->form.open) /* the form takes every key until Enter or Esc */
+        return ui_form_key(m, key);
     if (m->prompt) { /* the prompt takes every key until Enter or Esc */
         ui_prompt_key(m, key);
         return UI_KEEP;

@@ -400,7 +400,7 @@ void ui_draw_status(const ui_model *m, const ui_rect *r)
 }
 
 /* A box over the screen, blank inside: its top row and left column. */
-static void help_box(int lines, int cols, int h, int w, int *y, int *x)
+void ui_box(int lines, int cols, int h, int w, int *y, int *x)
 {
     *y = (lines - h) / 2;
     *x = (cols - w) / 2;
@@ -422,7 +422,7 @@ int ui_draw_help(const ui_model *m, int lines, int cols)
     const int page = m->help > pages ? pages : m->help;
     const int w = 76 < cols - 2 ? 76 : cols - 2, h = per_page + 4;
     int y, x;
-    help_box(lines, cols, h, w, &y, &x);
+    ui_box(lines, cols, h, w, &y, &x);
     char line[UI_HELP_W];
     snprintf(line, sizeof line, "earshot workstation: keys (and play --commands lines)  %d/%d",
              page, pages);
@@ -465,7 +465,7 @@ void ui_draw_history(ui_model *m, int lines, int cols)
     m->log_back = m->log_back < 0 ? 0
                       : m->log_back > most_back ? most_back : m->log_back;
     int y, x;
-    help_box(lines, cols, h, w, &y, &x);
+    ui_box(lines, cols, h, w, &y, &x);
     char line[160];
     snprintf(line, sizeof line, "Messages: the last %d of %d, newest last  (up down PgUp PgDn, "
              "Esc: close)", kept, m->snap->message_count);

@@ -56,6 +56,19 @@ typedef struct {
     double bad_in_until, bad_out_until; /* samples were silenced lately: NaN */
 } ui_meter_memory;
 
+/* M's form (measure_form.c): its fields as typed, the field the cursor is
+ * on, and a measurement it started that is watched for its end. */
+#define UI_FORM_FIELDS 6
+typedef struct {
+    int open;
+    int field;
+    char text[UI_FORM_FIELDS][32];
+    char error[160];          /* why the values were refused */
+    char said[1024];          /* the last measurement's failure, when it asked again */
+    int waiting;              /* a measurement it started runs */
+    unsigned ended_before;    /* the snapshot's measures_ended when it started */
+} ui_measure_form;
+
 typedef struct {
     es_session *session;
     const es_live_snapshot *snap; /* the last poll's: everything drawn comes from it */
@@ -81,6 +94,7 @@ typedef struct {
     int log_open;             /* the message history is up */
     int log_back;             /* lines it is scrolled back from the newest */
     int screen_done;          /* the screen is gone: messages go to stderr */
+    ui_measure_form form;     /* M's form */
 } ui_model;
 
 /* What a key's action asks of the loop (htop's Htop_Reaction). */
@@ -94,6 +108,19 @@ int ui_key(ui_model *m, int key);
 #define UI_HELP_W 100
 #define UI_HELP_CAP 112
 int ui_help_lines(char lines[][UI_HELP_W]);
+
+/* measure_form.c: M's form. Opened with the defaults, or after a failed
+ * measurement (`said` its line) with the level to try again at; a key
+ * while it is up (it takes them all); watched each frame for the end of
+ * a measurement it started; drawn over the screen. */
+void ui_form_open(ui_model *m, double level_db, const char *said);
+int ui_form_key(ui_model *m, int key);
+void ui_form_watch(ui_model *m);
+void ui_draw_form(const ui_model *m, int lines, int cols);
+
+/* panels.c: a box of h rows and w columns in the middle of the screen,
+ * cleared across, its top-left inside corner in *y, *x. */
+void ui_box(int lines, int cols, int h, int w, int *y, int *x);
 
 /* rooms.c: the room list's cursor, search and prompt */
 /* Places the cursor again when the session's list has changed. */

@@ -167,6 +167,8 @@ static void draw(ui_model *m)
         ui_draw_messages(m, &l.messages);
         ui_draw_status(m, &l.status);
         ui_draw_prompt(m, &l.status);
+        if (m->form.open)
+            ui_draw_form(m, LINES, COLS);
         if (m->log_open)
             ui_draw_history(m, LINES, COLS);
         if (m->help)
@@ -243,6 +245,7 @@ static unsigned long run_loop(ui_model *m, const es_ui_options *opt)
         es_session_poll(m->session);
         ui_console_drain(host_line, m);
         ui_meters_update(m);
+        ui_form_watch(m);
         if (m->spectrum)
             ui_spectrum_update(m->spectrum, m->snap->scope, m->now);
         draw(m);
@@ -291,6 +294,8 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
         es_settings_rooms_gone(opt->settings, m->snap->remembered_gone);
         if (es_settings_problem(opt->settings, err, sizeof err))
             ui_note(m, 1, err);
+        if (es_settings_restored(opt->settings, err, sizeof err))
+            ui_note(m, 0, err);
     }
     open_screen();
     const unsigned long redraws = run_loop(m, opt);

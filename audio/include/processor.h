@@ -210,6 +210,12 @@ int es_processor_can_swap(const es_processor *p);
 #define ES_MUTE_RAMP_MS 10.0
 int es_processor_mute(es_processor *p, int panic);
 int es_processor_unmute(es_processor *p);
+/* Holds the input at silence (1), ramped over ES_MIX_RAMP_MS as the trim
+ * is, or lets it in again (0): nothing reaches the engines or the dry
+ * path while held, so a room being measured is not convolved into the
+ * loop it is measured through (the sweep goes out dry, beside it). ES_OK,
+ * or ES_E_STATE when the command queue is full. */
+int es_processor_hold_input(es_processor *p, int hold);
 
 /* Queues a mix change (levels ramped over ES_MIX_RAMP_MS, bypass
  * crossfaded over the crossfade time). ES_OK; ES_E_ARG when the mix does

@@ -114,6 +114,12 @@ typedef struct {
     int muted;
     const char *mute_why;
     uint64_t runaways;            /* times the detector tripped */
+    /* The last trip: the peak of the block that tripped it (linear, before
+     * the limiter; infinite for a sample that was not a number), and 1 when
+     * it was a swell (a level climbing block after block: a loop's mark). */
+    float runaway_peak;
+    float runaway_in_peak;        /* the input's peak in that block (a loop's climbs too) */
+    int runaway_swelled;
     /* Primed swaps (history.h): crossfaded in with what the past still
      * rings, and those whose ringing did not come within ES_PRIME_WAIT_MS
      * (played without it, as an unprimed swap). */

@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/param.h"
+#include "core/suggest.h"
 
 #define AT(base, p, type) ((type *)((char *)(base) + (p)->offset))
 
@@ -227,7 +228,12 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
         }
         const es_param *p = es_param_find(table, a + 2);
         if (!p) {
-            snprintf(err, n, "unknown option '%.80s'", a);
+            es_suggestion near = {0};
+            for (const es_param *q = table; q->name; q++)
+                es_suggest_consider(&near, a + 2, q->name);
+            char mean[96];
+            snprintf(err, n, "unknown option '%.80s'%s", a,
+                     es_suggest_text(&near, "--", mean, sizeof mean));
             return ES_E_ARG;
         }
         if (p->type == ES_PARAM_FLAG) {

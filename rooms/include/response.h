@@ -66,6 +66,12 @@ void es_response_recording(const float *recording, size_t frames, es_response *r
 int es_response_analyse(const es_sweep *s, const float *h, size_t n, size_t zero,
                         es_response *r);
 
+/* The sweep level (dBFS) to measure at again after a verdict other than
+ * GOOD: 10 dB under a clipped one, or what brings a quiet recording's
+ * peak to -6 dBFS (at most 0); NAN where a level would not help (silence,
+ * a quiet one already at its loudest). */
+double es_response_retry_level(const es_response *r, const es_sweep *s);
+
 /* One line on a verdict other than GOOD, naming the level to measure at
  * instead ("clipped: ... measure at -20 dBFS"); "" for GOOD. */
 void es_response_advice(const es_response *r, const es_sweep *s, char *out, size_t n);

@@ -27,12 +27,21 @@ typedef struct {
 void es_room_loader_open(es_room_loader *l, const char *extra);
 void es_room_loader_close(es_room_loader *l);
 
+/* How a room given by its file (not a library room, which is always
+ * prepared) is played: levelled as a library room is (room_level.h:
+ * what plays live), or exactly as the file has it (render; play's
+ * --raw). */
+typedef enum { ES_FILE_LEVELLED, ES_FILE_RAW } es_file_level;
+
 /* The IR for `what` (room name or file) at `rate` for `inputs` input
  * channels, cut to the loader's share of outputs when it has one. `note`
- * gets a line worth showing (the gain applied, a resampling), or "". NULL
- * with a message naming the room or file. */
+ * gets a line worth showing (the gain applied, a resampling), or "";
+ * *loud_db how much louder than a levelled room it plays (a raw file's
+ * excess, a library room's manifest gain; 0 levelled). NULL with a
+ * message naming the room or file. */
 es_ir *es_room_loader_get(es_room_loader *l, const char *what, double rate, int inputs,
-                          char *note, size_t note_n, char *err, size_t n);
+                          es_file_level level, double *loud_db, char *note, size_t note_n,
+                          char *err, size_t n);
 
 /* Takes `fresh` (a library read again) in place of the loader's, and
  * forgets the prepared rooms whose entry changed or went (their file,

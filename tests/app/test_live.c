@@ -107,7 +107,7 @@ static void render_equals_live(const char *engine, const char *input, double lim
     path(live, sizeof live, "live.wav");
     path(out, sizeof out, "render.wav");
     snprintf(source, sizeof source, "%s", strcmp(input, "signal") ? sig : "signal");
-    snprintf(cmd, sizeof cmd, "%s play --device null --input %s --ir %s --engine %s "
+    snprintf(cmd, sizeof cmd, "%s play --device null --input %s --ir %s --raw --engine %s "
              "--block 256 --limiter off --headless --seconds 2 --record %s > /dev/null",
              earshot, source,
              room, engine, live);
@@ -142,7 +142,7 @@ static void recorded_input_renders_to_output(void)
     path(in, sizeof in, "dry.wav");
     path(out, sizeof out, "wet.wav");
     path(again, sizeof again, "again.wav");
-    snprintf(cmd, sizeof cmd, "%s play --device null --ir %s --engine cpu-direct --block 128 "
+    snprintf(cmd, sizeof cmd, "%s play --device null --ir %s --raw --engine cpu-direct --block 128 "
              "--headless --seconds 1 --record %s --record-input %s > /dev/null && "
              "%s render --ir %s --engine cpu-direct --block 128 %s %s > /dev/null", earshot,
              room, out, in, earshot, room, in, again);

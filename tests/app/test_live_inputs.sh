@@ -26,7 +26,7 @@ play_live() {
     shift
     rm -f "$dir/cmd"
     mkfifo "$dir/cmd"
-    "$earshot" play --device jack --input mic --input-device jack --room "$room" "$@" \
+    "$earshot" play --device jack --input mic --input-device jack --room "$room" --raw "$@" \
         --limiter off --headless --commands --seconds 30 --record "$dir/wet.wav" \
         --record-input "$dir/dry.wav" <"$dir/cmd" >/dev/null 2>"$dir/err.txt" &
     pid=$!

@@ -125,7 +125,7 @@ start_master() {
 start_player() {
     local name=${2:-play}
     rm -f "$dir/in-$name"; mkfifo "$dir/in-$name"
-    JACK_DEFAULT_SERVER=$1 "$earshot" play --device jack --input mic --ir "$dir/room.wav" \
+    JACK_DEFAULT_SERVER=$1 "$earshot" play --device jack --input mic --ir "$dir/room.wav" --raw \
         --engine cpu-partitioned --block $period --headless --commands --json \
         --seconds 600 <"$dir/in-$name" >"$dir/$name.json" 2>"$dir/$name.err" &
     if [ "$name" = control ]; then

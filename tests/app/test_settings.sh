@@ -43,9 +43,11 @@ check "it holds what was played" \
 
 ui_start 80 24 "$earshot" --device null
 check "restarted: B plays its room at block 512, A holds vocal-booth on cpu-nonuniform" \
-    "wait_for 'block 512  latency' 15 && wait_for 'room living-ro' 5 &&
+    "wait_for 'block 512  latency' 15 &&
      screen | grep -q '>B $(cut -c1-9 <<<"$b_room")' && screen | grep -q ' A vocal-boo'"
 check "the levels are back: trim +2, the limiter off" "screen | grep -Eq 'trim \\+?2 .*NO LIMIT'"
+check "and said: a restored level that is not the default is never silent" \
+    "wait_for 'levels restored from the last session: trim 2.0 dB, limiter off' 5"
 keys q
 quit_check "q after a restore" || fail=1
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "core/suggest.h"
 #include "engine_params.h"
 #include "processor.h"
 
@@ -24,6 +25,11 @@ static int run_engine(es_session *s, const es_command_args *a, int given)
 {
     (void)given;
     return es_session_set_engine(s, a->engine);
+}
+
+static int run_raw(es_session *s, const es_command_args *a, int given)
+{
+    return es_session_set_raw(s, given ? a->on : !es_session_wanted(s)->raw);
 }
 
 static int run_block(es_session *s, const es_command_args *a, int given)
@@ -244,6 +250,9 @@ const es_command es_commands[] = {
     {"pipelined", "GPU pipelined mode (+1 block of latency)", 1,
      {{"pipelined", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
      run_pipelined},
+    {"raw", "a file room at its own level, or levelled (off)", 0,
+     {{"raw", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
+     run_raw},
     {"mix", "wet, dry, output as linear gains, ramped", 3,
      {{"wet", ES_PARAM_DOUBLE, 0, ES_MIX_WET_MAX, "WET", NULL, ARG(mix[0]), NULL, NULL},
       {"dry", ES_PARAM_DOUBLE, 0, ES_MIX_DRY_MAX, "DRY", NULL, ARG(mix[1]), NULL, NULL},
@@ -341,9 +350,13 @@ int es_command_parse(char *buf, const es_command **cmd, es_command_args *args, i
     while (c->name && strcmp(c->name, word) != 0)
         c++;
     if (!c->name) {
-        char list[256];
+        char list[256], mean[96];
+        es_suggestion near = {0};
+        for (const es_command *k = es_commands; k->name; k++)
+            es_suggest_consider(&near, word, k->name);
         names(list, sizeof list);
-        snprintf(err, n, "unknown command '%.40s' (%s)", word, list);
+        snprintf(err, n, "unknown command '%.40s'%s (%s)", word,
+                 es_suggest_text(&near, "", mean, sizeof mean), list);
         return -1;
     }
     const int fields = field_count(c);

@@ -157,13 +157,19 @@ static int nudge_head(es_session *s, int up, char *err, size_t n)
     return es_session_head_nudge(s, up ? HEAD_STEP_DEG : -HEAD_STEP_DEG, 0);
 }
 
+static int nudge_raw(es_session *s, int up, char *err, size_t n)
+{
+    (void)up, (void)err, (void)n;
+    return es_session_set_raw(s, !es_session_wanted(s)->raw);
+}
+
 static const nudge_fn nudges[] = {
     [ES_NUDGE_BLOCK] = nudge_block,         [ES_NUDGE_PARTITION] = nudge_partition,
     [ES_NUDGE_TRIM] = nudge_trim,           [ES_NUDGE_GAIN] = nudge_gain,
     [ES_NUDGE_BALANCE] = nudge_balance,     [ES_NUDGE_PIPELINED] = nudge_pipelined,
     [ES_NUDGE_LIMITER] = nudge_limiter,     [ES_NUDGE_BYPASS] = nudge_bypass,
     [ES_NUDGE_SOURCE] = nudge_source,       [ES_NUDGE_SLOT] = nudge_slot,
-    [ES_NUDGE_HEAD] = nudge_head,
+    [ES_NUDGE_HEAD] = nudge_head,           [ES_NUDGE_RAW] = nudge_raw,
 };
 
 int es_command_nudge(es_session *s, es_nudge what, int up, char *err, size_t n)

@@ -19,10 +19,16 @@ static int parse_limiter_flag(const char *text, void *dst, char *why, size_t n);
 const es_param es_play_params[] = {
     {"room", ES_PARAM_STRING, 0, 1023, "ROOM",
      "a room of the library (earshot rooms lists them; prepared:\n"
-     "resampled, trimmed, normalised) or an IR file; default:\n"
+     "resampled, trimmed, levelled) or an IR file (levelled as\n"
+     "the library's rooms are: --raw keeps its level); default:\n"
      "concert-hall", OPT(room), NULL, NULL},
-    {"ir", ES_PARAM_STRING, 0, 1023, "FILE", "an IR file, used as it is (no normalisation)",
+    {"ir", ES_PARAM_STRING, 0, 1023, "FILE",
+     "an IR file (or a jconvolver .conf, a SOFA set), even where a\n"
+     "library room has its name; levelled as --room FILE is",
      OPT(ir), NULL, NULL},
+    {"raw", ES_PARAM_FLAG, 0, 1, NULL,
+     "a room given by its file plays at the file's own level, not\n"
+     "levelled (g in the workstation, `raw on|off`)", OPT(spec.raw), NULL, NULL},
     {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
      OPT(rooms), NULL, NULL},
     ES_PARAM_ENGINE(es_play_options, spec.engine),
@@ -152,6 +158,7 @@ unsigned es_play_options_given(int argc, char **argv, unsigned *levels)
         {"room", ES_SPEC_ROOM, 0}, {"ir", ES_SPEC_ROOM, 0}, {"engine", ES_SPEC_ENGINE, 0},
         {"partition", ES_SPEC_PARTITION, 0}, {"pipelined", ES_SPEC_PIPELINED, 0},
         {"gpu", ES_SPEC_GPUS, 0}, {"block", ES_SPEC_BLOCK, 0}, {"input", ES_SPEC_SOURCE, 0},
+        {"raw", ES_SPEC_RAW, 0},
         {"trim", 0, ES_MIX_TRIM}, {"limiter", 0, ES_MIX_LIMITER},
     };
     unsigned spec = 0;

@@ -24,6 +24,7 @@ unsigned es_play_spec_diff(const es_play_spec *a, const es_play_spec *b)
     d |= !same_gpus(&a->options.gpu.list, &b->options.gpu.list) ? ES_SPEC_GPUS : 0;
     d |= a->block != b->block ? ES_SPEC_BLOCK : 0;
     d |= a->source != b->source ? ES_SPEC_SOURCE : 0;
+    d |= a->raw != b->raw ? ES_SPEC_RAW : 0;
     return d;
 }
 
@@ -51,6 +52,8 @@ void es_play_spec_take(es_play_spec *to, const es_play_spec *from, unsigned part
         to->block = from->block;
     if (parts & ES_SPEC_SOURCE)
         to->source = from->source;
+    if (parts & ES_SPEC_RAW)
+        to->raw = from->raw;
 }
 
 void es_play_spec_set_room(es_play_spec *spec, const char *room)
@@ -77,6 +80,8 @@ void es_play_spec_describe(const es_play_spec *to, unsigned changed, const char 
 #define SEP (used ? ", " : "")
     if (changed & ES_SPEC_ROOM)
         ADD("%sroom %s", SEP, to->room);
+    if (changed & ES_SPEC_RAW)
+        ADD("%s%s", SEP, to->raw ? "raw (the file's own level)" : "levelled");
     if (changed & ES_SPEC_ENGINE)
         ADD("%sengine %s", SEP, to->engine->name);
     if (changed & ES_SPEC_PARTITION)

@@ -15,6 +15,7 @@
 #include "irfile.h"
 #include "preparer.h"
 #include "preparer_private.h"
+#include "room_level.h"
 
 /* What each kind of trash is destroyed with: a table, so a new kind is a
  * line. */
@@ -185,10 +186,13 @@ static es_prep_result *build(es_preparer *p, const es_prep_request *q)
     const es_room *listed = es_library_find(&p->rooms->lib, q->spec.room);
     const char *sofa = listed ? listed->path : q->spec.room;
     if (es_sofa_is_file(sofa))
-        return es_prep_build_sets(q, r, sofa, started);
+        return es_prep_build_sets(q, r, sofa, listed || !q->spec.raw ? ES_FILE_LEVELLED
+                                                                      : ES_FILE_RAW,
+                                  started);
     const long long room_from = es_now_ns();
-    es_ir *ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs, r->note,
-                                   sizeof r->note, r->err, sizeof r->err);
+    es_ir *ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs,
+                                   q->spec.raw ? ES_FILE_RAW : ES_FILE_LEVELLED, &r->loud_db,
+                                   r->note, sizeof r->note, r->err, sizeof r->err);
     r->room_ms = es_prep_ms_since(room_from);
     if (!ir)
         return r;
@@ -261,6 +265,9 @@ static void measure(es_preparer *p, const es_room *room, int from, int step,
             info->measured = -1;
             return;
         }
+        double gain_db;
+        if (es_sofa_level_db(set, &gain_db, err, sizeof err) == 0)
+            info->gain_db = gain_db; /* what it plays with, levelled */
         const es_ir *first = set->sets[0];
         info->seconds = first->length / p->rate;
         info->channels = first->inputs * first->outputs;
@@ -268,7 +275,7 @@ static void measure(es_preparer *p, const es_room *room, int from, int step,
         es_sofa_free(set);
         return;
     }
-    if (room->origin == ES_ROOMS_FILE) { /* what plays: the file's samples as they are */
+    if (room->origin == ES_ROOMS_FILE) { /* the file's samples, and the gain that levels them */
         float **ch = NULL;
         es_ir_load_info li;
         int ins, outs;
@@ -279,6 +286,13 @@ static void measure(es_preparer *p, const es_room *room, int from, int step,
         }
         info->seconds = li.frames / p->rate;
         info->channels = li.file_channels;
+        char layout[16] = "";
+        if (ins > 0)
+            snprintf(layout, sizeof layout, "%dx%d", ins, outs);
+        double gain_db;
+        if (es_channels_level_db((const float *const *)ch, li.file_channels, li.frames, p->rate,
+                                 layout, &gain_db, err, sizeof err) == 0)
+            info->gain_db = gain_db;
         measure_channel(room, ch, li.file_channels, li.frames, p->rate, info);
         for (int c = 0; c < li.file_channels; c++)
             free(ch[c]);

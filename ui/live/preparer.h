@@ -73,6 +73,8 @@ typedef struct {
     es_prep_request req;
     char err[768];             /* empty when it was built */
     char note[300];            /* a line worth saying (gain, resampling), or "" */
+    double loud_db;            /* how much louder than a levelled room it plays
+                                * (room_loader.h) */
     int room_loaded;           /* the room was read (a failure is the engine's) */
     int inputs;                /* the source's channels */
     es_file_source *file;      /* the new source's reader (the source is a new file) */

@@ -95,7 +95,7 @@ void es_prep_plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_res
  * why in r->err), and a SOFA room built as an engine of filter sets. */
 es_ir *es_prep_with_headphone(const es_prep_request *q, es_ir *ir, es_prep_result *r);
 es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, const char *path,
-                                   long long started);
+                                  es_file_level level, long long started);
 
 /* ---- primings (preparer_prime.c), on the preparer's thread ---- */
 

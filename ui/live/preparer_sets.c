@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "room_level.h"
 #include "preparer_private.h"
 
 /* The room followed by the headphone filter (takes ir); NULL and why in
@@ -25,7 +26,7 @@ es_ir *es_prep_with_headphone(const es_prep_request *q, es_ir *ir, es_prep_resul
  * turns between the asking and the swap plays the new set at once; the
  * ringing stays the first set's for the room's length.) */
 es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, const char *path,
-                                  long long started)
+                                  es_file_level level, long long started)
 {
     const long long room_from = es_now_ns();
     es_sofa *set = es_sofa_load(path, q->rate, r->err, sizeof r->err);
@@ -46,6 +47,22 @@ es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, 
         }
     if (q->headphone)
         set->taps = set->sets[0]->length;
+    /* Levelled as every room is (room_level.h), one gain for all its sets. */
+    char gain[96], why[128];
+    double gain_db;
+    if (es_sofa_level_db(set, &gain_db, why, sizeof why) != 0) {
+        snprintf(r->err, sizeof r->err, "%.600s: %s", q->spec.room, why);
+        es_sofa_free(set);
+        return r;
+    }
+    if (level == ES_FILE_LEVELLED) {
+        es_sofa_scale_db(set, gain_db);
+        snprintf(gain, sizeof gain, "gain %+.1f dB", gain_db);
+    } else {
+        r->loud_db = -gain_db;
+        snprintf(gain, sizeof gain, "as the file has it (raw: %+.1f dB against a levelled room)",
+                 -gain_db);
+    }
     r->fmt = (es_format){.sample_rate = q->rate, .max_block = q->spec.block,
                          .inputs = r->inputs, .outputs = set->outputs};
     r->poses = malloc((size_t)set->count * sizeof *r->poses);
@@ -57,10 +74,8 @@ es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, 
     memcpy(r->poses, set->pose, (size_t)set->count * sizeof *r->poses);
     r->pose_count = set->count;
     r->pose_varies = set->varies;
-    snprintf(r->note, sizeof r->note, "%.120s: SOFA %.40s, %d %s, %d taps", q->spec.room,
-             set->convention, set->count,
-             es_sofa_varies_words(set->varies),
-             set->taps);
+    snprintf(r->note, sizeof r->note, "%.120s: SOFA %.40s, %d %s, %d taps, %s", q->spec.room,
+             set->convention, set->count, es_sofa_varies_words(set->varies), set->taps, gain);
     const long long engine_from = es_now_ns();
     es_engine *e = es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
                                          set->count, &q->spec.options, r->err, sizeof r->err);

@@ -177,6 +177,7 @@ static int weigh(es_room_measure *m)
                 continue;
             char advice[512];
             es_response_advice(r, &m->plan.sweep, advice, sizeof advice);
+            res->retry_level_db = es_response_retry_level(r, &m->plan.sweep);
             snprintf(res->line, sizeof res->line, "measure: output %d to input %d: %s; "
                      "nothing saved", m->plan.outputs[k / res->receivers] + 1,
                      1 + receiver_input(m, k % res->receivers), advice);
@@ -308,6 +309,7 @@ static void *work(void *arg)
                      "(%ld frames at full scale) on output %d's sweep: turn it down or "
                      "measure at %.0f dBFS; nothing saved", m->plan.reference_input + 1,
                      ref.clipped, m->plan.outputs[pass] + 1, m->plan.sweep.level_db - 10);
+            res->retry_level_db = m->plan.sweep.level_db - 10;
             ok = 0;
         }
     }
@@ -378,7 +380,7 @@ es_room_measure *es_room_measure_start(const es_measure_plan *plan,
     m->result = (es_measure_result){.sources = p.output_count, .receivers = m->receivers,
                                     .rate = stream->rate,
                                     .referenced = p.reference_input >= 0,
-                                    .zero = (int)stream->zero};
+                                    .zero = (int)stream->zero, .retry_level_db = NAN};
     es_sweep_band(&p.sweep, &m->result.band_low, &m->result.band_high);
     m->play = malloc(m->total * sizeof *m->play);
     m->rec = calloc((size_t)(p.output_count * stream->inputs), sizeof *m->rec);

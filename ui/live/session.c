@@ -247,8 +247,6 @@ static int open_stream(es_session *s, char *err, size_t n)
         es_preparer_discard_result(s->preparer, r);
         return -1;
     }
-    if (r->note[0])
-        es_session_sayf(s, 0, "%s", r->note);
     es_head_set_room(s->head, r->poses, r->pose_count, r->pose_varies);
     s->inputs = r->inputs;
     const int outputs = r->fmt.outputs;
@@ -260,7 +258,10 @@ static int open_stream(es_session *s, char *err, size_t n)
     s->cfg.jack.input_names = (const char(*)[ES_JACK_PORT_NAME])s->ports.input;
     s->cfg.jack.output_names = (const char(*)[ES_JACK_PORT_NAME])s->ports.output;
     int rc = open_device(s, r, err, n);
-    if (rc == 0) {
+    if (rc == 0) { /* the room plays: said now, not before a device that failed */
+        if (r->note[0])
+            es_session_sayf(s, 0, "%s", r->note);
+        es_session_watch_room_began(s, r->loud_db);
         s->file = r->file; /* the stream reads it now */
         r->file = NULL;
         rc = start_recordings(s, outputs, err, n);

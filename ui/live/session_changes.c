@@ -202,6 +202,8 @@ static apply_outcome apply(es_session *s, es_prep_result *r)
         snprintf(s->priming_line, sizeof s->priming_line, "%s", line);
     else
         es_session_sayf(s, 0, "%s", line);
+    if (es_play_spec_diff(&s->playing, &q->spec) & (ES_SPEC_ROOM | ES_SPEC_RAW))
+        es_session_watch_room_began(s, r->loud_db);
     s->playing = q->spec;
     es_head_set_room(s->head, r->poses, r->pose_count, r->pose_varies);
     es_room_list_played(&s->list, s->playing.room); /* a file joins, a gone room leaves */
@@ -303,6 +305,15 @@ int es_session_set_engine(es_session *s, const es_engine_class *engine)
     if (!can_change(s, what))
         return -1;
     s->target.engine = engine;
+    return ask(s, what);
+}
+
+int es_session_set_raw(es_session *s, int raw)
+{
+    const char *what = raw ? "raw on (a file's own level)" : "raw off (levelled)";
+    if (!can_change(s, what))
+        return -1;
+    s->target.raw = raw != 0;
     return ask(s, what);
 }
 

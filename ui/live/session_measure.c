@@ -3,10 +3,20 @@
  * machine (one measurement through the device at a time), the sweeps
  * moved on by each poll, and the room, once saved, played in slot B with
  * A left as it was. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "session_private.h"
+
+/* The room out of the loop while it is measured: the input held at
+ * silence, so the engine neither hears the sweep nor rings it back into
+ * the microphone (the sweep itself goes out dry, beside the processor). */
+static void hold_input(es_session *s, int hold)
+{
+    if (s->player)
+        es_processor_hold_input(es_player_processor(s->player), hold);
+}
 
 int es_session_measure_room(es_session *s, const es_measure_plan *plan)
 {
@@ -23,8 +33,15 @@ int es_session_measure_room(es_session *s, const es_measure_plan *plan)
     es_latency_parts lp;
     es_player_latency_parts(s->player, &lp);
     const es_format *fmt = es_processor_format(es_player_processor(s->player));
+    if (plan->inputs > fmt->inputs) {
+        es_session_sayf(s, 1, "measure: %d inputs asked for; the stream has %d (earshot "
+                        "--input mic --inputs %d opens more)", plan->inputs, fmt->inputs,
+                        plan->inputs);
+        return -1;
+    }
     const es_room_measure_stream stream = {
-        .player = s->player, .rate = s->cfg.rate, .inputs = fmt->inputs,
+        .player = s->player, .rate = s->cfg.rate,
+        .inputs = plan->inputs > 0 ? plan->inputs : fmt->inputs,
         .outputs = fmt->outputs, .zero = lp.known && lp.round_trip > 0 ? (size_t)lp.round_trip : 0,
         .zero_known = lp.known, .device = es_player_device(s->player)};
     char err[512];
@@ -34,6 +51,7 @@ int es_session_measure_room(es_session *s, const es_measure_plan *plan)
         return -1;
     }
     s->measured_valid = 0;
+    hold_input(s, 1);
     es_session_event(s, ES_EV_PROBE_STARTED);
     const es_sweep *sw = &plan->sweep;
     es_sweep real = *sw;
@@ -85,13 +103,16 @@ void es_session_watch_measure(es_session *s)
     if (s->state.stream != ES_STREAM_PLAYING) {
         es_room_measure_free(s->measure);
         s->measure = NULL;
+        hold_input(s, 0);
         es_session_event(s, ES_EV_PROBE_DONE);
         s->measured = (es_measure_result){0};
         snprintf(s->measured.line, sizeof s->measured.line,
                  "measure: the device %s during the sweep (a server stopped, or back at "
                  "another rate); nothing saved",
                  s->state.stream == ES_STREAM_STALLED ? "stalled" : "was lost");
+        s->measured.retry_level_db = NAN;
         s->measured_valid = 1;
+        s->measures_ended++;
         es_session_sayf(s, 1, "%s", s->measured.line);
         return;
     }
@@ -103,10 +124,12 @@ void es_session_watch_measure(es_session *s)
         return;
     s->measured = *es_room_measure_result(s->measure);
     s->measured_valid = 1;
+    s->measures_ended++;
     const int to_b = stage == ES_MEASURE_SAVED && s->measured.saved &&
                      es_room_measure_to_slot_b(s->measure);
     es_room_measure_free(s->measure);
     s->measure = NULL;
+    hold_input(s, 0);
     es_session_event(s, ES_EV_PROBE_DONE);
     es_session_sayf(s, stage == ES_MEASURE_FAILED, "%s", s->measured.line);
     if (to_b) {
@@ -122,5 +145,6 @@ void es_session_drop_measure(es_session *s)
         return;
     es_room_measure_free(s->measure);
     s->measure = NULL;
+    hold_input(s, 0);
     es_session_sayf(s, 1, "measure: stopped before the room was saved; nothing saved");
 }

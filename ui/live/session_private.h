@@ -21,6 +21,17 @@
 #include "slots.h"
 #include "taps.h"
 
+/* What the safety watch has said, and when (seconds on es_now's clock), and
+ * a loud room it turned down (session_watch.c). */
+typedef struct {
+    uint64_t bad_input, bad_output, runaways; /* counts already said */
+    double bad_input_at, bad_output_at;
+    double room_at;            /* when the room playing began to play */
+    double room_loud_db;       /* how much louder than a levelled room it plays */
+    int turned_down;           /* it was turned down once for being loud */
+    double unmute_at;          /* then played again once the lower level is in (0: not) */
+} es_safety_watch;
+
 struct es_session {
     es_session_config cfg;     /* as opened; cfg.device is the device that opened */
     char device_name[256];
@@ -65,15 +76,14 @@ struct es_session {
     uint64_t xruns_base;       /* the device's count at the last meter reset */
     uint64_t shard_said[ES_GPUS_MAX]; /* a split engine's late blocks, said */
     double shard_said_at;
-    /* The safety's counts already said, and when (session_watch.c). */
-    uint64_t bad_input_said, bad_output_said, muted_said;
-    double bad_input_at, bad_output_at;
+    es_safety_watch safety;    /* session_watch.c */
     unsigned probes;           /* latency measurements finished */
     int probe_frames;
     es_probe_result probe;    /* the last measurement's clicks */
     es_room_measure *measure;  /* a room being measured (session_measure.c), or NULL */
     es_measure_result measured; /* the last one's, once it ended */
     int measured_valid;
+    unsigned measures_ended;   /* so far, saved or not */
     int measured_for_b;        /* saved, to play in slot B once the list has it */
     double measured_at;        /* when it was saved (the snapshot's elapsed) */
 
@@ -116,6 +126,9 @@ void es_session_take_prepared(es_session *s);
  * counts and a runaway, said. */
 void es_session_watch_engine(es_session *s, const es_stats *st);
 void es_session_watch_safety(es_session *s, const es_stats *st);
+/* A room (or its level) began to play: a runaway soon after is the room's
+ * loudness before it is a loop. */
+void es_session_watch_room_began(es_session *s, double loud_db);
 /* The same file: a stream that delivers no blocks (stalled, lost), a
  * latency probe's result, a file source that stopped. */
 void es_session_watch_device(es_session *s, const es_stats *st, const struct timespec *now);

@@ -5,9 +5,11 @@
  * that muted the output; a device that stalls or is lost, a latency probe
  * that finished (and its start, asked by a person), and a file source
  * that stopped. Each is said once, or at most once a second. */
+#include <math.h>
 #include <stdio.h>
 
 #include "core/clock.h"
+#include "processor.h"
 #include "session_private.h"
 
 #define SAY_EVERY_S 1.0 /* a count that keeps rising is said at most this often */
@@ -82,19 +84,82 @@ static int due(uint64_t now, uint64_t *said, double *said_at)
     return 1;
 }
 
+/* A room that trips the runaway detector within this long of beginning to
+ * play, while its input stays below LOOP_INPUT_DB, is taken for loud, not
+ * for a loop: a user's hot IR played raw, a library room with a
+ * manifest's gain. A loop brings the output back to the input, so its
+ * input climbs to full scale with it (a microphone's converter clips
+ * there), or it swells (the detector's swell); and a loop turned down by
+ * less than its excess still climbs and trips again, muted then. */
+#define LOUD_ROOM_S 10.0
+#define LOOP_INPUT_DB -1.0
+/* A loud room is turned down until its peak would have been this. */
+#define LOUD_ROOM_PEAK_DB -6.0
+/* ... and played again once the lower level has ramped in (the levels'
+ * ramp is ES_MIX_RAMP_MS; unmuted during it, the room's next block
+ * could still be over and trip the detector again). */
+#define LOUD_ROOM_UNMUTE_S 0.2
+
+void es_session_watch_room_began(es_session *s, double loud_db)
+{
+    s->safety.room_at = 1e-9 * (double)es_now_ns();
+    s->safety.room_loud_db = loud_db;
+    s->safety.turned_down = 0;
+}
+
+/* A runaway that is a loud room: turned down by what it was over, and
+ * played again. 1 when it was that; 0 to mute and call it a loop. */
+static int turn_down_loud_room(es_session *s, const es_stats *st)
+{
+    es_safety_watch *w = &s->safety;
+    const double now = 1e-9 * (double)es_now_ns();
+    if (w->turned_down || st->runaway_swelled || !isfinite(st->runaway_peak) ||
+        !(st->runaway_peak > 0) || now - w->room_at > LOUD_ROOM_S ||
+        !(st->runaway_in_peak < es_db_to_gain(LOOP_INPUT_DB)))
+        return 0;
+    /* Down by what it was over, or by what it is louder than a levelled
+     * room (the first block over may be the first of a louder passage),
+     * whichever is more. */
+    const double peak_db = 20 * log10(st->runaway_peak);
+    const double over_db = fmax(peak_db - LOUD_ROOM_PEAK_DB, w->room_loud_db);
+    const double was_db = s->pc.mix.gain > 0 ? 20 * log10(s->pc.mix.gain) : -INFINITY;
+    const double to_db = floor(was_db - over_db);
+    if (!isfinite(to_db) || to_db < ES_LEVEL_DB_MIN)
+        return 0;
+    w->turned_down = 1;
+    char loud[64] = "";
+    if (w->room_loud_db > 0)
+        snprintf(loud, sizeof loud, " (%+.1f dB against a levelled room)", w->room_loud_db);
+    es_session_sayf(s, 1, "room %s is loud%s: it peaked at %+.1f dBFS; earshot turned the "
+                    "output down to %+.0f dB, not a feedback loop (- + or `gain` set it)",
+                    s->playing.room, loud, peak_db, to_db);
+    if (es_session_set_mix(s, ES_MIX_GAIN, &(es_mix){.gain = (float)es_db_to_gain(to_db)}) != 0)
+        return 0;
+    w->unmute_at = now + LOUD_ROOM_UNMUTE_S;
+    return 1;
+}
+
 void es_session_watch_safety(es_session *s, const es_stats *st)
 {
-    if (due(st->bad_input, &s->bad_input_said, &s->bad_input_at))
+    es_safety_watch *w = &s->safety;
+    if (due(st->bad_input, &w->bad_input, &w->bad_input_at))
         es_session_sayf(s, 1, "input: %llu samples so far were not numbers (NaN, infinity) or "
                         "beyond +60 dBFS: played as silence",
                         (unsigned long long)st->bad_input);
-    if (due(st->bad_output, &s->bad_output_said, &s->bad_output_at))
+    if (due(st->bad_output, &w->bad_output, &w->bad_output_at))
         es_session_sayf(s, 1, "output: %llu samples so far were not numbers: sent as silence",
                         (unsigned long long)st->bad_output);
-    if (st->muted == 1 && s->muted_said != st->runaways) {
-        es_session_sayf(s, 1, "runaway: %s (a feedback loop?); the output is muted: ! or "
-                        "`unmute` plays again", st->mute_why ? st->mute_why : "the output ran away");
-        s->muted_said = st->runaways;
+    if (w->unmute_at > 0 && 1e-9 * (double)es_now_ns() >= w->unmute_at) {
+        w->unmute_at = 0;
+        if (st->muted == 1)
+            es_session_unmute(s);
+    }
+    if (st->muted == 1 && w->runaways != st->runaways) {
+        w->runaways = st->runaways;
+        if (!turn_down_loud_room(s, st))
+            es_session_sayf(s, 1, "runaway: %s (a feedback loop?); the output is muted: ! or "
+                            "`unmute` plays again",
+                            st->mute_why ? st->mute_why : "the output ran away");
     }
 }
 

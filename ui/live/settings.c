@@ -247,7 +247,7 @@ void es_settings_read(es_settings *st)
 
 /* ---- to and from a session ---- */
 
-void es_settings_to_config(const es_settings *st, unsigned given, unsigned given_levels,
+void es_settings_to_config(es_settings *st, unsigned given, unsigned given_levels,
                            es_session_config *sc)
 {
     /* A: what the command line did not give. */
@@ -263,17 +263,18 @@ void es_settings_to_config(const es_settings *st, unsigned given, unsigned given
     sc->playing = (st->have & ES_SET_SLOT) && !(given & ES_SPEC_SLOT) && sc->b_parts
                       ? st->playing
                       : ES_SLOT_A;
-    const unsigned levels = st->levels & ~given_levels;
+    const unsigned taken = st->levels & ~given_levels;
+    st->restored_levels = taken;
     es_mix *m = &sc->mix;
-    if (levels & ES_MIX_TRIM)
+    if (taken & ES_MIX_TRIM)
         m->trim_db = (float)st->trim;
-    if (levels & ES_MIX_WET)
+    if (taken & ES_MIX_WET)
         m->wet = (float)es_db_to_gain(st->wet);
-    if (levels & ES_MIX_DRY)
+    if (taken & ES_MIX_DRY)
         m->dry = (float)es_db_to_gain(st->dry);
-    if (levels & ES_MIX_GAIN)
+    if (taken & ES_MIX_GAIN)
         m->gain = (float)es_db_to_gain(st->gain);
-    if (levels & ES_MIX_LIMITER) {
+    if (taken & ES_MIX_LIMITER) {
         m->limiter = st->limiter != -INFINITY;
         m->ceiling_db = m->limiter ? (float)st->limiter : 0;
     }
@@ -333,6 +334,26 @@ void es_settings_capture(es_settings *st, const es_live_snapshot *snap, int spec
     st->limiter = m->limiter ? m->ceiling_db : -INFINITY;
 }
 
+/* The levels a file keeps, each with its ES_MIX_* bit and the value it has
+ * when nothing set it (a restored level other than that is said). */
+static const struct {
+    const char *name;
+    unsigned bit;
+    size_t at;
+    double plain;
+} levels[] = {
+    {"trim", ES_MIX_TRIM, offsetof(es_settings, trim), 0},
+    {"wet", ES_MIX_WET, offsetof(es_settings, wet), 0},
+    {"dry", ES_MIX_DRY, offsetof(es_settings, dry), -INFINITY},
+    {"gain", ES_MIX_GAIN, offsetof(es_settings, gain), 0},
+    {"limiter", ES_MIX_LIMITER, offsetof(es_settings, limiter), ES_LIMITER_DEFAULT_DB},
+};
+
+static double level_of(const es_settings *st, size_t k)
+{
+    return *(const double *)((const char *)st + levels[k].at);
+}
+
 static const char *db_word(double db, char *buf, size_t n)
 {
     if (db == -INFINITY)
@@ -390,21 +411,24 @@ void es_settings_format(const es_settings *st, char *out, size_t n)
         put(out, n, &used, "view = %s\n", st->spectrogram ? "spectrogram" : "spectrum");
     for (int k = 0; k < ES_AB_SLOTS; k++)
         format_slot(st, k, out, n, &used);
-    static const struct {
-        const char *name;
-        unsigned bit;
-        size_t at;
-    } levels[] = {
-        {"trim", ES_MIX_TRIM, offsetof(es_settings, trim)},
-        {"wet", ES_MIX_WET, offsetof(es_settings, wet)},
-        {"dry", ES_MIX_DRY, offsetof(es_settings, dry)},
-        {"gain", ES_MIX_GAIN, offsetof(es_settings, gain)},
-        {"limiter", ES_MIX_LIMITER, offsetof(es_settings, limiter)},
-    };
     for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
         if (st->levels & levels[k].bit)
-            put(out, n, &used, "%s = %s\n", levels[k].name,
-                db_word(*(const double *)((const char *)st + levels[k].at), w, sizeof w));
+            put(out, n, &used, "%s = %s\n", levels[k].name, db_word(level_of(st, k), w, sizeof w));
+}
+
+int es_settings_restored(const es_settings *st, char *out, size_t n)
+{
+    size_t used = 0;
+    char w[32];
+    out[0] = 0;
+    for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
+        if ((st->restored_levels & levels[k].bit) && level_of(st, k) != levels[k].plain)
+            put(out, n, &used, "%s%s %s%s", used ? ", " : "levels restored from the last session: ",
+                levels[k].name, db_word(level_of(st, k), w, sizeof w),
+                levels[k].bit == ES_MIX_LIMITER ? "" : " dB");
+    if (used)
+        put(out, n, &used, " (--no-restore starts from the defaults)");
+    return used > 0;
 }
 
 /* mkdir -p of the file's folder. */

@@ -86,6 +86,12 @@ static void changes(es_session *s, es_live_snapshot *snap)
     }
     snap->probing = s->state.probe == ES_PROBE_RUNNING && !s->measure;
     snap->measuring = s->measure != NULL;
+    snap->measures_ended = s->measures_ended;
+    if (s->measured_valid) {
+        snap->measure_saved = s->measured.saved;
+        snap->measure_retry_db = s->measured.retry_level_db;
+        snprintf(snap->measure_line, sizeof snap->measure_line, "%s", s->measured.line);
+    }
     if (s->measure)
         es_room_measure_progress(s->measure, &snap->measure_pass, &snap->measure_passes,
                                  &snap->measure_share);

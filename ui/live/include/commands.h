@@ -112,6 +112,7 @@ typedef enum {
     ES_NUDGE_SOURCE,     /* the next source that can play here */
     ES_NUDGE_SLOT,       /* the other A/B slot */
     ES_NUDGE_HEAD,       /* the head 15 degrees left (up) or right */
+    ES_NUDGE_RAW,        /* a file room at its own level, or levelled */
 } es_nudge;
 /* up: 1 doubles, raises, turns on or goes on; 0 the other way. 0 asked
  * for, -1 refused: said by the session, or one line in err. */

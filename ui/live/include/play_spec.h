@@ -21,6 +21,8 @@ typedef struct {
     es_options options;        /* partition, GPU pipelining, the GPUs */
     int block;                 /* frames a callback */
     es_source_kind source;
+    int raw;                   /* 1: a room given by its file plays as the file
+                                * has it; 0: levelled as the library's rooms are */
 } es_play_spec;
 
 /* The parts of a spec, as bits: what two specs differ in, and which parts
@@ -33,9 +35,10 @@ enum {
     ES_SPEC_GPUS = 1u << 4,
     ES_SPEC_BLOCK = 1u << 5,
     ES_SPEC_SOURCE = 1u << 6,
+    ES_SPEC_RAW = 1u << 7,
     /* the parts an A/B slot holds (its source is the stream's) */
     ES_SPEC_SLOT = ES_SPEC_ROOM | ES_SPEC_ENGINE | ES_SPEC_PARTITION | ES_SPEC_PIPELINED |
-                   ES_SPEC_GPUS | ES_SPEC_BLOCK,
+                   ES_SPEC_GPUS | ES_SPEC_BLOCK | ES_SPEC_RAW,
     ES_SPEC_ALL = ES_SPEC_SLOT | ES_SPEC_SOURCE,
 };
 

@@ -96,6 +96,9 @@ const es_live_snapshot *es_session_snapshot(const es_session *s);
  * why) ---- */
 int es_session_set_room(es_session *s, const char *room);
 int es_session_set_engine(es_session *s, const es_engine_class *engine);
+/* A room given by its file at the file's own level (1) or levelled as
+ * the library's rooms are (0): a crossfade to the room made again. */
+int es_session_set_raw(es_session *s, int raw);
 int es_session_set_block(es_session *s, int block);
 /* Partition size and GPU pipelining: a crossfade when the latency allows,
  * else the stream reopens with room for the new latency. */
@@ -142,6 +145,7 @@ typedef struct {
     es_sweep sweep;            /* its rate is the stream's */
     int outputs[ES_MEASURE_CHANNELS_MAX]; /* the outputs swept, from 0 */
     int output_count;          /* 0: the first output alone */
+    int inputs;                /* the first N live inputs recorded; 0: every one */
     int reference_input;       /* the input wired to the sweep's output; -1: none */
     int reference_output;      /* an output that plays every sweep for the
                                   reference; -1: the reference hears the output
@@ -167,6 +171,9 @@ typedef struct {
     es_acoustics acoustics;    /* ISO 3382-1, broadband, of the first path */
     double seconds;            /* from the first sweep to the room saved */
     int retries;               /* sweeps played again after losing frames */
+    double retry_level_db;     /* nothing saved: the sweep level to try again at
+                                * (es_response_retry_level); NAN when a level
+                                * would not help */
 } es_measure_result;
 
 /* Starts measuring a room (said as it goes; the snapshot's measuring

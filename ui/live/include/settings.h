@@ -32,6 +32,7 @@ typedef struct {
                                 * dry, gain, limiter) */
     double trim, wet, dry, gain; /* dB; wet, dry, gain -inf: off */
     double limiter;            /* ceiling dB, -inf: off */
+    unsigned restored_levels;  /* ES_MIX_* of those es_settings_to_config took */
     int playing;               /* ES_SLOT_A or ES_SLOT_B */
     int spectrogram;           /* the view: 0 spectrum, 1 spectrogram */
     char path[1024];
@@ -56,7 +57,7 @@ void es_settings_parse(es_settings *st, const char *text);
  * (`given_levels`, ES_MIX_* bits), slot B, and the slot playing (A when
  * the command line gave any part: what a person typed plays). The rooms
  * are marked remembered: one that is gone is left out, not fatal. */
-void es_settings_to_config(const es_settings *st, unsigned given, unsigned given_levels,
+void es_settings_to_config(es_settings *st, unsigned given, unsigned given_levels,
                            es_session_config *sc);
 /* The slots whose remembered room was gone (the snapshot's
  * remembered_gone), counted as problems: "b.room 'x': no such room now". */
@@ -64,6 +65,11 @@ void es_settings_rooms_gone(es_settings *st, unsigned gone);
 /* One line when something was wrong: "settings: first (and N more) in FILE;
  * the defaults play for those". 0 when there is nothing to say. */
 int es_settings_problem(const es_settings *st, char *out, size_t n);
+/* One line naming the levels restored that are not their defaults ("levels
+ * restored from the last session: gain -25.0 dB ..."): a level turned
+ * down to escape a fault is not carried into a start unsaid. 0 when
+ * every restored level is its default. */
+int es_settings_restored(const es_settings *st, char *out, size_t n);
 
 /* What the session plays now (its snapshot), and the view, into st. */
 void es_settings_capture(es_settings *st, const es_live_snapshot *snap, int spectrogram);

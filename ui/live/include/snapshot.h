@@ -135,6 +135,11 @@ typedef struct {
     int measuring;             /* 1 from the first sweep to the room saved */
     int measure_pass, measure_passes; /* the output swept: pass of passes */
     double measure_share;      /* of the sweep now playing, 0..1 (1: analysing) */
+    unsigned measures_ended;   /* measurements that ended, saved or not, so far */
+    int measure_saved;         /* the last one: 1 its room was saved */
+    double measure_retry_db;   /* the last one, not saved: the level to try again at
+                                * (NAN: a level would not help) */
+    char measure_line[1024];   /* the last one's line */
 
     /* ---- recording ---- */
     int recording;             /* 1 while a take is being written */
