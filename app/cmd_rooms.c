@@ -11,6 +11,7 @@
 #include "acoustics.h"
 #include "core/args.h"
 #include "core/json.h"
+#include "core/suggest.h"
 #include "core/text.h"
 #include "audiofile.h"
 #include "app.h"
@@ -40,7 +41,7 @@ static const char usage[] =
     "($XDG_DATA_HOME/earshot/rooms, else ~/.local/share/earshot/rooms) and\n"
     "--rooms DIR, each folder with a rooms.txt manifest (see docs/ROOMS.md).\n"
     "The list gives each room's length, channels, rate, the gain that\n"
-    "normalises its energy, and its acoustic parameters (ISO 3382-1, first\n"
+    "levels it for programme material, and its acoustic parameters (ISO 3382-1, first\n"
     "channel that sounds): T30 and EDT in s, C80 in dB, D50. --show adds T20\n"
     "and C50 per octave band (63 Hz - 8 kHz) of that channel (--channel N: of\n"
     "channel N, or the next that sounds), the noise floor, the energy decay\n"
@@ -203,7 +204,8 @@ static void per_channel(float *const *ch, int channels, int frames, double rate,
  * the first channel that sounds (named); every channel's broadband
  * figures follow. */
 static int show(const char *title, const es_room *room, const char *layout, float *const *ch,
-                int channels, int frames, double rate, double gain_db, int json)
+                int channels, int frames, double rate, double gain_db, double trimmed_s,
+                int json)
 {
     es_room_acoustics a;
     if (show_channel > channels) {
@@ -221,9 +223,10 @@ static int show(const char *title, const es_room *room, const char *layout, floa
     if (json) {
         printf("{\"name\":");
         es_json_string(stdout, title);
-        printf(",\"seconds\":%.4f,\"channels\":%d,\"rate\":%g,\"gain_db\":%.2f,"
-               "\"noise_db\":%s,\"channel\":%d,\"onset_s\":%.5f,", frames / rate, channels, rate,
-               gain_db, es_rooms_json_figure(noise, sizeof noise, "%.1f", a.broadband.noise_db),
+        printf(",\"seconds\":%.4f,\"trimmed_s\":%.4f,\"channels\":%d,\"rate\":%g,"
+               "\"gain_db\":%.2f,\"noise_db\":%s,\"channel\":%d,\"onset_s\":%.5f,",
+               frames / rate, trimmed_s, channels, rate, gain_db,
+               es_rooms_json_figure(noise, sizeof noise, "%.1f", a.broadband.noise_db),
                measured + 1, a.broadband.onset_s);
         if (room) {
             printf("\"description\":");
@@ -253,13 +256,19 @@ static int show(const char *title, const es_room *room, const char *layout, floa
                  filters == 1 ? "" : "s");
     else
         snprintf(shape, sizeof shape, "%d channel%s", channels, channels == 1 ? "" : "s");
-    printf("%s: %.2f s, %s, %g Hz, noise floor %s, direct sound at %.1f ms\n",
-           safe(t[0], sizeof t[0], title), frames / rate, shape, rate,
+    /* A tail cut (prepare.h: nothing it changes is over -120 dB) is said,
+     * so the length here and the file's measured length agree. */
+    char cut[96] = "";
+    if (trimmed_s >= 0.0005)
+        snprintf(cut, sizeof cut, " (the file's last %.3f s cut: under -%.0f dB in any output)",
+                 trimmed_s, ES_TRIM_DB);
+    printf("%s: %.2f s%s, %s, %g Hz, noise floor %s, direct sound at %.1f ms\n",
+           safe(t[0], sizeof t[0], title), frames / rate, cut, shape, rate,
            es_figure_text(noise, sizeof noise, "%.0f dB", a.broadband.noise_db),
            1e3 * a.broadband.onset_s);
     if (room) {
         printf("  %s\n  file %s\n  source: %s; licence: %s; layout: %s; gain %+.1f dB "
-               "(energy normalised)\n",
+               "(levelled for programme material)\n",
                room->description[0] ? safe(t[0], sizeof t[0], room->description)
                                     : "(no description)",
                safe(t[1], sizeof t[1], room->path),
@@ -304,7 +313,7 @@ static int show_file(const char *file, int json)
     }
     if (ins > 0)
         snprintf(layout, sizeof layout, "%dx%d", ins, outs);
-    const int rc = show(file, NULL, layout, ch, li.file_channels, li.frames, li.file_rate, 0,
+    const int rc = show(file, NULL, layout, ch, li.file_channels, li.frames, li.file_rate, 0, 0,
                         json);
     es_audiofile_free_channels(ch, li.file_channels);
     return rc;
@@ -430,8 +439,12 @@ int es_cmd_rooms(int argc, char **argv)
             rc = es_sofa_is_file(target) ? es_rooms_show_sofa(target, json)
                                           : show_file(target, json);
         } else if (!room) {
-            es_error("rooms --show: no room or file named '%s' (earshot rooms lists them)",
-                     target);
+            es_suggestion near = {0};
+            for (int i = 0; i < lib.count; i++)
+                es_suggest_consider(&near, target, lib.rooms[i].name);
+            char mean[160];
+            es_error("rooms --show: no room or file named '%s'%s (earshot rooms lists them)",
+                     target, es_suggest_text(&near, "", mean, sizeof mean));
             rc = 1;
         } else if (es_sofa_is_file(room->path)) {
             rc = es_rooms_show_sofa(room->path, json);
@@ -443,7 +456,7 @@ int es_cmd_rooms(int argc, char **argv)
                 rc = 1;
             } else {
                 rc = show(room->name, room, p.layout, p.ch, p.channels, p.frames, p.rate,
-                          p.gain_db, json);
+                          p.gain_db, p.trimmed_s, json);
                 es_prepared_room_free(&p);
             }
         }

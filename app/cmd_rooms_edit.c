@@ -28,6 +28,7 @@
 typedef struct {
     es_room meta;          /* name, description, source, licence, layout, gain, predelay */
     char description[256], source[256], licence[64]; /* meta's text */
+    char input_names[512], output_names[512];
     const char *to;        /* destination folder; NULL: the user's */
 } destination;
 
@@ -38,6 +39,8 @@ static void destination_init(destination *d, const char *to)
     d->meta.description = d->description;
     d->meta.source = d->source;
     d->meta.licence = d->licence;
+    d->meta.input_names = d->input_names;
+    d->meta.output_names = d->output_names;
     d->to = to;
 }
 
@@ -431,6 +434,10 @@ static int cmd_import(int argc, char **argv)
         snprintf(d.meta.layout, sizeof d.meta.layout, "%s", paths == 1 ? "mono" : "true-stereo");
     if (!d.source[0])
         snprintf(d.source, sizeof d.source, "imported from jconvolver %s", conf);
+    /* The configuration's port names, kept in the manifest: the room
+     * names its JACK ports as jconvolver would, from the library too. */
+    es_jconvolver_names_join(room.input_name, ins, d.input_names, sizeof d.input_names);
+    es_jconvolver_names_join(room.output_name, outs, d.output_names, sizeof d.output_names);
     /* One WAV of inputs x outputs channels (a path without a filter a
      * silent channel), unless a WAV cannot hold them or most would be
      * silence: then a matrix room, its filters alone. */

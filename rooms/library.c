@@ -92,10 +92,11 @@ int es_room_name_valid(const char *name)
 
 int es_room_fields_check(const es_room *r, char *err, size_t n)
 {
-    const char *fields[] = {r->name, r->description, r->source, r->licence, r->layout};
-    static const char *const names[] = {"name", "description", "source", "licence",
-                                        "layout"};
-    for (int k = 0; k < 5; k++) {
+    const char *fields[] = {r->name,   r->description, r->source,      r->licence,
+                            r->layout, r->input_names, r->output_names};
+    static const char *const names[] = {"name",   "description", "source",      "licence",
+                                        "layout", "input-names", "output-names"};
+    for (int k = 0; k < 7; k++) {
         char why[96];
         if (fields[k] && es_text_check(fields[k], why, sizeof why) != 0) {
             snprintf(err, n, "the %s has %s", names[k], why);
@@ -251,19 +252,25 @@ static const char *keep_text(es_library *lib, const char *s)
     return at;
 }
 
+/* The text fields a room points at (path, description, source, licence,
+ * the ports' names). */
+#define ROOM_TEXTS 6
+
 es_room *es_room_dup(const es_room *r)
 {
-    const char *fields[] = {r->path, r->description, r->source, r->licence};
-    size_t len[4], total = 0;
-    for (int k = 0; k < 4; k++)
+    const char *fields[] = {r->path,    r->description, r->source,
+                            r->licence, r->input_names, r->output_names};
+    size_t len[ROOM_TEXTS], total = 0;
+    for (int k = 0; k < ROOM_TEXTS; k++)
         total += (len[k] = strlen(fields[k] ? fields[k] : "") + 1);
     es_room *d = malloc(sizeof *d + total);
     if (!d)
         return NULL;
     *d = *r;
     char *at = (char *)(d + 1);
-    const char **dst[] = {&d->path, &d->description, &d->source, &d->licence};
-    for (int k = 0; k < 4; k++) {
+    const char **dst[] = {&d->path,    &d->description, &d->source,
+                          &d->licence, &d->input_names, &d->output_names};
+    for (int k = 0; k < ROOM_TEXTS; k++) {
         memcpy(at, fields[k] ? fields[k] : "", len[k]);
         *dst[k] = at;
         at += len[k];
@@ -290,8 +297,9 @@ int es_library_add(es_library *lib, const es_room *r)
         lib->capacity = cap;
     }
     es_room kept = *r;
-    const char **fields[] = {&kept.path, &kept.description, &kept.source, &kept.licence};
-    for (int k = 0; k < 4; k++)
+    const char **fields[] = {&kept.path,    &kept.description, &kept.source,
+                             &kept.licence, &kept.input_names, &kept.output_names};
+    for (int k = 0; k < ROOM_TEXTS; k++)
         if (!(*fields[k] = keep_text(lib, *fields[k] ? *fields[k] : "")))
             return -1;
     lib->rooms[lib->count++] = kept;
@@ -344,6 +352,7 @@ static int number(const char *text, double lo, double hi, double *out)
 typedef struct {
     es_room room;
     char path[1024], description[256], source[256], licence[64];
+    char input_names[512], output_names[512];
 } reading;
 
 static void reading_start(reading *r, es_room_origin origin)
@@ -354,6 +363,8 @@ static void reading_start(reading *r, es_room_origin origin)
     r->room.description = r->description;
     r->room.source = r->source;
     r->room.licence = r->licence;
+    r->room.input_names = r->input_names;
+    r->room.output_names = r->output_names;
 }
 
 /* Validates the room that `[name]` began at `line` and adds it. */
@@ -471,6 +482,10 @@ static void read_manifest(es_library *lib, const char *dir, es_room_origin origi
             snprintf(r.licence, sizeof r.licence, "%s", value);
         else if (!strcmp(key, "layout"))
             snprintf(r.room.layout, sizeof r.room.layout, "%s", value);
+        else if (!strcmp(key, "input-names"))
+            snprintf(r.input_names, sizeof r.input_names, "%s", value);
+        else if (!strcmp(key, "output-names"))
+            snprintf(r.output_names, sizeof r.output_names, "%s", value);
         else if (!strcmp(key, "gain") && number(value, -60, 60, &r.room.gain_db) != 0)
             bad = 1, say(lib, "%s:%d: room '%s': gain '%s' is not -60 to 60 dB", where, line,
                          r.room.name, value);
@@ -482,7 +497,8 @@ static void read_manifest(es_library *lib, const char *dir, es_room_origin origi
                          r.room.name, value);
         else if (strcmp(key, "file") && strcmp(key, "description") && strcmp(key, "source") &&
                  strcmp(key, "licence") && strcmp(key, "license") && strcmp(key, "layout") &&
-                 strcmp(key, "gain") && strcmp(key, "predelay") && strcmp(key, "rate"))
+                 strcmp(key, "gain") && strcmp(key, "predelay") && strcmp(key, "rate") &&
+                 strcmp(key, "input-names") && strcmp(key, "output-names"))
             say(lib, "%s:%d: room '%s': unknown key '%s' (ignored)", where, line, r.room.name,
                 key);
     }

@@ -86,6 +86,10 @@ static void write_entry(FILE *f, const es_room *r, const char *file_name)
         fprintf(f, "gain = %g\n", r->gain_db);
     if (r->predelay_ms != 0)
         fprintf(f, "predelay = %g\n", r->predelay_ms);
+    if (r->input_names && r->input_names[0])
+        fprintf(f, "input-names = %s\n", r->input_names);
+    if (r->output_names && r->output_names[0])
+        fprintf(f, "output-names = %s\n", r->output_names);
 }
 
 /* The manifest rewritten: `keep_old` copies the old one's bytes first,

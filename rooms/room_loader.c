@@ -65,10 +65,29 @@ int es_room_loader_inputs(es_room_loader *l, const char *what)
     return l->layout_inputs > 0 ? l->layout_inputs : 1;
 }
 
+/* A library room's names from its manifest (an import keeps a
+ * configuration's), shifted to the share of outputs: 1 when it names one. */
+static int manifest_port_names(const es_room_loader *l, const es_room *room,
+                               es_port_names *names)
+{
+    const int from = l->outputs ? l->first_output : 0;
+    char outs[ES_JCONVOLVER_SIDE][ES_JCONVOLVER_NAME];
+    es_jconvolver_names_split(room->input_names ? room->input_names : "", names->input,
+                              ES_JCONVOLVER_SIDE);
+    es_jconvolver_names_split(room->output_names ? room->output_names : "", outs,
+                              ES_JCONVOLVER_SIDE);
+    for (int o = from; o < ES_JCONVOLVER_SIDE; o++)
+        memcpy(names->output[o - from], outs[o], ES_JCONVOLVER_NAME);
+    return names->input[0][0] || names->output[0][0];
+}
+
 int es_room_loader_port_names(es_room_loader *l, const char *what, es_port_names *names)
 {
     memset(names, 0, sizeof *names);
     const es_room *room = es_library_find(&l->lib, what);
+    if (room && ((room->input_names && room->input_names[0]) ||
+                 (room->output_names && room->output_names[0])))
+        return manifest_port_names(l, room, names);
     const char *path = room ? room->path : what;
     es_jconvolver_room *conf = malloc(sizeof *conf);
     if (!conf || !es_ir_file_is_config(path) || es_jconvolver_names(path, conf) != 0) {

@@ -75,6 +75,10 @@ void ui_text(int y, int x, const char *text, int width)
      * command to the terminal. */
     char safe[2048];
     es_text_escape(safe, sizeof safe, text);
+    /* Text cut at the edge says so: its last columns "...", the whole
+     * of it a key away (m: the message history; earshot engines). */
+    if (width > 3 && (int)strlen(safe) > width)
+        memcpy(safe + width - 3, "...", 4);
     mvaddnstr(y, x, safe, width);
 }
 

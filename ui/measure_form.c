@@ -130,7 +130,7 @@ static void start(ui_model *m)
         f->open = 0;
         f->waiting = 1;
     } else { /* the session said why; the form stays for another try */
-        snprintf(f->error, sizeof f->error, "refused: see the messages (m)");
+        snprintf(f->error, sizeof f->error, "refused: the line below says why");
     }
 }
 
@@ -178,7 +178,7 @@ void ui_draw_form(const ui_model *m, int lines, int cols)
     int y, x;
     ui_box(lines, cols, h, w, &y, &x);
     attron(A_BOLD);
-    mvaddnstr(y + 1, x + 2, "Measure the room (M): a sweep out, every input recorded", w - 4);
+    mvaddnstr(y + 1, x + 2, "Measure the room (M): a sweep out of each output, the inputs recorded", w - 4);
     attroff(A_BOLD);
     for (int k = 0; k < UI_FORM_FIELDS; k++) {
         char line[160];

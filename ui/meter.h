@@ -27,11 +27,15 @@ typedef struct ui_meter {
     /* Writes its whole lines of the text report ("  blocks      ..."). NULL: none. */
     void (*text_lines)(const es_live_snapshot *s, FILE *to);
     /* Its words on the meters panel's line of short figures ("xruns 2"):
-     * 1 when it has some. `wide`: the panel has room for the long form.
-     * NULL: not on that line. */
+     * 1 when it has some. NULL: not on that line. */
     int (*short_text)(const es_live_snapshot *s, char *out, size_t n);
     /* 1: the line leaves it out first when it is too narrow. */
     int optional;
+    /* Its words where the line is narrow (80 and 100 columns): 1 when it
+     * has some, 0 to leave it out there. NULL: the short form. A figure
+     * the wide screen shows keeps a form here unless another part of the
+     * screen shows it (the header shows the head's set). */
+    int (*tight_text)(const es_live_snapshot *s, char *out, size_t n);
 } ui_meter;
 
 /* meter_head.c: head tracking's hooks (the orientation, its set, the
@@ -39,6 +43,7 @@ typedef struct ui_meter {
 void ui_meter_head_json(const es_live_snapshot *s, FILE *to);
 void ui_meter_head_text(const es_live_snapshot *s, FILE *to);
 int ui_meter_head_short(const es_live_snapshot *s, char *out, size_t n);
+int ui_meter_head_tight(const es_live_snapshot *s, char *out, size_t n);
 
 /* meter_list.c: every meter, NULL-name-terminated, in report order. */
 extern const ui_meter ui_meters[];
@@ -46,8 +51,9 @@ extern const ui_meter ui_meters[];
 /* report.c: the reports made from a table (the shipped one, or a test's). */
 void ui_report_json(const ui_meter *table, const es_live_snapshot *s, FILE *to);
 void ui_report_text(const ui_meter *table, const es_live_snapshot *s, FILE *to);
-/* The line of short figures, as wide as `w` allows (optional ones first
- * to go). */
+/* The line of short figures, as wide as `w` allows: the short forms, else
+ * the tight ones, else the tight ones with the optional ones left out
+ * from the end. */
 void ui_meters_line(const ui_meter *table, const es_live_snapshot *s, char *out, int w);
 /* keys.c: the help's lines with a table's meters defined (UI_HELP_W wide
  * each, UI_HELP_CAP at most); returns how many. */

@@ -81,3 +81,12 @@ int ui_meter_head_short(const es_live_snapshot *s, char *out, size_t n)
         snprintf(out, n, "head %.0f set %d/%d", h->yaw, h->set + 1, h->sets);
     return 1;
 }
+
+/* Narrow: the filter exchange alone; the header shows the yaw and set. */
+int ui_meter_head_tight(const es_live_snapshot *s, char *out, size_t n)
+{
+    if (!s->head.sets || s->head.set < 0 || !s->stats.set_switches)
+        return 0;
+    snprintf(out, n, "xchg %.2fms", s->exchange_p99_us / 1000);
+    return 1;
+}

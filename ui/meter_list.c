@@ -385,6 +385,13 @@ static int s_stalls(const es_live_snapshot *s, char *out, size_t n)
     return 1;
 }
 
+/* Left out where the line is narrow. */
+static int s_none(const es_live_snapshot *s, char *out, size_t n)
+{
+    (void)s, (void)out, (void)n;
+    return 0;
+}
+
 static int s_wake(const es_live_snapshot *s, char *out, size_t n)
 {
     if (!s->have_stalls)
@@ -415,103 +422,103 @@ static int s_gpu(const es_live_snapshot *s, char *out, size_t n)
 
 /* In the text report's order; a JSON object's keys have none. */
 const ui_meter ui_meters[] = {
-    {ROW("device", "", "device", NULL), j_device, t_device, NULL, 0},
-    {ROW("engine", "", "engine", NULL), j_engine, NULL, NULL, 0},
-    {ROW("rate", "Hz", "rate", NULL), j_rate, NULL, NULL, 0},
-    {ROW("block", "frames", "block", NULL), j_block, NULL, NULL, 0},
-    {ROW("seconds", "s", "seconds", NULL), j_seconds, NULL, NULL, 0},
-    {ROW("counted", "s", "counted_seconds", NULL), j_counted, NULL, NULL, 0},
-    {ROW("blocks", "", "blocks", NULL), j_blocks, t_blocks, NULL, 0},
-    {ROW("expected", "", "blocks_expected", NULL), j_expected, NULL, NULL, 0},
+    {ROW("device", "", "device", NULL), j_device, t_device, NULL, 0, NULL},
+    {ROW("engine", "", "engine", NULL), j_engine, NULL, NULL, 0, NULL},
+    {ROW("rate", "Hz", "rate", NULL), j_rate, NULL, NULL, 0, NULL},
+    {ROW("block", "frames", "block", NULL), j_block, NULL, NULL, 0, NULL},
+    {ROW("seconds", "s", "seconds", NULL), j_seconds, NULL, NULL, 0, NULL},
+    {ROW("counted", "s", "counted_seconds", NULL), j_counted, NULL, NULL, 0, NULL},
+    {ROW("blocks", "", "blocks", NULL), j_blocks, t_blocks, NULL, 0, NULL},
+    {ROW("expected", "", "blocks_expected", NULL), j_expected, NULL, NULL, 0, NULL},
     {ROW("miss", "blocks", "misses",
          "an engine miss: a block over its budget while the audio thread was busy for 80 % "
          "of it or more, or a GPU or tail result not ready in time"),
-     j_misses, t_misses, NULL, 0},
-    {ROW("late", "blocks", "late_results", NULL), j_late, NULL, NULL, 0},
+     j_misses, t_misses, NULL, 0, NULL},
+    {ROW("late", "blocks", "late_results", NULL), j_late, NULL, NULL, 0, NULL},
     {ROW("xruns", "", "xruns",
          "over- and underruns the device reported since the meters were last cleared"),
-     j_xruns, NULL, s_xruns, 0},
+     j_xruns, NULL, s_xruns, 0, NULL},
     {ROW("stalls", "blocks", "stalls",
          "blocks over their budget while the audio thread was mostly off the CPU: the "
          "machine's, not the engine's"),
-     j_stalls, NULL, s_stalls, 0},
-    {ROW("shards", "", "shards", NULL), j_shards, t_shards, NULL, 0},
+     j_stalls, NULL, s_stalls, 0, NULL},
+    {ROW("shards", "", "shards", NULL), j_shards, t_shards, NULL, 0, NULL},
     {ROW("wake", "ms", "stall_probe",
          "the stall probe: the latest a real-time thread beside the audio woke, every "
          "period since the stream started or c"),
-     j_stall_probe, t_stall_probe, s_wake, 0},
-    {ROW("levels", "dB", "levels", NULL), j_levels, t_levels, NULL, 0},
+     j_stall_probe, t_stall_probe, s_wake, 0, s_none},
+    {ROW("levels", "dB", "levels", NULL), j_levels, t_levels, NULL, 0, NULL},
     {ROW("bad in", "samples", "bad_input",
          "input samples that were not numbers (NaN, infinity) or beyond +60 dBFS: played as "
          "silence, never given to an engine (NaN on the input's row)"),
-     j_bad_input, t_safety, NULL, 0},
+     j_bad_input, t_safety, NULL, 0, NULL},
     {ROW("bad out", "samples", "bad_output",
          "output samples that were not numbers: sent as silence (NaN on the output's row)"),
-     j_bad_output, NULL, NULL, 0},
+     j_bad_output, NULL, NULL, 0, NULL},
     {ROW("engine bad", "blocks", "engine_bad",
          "blocks whose engine output was not finite: muted, and the engine built again"),
-     j_engine_bad, NULL, NULL, 0},
+     j_engine_bad, NULL, NULL, 0, NULL},
     {ROW("runaway", "", "runaways",
          "the output muted by the runaway detector: above full scale for 0.25 s, or swelling "
          "8 dB in 0.4 s and rising (a feedback loop); ! plays again"),
-     j_runaways, NULL, NULL, 0},
-    {ROW("muted", "", "muted", NULL), j_muted, NULL, NULL, 0},
+     j_runaways, NULL, NULL, 0, NULL},
+    {ROW("muted", "", "muted", NULL), j_muted, NULL, NULL, 0, NULL},
     {ROW("freewheel", "blocks", "freewheel_blocks",
          "blocks run while the JACK server freewheeled (an export: as fast as the graph "
          "goes, no deadline, so none is a miss; every engine waits for its results)"),
-     j_freewheel, NULL, NULL, 0},
+     j_freewheel, NULL, NULL, 0, NULL},
     {ROW("head", "degrees, ms", "head",
          "head tracking: the orientation, the SOFA set it picked, and the filter exchange: "
          "from a turn's arrival (an OSC message, a key) to the end of the callback whose "
          "block carries the new set, p50 p99 max"),
-     ui_meter_head_json, ui_meter_head_text, ui_meter_head_short, 1},
+     ui_meter_head_json, ui_meter_head_text, ui_meter_head_short, 1, ui_meter_head_tight},
     {ROW("DSP load", "of the budget", "load_p50",
          "processing time / the block's budget (its frames / rate)"),
-     j_p50, t_load, NULL, 0},
+     j_p50, t_load, NULL, 0, NULL},
     {ROW("p50 p99 max", "of the budget", "load_p99",
          "the load over the blocks the slot's engine played alone since the slot last changed"),
-     j_p99, NULL, NULL, 0},
-    {ROW("max", "of the budget", "load_max", NULL), j_max, NULL, NULL, 0},
+     j_p99, NULL, NULL, 0, NULL},
+    {ROW("max", "of the budget", "load_max", NULL), j_max, NULL, NULL, 0, NULL},
     {ROW("latency", "frames", "latency_frames",
          "what a person at the mic hears: earshot's own (the engine, and a block gathered "
          "over JACK periods) + the output buffer (+ the input's with the mic); on JACK, the "
          "ports' latencies"),
-     j_latency_frames, NULL, NULL, 0},
-    {ROW("latency ms", "ms", "latency_ms", NULL), j_latency_ms, NULL, NULL, 0},
+     j_latency_frames, NULL, NULL, 0, NULL},
+    {ROW("latency ms", "ms", "latency_ms", NULL), j_latency_ms, NULL, NULL, 0, NULL},
     {ROW("engine latency", "frames", "engine_latency_frames", NULL), j_engine_latency, NULL,
-     NULL, 0},
-    {ROW("latency parts", "frames", "latency", NULL), j_latency, t_latency, NULL, 0},
+     NULL, 0, NULL},
+    {ROW("latency parts", "frames", "latency", NULL), j_latency, t_latency, NULL, 0, NULL},
     {ROW("Msmp/s", "samples/s", "throughput",
          "samples (frames x channels) processed a second of processing time: the audio "
          "thread's and the engine's helper threads' CPU time (a GPU's own time apart)"),
-     j_throughput, t_throughput, s_speed, 1},
+     j_throughput, t_throughput, s_speed, 1, NULL},
     {ROW("x RT", "", "realtime_factor",
          "the real time those blocks stood for / the CPU time they took, the audio thread's "
          "and the engine's helpers' = 1 / mean load"),
-     j_rt, NULL, NULL, 0},
-    {ROW("clipped", "samples", "clipped", NULL), j_clipped, NULL, NULL, 0},
-    {ROW("swaps", "", "swaps", NULL), j_swaps, t_swaps, NULL, 0},
+     j_rt, NULL, NULL, 0, NULL},
+    {ROW("clipped", "samples", "clipped", NULL), j_clipped, NULL, NULL, 0, NULL},
+    {ROW("swaps", "", "swaps", NULL), j_swaps, t_swaps, NULL, 0, NULL},
     {ROW("primed", "swaps", "primed",
          "swaps whose engine was primed on what the stream heard: it continues the room's "
          "sound, the past's tail included, from its first block"),
-     j_primed, NULL, NULL, 0},
+     j_primed, NULL, NULL, 0, NULL},
     {ROW("prime late", "swaps", "prime_late",
          "swaps whose priming did not come within 2 s: played without the past"),
-     j_prime_late, NULL, NULL, 0},
-    {ROW("recorded", "frames", "recorded_frames", NULL), j_recorded, NULL, NULL, 0},
-    {ROW("record dropped", "frames", "record_dropped_frames", NULL), j_dropped, NULL, NULL, 0},
-    {ROW("engines built", "", "engines_created", NULL), j_created, NULL, NULL, 0},
-    {ROW("engines destroyed", "", "engines_destroyed", NULL), j_destroyed, NULL, NULL, 0},
-    {ROW("miss times", "s", "miss_at_s", NULL), j_miss_at, NULL, NULL, 0},
-    {ROW("limited", "samples", "limited", NULL), j_limited, NULL, NULL, 0},
-    {ROW("slots", "", "slots", NULL), j_slots, t_slots, NULL, 0},
+     j_prime_late, NULL, NULL, 0, NULL},
+    {ROW("recorded", "frames", "recorded_frames", NULL), j_recorded, NULL, NULL, 0, NULL},
+    {ROW("record dropped", "frames", "record_dropped_frames", NULL), j_dropped, NULL, NULL, 0, NULL},
+    {ROW("engines built", "", "engines_created", NULL), j_created, NULL, NULL, 0, NULL},
+    {ROW("engines destroyed", "", "engines_destroyed", NULL), j_destroyed, NULL, NULL, 0, NULL},
+    {ROW("miss times", "s", "miss_at_s", NULL), j_miss_at, NULL, NULL, 0, NULL},
+    {ROW("limited", "samples", "limited", NULL), j_limited, NULL, NULL, 0, NULL},
+    {ROW("slots", "", "slots", NULL), j_slots, t_slots, NULL, 0, NULL},
     {ROW("dB", "dB", NULL,
          "an A/B slot's level: its output over its input, as heard, over the blocks it "
          "played alone; B against A is the difference a listener hears"),
-     NULL, t_level_difference, NULL, 0},
+     NULL, t_level_difference, NULL, 0, NULL},
     {ROW("GPU", "us a block", NULL,
          "GPU engines: the GPU's time for the last block (CUDA events)"),
-     NULL, NULL, s_gpu, 1},
-    {ROW("record", "", NULL, NULL), NULL, t_recorded, NULL, 0},
-    {ROW(NULL, NULL, NULL, NULL), NULL, NULL, NULL, 0},
+     NULL, NULL, s_gpu, 1, NULL},
+    {ROW("record", "", NULL, NULL), NULL, t_recorded, NULL, 0, NULL},
+    {ROW(NULL, NULL, NULL, NULL), NULL, NULL, NULL, 0, NULL},
 };

@@ -62,7 +62,7 @@ static void header_stream(const es_live_snapshot *s, const ui_rect *r)
     /* A server whose period is longer than the block (JACK's own, or a
      * PipeWire quantum another client forced): said beside the block, as
      * it is what the latency counts. */
-    char period[32] = "", line[1200], flag[64] = "";
+    char period[32] = "", line[2048], flag[64] = "";
     if (s->latency.period > s->playing.block)
         snprintf(period, sizeof period, " (period %d)", s->latency.period);
     /* Where the eye starts: the meters are stale, or nothing is heard. The
@@ -84,17 +84,34 @@ static void header_stream(const es_live_snapshot *s, const ui_rect *r)
     attron(A_REVERSE | A_BOLD);
     mvhline(r->y, r->x, ' ', r->w);
     /* The latency first: a long device name may run off the edge. Its
-     * parts go inside its brackets where the whole line still fits:
-     * "latency 13.33 ms (640 fr = 128 in + 256 earshot + 256 out)". */
-    char latency[360];
-    snprintf(latency, sizeof latency, "%s", s->latency_text);
-    const size_t close = strlen(latency);
-    if (s->latency_parts[0] && close > 0 && latency[close - 1] == ')')
-        snprintf(latency + close - 1, sizeof latency - close + 1, " = %s)", s->latency_parts);
-    for (int with_parts = 1; with_parts >= 0; with_parts--) {
-        snprintf(line, sizeof line, " earshot  block %d%s  latency %s  %g kHz  %s > %s",
-                 s->playing.block, period, with_parts ? latency : s->latency_text,
-                 s->rate / 1e3, s->source, s->device);
+     * parts go inside its brackets, in words where the whole line fits
+     * ("latency 13.33 ms (640 fr = 128 in + 256 earshot + 256 out)"), else
+     * in figures ("(640 = 128 in+256+256 out)": in, earshot's own, out),
+     * which keep them at 80 columns on JACK. */
+    char forms[2][360];
+    const es_latency_parts *lp = &s->latency;
+    snprintf(forms[0], sizeof forms[0], "%s", s->latency_text);
+    snprintf(forms[1], sizeof forms[1], "%s", s->latency_text);
+    const size_t close = strlen(s->latency_text);
+    if (s->latency_parts[0] && close > 0 && s->latency_text[close - 1] == ')') {
+        char in[24] = "";
+        if (lp->input_counts)
+            snprintf(in, sizeof in, "%d in+", lp->input);
+        snprintf(forms[0] + close - 1, sizeof forms[0] - close + 1, " = %s)", s->latency_parts);
+        snprintf(forms[1], sizeof forms[1], "%.*s (%d = %s%d+%d out)",
+                 (int)(strchr(s->latency_text, '(') ? strchr(s->latency_text, '(') -
+                                                          s->latency_text - 1
+                                                    : (long)close),
+                 s->latency_text, lp->total, in, lp->engine + lp->inside, lp->output);
+    }
+    /* Then, as the width asks: the parts in figures, the name left out,
+     * the rate left out; the last form is cut where it must be. */
+    char rate[24];
+    snprintf(rate, sizeof rate, "  %g kHz", s->rate / 1e3);
+    for (int form = 0; form < 4; form++) {
+        snprintf(line, sizeof line, "%s  block %d%s  latency %s%s  %s > %s",
+                 form < 2 ? " earshot" : "", s->playing.block, period, forms[form > 0],
+                 form < 3 ? rate : "", s->source, s->device);
         if ((int)strlen(line) + at <= r->w)
             break;
     }

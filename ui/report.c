@@ -37,11 +37,11 @@ void es_report_write(const es_live_snapshot *snap, FILE *to, int json)
         ui_report_text(ui_meters, snap, to);
 }
 
-/* The line's words: each meter's short form, two spaces apart; `skip`
- * leaves out the optional ones from the end (the first `skip` found from
- * the end). */
-static int line_with(const ui_meter *table, const es_live_snapshot *s, int skip, char *out,
-                     size_t n)
+/* The line's words: each meter's short form (its tight one where `tight`),
+ * two spaces apart; `skip` leaves out the optional ones from the end (the
+ * first `skip` found from the end). */
+static int line_with(const ui_meter *table, const es_live_snapshot *s, int tight, int skip,
+                     char *out, size_t n)
 {
     int optional = 0;
     for (const ui_meter *m = table; m->name; m++)
@@ -51,7 +51,9 @@ static int line_with(const ui_meter *table, const es_live_snapshot *s, int skip,
     out[0] = 0;
     for (const ui_meter *m = table; m->name; m++) {
         char part[64];
-        if (!m->short_text || !m->short_text(s, part, sizeof part))
+        int (*form)(const es_live_snapshot *, char *, size_t) =
+            tight && m->tight_text ? m->tight_text : m->short_text;
+        if (!m->short_text || !form(s, part, sizeof part))
             continue;
         if (m->optional && seen++ >= optional - skip)
             continue;
@@ -63,11 +65,9 @@ static int line_with(const ui_meter *table, const es_live_snapshot *s, int skip,
 
 void ui_meters_line(const ui_meter *table, const es_live_snapshot *s, char *out, int w)
 {
-    /* Every short figure that fits; the optional ones go last first. */
     char line[512];
-    for (int skip = 0; skip < 8; skip++) {
-        if (line_with(table, s, skip, line, sizeof line) <= w)
-            break;
-    }
+    int fits = line_with(table, s, 0, 0, line, sizeof line) <= w;
+    for (int skip = 0; !fits && skip < 8; skip++)
+        fits = line_with(table, s, 1, skip, line, sizeof line) <= w;
     snprintf(out, (size_t)w + 1 > sizeof line ? sizeof line : (size_t)w + 1, "%s", line);
 }

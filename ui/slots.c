@@ -59,7 +59,7 @@ void ui_draw_slots(const ui_model *m, int y, int x, int w)
             snprintf(line, sizeof line, "%c%c (empty: Tab makes it a copy to change)", mark,
                      "AB"[k]);
             attron(COLOR_PAIR(UI_DIM));
-            mvaddnstr(y + 1 + k, x, line, w);
+            ui_text(y + 1 + k, x, line, w);
             attroff(COLOR_PAIR(UI_DIM));
             continue;
         }

@@ -67,6 +67,13 @@ int es_jconvolver_sides(const char *conf, int *inputs, int *outputs);
  * (a colon, a control character, invalid UTF-8) stays "". */
 int es_jconvolver_names(const char *conf, es_jconvolver_room *room);
 
+/* A side's names as a manifest keeps them ("in-L, in-R"), or "" where none
+ * is named or one holds a comma; and back: `text` split into names[count]
+ * ("" for those it does not name, or names too long to be a port's). */
+void es_jconvolver_names_join(char names[][ES_JCONVOLVER_NAME], int count, char *out,
+                              size_t n);
+void es_jconvolver_names_split(const char *text, char names[][ES_JCONVOLVER_NAME], int count);
+
 /* The filter matrix as inputs*outputs channels, channel i*outputs + o
  * being input i -> output o (earshot's NxM layout; a path with no filter
  * is silent), at the files' rate (48 kHz when no file gives one). Free

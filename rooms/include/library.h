@@ -10,6 +10,8 @@
  *   gain        = 0             dB, added after the normalisation
  *   predelay    = 0             ms of silence before the IR
  *   rate        = 48000         optional: the rate the file must have
+ *   input-names = in-L, in-R    optional: its JACK ports' names (an import
+ *   output-names = out-L, out-R   keeps a jconvolver configuration's)
  *
  * Folders are searched in order: the rooms built with earshot, the user's
  * ($XDG_DATA_HOME/earshot/rooms, else ~/.local/share/earshot/rooms), then
@@ -38,6 +40,8 @@ typedef struct {
     const char *description;
     const char *source;
     const char *licence;
+    const char *input_names;  /* the ports' names, comma-separated ("" none) */
+    const char *output_names;
     char layout[16];        /* "" when the manifest does not say */
     double gain_db;
     double predelay_ms;

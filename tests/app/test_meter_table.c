@@ -31,7 +31,7 @@ static int dummy_short(const es_live_snapshot *s, char *out, size_t n)
 
 static const ui_meter dummy = {"dummy", "blocks", "dummy_blocks",
                                "a meter a test added: the blocks played, twice",
-                               dummy_json, dummy_text, dummy_short, 1};
+                               dummy_json, dummy_text, dummy_short, 1, NULL};
 
 static void quiet(void *ctx, int problem, const char *line)
 {

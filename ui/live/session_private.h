@@ -76,6 +76,7 @@ struct es_session {
     uint64_t xruns_base;       /* the device's count at the last meter reset */
     uint64_t shard_said[ES_GPUS_MAX]; /* a split engine's late blocks, said */
     double shard_said_at;
+    uint64_t slow_said[ES_AB_SLOTS]; /* a slot's generation + 1 whose slow engine was said */
     es_safety_watch safety;    /* session_watch.c */
     unsigned probes;           /* latency measurements finished */
     int probe_frames;

@@ -7,6 +7,7 @@
  * that stopped. Each is said once, or at most once a second. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/clock.h"
 #include "processor.h"
@@ -42,6 +43,37 @@ static void watch_shards(es_session *s, const es_stats *st)
     }
 }
 
+/* An engine that cannot keep up with its room (cpu-direct on a cathedral:
+ * p99 119 %, hundreds of misses): said once per slot as it plays, with
+ * the engine made for long rooms at small blocks, or a larger block. */
+#define SLOW_AFTER_S 2.0
+#define SLOW_MISSES 10
+static void watch_keeping_up(es_session *s)
+{
+    const es_live_snapshot *snap = &s->snap;
+    const int k = snap->playing_slot;
+    if (k < 0 || k >= ES_AB_SLOTS)
+        return;
+    const es_live_slot *sl = &snap->slot[k];
+    if (!sl->set || sl->seconds < SLOW_AFTER_S || sl->stats.misses < SLOW_MISSES ||
+        sl->load_p99 < 1.0 || s->slow_said[k] == sl->generation + 1)
+        return;
+    s->slow_said[k] = sl->generation + 1;
+    const char *room = strrchr(sl->spec.room, '/') ? strrchr(sl->spec.room, '/') + 1
+                                                   : sl->spec.room;
+    char better[160] = "a larger block ([ ]) gives each block more time";
+    for (int i = 0; i < snap->engine_count; i++) {
+        const es_live_engine *e = &snap->engines[i];
+        if (e->usable && e->engine != sl->spec.engine && !strcmp(e->engine->name, "cpu-nonuniform"))
+            snprintf(better, sizeof better, "cpu-nonuniform (key %d), made for long rooms at "
+                     "small blocks, plays them for a few percent; or a larger block ([ ])",
+                     i + 1);
+    }
+    es_session_sayf(s, 1, "%s cannot keep up with %s: %llu misses, p99 %.0f %% of each "
+                    "block's time; %s", sl->spec.engine->name, room,
+                    (unsigned long long)sl->stats.misses, 100 * sl->load_p99, better);
+}
+
 /* A failed engine (a GPU error): the preparer builds its CPU fallback for
  * the same room. An engine whose output went non-finite: built again, the
  * same (its history holds the fault for as long as its room). Either
@@ -50,6 +82,7 @@ static void watch_shards(es_session *s, const es_stats *st)
 void es_session_watch_engine(es_session *s, const es_stats *st)
 {
     watch_shards(s, st);
+    watch_keeping_up(s);
     if (!st->engine_failed && !st->engine_broken) {
         es_session_event(s, ES_EV_ENGINE_FINE);
         return;

@@ -1,4 +1,5 @@
 /* A/B slots (slots.h). */
+#include <math.h>
 #include <string.h>
 
 #include "slots.h"
@@ -66,7 +67,11 @@ void es_slots_view(const es_slots *sl, int slot, const es_stats *now, es_live_sl
     out->load_mean = es_ab_stats_mean_load(s);
     out->helpers_load = es_ab_stats_helpers_load(s);
     out->gpu_load = es_ab_stats_gpu_load(s);
-    out->level_db = es_ab_stats_gain_db(s);
+    /* A slot's first seconds hear the new room ring with what came before
+     * it (a primed swap continues the past), against an input counted
+     * from the change only: the ratio read +27 dB for a moment where it
+     * settled at +5. It is shown once it has settled. */
+    out->level_db = out->seconds >= ES_SLOT_LEVEL_SETTLE_S ? es_ab_stats_gain_db(s) : NAN;
     out->throughput = es_ab_stats_throughput(s, now->inputs);
     out->realtime_factor = es_ab_stats_realtime_factor(s);
 }

@@ -19,6 +19,11 @@
 
 enum { ES_SLOT_A = 0, ES_SLOT_B = 1 };
 
+/* Seconds a slot counts before its level (output over input) is shown:
+ * past a room's early decay, so the past it rings with at a swap is a
+ * small part of what it heard. */
+#define ES_SLOT_LEVEL_SETTLE_S 3.0
+
 /* The device as the meters should be read: playing (blocks arrive),
  * stalled (none for a second, the host still says the stream runs) or
  * lost (its stream stopped from outside, e.g. the sound server died, or it
@@ -47,7 +52,8 @@ typedef struct {
     double gpu_load;           /* the GPU's time over the real time (mean) */
     double throughput;         /* samples a second of processing */
     double realtime_factor;
-    double level_db;           /* output over input, dB, as heard; NAN before any */
+    double level_db;           /* output over input, dB, as heard; NAN before any, and
+                                * for its first ES_SLOT_LEVEL_SETTLE_S */
 } es_live_slot;
 
 /* An engine as the screen lists it: probed once, when the session opened. */
