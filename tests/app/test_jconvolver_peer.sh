@@ -8,7 +8,9 @@
 # each `/cd` pointed at
 # a folder of the test's own. Then, per configuration: `earshot rooms
 # import-jconvolver`, `earshot render --ir` of the imported room and
-# --layout INxOUT (the matrix as the configuration has it) and `fconvolver`
+# --layout INxOUT (the matrix as the configuration has it), `earshot render
+# --room` of it from the library (prepared as it plays: its tail cut and
+# levelled, the level fitted out before the null) and `fconvolver`
 # of the same noise (its input padded with MAXSIZE zeros:
 # fconvolver 1.1 goes on convolving stale input after the input ends) must
 # give the same number of channels and null within earshot's output at
@@ -40,17 +42,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CONFIG_HOME="$work/config" EARSHOT_WISDOM=off
 cp -r "$shipped" "$work/c"
-fail=0 judged=0 matrix=0 played=0 cut=0
+fail=0 judged=0 matrix=0 played=0 cut=0 library_street=0
 
 # prepare CONF: its /cd folders the test's own, its missing IR files made
 # (jconvolver_lib.sh), at most 0.5 s long.
 . "$(dirname "$0")/jconvolver_lib.sh"
 prepare() { jconv_prepare "$1" "$work" "$make_wav" short; }
 
-# null WAV WHAT: judges an earshot render against fconvolver's f.wav.
+# null WAV WHAT [fit]: judges an earshot render against fconvolver's
+# f.wav; with fit, a library room's (levelled: fconvolver's output scaled
+# by the least-squares gain first, so that what is judged is the shape:
+# the tail cut and the resampling).
 null() {
     local result channels worst
-    result=$("$wav_match" "$work/f.wav" "$1" 0 2>&1)
+    result=$("$wav_match" "$work/f.wav" "$1" 0 ${3:+-1 "$3"} 2>&1)
     channels=$(sed -n 's/.* -> \([0-9]*\) out,.*/\1/p' "$work/render.txt")
     worst=$(sed -n 's/.*worst \(-*[0-9.]*\) dB.*/\1/p' <<<"$result")
     if [ "${channels:-0}" = "$outs" ] && awk -v w="${worst:-0}" 'BEGIN { exit !(w <= -120) }'; then
@@ -131,6 +136,13 @@ while read -r conf; do
     "$earshot" render --ir "$file" "${layout[@]}" "$work/in.wav" "$work/e.wav" \
         >"$work/render.txt" 2>&1
     null "$work/e.wav" "$how"
+    # From the library, prepared as it plays (its tail cut, levelled):
+    # nothing the preparation changes is over -120 dB, on the package's
+    # recorded IRs (street2-L/R, EYCv2) as on made ones.
+    "$earshot" render --rooms "$work/lib" --room "$room" "$work/in.wav" "$work/e.wav" \
+        >"$work/render.txt" 2>&1
+    null "$work/e.wav" "$how, rendered from the library" fit
+    [ "$name" = demo-reverbs/street.conf ] && library_street=1
     [ "$name" = stresstest/stress3.conf ] && play_matrix "$room"
 done < <(find "$work/c" -name '*.conf' | sort)
 echo "$judged configurations judged; $matrix imported as matrix rooms; $cut cut at MAXSIZE (said at import)"
@@ -141,5 +153,7 @@ echo "$judged configurations judged; $matrix imported as matrix rooms; $cut cut 
 [ "$cut" -ge 1 ] || [ "$build" = sanitized ] ||
     { echo "FAIL: no configuration's data was cut at MAXSIZE and said"; fail=1; }
 [ "$judged" -ge 37 ] || { echo "FAIL: fewer than the 37 shipped configurations judged"; fail=1; }
+[ "$library_street" = 1 ] || [ "$build" = sanitized ] ||
+    { echo "FAIL: the street room (the package's recorded IRs) was not judged from the library"; fail=1; }
 [ $fail = 0 ] && echo PASSED || echo FAILED
 exit $fail

@@ -1,7 +1,7 @@
 /* wav_match: finds where a reference (a render) sits in a recording and
  * how closely the recording follows it there, sample by sample.
  *
- *   wav_match REC.wav REF.wav MAXLAG [CLEAN]
+ *   wav_match REC.wav REF.wav MAXLAG [CLEAN [GAIN_DB]]
  *
  * The delay is the lag, 0..MAXLAG frames, at which the recording's first
  * 4096 frames after it differ least (largest difference, all channels)
@@ -16,12 +16,16 @@
  * frames, and everything after comes back shifted) still shows the path
  * sample by sample where it was whole. The line then ends "judged on the
  * first CLEAN frames"; at least a window's worth of the reference must lie
- * in them.
+ * in them (-1: all of it). GAIN_DB scales the recording first: a peer's
+ * output against a library room's, which is levelled by that gain; "fit"
+ * scales it by the least-squares gain at the lag found (the level's own
+ * rounding is then not what is judged, the shape is).
  * Exit 0 when it could measure, 1 when not (files, channels, lengths). */
 #include <math.h>
 #include <sndfile.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define WINDOW 4096
 
@@ -53,8 +57,8 @@ static double db(double v, double peak)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: wav_match REC.wav REF.wav MAXLAG [CLEAN]\n");
+    if (argc < 4 || argc > 6) {
+        fprintf(stderr, "usage: wav_match REC.wav REF.wav MAXLAG [CLEAN [GAIN_DB]]\n");
         return 1;
     }
     int rc, fc;
@@ -68,7 +72,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "wav_match: %d channels recorded, %d in the reference\n", rc, fc);
         goto out;
     }
-    const long clean = argc == 5 ? atol(argv[4]) : -1;
+    const long clean = argc >= 5 ? atol(argv[4]) : -1;
+    const int fit = argc == 6 && !strcmp(argv[5], "fit");
+    if (argc == 6 && !fit) {
+        const float gain = (float)pow(10.0, atof(argv[5]) / 20);
+        for (long k = 0; k < rn * rc; k++)
+            rec[k] *= gain;
+    }
     const int limited = clean >= 0 && clean < rn;
     if (limited)
         rn = clean; /* what follows the first lost cycle is not judged */
@@ -91,6 +101,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "wav_match: the recording (%ld frames) cannot hold the reference "
                 "(%ld) after a lag of %ld\n", rn, fn, lag);
         goto out;
+    }
+    if (fit) { /* the scale that brings REC nearest REF where it is judged */
+        double cross = 0, power = 0;
+        for (long k = 0; k < judged * rc; k++) {
+            cross += (double)rec[lag * rc + k] * ref[k];
+            power += (double)rec[lag * rc + k] * rec[lag * rc + k];
+        }
+        const double gain = power > 0 ? cross / power : 1;
+        for (long k = 0; k < rn * rc; k++)
+            rec[k] = (float)(rec[k] * gain);
+        printf("gain %+.3f dB, ", 20 * log10(fabs(gain) + 1e-300));
     }
     double worst = 0, outside = 0, peak = 0;
     for (long k = 0; k < fn * rc; k++)
