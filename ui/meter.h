@@ -29,7 +29,8 @@ typedef struct ui_meter {
     /* Its words on the meters panel's line of short figures ("xruns 2"):
      * 1 when it has some. NULL: not on that line. */
     int (*short_text)(const es_live_snapshot *s, char *out, size_t n);
-    /* 1: the line leaves it out first when it is too narrow. */
+    /* Where the line is too narrow it leaves out the figures with the
+     * highest `optional` first (3 before 2 before 1); 0: never left out. */
     int optional;
     /* Its words where the line is narrow (80 and 100 columns): 1 when it
      * has some, 0 to leave it out there. NULL: the short form. A figure
@@ -51,9 +52,9 @@ extern const ui_meter ui_meters[];
 /* report.c: the reports made from a table (the shipped one, or a test's). */
 void ui_report_json(const ui_meter *table, const es_live_snapshot *s, FILE *to);
 void ui_report_text(const ui_meter *table, const es_live_snapshot *s, FILE *to);
-/* The line of short figures, as wide as `w` allows: the short forms, else
- * the tight ones, else the tight ones with the optional ones left out
- * from the end. */
+/* The line of short figures, as wide as `w` allows: the short forms,
+ * then the optional ones left out (the highest first), the tight forms
+ * taking the short ones' place before any but the first to go. */
 void ui_meters_line(const ui_meter *table, const es_live_snapshot *s, char *out, int w);
 /* keys.c: the help's lines with a table's meters defined (UI_HELP_W wide
  * each, UI_HELP_CAP at most); returns how many. */

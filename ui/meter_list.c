@@ -385,13 +385,6 @@ static int s_stalls(const es_live_snapshot *s, char *out, size_t n)
     return 1;
 }
 
-/* Left out where the line is narrow. */
-static int s_none(const es_live_snapshot *s, char *out, size_t n)
-{
-    (void)s, (void)out, (void)n;
-    return 0;
-}
-
 static int s_wake(const es_live_snapshot *s, char *out, size_t n)
 {
     if (!s->have_stalls)
@@ -446,7 +439,7 @@ const ui_meter ui_meters[] = {
     {ROW("wake", "ms", "stall_probe",
          "the stall probe: the latest a real-time thread beside the audio woke, every "
          "period since the stream started or c"),
-     j_stall_probe, t_stall_probe, s_wake, 0, s_none},
+     j_stall_probe, t_stall_probe, s_wake, 2, NULL},
     {ROW("levels", "dB", "levels", NULL), j_levels, t_levels, NULL, 0, NULL},
     {ROW("bad in", "samples", "bad_input",
          "input samples that were not numbers (NaN, infinity) or beyond +60 dBFS: played as "
@@ -491,7 +484,7 @@ const ui_meter ui_meters[] = {
     {ROW("Msmp/s", "samples/s", "throughput",
          "samples (frames x channels) processed a second of processing time: the audio "
          "thread's and the engine's helper threads' CPU time (a GPU's own time apart)"),
-     j_throughput, t_throughput, s_speed, 1, NULL},
+     j_throughput, t_throughput, s_speed, 3, NULL},
     {ROW("x RT", "", "realtime_factor",
          "the real time those blocks stood for / the CPU time they took, the audio thread's "
          "and the engine's helpers' = 1 / mean load"),
@@ -518,7 +511,7 @@ const ui_meter ui_meters[] = {
      NULL, t_level_difference, NULL, 0, NULL},
     {ROW("GPU", "us a block", NULL,
          "GPU engines: the GPU's time for the last block (CUDA events)"),
-     NULL, NULL, s_gpu, 1, NULL},
+     NULL, NULL, s_gpu, 3, NULL},
     {ROW("record", "", NULL, NULL), NULL, t_recorded, NULL, 0, NULL},
     {ROW(NULL, NULL, NULL, NULL), NULL, NULL, NULL, 0, NULL},
 };

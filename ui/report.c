@@ -38,24 +38,17 @@ void es_report_write(const es_live_snapshot *snap, FILE *to, int json)
 }
 
 /* The line's words: each meter's short form (its tight one where `tight`),
- * two spaces apart; `skip` leaves out the optional ones from the end (the
- * first `skip` found from the end). */
-static int line_with(const ui_meter *table, const es_live_snapshot *s, int tight, int skip,
+ * two spaces apart, of those whose `optional` is 0 or under `cut`. */
+static int line_with(const ui_meter *table, const es_live_snapshot *s, int tight, int cut,
                      char *out, size_t n)
 {
-    int optional = 0;
-    for (const ui_meter *m = table; m->name; m++)
-        optional += m->short_text && m->optional;
     size_t used = 0;
-    int seen = 0;
     out[0] = 0;
     for (const ui_meter *m = table; m->name; m++) {
         char part[64];
         int (*form)(const es_live_snapshot *, char *, size_t) =
             tight && m->tight_text ? m->tight_text : m->short_text;
-        if (!m->short_text || !form(s, part, sizeof part))
-            continue;
-        if (m->optional && seen++ >= optional - skip)
+        if (!m->short_text || (m->optional && m->optional >= cut) || !form(s, part, sizeof part))
             continue;
         if (used < n)
             used += (size_t)snprintf(out + used, n - used, "%s%s", used ? "  " : "", part);
@@ -65,9 +58,15 @@ static int line_with(const ui_meter *table, const es_live_snapshot *s, int tight
 
 void ui_meters_line(const ui_meter *table, const es_live_snapshot *s, char *out, int w)
 {
+    /* Every figure; without the optional ones of the highest rank; then
+     * each rank down with the tight forms (the head's exchange alone, its
+     * set being in the header). */
+    static const struct {
+        int tight, cut;
+    } tries[] = {{0, 4}, {0, 3}, {1, 3}, {1, 2}, {1, 1}};
     char line[512];
-    int fits = line_with(table, s, 0, 0, line, sizeof line) <= w;
-    for (int skip = 0; !fits && skip < 8; skip++)
-        fits = line_with(table, s, 1, skip, line, sizeof line) <= w;
+    for (size_t k = 0; k < sizeof tries / sizeof *tries; k++)
+        if (line_with(table, s, tries[k].tight, tries[k].cut, line, sizeof line) <= w)
+            break;
     snprintf(out, (size_t)w + 1 > sizeof line ? sizeof line : (size_t)w + 1, "%s", line);
 }

@@ -14,7 +14,7 @@ export EARSHOT_WISDOM=off
 
 # Every key the help must name (keys.c's table), and every meter it defines.
 help_keys=("up/down Enter" "up down j k" "1-9" "Tab" "[ ]" "{ }" "p" "< >" ", ." "- +"
-           "b Space" "L" "s" "r" "c" "l" "R" "q F10" "/ n N" "o" "v" "m" "? h F1" "Esc"
+           "b Space" "L" "g" "s" "r" "c" "l" "M" "R" "q F10" "/ n N" "o" "v" "m" "? h F1" "Esc"
            "Ctrl-C" "Ctrl-L" "mouse" "Shift+drag")
 help_meters=("miss" "xruns" "stalls" "wake" "DSP load" "p50 p99 max" "latency" "Msmp/s"
              "x RT" "GPU")
