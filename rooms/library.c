@@ -66,15 +66,31 @@ void es_library_shipped_dir(char *out, size_t n)
     *slash = 0;
     char candidate[1200];
     /* The build tree keeps them beside the executable; an install puts
-     * them under share/. */
+     * them under share/earshot/shipped (not share/earshot/rooms: with a
+     * prefix of ~/.local, as scripts/run installs for a user, that is the
+     * user's own library). */
     snprintf(candidate, sizeof candidate, "%s/rooms/" MANIFEST, exe);
     if (exists(candidate)) {
         snprintf(out, n, "%s/rooms", exe);
         return;
     }
-    snprintf(candidate, sizeof candidate, "%s/../share/earshot/rooms/" MANIFEST, exe);
+    snprintf(candidate, sizeof candidate, "%s/../share/earshot/shipped/" MANIFEST, exe);
     if (exists(candidate))
-        snprintf(out, n, "%s/../share/earshot/rooms", exe);
+        snprintf(out, n, "%s/../share/earshot/shipped", exe);
+}
+
+/* 1 when folder d is one read before it (by device and inode: --rooms
+ * naming the user's folder, a link to it). */
+static int read_before(const es_library *lib, int d)
+{
+    struct stat now, was;
+    if (stat(lib->dirs[d], &now) != 0)
+        return 0;
+    for (int k = 0; k < d; k++)
+        if (lib->dirs[k][0] && stat(lib->dirs[k], &was) == 0 && was.st_dev == now.st_dev &&
+            was.st_ino == now.st_ino)
+            return 1;
+    return 0;
 }
 
 int es_room_name_valid(const char *name)
@@ -538,7 +554,7 @@ int es_library_open(es_library *lib, const char *extra)
         /* Stamped before reading: a change made while it is read shows as
          * a change on the next look. */
         manifest_stamp(lib, d, lib->manifest_stamp[d]);
-        if (lib->dirs[d][0])
+        if (lib->dirs[d][0] && !read_before(lib, d))
             read_manifest(lib, lib->dirs[d], lib->dir_origin[d]);
     }
     return 0;

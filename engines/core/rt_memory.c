@@ -71,6 +71,7 @@ static int on_audio_path(const char *path, const char *self)
 
 typedef struct {
     unsigned long long wanted, locked; /* bytes */
+    unsigned long long budget;         /* at most this many locked (0: no bound) */
     int failed, first_errno;
 } lock_tally;
 
@@ -93,6 +94,8 @@ static void lock_mappings(FILE *maps, int pass, int audio_first, const char *sel
         if (audio_first && on_audio_path(path, self) != (pass == 0))
             continue;
         t->wanted += end - start;
+        if (t->budget && t->locked + (end - start) > t->budget)
+            continue; /* past what is ours to spend: left for the libraries */
         if (mlock((void *)start, end - start) == 0)
             t->locked += end - start;
         else if (!t->failed++)
@@ -119,7 +122,13 @@ int es_rt_memory_lock(char *why, size_t n)
     char self[4096] = "";
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     self[len > 0 ? len : 0] = '\0';
-    lock_tally t = {0};
+    /* Under a limit, half of it (at most 4 MB) is left for the libraries
+     * that lock memory of their own: libjack locks its shared memory when
+     * a client opens, and fails to open one when it cannot (a user's
+     * earshot found no JACK server once its own locks had spent all 8 MB). */
+    const unsigned long long reserve =
+        limited ? (lim.rlim_cur / 2 < (4u << 20) ? lim.rlim_cur / 2 : (4u << 20)) : 0;
+    lock_tally t = {.budget = limited ? lim.rlim_cur - reserve : 0};
     for (int pass = 0; pass < (limited ? 2 : 1); pass++)
         lock_mappings(maps, pass, limited, self, &t);
     fclose(maps);
@@ -130,9 +139,10 @@ int es_rt_memory_lock(char *why, size_t n)
                      (double)lim.rlim_cur / 1048576.0);
         else
             snprintf(why, n, "the locked-memory limit (%.1f MB) holds %.1f of %.1f MB, the "
-                     "audio path's code first; the rest and the rooms' buffers are not locked",
+                     "audio path's code first, %.1f MB left for JACK's; the rest and the "
+                     "rooms' buffers are not locked",
                      (double)lim.rlim_cur / 1048576.0, (double)t.locked / 1048576.0,
-                     (double)t.wanted / 1048576.0);
+                     (double)t.wanted / 1048576.0, (double)reserve / 1048576.0);
         return -1;
     }
     if (t.failed && t.first_errno != ENOMEM && t.first_errno != EPERM && t.first_errno != EAGAIN)
