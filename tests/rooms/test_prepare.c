@@ -1,9 +1,11 @@
 /* Room preparation: the silent tail trimmed changes the room by no more
  * than ES_TRIM_DB (-120 dB) of its largest output, the pre-delay is exact, the programme power (pink, K-weighted:
  * program_level.h) is normalised per output (1 for every layout, plus the
- * manifest's gain), resampling happens when the
+ * manifest's gain; a file room is levelled by the same rule), a recording's
+ * noise floor is cut only where its energy allows, resampling happens when the
  * rates differ, and the cache hands back the same prepared room for the
  * same rate without reading the file again. */
+#define _DEFAULT_SOURCE /* mkstemps */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "audiofile.h"
 #include "prepare.h"
 #include "program_level.h"
+#include "room_level.h"
 
 static int failures;
 
@@ -80,9 +83,88 @@ static void weighting(void)
     check(fabs(unit - 1) < 1e-3 && fabs(twice - 4) < 4e-3 && low > 1 && high < 1, what);
 }
 
+/* A recording's tail: a decay, then a noise floor 100 dB under its peak
+ * to the end, as a measured IR keeps (jconvolver's street2). Its sum of
+ * |samples| is mostly the floor's, so a cut judged by that sum alone took
+ * frames whose energy was only -103 dB under the room's: the energy bound
+ * keeps the cut's energy -120 dB under it. */
+static void noise_floor(void)
+{
+    char path[] = "/tmp/earshot-floor-XXXXXX.wav";
+    int fd = mkstemps(path, 4);
+    close(fd);
+    enum { FRAMES = 96000 };
+    float *h = calloc(FRAMES, sizeof *h);
+    unsigned seed = 7;
+    double whole = 0;
+    for (int t = 0; t < FRAMES; t++) {
+        seed = seed * 1103515245u + 12345u;
+        const double noise = ((double)(seed >> 8) / (1u << 24) - 0.5) * 2e-5;
+        h[t] = (float)(0.8 * exp(-t / 2400.0) * ((t * 7919 % 13) - 6) / 6.0 + noise);
+        whole += (double)h[t] * h[t];
+    }
+    char err[256];
+    es_audiofile *f = es_audiofile_create(path, &(es_write_spec){.sample_rate = 48000,
+                                                                 .channels = 1},
+                                          err, sizeof err);
+    es_audiofile_write(f, (const float *const *)&h, FRAMES, err, sizeof err);
+    es_audiofile_commit(f, err, sizeof err);
+    es_audiofile_close(f);
+    es_room room = {.name = "floor", .path = path, .description = "", .source = "",
+                    .licence = ""};
+    es_prepared_room p;
+    double cut = 0;
+    const int ok = es_room_prepare(&room, 48000, &p, err, sizeof err) == 0;
+    for (int t = ok ? p.frames : FRAMES; t < FRAMES; t++)
+        cut += (double)h[t] * h[t];
+    char what[200];
+    snprintf(what, sizeof what, "a noise floor at -100 dB: %d of %d frames kept, the cut's "
+             "energy %.1f dB of the room's (at most -120)", ok ? p.frames : 0, FRAMES,
+             cut > 0 ? 10 * log10(cut / whole) : -300.0);
+    check(ok && cut <= 1e-12 * whole, what);
+    if (ok)
+        es_prepared_room_free(&p);
+    unlink(path);
+    free(h);
+}
+
+/* A file room levelled as a library room is (room_level.h): a hot IR of
+ * noise, 0.25 rms, comes to a programme power of 1; one of zeros is
+ * refused. */
+static void file_level(void)
+{
+    es_ir *ir = es_ir_create(1, 2, 57600, 48000);
+    unsigned seed = 3;
+    for (int o = 0; o < 2; o++) {
+        float *h = es_ir_path(ir, 0, o);
+        for (int t = 0; t < ir->length; t++) {
+            seed = seed * 1103515245u + 12345u;
+            h[t] = (float)(((double)(seed >> 8) / (1u << 24) - 0.5) * 0.866 *
+                           exp(-6.9 * t / ir->length));
+        }
+    }
+    double db;
+    char err[128], what[200];
+    const int ok = es_ir_level_db(ir, &db, err, sizeof err) == 0;
+    es_ir_scale_db(ir, db);
+    const double power = (es_program_power(ir->taps[0], ir->length, 48000) +
+                          es_program_power(ir->taps[1], ir->length, 48000)) / 2;
+    snprintf(what, sizeof what, "a hot file room levelled by %+.1f dB: programme power %.5f "
+             "per output (want 1)", db, power);
+    check(ok && db < -20 && fabs(power - 1) < 1e-3, what);
+    es_ir_destroy(ir);
+    es_ir *silent = es_ir_create(1, 1, 100, 48000);
+    es_ir_path(silent, 0, 0);
+    check(es_ir_level_db(silent, &db, err, sizeof err) != 0 && strstr(err, "silent"),
+          "a silent file room is refused, not levelled to infinity");
+    es_ir_destroy(silent);
+}
+
 int main(void)
 {
     weighting();
+    noise_floor();
+    file_level();
     char path[] = "/tmp/earshot-prepare-XXXXXX";
     int fd = mkstemp(path);
     close(fd);
