@@ -117,6 +117,8 @@ static const es_param own_params[] = {
 };
 
 #define TABLE_MAX 40
+#define SETTLE_S 0.5     /* the stream's run without an overrun before the first sweep */
+#define SETTLE_MAX_S 5.0
 static es_param table[TABLE_MAX];
 
 static const char usage[] =
@@ -348,6 +350,21 @@ int es_cmd_measure(int argc, char **argv)
     while (!interrupted && es_session_snapshot(s)->elapsed < start_at) {
         nanosleep(&tick, NULL);
         es_session_poll(s);
+    }
+    /* A stream's first cycles may overrun while the graph takes the new
+     * client in, and an overrun said during the first sweep plays it
+     * again: it waits until the stream has run SETTLE_S without one
+     * (SETTLE_MAX_S more at most). */
+    uint64_t xruns = es_session_snapshot(s)->xruns;
+    double quiet_since = start_at;
+    while (!interrupted && es_session_snapshot(s)->elapsed - quiet_since < SETTLE_S &&
+           es_session_snapshot(s)->elapsed < start_at + SETTLE_MAX_S) {
+        nanosleep(&tick, NULL);
+        es_session_poll(s);
+        if (es_session_snapshot(s)->xruns != xruns) {
+            xruns = es_session_snapshot(s)->xruns;
+            quiet_since = es_session_snapshot(s)->elapsed;
+        }
     }
     int status = 1;
     if (!interrupted && es_session_measure_room(s, &plan) == 0) {

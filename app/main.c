@@ -47,7 +47,9 @@ static void usage(FILE *to)
                 "the room library, the engines, meters and a live spectrum in the terminal,\n"
                 "every action one key away. earshot play --help lists its options.\n"
                 "\nEnvironment: EARSHOT_WISDOM=FILE|off, where FFTW's measured plans are kept\n"
-                "between runs (default ~/.cache/earshot/fftwf.wisdom).\n");
+                "between runs (default ~/.cache/earshot/fftwf.wisdom).\n"
+                "\nman earshot has every command's options; the docs/ folder of the source\n"
+                "says what each does and why.\n");
 }
 
 /* Every command may plan FFTs (FFTW_MEASURE): the wisdom file makes that

@@ -104,14 +104,13 @@ static void header_stream(const es_live_snapshot *s, const ui_rect *r)
                                                     : (long)close),
                  s->latency_text, lp->total, in, lp->engine + lp->inside, lp->output);
     }
-    /* Then, as the width asks: the parts in figures, the name left out,
-     * the rate left out; the last form is cut where it must be. */
-    char rate[24];
-    snprintf(rate, sizeof rate, "  %g kHz", s->rate / 1e3);
-    for (int form = 0; form < 4; form++) {
-        snprintf(line, sizeof line, "%s  block %d%s  latency %s%s  %s > %s",
+    /* Then, as the width asks: the parts in figures, then the program's
+     * name left out; every figure stays, and what does not fit at the end
+     * (the device's name) is cut, said by "...". */
+    for (int form = 0; form < 3; form++) {
+        snprintf(line, sizeof line, "%s  block %d%s  latency %s  %g kHz  %s > %s",
                  form < 2 ? " earshot" : "", s->playing.block, period, forms[form > 0],
-                 form < 3 ? rate : "", s->source, s->device);
+                 s->rate / 1e3, s->source, s->device);
         if ((int)strlen(line) + at <= r->w)
             break;
     }

@@ -99,7 +99,7 @@ if command -v tmux >/dev/null; then
     . "$here/tmux_lib.sh"
     tmux_cleanup_needed=1
     ui_start 120 40 "$earshot" --device null --rooms "$dir/lib" --room evil
-    if wait_for 'missing\x1b[2J\x1b]52;' 10; then
+    if wait_for 'missing\x1b[2J\x1b]' 10; then
         ok "the workstation's message log shows a file name escaped: $(screen | grep -m1 -o 'missing\\x1b\[2J[^ ]*' | head -c 60)"
     else
         bad "the workstation: the file name not shown escaped"; screen | sed 's/^/    | /'

@@ -16,8 +16,9 @@
 #      as a feedback loop; `r` records into that folder, never into the
 #      source tree;
 #   3. on a JACK server (the dummy backend) with jconvolver holding a room
-#      as the room to measure: `M`, the form's level lowered to -30 dBFS,
-#      Enter; the measured room plays in slot B.
+#      as the room to measure: `M`, Enter at the form's defaults clips and
+#      brings the form back with the level to use; lowered to -30 dBFS,
+#      Enter: the measured room plays in slot B.
 #
 #   test_first_hour.sh MAKE_WAV
 set -u
@@ -33,7 +34,6 @@ home=$work/home
 src=$home/earshot
 prefix=$home/.local
 mkdir -p "$home/my room" "$home/elsewhere"
-fail=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
@@ -50,13 +50,15 @@ else
     as_user() { "${user_env[@]}" prlimit --memlock=8388608:8388608 "$@"; }
     who="$(id -un)"
 fi
+# tmux_lib's screen, wait_for and keys, on a tmux server of the user's.
+. "$top/tests/app/tmux_lib.sh"
 sock=$home/tmux.sock
 t() { as_user tmux -S "$sock" "$@"; }
 cleanup() {
-    t kill-server 2>/dev/null
+    as_user tmux -S "$sock" kill-server 2>/dev/null
     as_user pkill -f "jconvolver -N hall" 2>/dev/null
     as_user pkill -f "jackd -n first-hour-$$" 2>/dev/null
-    rm -rf "$work"
+    rm -rf "$work" "$tmux_dir"
 }
 trap cleanup EXIT
 
@@ -105,26 +107,16 @@ else
 fi
 
 # 2. The workstation, in the user's folder, on the null device.
-screen() { t capture-pane -p -t hour 2>/dev/null; }
-wait_for() {
-    local i
-    for i in $(seq $((${2:-10} * 10))); do
-        screen | grep -qF -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-keys() { t send-keys -t hour "$@"; }
-history() { keys m; sleep 0.5; screen; keys Escape; }
+messages() { keys m; sleep 0.5; screen; keys Escape; }
 start_ui() {
     t kill-server 2>/dev/null
-    t -f /dev/null new-session -d -s hour -x 80 -y 24 \
+    t -f /dev/null new-session -d -s ui -x 80 -y 24 \
         "cd '$home/my room' && $* 2>'$home/stderr'; echo EXIT=\$?; sleep 600"
 }
 start_ui "'$earshot' --device null --input speech.wav --no-restore"
-if wait_for Meters 15 && history | grep -q 'locked-memory limit (8.0 MB)' &&
-   ! history | grep -q 'left out\|out of memory'; then
-    ok "the workstation plays under the 8 MB limit: $(history | grep -o 'the locked-memory limit[^;]*' | head -1)"
+if wait_for Meters 15 && messages | grep -q 'locked-memory limit (8.0 MB)' &&
+   ! messages | grep -q 'left out\|out of memory'; then
+    ok "the workstation plays under the 8 MB limit: $(messages | grep -o 'the locked-memory limit[^;]*' | head -1)"
 else
     bad "the workstation under the 8 MB limit:"
     screen | sed 's/^/    | /'
@@ -134,7 +126,7 @@ sleep 0.3
 keys -l 'my hall.wav'
 keys Enter
 if wait_for 'my hall.wav      [file] playing' 15 && sleep 4 &&
-   history | grep -q 'room my hall.wav: 1.20 s, gain -24.1 dB (levelled'; then
+   messages | grep -q 'room my hall.wav: 1.20 s, gain -24.1 dB (levelled'; then
     if ! screen | grep -q 'MUTED\|runaway'; then
         ok "o \"my hall.wav\": plays levelled (gain -24.1 dB), not muted, 4 s on"
     else
@@ -144,16 +136,16 @@ else
     bad "o \"my hall.wav\": no levelled room said"; screen | sed 's/^/    | /'
 fi
 keys g
-for _ in $(seq 20); do history | grep -q 'turned the output down' && break; sleep 1; done
-if history | grep -q 'turned the output down'; then
+for _ in $(seq 20); do messages | grep -q 'turned the output down' && break; sleep 1; done
+if messages | grep -q 'turned the output down'; then
     sleep 2
     if ! screen | grep -q 'MUTED'; then
-        ok "g (raw): the loud room turned down and said, not muted: $(history | grep -o 'room my hall.wav is loud[^(]*' | head -1)"
+        ok "g (raw): the loud room turned down and said, not muted: $(messages | grep -o 'room my hall.wav is loud[^(]*' | head -1)"
     else
         bad "g (raw): muted after the turn down:"; screen | sed 's/^/    | /'
     fi
 else
-    bad "g (raw): no loud room said within 20 s"; history | sed 's/^/    | /'
+    bad "g (raw): no loud room said within 20 s"; messages | sed 's/^/    | /'
 fi
 keys r
 sleep 2
@@ -180,16 +172,28 @@ if ! wait_for Meters 15; then
     bad "the workstation on JACK did not come up: $(cat "$home/stderr")"
     sed 's/^/    jackd: /' "$work/jackd.log" | tail -5
 else
+    # At the form's defaults (-12 dBFS) jconvolver's street room, 25 dB
+    # hotter than the sweep, clips: the form comes back with the line and
+    # the level it says, one key from measuring again; the user lowers it
+    # further, and Enter puts the room in slot B.
     keys M
     wait_for 'Measure the room' 5 || bad "M: no form"
+    keys Enter
+    if wait_for 'Enter: measure again' 30 && screen | grep -q 'level      -22 ' &&
+       screen | grep -q 'clipped'; then
+        ok "M, Enter at the defaults: clipped, and the form is back with the line and -22 dBFS filled in"
+    else
+        bad "M at the defaults: the form did not come back with the level to use"
+        screen | sed 's/^/    | /'
+    fi
     keys C-u
-    t send-keys -t hour -l -- -30
+    t send-keys -t ui -l -- -30
     keys Enter
     if wait_for '>B measured-' 60; then
-        ok "M, the level at -30 dBFS, Enter: $(history | grep -o 'measured room [^;]*' | head -1); slot B plays it"
+        ok "the level lowered to -30 dBFS, Enter: $(messages | grep -o 'measured room [^;]*' | head -1); slot B plays it"
     else
         bad "M on the JACK loop: the room did not play in slot B"
-        history | sed 's/^/    | /'
+        messages | sed 's/^/    | /'
     fi
     keys q
     wait_for 'EXIT=' 10

