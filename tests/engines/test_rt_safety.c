@@ -102,6 +102,10 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
     for (int c = 0; c < CALLS; c++) {
         if (history && c == 100)
             es_history_set_primed(history, ticket, 1);
+        /* The input held at silence and let in again, as a room measured
+         * on the stream asks (its command taken inside the count). */
+        if (p && (c == 200 || c == 400))
+            es_processor_hold_input(p, c == 200);
         if (p)
             es_processor_process(p, (const float *const *)in, out, sizes[c]);
         else if (c % 2) /* both ways the engine is asked */
