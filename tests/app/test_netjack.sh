@@ -88,7 +88,9 @@ stop_all() {
     # (wait with no process waits for every child: each one by itself.)
     for p in $watch $sender $cwatch $slave $control; do kill $p; wait $p; done 2>/dev/null
     if [ -n "$master" ]; then
-        JACK_DEFAULT_SERVER=$server jack_unload netmanager >/dev/null 2>&1
+        # Bounded: jack_unload once waited on the master for good (a fresh
+        # root, 2026-11-28), and ctest's 25 minutes with it.
+        JACK_DEFAULT_SERVER=$server timeout -k 2 10 jack_unload netmanager >/dev/null 2>&1
         kill $master; wait $master
     fi 2>/dev/null
     player=; watch=; sender=; slave=; master=; control=; cplayer=; cwatch=
