@@ -504,9 +504,7 @@ int es_jconvolver_sides(const char *conf, int *inputs, int *outputs)
     return found ? 0 : -1;
 }
 
-/* A name as jconvolver would give its port: some text, no colon (JACK's
- * client:port separator), and nothing a terminal would take as a control. */
-static int port_name_ok(const char *name)
+int es_jconvolver_port_name_ok(const char *name)
 {
     char why[8];
     return name[0] && !strchr(name, ':') && es_text_check(name, why, sizeof why) == 0;
@@ -531,10 +529,10 @@ int es_jconvolver_names(const char *conf, es_jconvolver_room *room)
             room->outputs = outs;
         }
         if (sscanf(text, " /input/name %d %63s", &k, name) == 2 && k >= 1 &&
-            k <= room->inputs && port_name_ok(name))
+            k <= room->inputs && es_jconvolver_port_name_ok(name))
             snprintf(room->input_name[k - 1], ES_JCONVOLVER_NAME, "%s", name);
         if (sscanf(text, " /output/name %d %63s", &k, name) == 2 && k >= 1 &&
-            k <= room->outputs && port_name_ok(name))
+            k <= room->outputs && es_jconvolver_port_name_ok(name))
             snprintf(room->output_name[k - 1], ES_JCONVOLVER_NAME, "%s", name);
     }
     if (f)

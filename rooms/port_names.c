@@ -33,10 +33,12 @@ void es_jconvolver_names_split(const char *text, char names[][ES_JCONVOLVER_NAME
         size_t end = len;
         while (end > 0 && text[end - 1] == ' ')
             end--;
-        if (end < ES_JCONVOLVER_NAME)
+        names[k][0] = 0;
+        if (end < ES_JCONVOLVER_NAME) {
             snprintf(names[k], ES_JCONVOLVER_NAME, "%.*s", (int)end, text);
-        else
-            names[k][0] = 0;
+            if (!es_jconvolver_port_name_ok(names[k]))
+                names[k][0] = 0;
+        }
         text += len;
         if (*text == ',')
             text++;

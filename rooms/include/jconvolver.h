@@ -67,9 +67,15 @@ int es_jconvolver_sides(const char *conf, int *inputs, int *outputs);
  * (a colon, a control character, invalid UTF-8) stays "". */
 int es_jconvolver_names(const char *conf, es_jconvolver_room *room);
 
+/* 1 when `name` is one a JACK port takes as jconvolver gives it: some
+ * text, no colon (JACK's client:port separator), nothing a terminal would
+ * take as a control, valid UTF-8. */
+int es_jconvolver_port_name_ok(const char *name);
+
 /* A side's names as a manifest keeps them ("in-L, in-R"), or "" where none
  * is named or one holds a comma; and back: `text` split into names[count]
- * ("" for those it does not name, or names too long to be a port's). */
+ * ("" for those it does not name, names too long to be a port's, and names
+ * es_jconvolver_port_name_ok refuses: a hand-written manifest's). */
 void es_jconvolver_names_join(char names[][ES_JCONVOLVER_NAME], int count, char *out,
                               size_t n);
 void es_jconvolver_names_split(const char *text, char names[][ES_JCONVOLVER_NAME], int count);
