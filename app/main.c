@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/args.h"
+#include "core/files.h"
 #include "core/suggest.h"
 #include "app.h"
 #include "fftw_planner.h"
@@ -64,6 +65,10 @@ static int run_command(int (*run)(int, char **), int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* Before anything opens a file: a closed standard stream would be
+     * reused by the next file opened (core/files.h). */
+    if (es_std_streams_guard() != 0)
+        return 1;
     /* A file grown past `ulimit -f` is a write that fails (EFBIG), said in
      * one line like a full disk, not a signal that kills earshot halfway. */
     signal(SIGXFSZ, SIG_IGN);

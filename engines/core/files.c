@@ -224,3 +224,21 @@ int es_path_follow(const char *path, char *out, size_t n, char *err, size_t en)
     snprintf(err, en, "%s: %s", path, strerror(ELOOP));
     return -1;
 }
+
+int es_std_streams_guard(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        /* open() returns the lowest free descriptor, which is this one:
+         * every one below it is open by now. */
+        const int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (null < 0)
+            return -1;
+        if (null != fd) {
+            dup2(null, fd);
+            close(null);
+        }
+    }
+    return 0;
+}

@@ -94,6 +94,12 @@ void es_library_reindex(es_library *lib);
 int es_library_changed(const es_library *lib);
 /* A deep copy (rooms and messages); 0, or -1 when out of memory. */
 int es_library_copy(es_library *dst, const es_library *src);
+/* 1 (and in `what` whose it is) when writing `path` would replace a file
+ * the library holds: any existing file in one of its folders or beneath
+ * (rooms, a .conf's filters, the manifest), or any room's file wherever
+ * it lies; links followed, files compared by device and inode. Else 0
+ * (nothing is at `path`, or it is no library's). library_owns.c. */
+int es_library_owns(const es_library *lib, const char *path, char *what, size_t n);
 /* Appends one room as it is (no checks), its text copied into the
  * library's; 0, or -1 when out of memory. */
 int es_library_add(es_library *lib, const es_room *room);

@@ -152,18 +152,26 @@ static int resolve_slots(es_session *s, char *err, size_t n)
     return 0;
 }
 
-/* 1 (and why in err) when recording to `path` would replace the input
- * file or the room's IR file: a take replaces its file when it starts,
- * and these are what plays. */
+/* 1 (and why in err) when recording to `path` would replace what plays
+ * or could play: the input file, either slot's room file, or any file a
+ * room library holds (library_owns.c). A take replaces its file when it
+ * starts, so this is asked before it does. */
 int es_session_record_overwrites_input(const es_session *s, const char *path, char *err,
                                        size_t n)
 {
-    const char *inputs[] = {s->cfg.file, s->playing.room};
+    const char *inputs[] = {s->cfg.file, s->playing.room, s->cfg.slot[ES_SLOT_A].room,
+                            s->cfg.slot[ES_SLOT_B].room};
     for (size_t k = 0; k < sizeof inputs / sizeof *inputs; k++)
         if (inputs[k] && inputs[k][0] && es_same_file(path, inputs[k])) {
             snprintf(err, n, "%.300s: the recording would overwrite %.300s", path, inputs[k]);
             return 1;
         }
+    char whose[1100];
+    if (es_library_owns(&s->list.view, path, whose, sizeof whose)) {
+        snprintf(err, n, "%.300s: the recording would overwrite %.400s; record elsewhere", path,
+                 whose);
+        return 1;
+    }
     return 0;
 }
 
@@ -227,6 +235,17 @@ static int start_recordings(es_session *s, int outputs, char *err, size_t n)
             return -1;
     const int channels[2] = {outputs, s->inputs};
     return es_taps_start(&s->taps, paths, channels, 0, err, n);
+}
+
+/* A recording asked for from the start that would replace what plays is
+ * refused before any device opens: the one line, nothing else. */
+static int refuse_recordings(es_session *s, char *err, size_t n)
+{
+    const char *paths[2] = {s->cfg.record, s->cfg.record_input};
+    for (int w = 0; w < 2; w++)
+        if (paths[w] && es_session_record_overwrites_input(s, paths[w], err, n))
+            return -1;
+    return 0;
 }
 
 /* Builds the first stream on the preparer and opens the device with it.
@@ -329,7 +348,8 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     char gpu_why[256];
     if (es_gpu_list_for(first->engine, &first->options.gpu.list, gpu_why, sizeof gpu_why) != 0)
         es_session_sayf(s, 0, "note: %s; the list is kept for a switch to one", gpu_why);
-    if (open_rooms(s, err, n) != 0 || open_stream(s, err, n) != 0 ||
+    if (open_rooms(s, err, n) != 0 || refuse_recordings(s, err, n) != 0 ||
+        open_stream(s, err, n) != 0 ||
         es_player_start(s->player, err, n) != 0)
         goto fail;
     es_latency_parts lp;
@@ -410,7 +430,8 @@ int es_session_stop(es_session *s)
         return 0;
     /* A stream that died since the last look (a server killed in the last
      * second) is left as a stalled one is, not stopped. */
-    if ((was == ES_STREAM_PLAYING || was == ES_STREAM_OPENING) && !stream_alive(s))
+    const int ran = s->started.tv_sec || s->started.tv_nsec; /* the device was started */
+    if ((was == ES_STREAM_PLAYING || (was == ES_STREAM_OPENING && ran)) && !stream_alive(s))
         was = ES_STREAM_STALLED;
     es_session_drop_measure(s);
     es_session_event(s, ES_EV_STOP);

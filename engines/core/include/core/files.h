@@ -52,6 +52,14 @@ int es_file_write_out(const char *path, const char *data, size_t len, char *err,
  * file's name. */
 int es_same_file(const char *a, const char *b);
 
+/* Standard input, output and error opened on /dev/null where they are
+ * closed, as OpenSSH and daemons do before anything else opens a file:
+ * otherwise the next file opened takes descriptor 0, 1 or 2, and a read
+ * of standard input reads it (`--commands <&-` took commands from the
+ * input WAV) or a message to standard error lands in it (`2>&-` wrote
+ * text into a recording). 0, or -1 when /dev/null cannot be opened. */
+int es_std_streams_guard(void);
+
 /* The folder part of a path ("." when it has none, "/" for the root). */
 void es_path_dir(const char *path, char *out, size_t n);
 
