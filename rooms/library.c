@@ -293,6 +293,10 @@ int es_library_add(es_library *lib, const es_room *r)
 static void say(es_library *lib, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(es_library *lib, const char *fmt, ...)
 {
+    if (lib->message_count >= ES_LIBRARY_SAID_MAX) {
+        lib->unsaid++;
+        return;
+    }
     char line[1400];
     va_list ap;
     va_start(ap, fmt);
@@ -304,6 +308,18 @@ static void say(es_library *lib, const char *fmt, ...)
     lib->messages = grown;
     if ((lib->messages[lib->message_count] = strdup(line)))
         lib->message_count++;
+}
+
+/* The lines not kept, as one: said after the rest. */
+static void say_unsaid(es_library *lib)
+{
+    if (!lib->unsaid)
+        return;
+    const int more = lib->unsaid;
+    lib->unsaid = 0;
+    lib->message_count--; /* room for the count, in place of the last line kept */
+    free(lib->messages[lib->message_count]);
+    say(lib, "... and %d more lines like these (rooms left out or unread)", more + 1);
 }
 
 static char *trim(char *s)
@@ -519,6 +535,7 @@ int es_library_open(es_library *lib, const char *extra)
         if (lib->dirs[d][0] && !read_before(lib, d))
             read_manifest(lib, lib->dirs[d], lib->dir_origin[d]);
     }
+    say_unsaid(lib);
     return 0;
 }
 
@@ -530,6 +547,7 @@ int es_library_read_dir(es_library *lib, const char *dir)
     lib->dir_count = 1;
     manifest_stamp(lib, 0, lib->manifest_stamp[0]);
     read_manifest(lib, dir, ES_ROOMS_EXTRA);
+    say_unsaid(lib);
     return 0;
 }
 

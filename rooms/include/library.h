@@ -24,6 +24,10 @@
 
 #define ES_ROOM_NAME_MAX 64
 #define ES_LIBRARY_MAX_DIRS 8
+/* A manifest of 100,000 rooms by one name is 100,000 lines that nobody
+ * reads, and the screen would compare and show each: the first lines are
+ * kept, the rest counted in one. */
+#define ES_LIBRARY_SAID_MAX 100
 
 /* ES_ROOMS_FILE: not from a manifest but an IR file played by its path
  * (the live session's room list keeps those beside the library's). */
@@ -57,7 +61,8 @@ typedef struct {
     es_room *rooms;
     int count, capacity;
     char **messages;        /* one line each: what was left out and why */
-    int message_count;
+    int message_count;      /* at most ES_LIBRARY_SAID_MAX, then one line for the rest */
+    int unsaid;             /* lines beyond ES_LIBRARY_SAID_MAX: counted, not kept */
     char dirs[ES_LIBRARY_MAX_DIRS][1024];
     es_room_origin dir_origin[ES_LIBRARY_MAX_DIRS];
     int dir_count;

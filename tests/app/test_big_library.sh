@@ -5,6 +5,9 @@
 # `earshot rooms` lists all 100,000 (timed, and said). The sanitizer
 # build runs four times slower and holds freed memory: its time limit is
 # four times as long and its memory is not judged.
+# Then a manifest of 100,000 entries with one name: the lines left out are
+# kept to 100 and counted in one, so a rescan (R, `rescan`) costs a read,
+# and q, `quit` and SIGTERM each end the process within 2 s of asking.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 earshot=$(realpath "$1")
@@ -49,4 +52,43 @@ listed=$("$earshot" rooms --rooms "$dir/lib" --json 2>"$dir/err" | grep -c '"nam
 took=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 check "earshot rooms lists all $rooms, each measured, in $took s" \
     "[ $listed -eq $rooms ] && [ ! -s '$dir/err' ]"
+
+# -- 100,000 entries by one name
+mkdir "$dir/dup"
+cp "$dir/lib/a.wav" "$dir/dup/"
+awk -v n=$rooms 'BEGIN { for (i = 0; i < n; i++) printf "[same]\nfile = a.wav\n\n" }' \
+    >"$dir/dup/rooms.txt"
+dup_limit=2
+[ "$build" = sanitized ] && dup_limit=4
+ui_start 100 30 "$earshot" --device null --rooms "$dir/dup"
+wait_for "r:record" 20
+keys R
+wait_for "rooms: " 20
+start=$(now)
+keys q
+quit_check "q after a rescan of $rooms entries by one name" >/dev/null ||
+    check "q quits cleanly" "false"
+took=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+check "q took $took s (at most $dup_limit)" "awk -v t=$took -v l=$dup_limit 'BEGIN { exit !(t < l) }'"
+for how in quit TERM; do
+    fifo=$dir/cmds.$how
+    mkfifo "$fifo"
+    "$earshot" play --device null --headless --commands --rooms "$dir/dup" --seconds 60 \
+        <"$fifo" >"$dir/out.$how" 2>"$dir/err.$how" &
+    pid=$!
+    exec 7>"$fifo"
+    echo rescan >&7
+    for _ in $(seq 200); do grep -q "^earshot: rooms: " "$dir/err.$how" && break; sleep 0.05; done
+    start=$(now)
+    if [ $how = quit ]; then echo quit >&7; else kill -TERM $pid; fi
+    while kill -0 $pid 2>/dev/null &&
+        awk -v a="$start" -v b="$(now)" 'BEGIN { exit !(b - a < 10) }'; do sleep 0.02; done
+    took=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    exec 7>&-
+    said=$(grep -c "left out" "$dir/err.$how")
+    check "$how after a rescan: ended in $took s (at most $dup_limit), $said lines said of $((rooms - 1)) left out, one counting the rest" \
+        "awk -v t=$took -v l=$dup_limit 'BEGIN { exit !(t < l) }' && [ $said -le 202 ] && grep -q 'more lines like these' '$dir/err.$how'"
+done
 exit $fail
