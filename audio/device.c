@@ -173,6 +173,11 @@ int es_device_active(const es_device *d)
     return d->klass->active ? d->klass->active(d) : 1;
 }
 
+int es_device_paused(const es_device *d)
+{
+    return !d->abandoned && d->klass->paused && d->klass->paused(d);
+}
+
 void es_device_latency_known(const es_device *d, int *input, int *output)
 {
     *input = d->input_known;

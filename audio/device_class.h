@@ -63,6 +63,8 @@ struct es_device_class {
     void (*stop)(es_device *d);
     void (*close)(es_device *d);
     int (*active)(const es_device *d); /* optional: NULL means it runs until stopped */
+    /* Optional: es_device_paused (NULL: 0, a stall may be a loss). */
+    int (*paused)(const es_device *d);
     /* Optional: the latency figures as the stream runs, given those from
      * open (es_device_latency, es_device_reported's period) to amend. */
     void (*now)(const es_device *d, int *input, int *output, int *period);

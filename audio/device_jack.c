@@ -393,6 +393,16 @@ static int jack_matches(const char *name)
            (!strcasecmp(name, "pipewire") && es_jack_is_pipewire());
 }
 
+/* A server that stopped calling but never shut earshot's client down is
+ * paused (SIGSTOP, a debugger): its graph still holds the ports, and it
+ * calls the same client again when it resumes. A dead server's shutdown
+ * callback sets `dead`, and the keeper makes the client again. */
+static int jack_paused(const es_device *d)
+{
+    (void)d;
+    return host.client && !atomic_load(&host.dead);
+}
+
 static int jack_list(FILE *to, int json, char *err, size_t n)
 {
     (void)err, (void)n;
@@ -428,6 +438,7 @@ const es_device_class es_device_jack = {
     .stop = jack_stop,
     .close = jack_close_device,
     .now = jack_now,
+    .paused = jack_paused,
     .inside = jack_inside,
     .looped = jack_looped,
 };

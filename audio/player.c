@@ -494,6 +494,11 @@ int es_player_device_active(const es_player *pl)
     return es_device_active(pl->device);
 }
 
+int es_player_device_paused(const es_player *pl)
+{
+    return es_device_paused(pl->device);
+}
+
 const es_player_config *es_player_config_now(const es_player *pl)
 {
     return &pl->st->cfg;

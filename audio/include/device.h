@@ -153,5 +153,11 @@ const char *es_device_name(const es_device *d);
  * or was stopped from outside (a sound server that went away), or was
  * abandoned. Control side. */
 int es_device_active(const es_device *d);
+/* 1 when a device that stopped calling is held by a host that is paused,
+ * not gone: the JACK server still holds earshot's client and ports (it
+ * was stopped with SIGSTOP, a debugger, a suspended machine) and will
+ * call again when it resumes, however long that takes. 0 where a long
+ * stall cannot be told from a loss. Control side. */
+int es_device_paused(const es_device *d);
 
 #endif

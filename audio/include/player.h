@@ -73,6 +73,8 @@ void es_player_abandon_device(es_player *pl);
  * yes, 0 its stream finished or stopped (a sound server that went away).
  * Control side. */
 int es_player_device_active(const es_player *pl);
+/* es_device_paused of the device playing. Control side. */
+int es_player_device_paused(const es_player *pl);
 
 /* A measurement through the device (exchange.h) on the stream playing
  * now: `play` on the outputs whose bits are set, `inputs` channels of the

@@ -73,6 +73,7 @@ struct es_session {
     /* Watching the stream (es_session_poll). */
     struct timespec started, since, stopped, progress_at;
     uint64_t progress_blocks;
+    int paused_said;           /* the device's paused host was said (es_device_paused) */
     uint64_t xruns_base;       /* the device's count at the last meter reset */
     uint64_t shard_said[ES_GPUS_MAX]; /* a split engine's late blocks, said */
     double shard_said_at;

@@ -14,7 +14,11 @@
 #include "session_private.h"
 
 #define SAY_EVERY_S 1.0 /* a count that keeps rising is said at most this often */
-#define STALL_SECONDS 1.0 /* no callback for this long: the device is in trouble */
+/* No callback for this long, or for STALL_PERIODS of the stream's own
+ * periods when they are longer (8192 frames at 8 kHz is a second a block,
+ * and each one quiet but on time): the device is in trouble. */
+#define STALL_SECONDS 1.0
+#define STALL_PERIODS 3
 /* A round-trip measurement: ES_PROBE_CLICKS clicks over this long, each
  * heard in its own window (0.5 s: the longest round trip measured). */
 #define PROBE_SECONDS 2.5
@@ -196,12 +200,24 @@ void es_session_watch_safety(es_session *s, const es_stats *st)
     }
 }
 
+/* How long the stream may deliver nothing before it is called stalled:
+ * STALL_SECONDS, or STALL_PERIODS of its period or block if longer. */
+static double stall_seconds(const es_session *s)
+{
+    es_latency_parts lp;
+    es_player_latency_parts(s->player, &lp);
+    const int frames = lp.period > s->playing.block ? lp.period : s->playing.block;
+    return fmax(STALL_SECONDS, STALL_PERIODS * (double)frames / s->cfg.rate);
+}
+
 /* The stream delivers no blocks: said once when it stops, once when it
  * comes back. A stream whose host API says it stopped (PortAudio's
  * stream-finished callback, Pa_IsStreamActive), or that stalls for
  * LOST_SECONDS, is lost: it is left alone from then on, because asking a
  * dead server to stop or reopen can hang, abort or fail with a misleading
- * error inside the host API. */
+ * error inside the host API. A device whose host is paused, not gone
+ * (es_device_paused: a JACK server stopped with SIGSTOP still holds
+ * earshot's client and ports), is waited for however long it pauses. */
 void es_session_watch_device(es_session *s, const es_stats *st, const struct timespec *now)
 {
     if (!es_live_allows(s->state, ES_DO_WATCH))
@@ -215,16 +231,26 @@ void es_session_watch_device(es_session *s, const es_stats *st, const struct tim
         s->progress_at = *now;
         return;
     }
-    const double quiet = es_seconds_between(&s->progress_at, now);
-    if (quiet <= STALL_SECONDS)
+    const double quiet = es_seconds_between(&s->progress_at, now), stall = stall_seconds(s);
+    if (quiet <= stall)
         return;
     if (s->state.stream == ES_STREAM_PLAYING) {
-        es_session_sayf(s, 1, "device %s: no audio for %.0f s (device lost or stalled)",
-                        es_player_device(s->player), STALL_SECONDS);
+        es_session_sayf(s, 1, "device %s: no audio for %.3g s (device lost or stalled)",
+                        es_player_device(s->player), stall);
         es_session_event(s, ES_EV_QUIET);
+        s->paused_said = 0;
     }
     const int active = es_player_device_active(s->player);
-    if (!active || quiet > LOST_SECONDS) {
+    const int lost_after = quiet > fmax(LOST_SECONDS, 2 * stall);
+    if (active && lost_after && es_player_device_paused(s->player)) {
+        if (!s->paused_said)
+            es_session_sayf(s, 1, "device %s: its server has not called for %.0f s but still "
+                            "holds earshot's ports (paused?): waiting for it; q quits",
+                            es_player_device(s->player), quiet);
+        s->paused_said = 1;
+        return;
+    }
+    if (!active || lost_after) {
         es_session_sayf(s, 1, "device lost: %s %s; the meters show the %.1f s before it; "
                         "q quits", es_player_device(s->player),
                         active ? "has delivered no audio for 5 s"
