@@ -20,33 +20,43 @@
 long es_ir_resample(const char *path, float **ch, int channels, long frames, double from,
                     double to, char *err, size_t n)
 {
-    double ratio = to / from;
-    long out_frames = (long)ceil((double)frames * ratio);
+    const double ratio = to / from;
+    const long out_frames = (long)ceil((double)frames * ratio);
+    /* The converter gives nothing for an input shorter than its filter
+     * needs (a 1-sample IR taken to 8 kHz came out empty): the input is
+     * followed by silence, which an IR's tail is anyway, and the output
+     * kept to the length the rate asks for. */
+    const long pad = (long)ceil(64.0 / fmin(ratio, 1.0));
+    float *in = calloc((size_t)(frames + pad), sizeof(float));
+    if (!in) {
+        snprintf(err, n, "%s: out of memory resampling to %g Hz", path, to);
+        return -1;
+    }
+    long made = out_frames;
     for (int c = 0; c < channels; c++) {
-        float *out = calloc((size_t)out_frames + 1, sizeof(float));
-        if (!out) {
-            snprintf(err, n, "%s: out of memory resampling to %g Hz", path, to);
-            return -1;
-        }
-        SRC_DATA d = {
-            .data_in = ch[c],
-            .input_frames = frames,
-            .data_out = out,
-            .output_frames = out_frames,
-            .src_ratio = ratio,
-        };
-        int rc = src_simple(&d, SRC_SINC_BEST_QUALITY, 1);
-        if (rc != 0) {
+        memcpy(in, ch[c], sizeof(float) * (size_t)frames);
+        const long room = (long)ceil((double)(frames + pad) * ratio) + 1;
+        float *out = calloc((size_t)room, sizeof(float));
+        SRC_DATA d = {.data_in = in, .input_frames = frames + pad, .data_out = out,
+                      .output_frames = room, .src_ratio = ratio};
+        const int rc = out ? src_simple(&d, SRC_SINC_BEST_QUALITY, 1) : 0;
+        if (!out || rc != 0) {
             free(out);
-            snprintf(err, n, "%s: resampling %g Hz -> %g Hz failed: %s", path, from, to,
-                     src_strerror(rc));
+            free(in);
+            if (!out)
+                snprintf(err, n, "%s: out of memory resampling to %g Hz", path, to);
+            else
+                snprintf(err, n, "%s: resampling %g Hz -> %g Hz failed: %s", path, from, to,
+                         src_strerror(rc));
             return -1;
         }
         free(ch[c]);
         ch[c] = out;
-        out_frames = d.output_frames_gen;
+        if (d.output_frames_gen < made)
+            made = d.output_frames_gen;
     }
-    return out_frames;
+    free(in);
+    return made;
 }
 
 static int check_samples(const char *path, float **ch, int channels, long frames,

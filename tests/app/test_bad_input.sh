@@ -87,5 +87,16 @@ else
     echo "FAIL the good render failed"
     fail=1
 fi
+# Edge files that are not bad: a 1-sample IR taken to an 8 kHz input is
+# one band-limited impulse (it once came out empty: "nothing left after
+# resampling"), a sixth of the input's level.
+"$make_wav" one.wav dirac 48000 1 1 0 1.0
+"$make_wav" in8.wav noise 8000 1 8000
+if "$earshot" render --ir one.wav in8.wav out8.wav >/dev/null 2>err8.txt && [ -s out8.wav ]; then
+    echo "ok   a 1-sample IR at 48 kHz renders an 8 kHz input"
+else
+    echo "FAIL a 1-sample IR at 48 kHz, an 8 kHz input: $(cat err8.txt)"
+    fail=1
+fi
 echo "bad input: $cases cases"
 exit $fail
