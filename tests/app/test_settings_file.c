@@ -80,6 +80,21 @@ int main(void)
                       !(bad.levels & ES_MIX_WET) && !(bad.have & ES_SET_VIEW),
                   "the bad values are left out");
 
+    /* A newer earshot's keys are written back as they were, once, through
+     * any number of reads and writes. */
+    es_settings newer = {0};
+    es_settings_parse(&newer, "a.block = 512\nhead.smoothing = 12 ms\nb.crossfeed = on\n");
+    char again[8192];
+    es_settings_format(&newer, again, sizeof again);
+    es_settings round = {0};
+    es_settings_parse(&round, again);
+    es_settings_format(&round, again, sizeof again);
+    const char *first_kept = strstr(again, "head.smoothing = 12 ms\n");
+    es_test_check(first_kept && strstr(again, "b.crossfeed = on\n") &&
+                      !strstr(first_kept + 1, "head.smoothing") && round.slot[0].block == 512 &&
+                      strstr(newer.first, "(kept in the file)"),
+                  "unknown keys are kept, once, through a read and a write; and said");
+
     /* A line longer than any setting: one problem, not one per piece. */
     static char big[30000];
     memset(big, 'x', sizeof big - 2);

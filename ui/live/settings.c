@@ -172,7 +172,13 @@ static void parse_line(es_settings *st, int line, const char *key, const char *v
         sk->take(st, slot < 0 ? 0 : slot, &a, line, key);
         return;
     }
-    problem(st, "line %d: unknown key '%.40s'", line, key);
+    /* A key this earshot does not know may be a newer one's: kept for the
+     * file, said once in case it is a typing slip. */
+    const size_t used = strlen(st->kept), want = strlen(key) + strlen(value) + 5;
+    if (used + want < sizeof st->kept)
+        snprintf(st->kept + used, sizeof st->kept - used, "%s = %s\n", key, value);
+    problem(st, "line %d: unknown key '%.40s'%s", line, key,
+            used + want < sizeof st->kept ? " (kept in the file)" : "");
 }
 
 /* One line of the file: a comment, nothing, or `key = value`. */
@@ -414,6 +420,8 @@ void es_settings_format(const es_settings *st, char *out, size_t n)
     for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
         if (st->levels & levels[k].bit)
             put(out, n, &used, "%s = %s\n", levels[k].name, db_word(level_of(st, k), w, sizeof w));
+    if (st->kept[0])
+        put(out, n, &used, "# not known to this earshot, kept as they were:\n%s", st->kept);
 }
 
 int es_settings_restored(const es_settings *st, char *out, size_t n)
@@ -452,7 +460,7 @@ static int make_folder(const char *path)
 
 int es_settings_write(const es_settings *st, char *err, size_t n)
 {
-    char text[8192], why[1400];
+    char text[12288], why[1400];
     es_settings_format(st, text, sizeof text);
     if (make_folder(st->path) != 0) {
         snprintf(err, n, "settings %s: cannot write it (%s); not remembered", st->path,

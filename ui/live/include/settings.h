@@ -36,6 +36,10 @@ typedef struct {
     int playing;               /* ES_SLOT_A or ES_SLOT_B */
     int spectrogram;           /* the view: 0 spectrum, 1 spectrogram */
     char path[1024];
+    /* Lines of keys this earshot does not know (a newer one's), written
+     * back as they were: a file is never narrowed to what the older
+     * program reads. Bounded: what does not fit is counted a problem. */
+    char kept[4096];
     int problems;              /* bad lines and values, the first said in: */
     char first[300];
 } es_settings;
