@@ -2,12 +2,28 @@
  * the switches and their filter-exchange latency, and the tracker's OSC
  * messages, taken or refused. Reads the snapshot only. */
 #include <stdio.h>
+#include <string.h>
 
 #include "core/json.h"
 #include "meter.h"
 
 typedef unsigned long long ull;
 
+/* Where the tracker is listened for (ADDRESS:PORT, an IPv6 address in
+ * brackets), and what came of what it sent. */
+static void osc_text(const es_head_view *h, FILE *to)
+{
+    char where[96];
+    snprintf(where, sizeof where, strchr(h->osc_address, ':') ? "[%s]:%d" : "%s:%d",
+             h->osc_address, h->osc_port);
+    fprintf(to, "  OSC         %s: %llu messages, %llu taken, %llu bad values, %llu bad form, "
+            "%llu unknown addresses", where, (ull)h->osc_messages, (ull)h->osc_taken,
+            (ull)h->osc_bad_values, (ull)h->osc_bad_form, (ull)h->osc_unknown);
+    if (h->osc_early)
+        fprintf(to, ", %llu from bundles timed for later (taken on arrival)", (ull)h->osc_early);
+    fprintf(to, "; %llu bad packets, %llu dropped by the system%s%s\n", (ull)h->osc_bad_packets,
+            (ull)h->osc_dropped, h->osc_last_bad[0] ? "; last: " : "", h->osc_last_bad);
+}
 
 void ui_meter_head_json(const es_live_snapshot *s, FILE *to)
 {
@@ -31,10 +47,14 @@ void ui_meter_head_json(const es_live_snapshot *s, FILE *to)
     else
         fprintf(to, ",\"exchange_ms\":null");
     if (h->osc_port) {
-        fprintf(to, ",\"osc\":{\"port\":%d,\"messages\":%llu,\"taken\":%llu,\"bad_values\":%llu,"
-                "\"bad_form\":%llu,\"unknown\":%llu,\"last_bad\":",
+        fprintf(to, ",\"osc\":{\"address\":");
+        es_json_string(to, h->osc_address);
+        fprintf(to, ",\"port\":%d,\"messages\":%llu,\"taken\":%llu,\"bad_values\":%llu,"
+                "\"bad_form\":%llu,\"unknown\":%llu,\"early\":%llu,\"bad_packets\":%llu,"
+                "\"dropped\":%llu,\"last_bad\":",
                 h->osc_port, (ull)h->osc_messages, (ull)h->osc_taken, (ull)h->osc_bad_values,
-                (ull)h->osc_bad_form, (ull)h->osc_unknown);
+                (ull)h->osc_bad_form, (ull)h->osc_unknown, (ull)h->osc_early,
+                (ull)h->osc_bad_packets, (ull)h->osc_dropped);
         es_json_string(to, h->osc_last_bad);
         fputc('}', to);
     } else {
@@ -63,10 +83,7 @@ void ui_meter_head_text(const es_live_snapshot *s, FILE *to)
     fprintf(to, " (%llu requests, %llu replaced by a newer one)\n", (ull)st->set_requests,
             (ull)st->set_superseded);
     if (h->osc_port)
-        fprintf(to, "  OSC         port %d: %llu messages, %llu taken, %llu bad values, %llu bad "
-                "form, %llu unknown addresses%s%s\n", h->osc_port, (ull)h->osc_messages,
-                (ull)h->osc_taken, (ull)h->osc_bad_values, (ull)h->osc_bad_form,
-                (ull)h->osc_unknown, h->osc_last_bad[0] ? "; last: " : "", h->osc_last_bad);
+        osc_text(h, to);
 }
 
 int ui_meter_head_short(const es_live_snapshot *s, char *out, size_t n)

@@ -25,10 +25,7 @@ void es_head_destroy(es_head *h)
 {
     if (!h)
         return;
-    if (h->osc) {
-        lo_server_thread_stop(h->osc);
-        lo_server_thread_free(h->osc);
-    }
+    es_osc_listener_stop(h->osc); /* first: its thread counts into h */
     pthread_mutex_destroy(&h->lock);
     free(h->poses);
     free(h);
@@ -126,5 +123,22 @@ void es_head_osc_count(es_head *h, int taken, int bad_values, int bad_form, int 
     v->osc_unknown += (uint64_t)unknown;
     if (why)
         snprintf(v->osc_last_bad, sizeof v->osc_last_bad, "%s", why);
+    pthread_mutex_unlock(&h->lock);
+}
+
+void es_head_osc_packet_count(es_head *h, uint64_t bad, uint64_t early, const char *why)
+{
+    pthread_mutex_lock(&h->lock);
+    h->view.osc_bad_packets += bad;
+    h->view.osc_early += early;
+    if (why)
+        snprintf(h->view.osc_last_bad, sizeof h->view.osc_last_bad, "%s", why);
+    pthread_mutex_unlock(&h->lock);
+}
+
+void es_head_osc_dropped(es_head *h, uint64_t total)
+{
+    pthread_mutex_lock(&h->lock);
+    h->view.osc_dropped = total;
     pthread_mutex_unlock(&h->lock);
 }

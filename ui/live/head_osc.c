@@ -1,16 +1,20 @@
-/* A head tracker's OSC messages (head.h says which), through liblo's own
- * server thread. Each message is stamped as it is handled, before
- * anything else, so the filter-exchange latency counts from its arrival.
- * A message is taken, or refused and counted: its values (not numbers,
- * out of range), its form (the wrong count or types of arguments) or its
- * address (nobody reads it). None reaches the audio thread but as the one
- * word a turn writes (es_set_request), which a flood only overwrites. */
+/* What a head tracker's OSC packets say (head.h says which messages):
+ * a packet as osc_listener.c received it, stamped on arrival so that the
+ * filter-exchange latency counts from there, is a message or a bundle,
+ * read here with liblo's message parser. A message is taken, or refused
+ * and counted: its values (not numbers, out of range), its form (the
+ * wrong count or types of arguments) or its address (nobody reads it).
+ * A bundle's messages are taken on arrival whatever its timetag: liblo's
+ * own server would queue a bundle timed for later, without a limit, and
+ * an orientation is worth most now. What is not OSC is counted as a bad
+ * packet. None reaches the audio thread but as the one word a turn writes
+ * (es_set_request), which a flood only overwrites. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
-#include "core/clock.h"
 #include "core/text.h"
 #include "head_private.h"
 
@@ -73,15 +77,6 @@ static int from_quaternion(const double q[4], double *yaw, double *pitch, double
     return 0;
 }
 
-static int handle(const char *path, const char *types, lo_arg **argv, int argc, lo_message msg,
-                  void *data)
-{
-    const long long arrival = es_now_ns();
-    (void)msg;
-    es_head_osc_message(data, path, types, argv, argc, arrival);
-    return 0;
-}
-
 void es_head_osc_message(es_head *h, const char *path, const char *types, lo_arg **argv,
                          int argc, long long arrival)
 {
@@ -139,40 +134,135 @@ void es_head_osc_message(es_head *h, const char *path, const char *types, lo_arg
     es_head_osc_count(h, 1, 0, 0, 0, NULL);
 }
 
-/* liblo says what went wrong (a port taken) through this; the listener's
- * start reads it back. */
-static _Thread_local char liblo_said[200];
 
-static void liblo_error(int num, const char *msg, const char *where)
+/* ---- packets: a message, or a bundle of them ---- */
+
+/* What one packet came to beyond its messages, counted once at its end. */
+typedef struct {
+    uint64_t bad, early;
+    uint64_t now;    /* the NTP time of the packet's arrival; 0: not read yet */
+    char why[160];   /* the last bad part in words */
+} packet_tally;
+
+static void bad_part(packet_tally *t, const char *why)
 {
-    snprintf(liblo_said, sizeof liblo_said, "%s%s%s (liblo error %d)", msg ? msg : "",
-             where ? " " : "", where ? where : "", num);
+    t->bad++;
+    snprintf(t->why, sizeof t->why, "%s", why);
 }
 
-int es_head_listen(es_head *h, int port, char *why, size_t n)
+static uint32_t big_endian32(const unsigned char *p)
 {
-    if (port < 1 || port > 65535) {
-        snprintf(why, n, "OSC port %d: not within 1..65535", port);
-        return -1;
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The time now as an OSC timetag: seconds since 1900 and 2^-32ths. */
+static uint64_t ntp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const uint64_t since_1900 = (uint64_t)ts.tv_sec + 2208988800u;
+    return since_1900 << 32 | (uint64_t)(((double)ts.tv_nsec / 1e9) * 4294967296.0);
+}
+
+static void element(es_head *h, const unsigned char *p, size_t size, int depth, int later,
+                    long long arrival, packet_tally *t);
+
+/* "#bundle\0", a timetag, then elements, each a big-endian length and
+ * that many bytes (a multiple of 4). Elements are taken in order up to
+ * the first that does not fit. */
+static void bundle(es_head *h, const unsigned char *p, size_t size, int depth, int later,
+                   long long arrival, packet_tally *t)
+{
+    char why[160];
+    if (depth >= ES_HEAD_OSC_DEPTH) {
+        snprintf(why, sizeof why, "bundles nested deeper than %d: not read", ES_HEAD_OSC_DEPTH);
+        bad_part(t, why);
+        return;
     }
-    char text[16];
-    snprintf(text, sizeof text, "%d", port);
-    liblo_said[0] = 0;
-    lo_server_thread st = lo_server_thread_new_with_proto(text, LO_UDP, liblo_error);
-    if (!st) {
-        snprintf(why, n, "OSC port %d: cannot listen: %s", port,
-                 liblo_said[0] ? liblo_said : "liblo could not open it");
-        return -1;
+    if (size < 16) {
+        bad_part(t, "a bundle shorter than its header (16 bytes)");
+        return;
     }
-    lo_server_thread_add_method(st, NULL, NULL, handle, h);
-    if (lo_server_thread_start(st) != 0) {
-        lo_server_thread_free(st);
-        snprintf(why, n, "OSC port %d: liblo's thread did not start", port);
-        return -1;
+    const uint64_t tag = (uint64_t)big_endian32(p + 8) << 32 | big_endian32(p + 12);
+    if (tag != 1) { /* 1: "immediately" */
+        t->now = t->now ? t->now : ntp_now();
+        later |= tag > t->now;
     }
-    pthread_mutex_lock(&h->lock);
-    h->osc = st;
-    h->view.osc_port = port;
-    pthread_mutex_unlock(&h->lock);
-    return 0;
+    for (size_t at = 16; at < size;) {
+        if (size - at < 4) {
+            bad_part(t, "a bundle cut short inside an element's length");
+            return;
+        }
+        const uint32_t length = big_endian32(p + at);
+        at += 4;
+        if (length > size - at || length % 4 != 0 || length == 0) {
+            snprintf(why, sizeof why,
+                     "a bundle element of %u bytes where %zu remain (a multiple of 4 fits)",
+                     (unsigned)length, size - at);
+            bad_part(t, why);
+            return;
+        }
+        element(h, p + at, length, depth + 1, later, arrival, t);
+        at += length;
+    }
+}
+
+/* What liblo's message parser found wrong, in words. */
+static const struct {
+    int code;
+    const char *words;
+} liblo_refusals[] = {
+    {LO_EINVALIDPATH, "its address is not a string ended within it"},
+    {LO_ENOTYPE, "no type tags"},
+    {LO_EINVALIDTYPE, "its type tags are not a string ended within it"},
+    {LO_EBADTYPE, "its type tags do not start with a comma"},
+    {LO_EINVALIDARG, "an argument of an unknown type, or cut short"},
+    {LO_ESIZE, "its arguments and its size disagree"},
+    {LO_ETERM, "a string not ended within it"},
+    {LO_EPAD, "padding that is not zeros"},
+    {LO_EALLOC, "no memory to read it"},
+};
+
+static const char *liblo_refusal(int code)
+{
+    for (size_t k = 0; k < sizeof liblo_refusals / sizeof *liblo_refusals; k++)
+        if (liblo_refusals[k].code == code)
+            return liblo_refusals[k].words;
+    return "not an OSC message";
+}
+
+/* A message or, inside a bundle, a bundle again. */
+static void element(es_head *h, const unsigned char *p, size_t size, int depth, int later,
+                    long long arrival, packet_tally *t)
+{
+    if (size >= 8 && !memcmp(p, "#bundle", 8)) {
+        bundle(h, p, size, depth, later, arrival, t);
+        return;
+    }
+    /* liblo reads the message into memory of its own, freed below: the
+     * packet's buffer is the listener's, for the next one. */
+    int err = 0;
+    lo_message m = lo_message_deserialise((void *)p, size, &err);
+    const char *path = m ? lo_get_path((void *)p, (ssize_t)size) : NULL;
+    if (!m || !path) {
+        char why[160];
+        snprintf(why, sizeof why, "%zu bytes that are not an OSC message: %s (liblo error %d)",
+                 size, liblo_refusal(err), err);
+        bad_part(t, why);
+        if (m)
+            lo_message_free(m);
+        return;
+    }
+    es_head_osc_message(h, path, lo_message_get_types(m), lo_message_get_argv(m),
+                        lo_message_get_argc(m), arrival);
+    t->early += (uint64_t)later;
+    lo_message_free(m);
+}
+
+void es_head_osc_packet(es_head *h, const void *data, size_t size, long long arrival)
+{
+    packet_tally t = {0};
+    element(h, data, size, 0, 0, arrival, &t);
+    if (t.bad || t.early)
+        es_head_osc_packet_count(h, t.bad, t.early, t.bad ? t.why : NULL);
 }

@@ -8,12 +8,14 @@
 #include "commands.h"
 #include "core/files.h"
 #include "engine_params.h"
+#include "head.h"
 #include "processor.h"
 
 #define OPT(f) offsetof(es_play_options, f)
 
 static int parse_outputs(const char *text, void *dst, char *why, size_t n);
 static int parse_limiter_flag(const char *text, void *dst, char *why, size_t n);
+static int parse_osc_bind(const char *text, void *dst, char *why, size_t n);
 #define END {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL}
 
 const es_param es_play_params[] = {
@@ -102,6 +104,10 @@ const es_param es_play_params[] = {
     {"osc", ES_PARAM_INT, 1, 65535, "PORT",
      "a head tracker's OSC messages on this UDP port: the\n"
      "head's orientation, which a SOFA room follows", OPT(osc), NULL, NULL},
+    {"osc-bind", ES_PARAM_CUSTOM, 0, 0, "ADDR",
+     "with --osc: listen on this address only (default\n"
+     "127.0.0.1: this machine's senders alone; 0.0.0.0 or ::\n"
+     "every interface, anyone on the network)", OPT(osc_bind), NULL, parse_osc_bind},
     {"fps", ES_PARAM_DOUBLE, 1, 1000, "N", "the workstation's redraws a second (default 30)",
      OPT(fps), NULL, NULL},
     {"report", ES_PARAM_STRING, 0, 1023, "FILE",
@@ -182,6 +188,10 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
         snprintf(err, n, "--json and --commands go with --headless");
         return -1;
     }
+    if (o->osc_bind && !o->osc) {
+        snprintf(err, n, "--osc-bind goes with --osc PORT");
+        return -1;
+    }
     int layout_in = 0, layout_out = 0;
     if (o->layout && !es_layout_matrix(o->layout, &layout_in, &layout_out)) {
         snprintf(err, n, "--layout '%.20s': give inputs x outputs, as 1x4", o->layout);
@@ -219,6 +229,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                               .first_output = o->outputs[0], .outputs = o->outputs[1],
                               .record = o->record, .record_input = o->record_input,
                               .playing = ES_SLOT_A, .osc_port = o->osc,
+                              .osc_bind = o->osc_bind,
                               .headphone = o->headphone,
                               .mix = {.wet = 1, .dry = 0, .gain = 1, .trim_db = (float)o->trim,
                                       .limiter = !isnan(o->limiter),
@@ -236,5 +247,14 @@ static int parse_limiter_flag(const char *text, void *dst, char *why, size_t n)
     if (es_parse_db(text, &db, ES_CEILING_DB_MIN, ES_CEILING_DB_MAX, 1, why, n) != 0)
         return -1;
     *(double *)dst = db == -INFINITY ? NAN : db;
+    return 0;
+}
+
+/* --osc-bind ADDR: an IPv4 or IPv6 literal, bound when the session opens. */
+static int parse_osc_bind(const char *text, void *dst, char *why, size_t n)
+{
+    if (!es_head_osc_address_valid(text, why, n))
+        return -1;
+    *(const char **)dst = text;
     return 0;
 }

@@ -332,8 +332,12 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         snprintf(err, n, "out of memory");
         goto fail;
     }
-    if (cfg->osc_port && es_head_listen(s->head, cfg->osc_port, err, n) != 0)
+    char osc_why[300];
+    if (cfg->osc_port &&
+        es_head_listen(s->head, cfg->osc_bind, cfg->osc_port, osc_why, sizeof osc_why) != 0) {
+        snprintf(err, n, "%s: %s", cfg->osc_bind ? "--osc-bind" : "--osc", osc_why);
         goto fail;
+    }
     if (cfg->headphone) {
         char why[600];
         if (es_headphone_load(cfg->headphone, cfg->rate, &s->headphone, why, sizeof why) != 0) {

@@ -31,6 +31,7 @@ typedef struct {
     es_jack_options jack; /* --name, --connect-in, --connect-out, --no-connect */
     double rate, seconds, crossfade_ms, fps;
     int osc;            /* --osc PORT: a head tracker's messages; 0: none */
+    const char *osc_bind; /* --osc-bind ADDR: where they are listened for; NULL: loopback */
     const char *headphone; /* --headphone FILE, or NULL */
 } es_play_options;
 

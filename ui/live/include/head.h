@@ -38,12 +38,18 @@ typedef struct {
     int set;                     /* the set it picked (-1: none yet) */
     es_sofa_pose pose;           /* that set's pose */
     uint64_t turns;              /* orientations taken (every origin) */
-    /* OSC (head_osc.c): the port listened on (0: none), messages received,
-     * taken, refused for their values (not numbers, out of range) or
-     * their form (types, count), and to addresses nobody reads; the last
-     * refusal in words. */
+    /* OSC (head_osc.c, osc_listener.c): the address and UDP port
+     * listened on (port 0: none); messages received, taken, refused for
+     * their values (not numbers, out of range), their form (types, count:
+     * a blob, a string) or their address (nobody reads it); of those, the
+     * ones a bundle timed for later carried, taken on arrival all the
+     * same; packets (or a bundle's elements) that are not OSC, none of
+     * their messages counted; packets the system dropped before earshot
+     * read them (its receive buffer full); the last refusal in words. */
     int osc_port;
+    char osc_address[64];
     uint64_t osc_messages, osc_taken, osc_bad_values, osc_bad_form, osc_unknown;
+    uint64_t osc_early, osc_bad_packets, osc_dropped;
     char osc_last_bad[160];
 } es_head_view;
 
@@ -67,15 +73,29 @@ int es_head_nudge(es_head *h, double yaw, double pitch, char *why, size_t n);
 
 void es_head_view_get(es_head *h, es_head_view *v);
 
-/* OSC (head_osc.c): listens on UDP `port` (1..65535) for a head tracker's
- * messages. 0, or -1 and why (the port taken, liblo's words). Accepted,
- * each number a float, double or integer:
+/* Where a head tracker is listened for unless the command line says
+ * otherwise: this machine only. Debian's liblo resolves "localhost" to
+ * it (it is built without IPv6), so `oscsend localhost PORT` reaches it. */
+#define ES_HEAD_OSC_BIND_DEFAULT "127.0.0.1"
+
+/* OSC (head_osc.c, osc_listener.c): listens on UDP `port` (1..65535) of
+ * `address` (an IPv4 or IPv6 literal; NULL: ES_HEAD_OSC_BIND_DEFAULT;
+ * 0.0.0.0 or :: every interface) for a head tracker's messages. 0, or -1
+ * and why (not an address, the port taken, the address not this
+ * machine's). Accepted, each number a float, double or integer:
  *   /earshot/head YAW [PITCH [ROLL]]
  *   .../ypr YAW PITCH ROLL        (IEM SceneRotator, SPARTA, Supperware)
  *   .../yaw Y, .../pitch P, .../roll R   (one angle; the others held)
  *   .../quaternions W X Y Z, .../quaternion W X Y Z
- * where ... is any prefix (/SceneRotator/ypr, /ypr). */
-int es_head_listen(es_head *h, int port, char *why, size_t n);
+ * where ... is any prefix (/SceneRotator/ypr, /ypr); alone or in
+ * bundles, which are taken on arrival whatever their timetag (nothing is
+ * held for later: a head's orientation is worth most now, and a stream
+ * of packets holds no memory). */
+int es_head_listen(es_head *h, const char *address, int port, char *why, size_t n);
+
+/* 1 when `text` is an IPv4 or IPv6 literal es_head_listen takes; 0 and
+ * why when not. */
+int es_head_osc_address_valid(const char *text, char *why, size_t n);
 
 /* For head_osc.c: counts a message, and a refusal of its form or address
  * with its words. */

@@ -56,6 +56,7 @@ typedef struct {
     unsigned remembered_rooms;
     es_mix mix;                /* the levels from the start */
     int osc_port;              /* a head tracker's OSC messages on this UDP port; 0: none */
+    const char *osc_bind;      /* ...of this address (a literal); NULL: head.h's default */
     const char *headphone;     /* a headphone filter after every room (rooms/headphone.h), or NULL */
 } es_session_config;
 
