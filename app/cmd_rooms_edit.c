@@ -1,7 +1,8 @@
 /* earshot rooms new | add | import-jconvolver | build-shipped: putting rooms
  * into a library folder (the user's, or --to DIR), each as an IR file plus
  * its entry in that folder's rooms.txt. Nothing is written until the room
- * has been checked the way playing it would check it. */
+ * has been checked the way playing it would check it. `add` is
+ * cmd_rooms_add.c's, over the destination and options made here. */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -25,14 +26,9 @@
 #include "synth.h"
 #include "synth_binaural.h"
 
-typedef struct {
-    es_room meta;          /* name, description, source, licence, layout, gain, predelay */
-    char description[256], source[256], licence[64]; /* meta's text */
-    char input_names[512], output_names[512];
-    const char *to;        /* destination folder; NULL: the user's */
-} destination;
+typedef es_rooms_destination destination;
 
-static void destination_init(destination *d, const char *to)
+void es_rooms_destination_init(destination *d, const char *to)
 {
     memset(d, 0, sizeof *d);
     d->meta.path = "";
@@ -101,8 +97,7 @@ static int common_option(destination *d, int argc, char **argv, int *i)
     return 1;
 }
 
-/* The folder, a name free in the library, and valid. 0 or -1 (said). */
-static int check_destination(destination *d, char *dir, size_t n)
+int es_rooms_check_destination(destination *d, char *dir, size_t n)
 {
     if (d->to)
         snprintf(dir, n, "%s", d->to);
@@ -123,9 +118,8 @@ static int check_destination(destination *d, char *dir, size_t n)
     return same ? -1 : 0;
 }
 
-/* Puts the channels into DIR as the room's WAV and manifest entry. */
-static int save(destination *d, const char *dir, float *const *ch, int channels, int frames,
-                double rate)
+int es_rooms_save(destination *d, const char *dir, float *const *ch, int channels, int frames,
+                  double rate)
 {
     char path[1300], err[1400];
     if (es_library_put_room(dir, &d->meta, ch, channels, frames, rate, path, sizeof path, err,
@@ -198,7 +192,7 @@ done:
 static int cmd_new(int argc, char **argv)
 {
     destination d;
-    destination_init(&d, NULL);
+    es_rooms_destination_init(&d, NULL);
     es_room_spec spec;
     es_room_spec_defaults(&spec);
     char err[512];
@@ -261,7 +255,7 @@ static int cmd_new(int argc, char **argv)
         return 2;
     }
     char dir[1024];
-    if (check_destination(&d, dir, sizeof dir) != 0)
+    if (es_rooms_check_destination(&d, dir, sizeof dir) != 0)
         return 1;
     double t60[ES_OCTAVE_BANDS];
     es_room_eyring(&spec, t60);
@@ -298,7 +292,7 @@ static int cmd_new(int argc, char **argv)
         snprintf(d.source, sizeof d.source,
                  "synthesised by earshot rooms new (image sources, Eyring tail)");
     snprintf(d.meta.layout, sizeof d.meta.layout, "stereo");
-    const int rc = save(&d, dir, ch, 2, frames, spec.rate);
+    const int rc = es_rooms_save(&d, dir, ch, 2, frames, spec.rate);
     es_audiofile_free_channels(ch, 2);
     return rc ? 1 : 0;
 }
@@ -316,10 +310,7 @@ static void name_from_file(const char *path, char *name, size_t n)
             *p = '-';
 }
 
-/* `earshot rooms SUB INPUT [options]`: the input, then only the common
- * options; the room's name defaults to the input's file name. 0, or 2
- * after saying what is wrong. */
-static int input_and_options(destination *d, int argc, char **argv, const char *what)
+int es_rooms_input_and_options(destination *d, int argc, char **argv, const char *what)
 {
     if (argc < 3 || argv[2][0] == '-') {
         es_error("rooms %s: give the %s first (see earshot rooms --help)", argv[1], what);
@@ -337,79 +328,13 @@ static int input_and_options(destination *d, int argc, char **argv, const char *
     return 0;
 }
 
-/* earshot rooms add FILE: checked by preparing it exactly as playing would,
- * then copied (as float WAV, so any format libsndfile reads comes along). */
-/* A SOFA set is kept as it is (its filters, poses and delays are the
- * set's, read whole when it plays), once it reads. */
-static int add_sofa(destination *d, const char *file)
-{
-    char err[1400], dir[1024], path[1300];
-    es_sofa *set = es_sofa_load(file, 0, err, sizeof err);
-    if (!set) {
-        es_error("rooms add: %s", err);
-        return 1;
-    }
-    char what[200];
-    snprintf(what, sizeof what, "SOFA %s, %d %s, %d x %d, %.2f s at %g Hz", set->convention,
-             set->count, es_sofa_varies_words(set->varies),
-             set->inputs, set->outputs, set->taps / set->rate, set->rate);
-    es_sofa_free(set);
-    if (check_destination(d, dir, sizeof dir) != 0)
-        return 1;
-    if (!d->source[0])
-        snprintf(d->source, sizeof d->source, "added from %s", file);
-    if (es_library_put_file(dir, &d->meta, file, path, sizeof path, err, sizeof err) != 0) {
-        es_error("rooms: %s", err);
-        return 1;
-    }
-    printf("room '%s' added: %s (%s)\n", d->meta.name, path, what);
-    return 0;
-}
-
-static int cmd_add(int argc, char **argv)
-{
-    destination d;
-    destination_init(&d, NULL);
-    if (input_and_options(&d, argc, argv, "IR FILE") != 0)
-        return 2;
-    const char *file = argv[2];
-    if (es_ir_file_is_config(file)) {
-        es_error("rooms add: %s is a jconvolver configuration: earshot rooms "
-                 "import-jconvolver %s brings it in", file, file);
-        return 2;
-    }
-    d.meta.path = file;
-    char err[1400], dir[1024];
-    if (es_sofa_is_file(file))
-        return add_sofa(&d, file);
-    es_prepared_room check;
-    if (es_rooms_prepare_native(&d.meta, &check, err, sizeof err) != 0) {
-        es_error("rooms add: %s", err);
-        return 1;
-    }
-    es_prepared_room_free(&check);
-    if (check_destination(&d, dir, sizeof dir) != 0)
-        return 1;
-    float **ch = NULL;
-    es_audio_info info;
-    if (es_audiofile_load(file, &ch, &info, err, sizeof err) != 0) {
-        es_error("rooms add: %s", err);
-        return 1;
-    }
-    if (!d.source[0])
-        snprintf(d.source, sizeof d.source, "added from %s", file);
-    const int rc = save(&d, dir, ch, info.channels, (int)info.frames, info.sample_rate);
-    es_audiofile_free_channels(ch, info.channels);
-    return rc ? 1 : 0;
-}
-
 /* earshot rooms import-jconvolver FILE.conf */
 #define MATRIX_ROOM_CHANNELS 1024 /* libsndfile writes no WAV of more */
 static int cmd_import(int argc, char **argv)
 {
     destination d;
-    destination_init(&d, NULL);
-    if (input_and_options(&d, argc, argv, "FILE.conf") != 0)
+    es_rooms_destination_init(&d, NULL);
+    if (es_rooms_input_and_options(&d, argc, argv, "FILE.conf") != 0)
         return 2;
     const char *conf = argv[2];
     char err[1400], dir[1024];
@@ -427,7 +352,7 @@ static int cmd_import(int argc, char **argv)
     for (int p = 0; p < paths; p++)
         filters += room.paths[p] != NULL;
     int rc = 1;
-    if (check_destination(&d, dir, sizeof dir) != 0)
+    if (es_rooms_check_destination(&d, dir, sizeof dir) != 0)
         goto done;
     snprintf(d.meta.layout, sizeof d.meta.layout, "%dx%d", ins, outs);
     if (paths == 1 || (ins == 2 && outs == 2))
@@ -459,7 +384,7 @@ static int cmd_import(int argc, char **argv)
             es_error("rooms import-jconvolver: %s: out of memory", conf);
             goto done;
         }
-    rc = save(&d, dir, room.paths, paths, frames, rate) ? 1 : 0;
+    rc = es_rooms_save(&d, dir, room.paths, paths, frames, rate) ? 1 : 0;
 done:
     es_jconvolver_free(&room);
     return rc;
@@ -591,7 +516,7 @@ int es_cmd_rooms_edit(int argc, char **argv)
     if (!strcmp(sub, "new"))
         return cmd_new(argc, argv);
     if (!strcmp(sub, "add"))
-        return cmd_add(argc, argv);
+        return es_rooms_add(argc, argv);
     if (!strcmp(sub, "import-jconvolver"))
         return cmd_import(argc, argv);
     if (!strcmp(sub, "build-shipped"))

@@ -1,4 +1,5 @@
-/* Shared by the rooms subcommands (cmd_rooms.c, cmd_rooms_edit.c). */
+/* Shared by the rooms subcommands (cmd_rooms.c, cmd_rooms_edit.c,
+ * cmd_rooms_add.c, cmd_rooms_sofa.c). */
 #ifndef ES_ROOMS_CLI_H
 #define ES_ROOMS_CLI_H
 
@@ -10,6 +11,31 @@
 
 /* new, add, import-jconvolver, build-shipped: argv[1] is the subcommand. */
 int es_cmd_rooms_edit(int argc, char **argv);
+/* add (cmd_rooms_add.c). */
+int es_rooms_add(int argc, char **argv);
+
+/* Where new, add and import-jconvolver put a room (cmd_rooms_edit.c):
+ * its manifest entry, and the folder. */
+typedef struct {
+    es_room meta;          /* name, description, source, licence, layout, gain, predelay */
+    char description[256], source[256], licence[64]; /* meta's text */
+    char input_names[512], output_names[512];
+    const char *to;        /* destination folder; NULL: the user's */
+} es_rooms_destination;
+
+void es_rooms_destination_init(es_rooms_destination *d, const char *to);
+/* `earshot rooms SUB INPUT [options]`: the input, then only the common
+ * options; the room's name defaults to the input's file name. 0, or 2
+ * after saying what is wrong. */
+int es_rooms_input_and_options(es_rooms_destination *d, int argc, char **argv,
+                               const char *what);
+/* The folder (in dir), and a name free in the library, and valid. 0 or
+ * -1 (said). */
+int es_rooms_check_destination(es_rooms_destination *d, char *dir, size_t n);
+/* Puts the channels into dir as the room's WAV and manifest entry, and
+ * says so. 0 or -1 (said). */
+int es_rooms_save(es_rooms_destination *d, const char *dir, float *const *ch, int channels,
+                  int frames, double rate);
 
 /* Prepares a room at its file's own rate (no resampling): what the list
  * and --show measure, and how add validates. 0 or -1 with a message. */

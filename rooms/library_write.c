@@ -1,10 +1,11 @@
 /* Writing a folder of the library: a room's WAV (or a matrix room's
- * configuration and WAVs) under a name no file has, and the manifest
- * replaced whole, both under the folder's lock. Two
+ * configuration and WAVs, or a file kept as it is: copied, or staged in
+ * the folder beforehand and renamed) under a name no file has, and the
+ * manifest replaced whole, both under the folder's lock. Two
  * earshots adding rooms at once each read the manifest the other wrote;
  * without the lock each would append to the same old one and one room
  * would be lost. */
-#define _DEFAULT_SOURCE /* flock */
+#define _GNU_SOURCE /* flock, renameat2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -227,6 +228,56 @@ static int copy_fresh(const char *path, const char *from, char *err, size_t n)
     return rc;
 }
 
+/* The suffix of `name` (".sofa"), or "" when its last part has none. */
+static const char *suffix_of(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && !strchr(dot, '/') ? dot : "";
+}
+
+/* All that `from` reads, to `fd`. 0, or -1 said. */
+static int copy_fd(int from, const char *name, int fd, const char *to, char *err, size_t n)
+{
+    char buf[65536];
+    for (;;) {
+        const ssize_t got = read(from, buf, sizeof buf);
+        if (got == 0)
+            return 0;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(err, n, "%s: read failed: %s", name, strerror(errno));
+            return -1;
+        }
+        if (es_fd_write_all(fd, buf, (size_t)got) != 0) {
+            snprintf(err, n, "%s: write failed: %s", to, strerror(errno));
+            return -1;
+        }
+    }
+}
+
+/* `from` (a staged file, es_library_stage) renamed to `path`, never over
+ * a file that is there: 0, 1 when the name is taken, -1 said. */
+static int move_fresh(const char *path, const char *from, char *err, size_t n)
+{
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno == EEXIST)
+        return 1;
+    /* A file system without RENAME_NOREPLACE: a link, which never
+     * replaces either, then the staged name gone. */
+    if (errno == EINVAL || errno == ENOSYS) {
+        if (link(from, path) == 0) {
+            unlink(from);
+            return 0;
+        }
+        if (errno == EEXIST)
+            return 1;
+    }
+    snprintf(err, n, "%s: cannot put it in place: %s", path, strerror(errno));
+    return -1;
+}
+
 /* What a room's files are: a WAV of channels, a matrix room, or a file
  * kept as it is (a SOFA set). */
 typedef struct {
@@ -235,6 +286,7 @@ typedef struct {
     double rate;
     int inputs, outputs; /* a matrix room: ch holds its paths (NULL: none) */
     const char *copy_from; /* a file copied as it is, its suffix kept */
+    const char *move_from; /* a staged file, moved in, its suffix kept */
 } room_data;
 
 /* ---- a matrix room: BASE.conf and BASE.paths/inNN.wav ---- */
@@ -348,9 +400,8 @@ static int write_matrix(const char *dir, const char *base, const room_data *d, c
 static int write_files(const char *dir, const es_room *room, const room_data *d, char *file,
                        size_t fn, char *path, size_t pn, char *err, size_t n)
 {
-    const char *dot = d->copy_from ? strrchr(d->copy_from, '.') : NULL;
-    const char *suffix = d->copy_from ? (dot && !strchr(dot, '/') ? dot : "")
-                         : d->inputs > 0 ? ".conf" : ".wav";
+    const char *kept = d->copy_from ? d->copy_from : d->move_from;
+    const char *suffix = kept ? suffix_of(kept) : d->inputs > 0 ? ".conf" : ".wav";
     int got = 1;
     for (int k = 1; got == 1 && k <= FILE_NAME_TRIES; k++) {
         char base[ES_ROOM_NAME_MAX + 8];
@@ -361,6 +412,7 @@ static int write_files(const char *dir, const es_room *room, const room_data *d,
         snprintf(file, fn, "%s%s", base, suffix);
         snprintf(path, pn, "%s/%s", dir, file);
         got = d->copy_from    ? copy_fresh(path, d->copy_from, err, n)
+              : d->move_from  ? move_fresh(path, d->move_from, err, n)
               : d->inputs > 0 ? write_matrix(dir, base, d, room, err, n)
                               : write_fresh(path, d->ch, d->channels, d->frames, d->rate, err, n);
     }
@@ -447,4 +499,47 @@ int es_library_put_file(const char *dir, const es_room *room, const char *from, 
 {
     const room_data d = {.copy_from = from};
     return put(dir, room, &d, file_out, fn, err, n);
+}
+
+int es_library_put_staged(const char *dir, const es_room *room, const char *staged,
+                          char *file_out, size_t fn, char *err, size_t n)
+{
+    const room_data d = {.move_from = staged};
+    return put(dir, room, &d, file_out, fn, err, n);
+}
+
+int es_library_stage(const char *dir, const es_room *room, int from, const char *name,
+                     char *staged, size_t sn, char *err, size_t n)
+{
+    if (es_library_make_dir(dir, err, n) != 0)
+        return -1;
+    /* Created with the mode every room file gets (0644 less the umask),
+     * whatever the source's: a file only its owner reads is not made one
+     * anybody reads. A hidden name no manifest names, this process's. */
+    int fd = -1;
+    for (int k = 0; fd < 0 && k < FILE_NAME_TRIES; k++) {
+        snprintf(staged, sn, "%s/.%s.adding-%ld-%d%s", dir, room->name, (long)getpid(), k,
+                 suffix_of(name));
+        fd = open(staged, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) {
+            snprintf(err, n, "%s: cannot write there: %s", dir, strerror(errno));
+            return -1;
+        }
+    }
+    if (fd < 0) {
+        snprintf(err, n, "%s: no free name to copy room '%s' into", dir, room->name);
+        return -1;
+    }
+    int rc = copy_fd(from, name, fd, staged, err, n);
+    if (rc == 0 && fsync(fd) != 0) {
+        snprintf(err, n, "%s: write failed: %s", staged, strerror(errno));
+        rc = -1;
+    }
+    if (close(fd) != 0 && rc == 0) {
+        snprintf(err, n, "%s: write failed: %s", staged, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0)
+        unlink(staged);
+    return rc;
 }

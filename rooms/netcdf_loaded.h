@@ -1,7 +1,9 @@
 /* libnetcdf's calls through a table loaded when first needed (internal to
  * rooms/; core/library_loader.h says why): only writing a SOFA set needs
- * it, and linked it would map HDF5, curl, TLS and LDAP into every earshot
- * process (a render's resident memory 7.5 MB -> 16.8 MB). Include this,
+ * it, and reading one's arrays in the reader's child process
+ * (sofa_netcdf.c); linked it would map HDF5, curl, TLS and LDAP into
+ * every earshot process (a render's resident memory 7.5 MB -> 16.8 MB).
+ * Include this,
  * not <netcdf.h>: the calls keep their names, each one a macro for its
  * table entry. Every way in calls es_netcdf_load() first. */
 #ifndef ES_NETCDF_LOADED_H
@@ -13,8 +15,8 @@
 
 #define ES_NETCDF_CALLS(X)                                                                    \
     X(nc_close) X(nc_create) X(nc_def_dim) X(nc_def_var) X(nc_def_var_chunking)              \
-    X(nc_enddef) X(nc_inq_varid) X(nc_open) X(nc_put_att_text) X(nc_put_var_double)          \
-    X(nc_put_vara_double) X(nc_strerror)
+    X(nc_enddef) X(nc_get_vara_float) X(nc_inq_dimlen) X(nc_inq_var) X(nc_inq_varid)         \
+    X(nc_open) X(nc_put_att_text) X(nc_put_var_double) X(nc_put_vara_double) X(nc_strerror)
 
 typedef struct {
 #define ES_NETCDF_SLOT(name) __typeof__(name) *name;
@@ -34,6 +36,9 @@ int es_netcdf_load(char *why, size_t n);
 #define nc_def_var (es_libnetcdf.nc_def_var)
 #define nc_def_var_chunking (es_libnetcdf.nc_def_var_chunking)
 #define nc_enddef (es_libnetcdf.nc_enddef)
+#define nc_get_vara_float (es_libnetcdf.nc_get_vara_float)
+#define nc_inq_dimlen (es_libnetcdf.nc_inq_dimlen)
+#define nc_inq_var (es_libnetcdf.nc_inq_var)
 #define nc_inq_varid (es_libnetcdf.nc_inq_varid)
 #define nc_open (es_libnetcdf.nc_open)
 #define nc_put_att_text (es_libnetcdf.nc_put_att_text)

@@ -3,7 +3,9 @@
  * interpolates them); room sets come through its reader, mysofa_load,
  * whose arrays are laid out as the file's dimensions say: Data.IR is
  * M x R x N, or M x R x E x N with several emitters, and Data.Delay is
- * I x R, M x R, or the same with E. */
+ * I x R, M x R, or the same with E. The arrays themselves are netCDF's
+ * reading where netCDF can be loaded (sofa_netcdf.c: libmysofa misreads
+ * some valid files), libmysofa's otherwise. */
 #include <math.h>
 #include <mysofa.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "irfile.h"
 #include "sofa.h"
+#include "sofa_netcdf.h"
 
 /* What earshot reads: the conventions whose Data.IR are filters, and what
  * varies between their measurements. */
@@ -115,15 +118,20 @@ void es_sofa_free(es_sofa *s)
     free(s);
 }
 
-/* The checks and the layout, with h read. NULL and err on failure. */
-static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate, char *err,
-                          size_t n)
+/* `alone`, below: why netCDF did not read the arrays (sofa_netcdf.h), or
+ * NULL when it did. A refusal that may be libmysofa's misreading rather
+ * than the file's fault ends with it. */
+#define ALONE_FMT "; netCDF, which reads it right, is not at hand: %s"
+
+/* The convention's row in conventions[], once the file's attributes say
+ * it holds filters earshot reads; -1 said. */
+static int convention_of(const char *path, const struct MYSOFA_HRTF *h, char *err, size_t n)
 {
     const char *conv = mysofa_getAttribute(h->attributes, "SOFAConventions");
     const char *type = mysofa_getAttribute(h->attributes, "DataType");
     if (!conv) {
         snprintf(err, n, "%s: no SOFAConventions attribute: not a SOFA file", path);
-        return NULL;
+        return -1;
     }
     int which = -1;
     for (size_t k = 0; k < sizeof conventions / sizeof *conventions; k++)
@@ -133,29 +141,80 @@ static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate, 
         snprintf(err, n, "%s: convention '%.40s' is not one earshot reads (SimpleFreeFieldHRIR, "
                  "SingleRoomSRIR, SingleRoomMIMOSRIR, MultiSpeakerBRIR, SingleRoomDRIR, "
                  "GeneralFIR, SimpleHeadphoneIR)", path, conv);
-        return NULL;
+        return -1;
     }
     if (!type || strcmp(type, "FIR") != 0) {
         snprintf(err, n, "%s: DataType '%.20s': earshot reads FIR sets only", path,
                  type ? type : "(none)");
-        return NULL;
+        return -1;
     }
+    return which;
+}
+
+/* Data.IR holds M x R x E x N values, and, where libmysofa alone read
+ * them, not every one 0: libmysofa reads a Data.IR deflated without the
+ * shuffle filter as noise or silence, and one stored as float not at
+ * all. 0, or -1 said. */
+static int check_filters(const char *path, const struct MYSOFA_HRTF *h, const char *alone,
+                         char *err, size_t n)
+{
     const unsigned M = h->M, R = h->R, E = h->E ? h->E : 1, N = h->N;
-    if (M == 0 || R == 0 || N == 0 || !h->DataIR.values ||
-        h->DataIR.elements != (size_t)M * R * E * N) {
-        snprintf(err, n, "%s: Data.IR holds %u values, not M x R x E x N = %u x %u x %u x %u",
-                 path, h->DataIR.elements, M, R, E, N);
-        return NULL;
+    const size_t count = h->DataIR.elements;
+    if (alone && count == 0 && M && R && N) {
+        snprintf(err, n, "%s: Data.IR holds no values libmysofa reads (it reads arrays stored "
+                 "as double only)" ALONE_FMT, path, alone);
+        return -1;
     }
-    if (!h->DataSamplingRate.values || h->DataSamplingRate.elements < 1 ||
-        !(h->DataSamplingRate.values[0] >= 1000 && h->DataSamplingRate.values[0] <= 768000)) {
+    if (M == 0 || R == 0 || N == 0 || !h->DataIR.values || count != (size_t)M * R * E * N) {
+        snprintf(err, n, "%s: Data.IR holds %zu values, not M x R x E x N = %u x %u x %u x %u",
+                 path, count, M, R, E, N);
+        return -1;
+    }
+    size_t k = 0;
+    while (alone && k < count && h->DataIR.values[k] == 0)
+        k++;
+    if (alone && k == count) {
+        snprintf(err, n, "%s: every Data.IR value reads as 0 through libmysofa, as one "
+                 "deflated without the shuffle filter does" ALONE_FMT, path, alone);
+        return -1;
+    }
+    return 0;
+}
+
+/* The file's rate: Data.SamplingRate of I, or of M when every
+ * measurement's is the same. 0, or -1 said. */
+static int file_rate_of(const char *path, const struct MYSOFA_HRTF *h, double *rate, char *err,
+                        size_t n)
+{
+    const struct MYSOFA_ARRAY *a = &h->DataSamplingRate;
+    if (!a->values || a->elements < 1 ||
+        !(a->values[0] >= 1000 && a->values[0] <= 768000)) {
         snprintf(err, n, "%s: Data.SamplingRate missing or outside 1000..768000 Hz", path);
-        return NULL;
+        return -1;
     }
-    const double file_rate = h->DataSamplingRate.values[0];
-    const double to = rate > 0 ? rate : file_rate;
-    /* The delays first: they set the length every filter gets. */
-    double max_delay = 0;
+    if (a->elements != 1 && a->elements != h->M) {
+        snprintf(err, n, "%s: Data.SamplingRate holds %u values, neither one (I) nor one a "
+                 "measurement (M = %u)", path, a->elements, h->M);
+        return -1;
+    }
+    for (unsigned m = 1; m < a->elements; m++)
+        if (a->values[m] != a->values[0]) {
+            snprintf(err, n, "%s: Data.SamplingRate is %g Hz at measurement 1 but %g Hz at "
+                     "measurement %u: earshot plays a set at one rate", path, a->values[0],
+                     a->values[m], m + 1);
+            return -1;
+        }
+    *rate = a->values[0];
+    return 0;
+}
+
+/* The largest Data.Delay, in the file's samples, every one checked. 0,
+ * or -1 said. */
+static int max_delay_of(const char *path, const struct MYSOFA_HRTF *h, double file_rate,
+                        double *max_delay, char *err, size_t n)
+{
+    const unsigned M = h->M, R = h->R, E = h->E ? h->E : 1;
+    *max_delay = 0;
     for (unsigned m = 0; m < M; m++)
         for (unsigned r = 0; r < R; r++)
             for (unsigned e = 0; e < E; e++) {
@@ -163,15 +222,146 @@ static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate, 
                 if (delay_at(h, m, r, e, &d) != 0) {
                     snprintf(err, n, "%s: Data.Delay holds %u values, none of I x R, M x R, "
                              "I x R x E, M x R x E", path, h->DataDelay.elements);
-                    return NULL;
+                    return -1;
                 }
                 if (!(d >= 0 && d <= SOFA_DELAY_MAX_S * file_rate)) {
                     snprintf(err, n, "%s: Data.Delay %g at measurement %u, receiver %u: not "
                              "a delay (0 to %g s)", path, d, m + 1, r + 1, SOFA_DELAY_MAX_S);
-                    return NULL;
+                    return -1;
                 }
-                max_delay = d > max_delay ? d : max_delay;
+                *max_delay = d > *max_delay ? d : *max_delay;
             }
+    return 0;
+}
+
+/* What varies and each measurement's pose, in spherical degrees
+ * (mysofa_tospherical converts every position array the file gave as
+ * cartesian). 0, or -1 said. */
+static int poses_of(es_sofa *s, struct MYSOFA_HRTF *h, int which, const char *path, char *err,
+                    size_t n)
+{
+    const unsigned M = h->M;
+    mysofa_tospherical(h);
+    const struct MYSOFA_ARRAY *poses = NULL;
+    s->varies = M == 1 ? ES_SOFA_FIXED : conventions[which].varies;
+    if (s->varies == ES_SOFA_REFITTED)
+        ; /* no pose chooses between fittings */
+    else if (s->varies == ES_SOFA_VIEW && varies_by(&h->ListenerView, M))
+        poses = &h->ListenerView;
+    else if (varies_by(&h->SourcePosition, M))
+        poses = &h->SourcePosition, s->varies = ES_SOFA_SOURCE;
+    else if (M > 1) {
+        snprintf(err, n, "%s: %u measurements, but neither ListenerView nor SourcePosition "
+                 "varies between them: no orientation to choose by", path, M);
+        return -1;
+    }
+    for (unsigned m = 0; poses && m < M; m++) {
+        const float *v = poses->values + 3 * (size_t)m;
+        if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2])) {
+            snprintf(err, n, "%s: measurement %u's position is not a finite number", path, m + 1);
+            return -1;
+        }
+        s->pose[m] = (es_sofa_pose){v[0], v[1], v[2]};
+    }
+    return 0;
+}
+
+/* Measurement m's E x R filters into rows (row e * R + r, N each, made
+ * here), every sample checked. 0, or -1 said (rows left to the caller). */
+static int rows_of(const char *path, const struct MYSOFA_HRTF *h, unsigned m, float **rows,
+                   const char *alone, char *err, size_t n)
+{
+    const unsigned R = h->R, E = h->E ? h->E : 1, N = h->N;
+    for (unsigned r = 0; r < R; r++)
+        for (unsigned e = 0; e < E; e++) {
+            float *row = rows[(size_t)e * R + r] = malloc(N * sizeof(float));
+            if (!row) {
+                snprintf(err, n, "%s: out of memory", path);
+                return -1;
+            }
+            const float *from = h->DataIR.values + (((size_t)m * R + r) * E + e) * N;
+            for (unsigned t = 0; t < N; t++) {
+                if (!isfinite(from[t])) {
+                    const int k = snprintf(err, n, "%s: Data.IR sample %u of measurement %u, "
+                                           "receiver %u is not a finite number", path, t + 1,
+                                           m + 1, r + 1);
+                    if (alone && k >= 0 && (size_t)k < n)
+                        snprintf(err + k, n - (size_t)k, " through libmysofa, which misreads a "
+                                 "Data.IR deflated without the shuffle filter" ALONE_FMT, alone);
+                    return -1;
+                }
+                row[t] = from[t];
+            }
+        }
+    return 0;
+}
+
+/* Each measurement: its E x R filters, resampled, then delayed. 0, or -1
+ * said. */
+static int sets_of(es_sofa *s, const struct MYSOFA_HRTF *h, const char *path, long shift_max,
+                   const char *alone, char *err, size_t n)
+{
+    const unsigned M = h->M, R = h->R, E = h->E ? h->E : 1, N = h->N;
+    const double ratio = s->rate / s->file_rate;
+    const size_t paths = (size_t)R * E;
+    float **rows = calloc(paths, sizeof *rows);
+    if (!rows) {
+        snprintf(err, n, "%s: out of memory", path);
+        return -1;
+    }
+    long taps = 0;
+    int rc = 0;
+    for (unsigned m = 0; rc == 0 && m < M; m++) {
+        long frames = N;
+        if (rows_of(path, h, m, rows, alone, err, n) != 0 ||
+            (s->rate != s->file_rate &&
+             (frames = es_ir_resample(path, rows, (int)paths, N, s->file_rate, s->rate, err,
+                                      n)) < 0)) {
+            rc = -1;
+            break;
+        }
+        if (m == 0)
+            taps = frames + shift_max;
+        es_ir *ir = s->sets[m] = es_ir_create((int)E, (int)R, (int)taps, s->rate);
+        for (unsigned r = 0; ir && r < R; r++)
+            for (unsigned e = 0; ir && e < E; e++) {
+                double d = 0;
+                delay_at(h, m, r, e, &d); /* its layout was checked before */
+                const long shift = lround(d * ratio);
+                float *dst = es_ir_path(ir, (int)e, (int)r);
+                const long count = frames < taps - shift ? frames : taps - shift;
+                if (dst)
+                    memcpy(dst + shift, rows[(size_t)e * R + r], (size_t)count * sizeof(float));
+                else
+                    ir = NULL;
+            }
+        if (!ir) {
+            snprintf(err, n, "%s: out of memory", path);
+            rc = -1;
+        }
+        for (size_t k = 0; k < paths; k++) {
+            free(rows[k]);
+            rows[k] = NULL;
+        }
+    }
+    free_rows(rows, paths);
+    s->taps = (int)taps;
+    return rc;
+}
+
+/* The checks and the layout, with h read; `alone` as ALONE_FMT says. NULL
+ * and err on failure. */
+static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate,
+                          const char *alone, char *err, size_t n)
+{
+    const int which = convention_of(path, h, err, n);
+    double file_rate, max_delay;
+    if (which < 0 || check_filters(path, h, alone, err, n) != 0 ||
+        file_rate_of(path, h, &file_rate, err, n) != 0 ||
+        max_delay_of(path, h, file_rate, &max_delay, err, n) != 0)
+        return NULL;
+    const unsigned M = h->M, R = h->R, E = h->E ? h->E : 1, N = h->N;
+    const double to = rate > 0 ? rate : file_rate;
     const double ratio = to / file_rate;
     const long shift_max = lround(max_delay * ratio);
     const long filter = (long)ceil((double)N * ratio) + 1;
@@ -187,103 +377,20 @@ static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate, 
         snprintf(err, n, "%s: out of memory", path);
         return NULL;
     }
-    snprintf(s->convention, sizeof s->convention, "%s", conv);
+    snprintf(s->convention, sizeof s->convention, "%s",
+             mysofa_getAttribute(h->attributes, "SOFAConventions"));
     s->count = (int)M;
     s->inputs = (int)E;
     s->outputs = (int)R;
     s->file_rate = file_rate;
     s->rate = to;
     s->max_delay = max_delay * ratio;
-    /* The poses, in spherical degrees (mysofa_tospherical converts every
-     * position array the file gave as cartesian). */
-    mysofa_tospherical(h);
-    const struct MYSOFA_ARRAY *poses = NULL;
-    s->varies = M == 1 ? ES_SOFA_FIXED : conventions[which].varies;
-    if (s->varies == ES_SOFA_REFITTED)
-        ; /* no pose chooses between fittings */
-    else if (s->varies == ES_SOFA_VIEW && varies_by(&h->ListenerView, M))
-        poses = &h->ListenerView;
-    else if (varies_by(&h->SourcePosition, M))
-        poses = &h->SourcePosition, s->varies = ES_SOFA_SOURCE;
-    else if (M > 1) {
+    if (poses_of(s, h, which, path, err, n) != 0 ||
+        sets_of(s, h, path, shift_max, alone, err, n) != 0) {
         es_sofa_free(s);
-        snprintf(err, n, "%s: %u measurements, but neither ListenerView nor SourcePosition "
-                 "varies between them: no orientation to choose by", path, M);
         return NULL;
     }
-    for (unsigned m = 0; poses && m < M; m++) {
-        const float *v = poses->values + 3 * (size_t)m;
-        if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2])) {
-            es_sofa_free(s);
-            snprintf(err, n, "%s: measurement %u's position is not a finite number", path, m + 1);
-            return NULL;
-        }
-        s->pose[m] = (es_sofa_pose){v[0], v[1], v[2]};
-    }
-    /* Each measurement: its E x R filters, resampled, then delayed. */
-    float **rows = calloc((size_t)R * E, sizeof *rows);
-    if (!rows) {
-        es_sofa_free(s);
-        snprintf(err, n, "%s: out of memory", path);
-        return NULL;
-    }
-    long taps = 0;
-    for (unsigned m = 0; m < M; m++) {
-        for (unsigned r = 0; r < R; r++)
-            for (unsigned e = 0; e < E; e++) {
-                float *row = malloc(N * sizeof(float));
-                rows[(size_t)e * R + r] = row;
-                if (!row)
-                    goto no_memory;
-                const float *from = h->DataIR.values + (((size_t)m * R + r) * E + e) * N;
-                for (unsigned t = 0; t < N; t++) {
-                    if (!isfinite(from[t])) {
-                        free_rows(rows, (size_t)R * E);
-                        es_sofa_free(s);
-                        snprintf(err, n, "%s: Data.IR sample %u of measurement %u, receiver "
-                                 "%u is not a finite number", path, t + 1, m + 1, r + 1);
-                        return NULL;
-                    }
-                    row[t] = from[t];
-                }
-            }
-        long frames = N;
-        if (to != file_rate &&
-            (frames = es_ir_resample(path, rows, (int)(R * E), N, file_rate, to, err, n)) < 0) {
-            free_rows(rows, (size_t)R * E);
-            es_sofa_free(s);
-            return NULL;
-        }
-        if (m == 0)
-            taps = frames + shift_max;
-        es_ir *ir = s->sets[m] = es_ir_create((int)E, (int)R, (int)taps, to);
-        if (!ir)
-            goto no_memory;
-        for (unsigned r = 0; r < R; r++)
-            for (unsigned e = 0; e < E; e++) {
-                double d = 0;
-                delay_at(h, m, r, e, &d); /* its layout was checked above */
-                const long shift = lround(d * ratio);
-                float *dst = es_ir_path(ir, (int)e, (int)r);
-                float *src = rows[(size_t)e * R + r];
-                if (!dst)
-                    goto no_memory;
-                const long count = frames < taps - shift ? frames : taps - shift;
-                memcpy(dst + shift, src, (size_t)count * sizeof(float));
-            }
-        for (size_t k = 0; k < (size_t)R * E; k++) {
-            free(rows[k]);
-            rows[k] = NULL;
-        }
-    }
-    free(rows);
-    s->taps = (int)taps;
     return s;
-no_memory:
-    free_rows(rows, (size_t)R * E);
-    es_sofa_free(s);
-    snprintf(err, n, "%s: out of memory", path);
-    return NULL;
 }
 
 /* HDF5's signature, where a SOFA file (netCDF-4) begins. */
@@ -332,7 +439,11 @@ es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n)
         snprintf(err, n, "%s: %s", path, mysofa_says(code));
         return NULL;
     }
-    es_sofa *s = from_hrtf(path, h, rate, err, n);
+    /* libmysofa for the attributes and dimensions; the arrays netCDF's,
+     * where it can be had (sofa_netcdf.c says why). */
+    char alone[320];
+    const int through = es_sofa_netcdf_arrays(h, path, alone, sizeof alone, err, n);
+    es_sofa *s = through < 0 ? NULL : from_hrtf(path, h, rate, through ? NULL : alone, err, n);
     mysofa_free(h);
     return s;
 }

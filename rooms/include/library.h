@@ -168,6 +168,22 @@ int es_library_put_matrix(const char *dir, const es_room *room, float *const *pa
 int es_library_put_file(const char *dir, const es_room *room, const char *from, char *file_out,
                         size_t fn, char *err, size_t n);
 
+/* A file brought into `dir` to be checked there before it becomes a room
+ * (`rooms add`: the file checked is the file kept, whatever happens to
+ * the source's name meanwhile). Copies all that the descriptor `from`
+ * reads, from where it stands, into a hidden file of `dir`'s made for it
+ * (staged: its path, with the suffix of `name`, the source's name), with
+ * the mode the library's files get (0644 less the umask), never the
+ * source's; `dir` is made if need be. 0, or -1 with a message and no
+ * file left. */
+int es_library_stage(const char *dir, const es_room *room, int from, const char *name,
+                     char *staged, size_t sn, char *err, size_t n);
+/* Puts a staged file in as the room's file, as es_library_put_file does
+ * but renamed under the folder's lock (never over a file) rather than
+ * copied. On failure the staged file is left for the caller to remove. */
+int es_library_put_staged(const char *dir, const es_room *room, const char *staged,
+                          char *file_out, size_t fn, char *err, size_t n);
+
 /* Writes `dir`'s manifest afresh with `rooms` (each room's path is its
  * file's name in dir), replacing the old one whole once the new is on the
  * disk, under the folder's lock. 0, or -1 with a message. */

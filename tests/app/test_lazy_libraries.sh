@@ -2,7 +2,8 @@
 # The sound servers' libraries (PortAudio, libjack, and ALSA through
 # PortAudio) are loaded only by the commands that play, ncurses (with
 # its libtinfo) only by the workstation, and netCDF (with HDF5) only by
-# `rooms new --binaural`: render, the room library's commands, engines and
+# `rooms new --binaural` and the child process that reads a SOFA set
+# (rooms/sofa_guard.c): render, the room library's commands, engines and
 # bench never map them (the dynamic loader's own
 # account, LD_DEBUG=files, says what each process loads). `earshot
 # devices` does map the servers', and tput (ncurses-bin) libtinfo, which

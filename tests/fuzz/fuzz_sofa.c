@@ -1,7 +1,7 @@
 /* A SOFA file through to its filter sets, as rooms/sofa.c reads one: any
- * bytes as the file (libmysofa's HDF5 reader, then earshot's checks of
- * conventions, sizes, delays and samples), the first byte picking the
- * stream's rate. The reader in this process (es_sofa_read): the child
+ * bytes as the file (libmysofa's HDF5 reader, then its arrays read again
+ * through netCDF, then earshot's checks of conventions, sizes, rates,
+ * delays and samples), the first byte picking the stream's rate. The reader in this process (es_sofa_read): the child
  * es_sofa_load starts would hide the checks from libFuzzer's coverage. */
 #include <stdlib.h>
 
