@@ -341,6 +341,24 @@ measure "$dir/long" nothing --room long --seconds 60 --repeats 11
 line=$(cat "$dir/long.err")
 [ $rc = 2 ] && [ "$(wc -l <"$dir/long.err")" = 1 ] && grep -q 'over the 600 s a measurement may take' <<<"$line" &&
     ok "too long: $line" || bad "too long: exit $rc: $line"
+# A library that cannot take the room (its folder under a file; a full
+# disk or a read-only folder fail the same way): the measurement is kept
+# in the cache folder's library, and its line says where.
+: >"$dir/afile"
+export XDG_CACHE_HOME=$dir/cache
+"$earshot" measure --device jack --name meas --no-connect --into "$dir/afile/lib" --wait 2 \
+    --json --room unwritable --seconds 2 >"$dir/kept.json" 2>"$dir/kept.err" &
+pid=$!
+port_up meas:out_L $pid && through_room
+wait $pid
+rc=$?
+pid=
+kept=$dir/cache/earshot/measured/unwritable.wav
+line=$(sed -n 's/.*"line":"\([^"]*\)".*/\1/p' "$dir/kept.json")
+[ $rc = 0 ] && [ -s "$kept" ] && grep -q '^\[unwritable\]' "$dir/cache/earshot/measured/rooms.txt" &&
+    grep -q "kept in $kept" <<<"$line" &&
+    ok "an unwritable library: the room kept in the cache, said: ...${line#*not in the library}" ||
+    bad "an unwritable library: exit $rc, $(ls "$dir/cache/earshot/measured" 2>&1): $line $(cat "$dir/kept.err")"
 # Bad arguments: each one line naming it, exit 2, before any device opens.
 for arg in "--outputs 1,x" "--outputs 0" "--level nan" "--seconds 1e308" "--room .hidden" \
     "--to 30000" "--description $(printf 'a\033b')"; do

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "core/files.h"
 #include "deconvolve.h"
 #include "room_measure.h"
 
@@ -186,6 +188,40 @@ static int weigh(es_room_measure *m)
     return 0;
 }
 
+/* Where a measured room goes when its library refuses it (a full disk, a
+ * read-only folder): a library of its own in the cache folder, so that
+ * the sweeps are never lost and the room plays with --rooms DIR. */
+static void kept_dir(char *out, size_t n)
+{
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (cache && *cache)
+        snprintf(out, n, "%s/earshot/measured", cache);
+    else if (home && *home)
+        snprintf(out, n, "%s/.cache/earshot/measured", home);
+    else
+        snprintf(out, n, "/tmp/earshot-measured-%ld", (long)getuid());
+}
+
+/* Puts the room into `dir`, or, when that fails, into kept_dir's library
+ * with why in res->elsewhere. 0, or -1 with err when neither took it. */
+static int put_room(es_measure_result *res, const char *dir, const es_room *room, float **ch,
+                    int paths, int frames, double rate, char *err, size_t n)
+{
+    if (es_library_make_dir(dir, err, n) == 0 &&
+        es_library_put_room(dir, room, ch, paths, frames, rate, res->path, sizeof res->path,
+                            err, n) == 0)
+        return 0;
+    char kept[1024], why[512];
+    snprintf(res->elsewhere, sizeof res->elsewhere, "%s", err);
+    kept_dir(kept, sizeof kept);
+    if (strcmp(kept, dir) != 0 && es_library_make_dir(kept, why, sizeof why) == 0 &&
+        es_library_put_room(kept, room, ch, paths, frames, rate, res->path, sizeof res->path,
+                            why, sizeof why) == 0)
+        return 0;
+    res->elsewhere[0] = 0;
+    return -1;
+}
+
 /* The room from each path's response, into the library. */
 static int save(es_room_measure *m, float **h, size_t hn)
 {
@@ -233,9 +269,8 @@ static int save(es_room_measure *m, float **h, size_t hn)
     if (!ok)
         snprintf(res->line, sizeof res->line, "measure: out of memory for the room; nothing "
                  "saved");
-    else if (es_library_make_dir(dir, err, sizeof err) != 0 ||
-             es_library_put_room(dir, &room, ch, (int)paths, (int)frames, m->stream.rate, res->path,
-                                 sizeof res->path, err, sizeof err) != 0)
+    else if (put_room(res, dir, &room, ch, (int)paths, (int)frames, m->stream.rate, err,
+                      sizeof err) != 0)
         snprintf(res->line, sizeof res->line, "measure: %s; nothing saved", err);
     else {
         snprintf(res->name, sizeof res->name, "%s", room.name);
@@ -278,9 +313,16 @@ static void say_saved(es_room_measure *m)
     if (res->retries > 0)
         snprintf(again, sizeof again, " (%d sweep%s played again)", res->retries,
                  res->retries == 1 ? "" : "s");
+    char kept[1100] = "";
+    if (res->elsewhere[0]) { /* the library refused it: where it is instead */
+        char dir[1024];
+        es_path_dir(res->path, dir, sizeof dir);
+        snprintf(kept, sizeof kept, "; not in the library (%.300s): kept in %.300s (play it "
+                 "with --rooms %.300s, or earshot rooms add it)", res->elsewhere, res->path, dir);
+    }
     snprintf(res->line, sizeof res->line, "measured room %s: %d x %d, %.2f s, PNR %.1f dB, "
-             "T30 %s, C80 %s, %s; %s; in %.1f s%s", res->name, res->sources, res->receivers,
-             res->frames / res->rate, worst, t30, c80, h2, zero, res->seconds, again);
+             "T30 %s, C80 %s, %s; %s; in %.1f s%s%s", res->name, res->sources, res->receivers,
+             res->frames / res->rate, worst, t30, c80, h2, zero, res->seconds, again, kept);
 }
 
 static void *work(void *arg)

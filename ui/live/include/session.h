@@ -158,7 +158,11 @@ typedef struct {
 } es_measure_plan;
 
 typedef struct {
-    int saved;                 /* 1: the room is in the library */
+    int saved;                 /* 1: the room is in the library, or kept elsewhere */
+    /* Where the library refused it (full, read-only), why; the room is then
+     * in the cache folder's measured/ library (path), never lost. "" when
+     * it went where it was asked to. */
+    char elsewhere[600];
     char line[1024];           /* what was saved, or why nothing was */
     char name[ES_ROOM_NAME_MAX], path[1024];
     int sources, receivers;    /* the room's inputs (outputs swept) and outputs */
