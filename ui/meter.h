@@ -43,6 +43,9 @@ typedef struct ui_meter {
  * filter-exchange latency, the tracker's messages). */
 void ui_meter_head_json(const es_live_snapshot *s, FILE *to);
 void ui_meter_head_text(const es_live_snapshot *s, FILE *to);
+/* The OSC listener's address and counts on the meters' line. */
+int ui_meter_osc_short(const es_live_snapshot *s, char *out, size_t n);
+int ui_meter_osc_tight(const es_live_snapshot *s, char *out, size_t n);
 int ui_meter_head_short(const es_live_snapshot *s, char *out, size_t n);
 int ui_meter_head_tight(const es_live_snapshot *s, char *out, size_t n);
 

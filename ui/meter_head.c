@@ -99,6 +99,42 @@ int ui_meter_head_short(const es_live_snapshot *s, char *out, size_t n)
     return 1;
 }
 
+/* The OSC listener on the meters' line, never left out while it listens:
+ * where (whoever reaches that address turns the head), what it took, and
+ * what it refused or lost, so that a flood or a misaddressed tracker
+ * shows. Tight: the address and the counts alone. */
+static int osc_line(const es_live_snapshot *s, int tight, char *out, size_t n)
+{
+    const es_head_view *h = &s->head;
+    if (!h->osc_port)
+        return 0;
+    char where[96];
+    /* Narrow, the loopback is "lo" (the help says so): a 40-column panel
+     * keeps the counts. */
+    if (tight && (!strcmp(h->osc_address, "127.0.0.1") || !strcmp(h->osc_address, "::1")))
+        snprintf(where, sizeof where, "lo:%d", h->osc_port);
+    else
+        snprintf(where, sizeof where, strchr(h->osc_address, ':') ? "[%s]:%d" : "%s:%d",
+                 h->osc_address, h->osc_port);
+    const ull refused = h->osc_bad_values + h->osc_bad_form + h->osc_unknown + h->osc_bad_packets;
+    if (!refused && !h->osc_dropped)
+        snprintf(out, n, tight ? "OSC %s %llu" : "OSC %s %llu taken", where, (ull)h->osc_taken);
+    else
+        snprintf(out, n, tight ? "OSC %s %llu/%llu/%llu" : "OSC %s %llu taken %llu refused %llu lost",
+                 where, (ull)h->osc_taken, refused, (ull)h->osc_dropped);
+    return 1;
+}
+
+int ui_meter_osc_short(const es_live_snapshot *s, char *out, size_t n)
+{
+    return osc_line(s, 0, out, n);
+}
+
+int ui_meter_osc_tight(const es_live_snapshot *s, char *out, size_t n)
+{
+    return osc_line(s, 1, out, n);
+}
+
 /* Narrow: the filter exchange alone; the header shows the yaw and set. */
 int ui_meter_head_tight(const es_live_snapshot *s, char *out, size_t n)
 {

@@ -465,6 +465,12 @@ const ui_meter ui_meters[] = {
          "from a turn's arrival (an OSC message, a key) to the end of the callback whose "
          "block carries the new set, p50 p99 max"),
      ui_meter_head_json, ui_meter_head_text, ui_meter_head_short, 1, ui_meter_head_tight},
+    {ROW("OSC", "messages", NULL,
+         "the head tracker's OSC listener: the address it listens on (127.0.0.1 unless "
+         "--osc-bind says otherwise), the messages taken, refused (bad values, form, address, "
+         "packets not OSC) and lost (dropped by the system); narrow: taken/refused/lost, the "
+         "loopback as lo"),
+     NULL, NULL, ui_meter_osc_short, 0, ui_meter_osc_tight},
     {ROW("DSP load", "of the budget", "load_p50",
          "processing time / the block's budget (its frames / rate)"),
      j_p50, t_load, NULL, 0, NULL},

@@ -9,6 +9,9 @@
 #      form (a blob is not an angle) and counted early (its bundle timed for
 #      later); what the system dropped is said. Then a bundle timed an hour
 #      ahead holding /earshot/head 90 is taken at once: the head turns.
+#   1b. the workstation at 80 x 24 with --osc: the meters' line names
+#      where it listens ("OSC lo:PORT", the loopback) and counts taken,
+#      refused and lost ("3/5/0") after three turns and five blobs.
 #   2. in a network namespace of the test's own (unshare; lo and a dummy
 #      interface, or a veth pair where dummies are not to be had, with
 #      10.231.7.1/24), a sender to 10.231.7.1 is not heard by the default
@@ -23,8 +26,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 sender="$here/osc_sender.py"
 dir=$(mktemp -d)
 pids=()
-trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
+trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; tmux_cleanup; rm -rf "$dir"' EXIT
 export XDG_DATA_HOME=$dir/xdg XDG_CONFIG_HOME=$dir/config EARSHOT_WISDOM=off
+. "$here/tmux_lib.sh"
 fail=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
@@ -136,6 +140,17 @@ if [ "$messages" -ge $((sent / 2)) ] && [ "$form" = $((messages - 1)) ] && [ "$t
 else
     bad "counted: messages $messages of $((sent + 1)), taken $taken, bad form $form, early $early, bad packets $badp, dropped $dropped, yaw $yaw (want every message refused for its form but the last, taken: yaw 90)"
 fi
+
+# ---- 1b. The screen says where it listens, and what came ----
+port=$(free_port)
+ui_start 80 24 "$earshot" --device null --osc "$port"
+wait_for "OSC lo:$port" 15
+/usr/bin/python3 "$sender" yaw 127.0.0.1 "$port" 30 3 >/dev/null
+/usr/bin/python3 "$sender" flood 127.0.0.1 "$port" 0.05 100 >/dev/null
+check "80 x 24: the meters' line names the address and counts taken/refused/lost" \
+    "wait_for 'OSC lo:$port 3/' 5"
+keys q
+quit_check "q" >/dev/null || check "q quits cleanly" "false"
 
 # ---- 2. Local by default, in a namespace of the test's own ----
 if ! command -v unshare >/dev/null || ! command -v ip >/dev/null; then
