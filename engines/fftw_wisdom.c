@@ -32,16 +32,8 @@ const char *es_fftw_wisdom_default_path(char *buf, size_t n)
     const char *set = getenv("EARSHOT_WISDOM");
     if (set)
         return (*set && strcmp(set, "off") != 0) ? set : NULL;
-    const char *cache = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-    int w;
-    if (cache && *cache)
-        w = snprintf(buf, n, "%s/earshot/fftwf.wisdom", cache);
-    else if (home && *home)
-        w = snprintf(buf, n, "%s/.cache/earshot/fftwf.wisdom", home);
-    else
-        return NULL;
-    return w > 0 && (size_t)w < n ? buf : NULL;
+    return es_xdg_path(buf, n, "XDG_CACHE_HOME", ".cache", "earshot/fftwf.wisdom") == 0 ? buf
+                                                                                      : NULL;
 }
 
 int es_fftw_wisdom_load(const char *path, char *err, size_t n)

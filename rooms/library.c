@@ -38,12 +38,7 @@ static int exists(const char *path)
 
 void es_library_user_dir(char *out, size_t n)
 {
-    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg)
-        snprintf(out, n, "%s/earshot/rooms", xdg);
-    else if (home && *home)
-        snprintf(out, n, "%s/.local/share/earshot/rooms", home);
-    else
+    if (es_xdg_path(out, n, "XDG_DATA_HOME", ".local/share", "earshot/rooms") != 0)
         snprintf(out, n, ".earshot-rooms");
 }
 

@@ -225,6 +225,20 @@ int es_path_follow(const char *path, char *out, size_t n, char *err, size_t en)
     return -1;
 }
 
+int es_xdg_path(char *out, size_t n, const char *variable, const char *home_default,
+                const char *tail)
+{
+    const char *xdg = getenv(variable), *home = getenv("HOME");
+    int w;
+    if (xdg && xdg[0] == '/')
+        w = snprintf(out, n, "%s/%s", xdg, tail);
+    else if (home && home[0])
+        w = snprintf(out, n, "%s/%s/%s", home, home_default, tail);
+    else
+        return -1;
+    return w > 0 && (size_t)w < n ? 0 : -1;
+}
+
 int es_std_streams_guard(void)
 {
     for (int fd = 0; fd <= 2; fd++) {

@@ -193,12 +193,7 @@ static int weigh(es_room_measure *m)
  * the sweeps are never lost and the room plays with --rooms DIR. */
 static void kept_dir(char *out, size_t n)
 {
-    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (cache && *cache)
-        snprintf(out, n, "%s/earshot/measured", cache);
-    else if (home && *home)
-        snprintf(out, n, "%s/.cache/earshot/measured", home);
-    else
+    if (es_xdg_path(out, n, "XDG_CACHE_HOME", ".cache", "earshot/measured") != 0)
         snprintf(out, n, "/tmp/earshot-measured-%ld", (long)getuid());
 }
 

@@ -17,16 +17,7 @@
 
 int es_settings_path(char *out, size_t n)
 {
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    const char *home = getenv("HOME");
-    /* The XDG spec: a relative XDG_CONFIG_HOME is invalid and ignored. */
-    if (xdg && xdg[0] == '/')
-        snprintf(out, n, "%s/earshot/workstation.conf", xdg);
-    else if (home && home[0])
-        snprintf(out, n, "%s/.config/earshot/workstation.conf", home);
-    else
-        return -1;
-    return 0;
+    return es_xdg_path(out, n, "XDG_CONFIG_HOME", ".config", "earshot/workstation.conf");
 }
 
 static void problem(es_settings *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

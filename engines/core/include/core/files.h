@@ -60,6 +60,14 @@ int es_same_file(const char *a, const char *b);
  * text into a recording). 0, or -1 when /dev/null cannot be opened. */
 int es_std_streams_guard(void);
 
+/* A path under an XDG base folder, as the XDG Base Directory spec has it:
+ * `$VARIABLE/TAIL` when the variable holds an absolute path (a relative
+ * one is invalid and ignored), else `$HOME/HOME_DEFAULT/TAIL`
+ * ("XDG_CACHE_HOME", ".cache", "earshot/measured"). 0, or -1 when neither
+ * is set or the path does not fit. */
+int es_xdg_path(char *out, size_t n, const char *variable, const char *home_default,
+                const char *tail);
+
 /* The folder part of a path ("." when it has none, "/" for the root). */
 void es_path_dir(const char *path, char *out, size_t n);
 
