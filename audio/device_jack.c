@@ -396,11 +396,13 @@ static int jack_matches(const char *name)
 /* A server that stopped calling but never shut earshot's client down is
  * paused (SIGSTOP, a debugger): its graph still holds the ports, and it
  * calls the same client again when it resumes. A dead server's shutdown
- * callback sets `dead`, and the keeper makes the client again. */
+ * callback sets `dead`, and the keeper makes the client again. PipeWire's
+ * JACK library calls no shutdown when PipeWire is killed (app/pipewire),
+ * so there a long stall cannot be told from a loss. */
 static int jack_paused(const es_device *d)
 {
     (void)d;
-    return host.client && !atomic_load(&host.dead);
+    return host.client && !atomic_load(&host.dead) && !es_jack_is_pipewire();
 }
 
 static int jack_list(FILE *to, int json, char *err, size_t n)
