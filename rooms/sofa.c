@@ -121,7 +121,7 @@ void es_sofa_free(es_sofa *s)
 /* `alone`, below: why netCDF did not read the arrays (sofa_netcdf.h), or
  * NULL when it did. A refusal that may be libmysofa's misreading rather
  * than the file's fault ends with it. */
-#define ALONE_FMT "; netCDF, which reads it right, is not at hand: %s"
+#define ALONE_FMT "; netCDF, which reads such arrays, did not read them: %s"
 
 /* The convention's row in conventions[], once the file's attributes say
  * it holds filters earshot reads; -1 said. */

@@ -212,7 +212,8 @@ es_sofa *es_sofa_load(const char *path, double rate, char *err, size_t n)
         snprintf(err, n, "%s: not read within %.0f s (libmysofa loops on some damaged files): "
                  "damaged?", path, limit);
     else if (WIFSIGNALED(status))
-        snprintf(err, n, "%s: its reader (libmysofa) crashed on it (signal %d): damaged",
+        snprintf(err, n, "%s: its reader (libmysofa, or HDF5 under netCDF) crashed on it "
+                 "(signal %d): damaged",
                  path, WTERMSIG(status));
     else if (lseek(answer, 0, SEEK_SET) == 0)
         s = read_answer(answer, path, err, n);

@@ -1,8 +1,10 @@
 /* A SOFA file through to its filter sets, as rooms/sofa.c reads one: any
- * bytes as the file (libmysofa's HDF5 reader, then its arrays read again
- * through netCDF, then earshot's checks of conventions, sizes, rates,
- * delays and samples), the first byte picking the stream's rate. The reader in this process (es_sofa_read): the child
- * es_sofa_load starts would hide the checks from libFuzzer's coverage. */
+ * bytes as the file (libmysofa's HDF5 reader, then earshot's checks of
+ * conventions, sizes, rates, delays and samples, and what it refuses when
+ * libmysofa reads alone), the first byte picking the stream's rate. The
+ * reader in this process (es_sofa_read): the child es_sofa_load starts
+ * would hide the checks from libFuzzer's coverage. netCDF is refused here
+ * (tests/fuzz/CMakeLists.txt says why). */
 #include <stdlib.h>
 
 #include "fuzz_util.h"

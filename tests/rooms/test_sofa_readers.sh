@@ -105,7 +105,7 @@ for f in noise-deflate:"deflated without the shuffle filter" steps-deflate:"defl
     alone "$name" >/dev/null 2>"$dir/alone.err"
     rc=$?
     [ $rc = 1 ] && [ "$(wc -l <"$dir/alone.err")" = 1 ] && grep -q "$name.sofa: .*$why" "$dir/alone.err" &&
-        grep -q "netCDF, which reads it right, is not at hand: libnetcdf" "$dir/alone.err" &&
+        grep -q "netCDF, which reads such arrays, did not read them: libnetcdf" "$dir/alone.err" &&
         ok "without netCDF, $name refused: $(sed "s|$dir/||" "$dir/alone.err")" ||
         bad "without netCDF, $name: exit $rc: $(cat "$dir/alone.err")"
 done
