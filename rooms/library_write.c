@@ -183,6 +183,21 @@ static int write_fresh(const char *path, float *const *ch, int channels, int fra
     return rc;
 }
 
+
+/* A file written to `fd` made durable and closed: rc as it was, or -1
+ * (said in err, naming `path`) when the sync or the close fails. */
+static int write_done(int fd, const char *path, int rc, char *err, size_t n)
+{
+    if (rc == 0 && fsync(fd) != 0) {
+        snprintf(err, n, "%s: write failed: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (close(fd) != 0 && rc == 0) {
+        snprintf(err, n, "%s: write failed: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
 /* A copy of `from`, byte for byte, made at `path` only if no file is
  * there (O_EXCL) and synced: 0, 1 when the name is taken, -1 said. A copy
  * cut short (a full disk) is removed. */
@@ -214,14 +229,7 @@ static int copy_fresh(const char *path, const char *from, char *err, size_t n)
         snprintf(err, n, "%s: read failed", from);
         rc = -1;
     }
-    if (rc == 0 && fsync(fd) != 0) {
-        snprintf(err, n, "%s: write failed: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (close(fd) != 0 && rc == 0) {
-        snprintf(err, n, "%s: write failed: %s", path, strerror(errno));
-        rc = -1;
-    }
+    rc = write_done(fd, path, rc, err, n);
     fclose(in);
     if (rc != 0)
         unlink(path);
@@ -531,14 +539,7 @@ int es_library_stage(const char *dir, const es_room *room, int from, const char 
         return -1;
     }
     int rc = copy_fd(from, name, fd, staged, err, n);
-    if (rc == 0 && fsync(fd) != 0) {
-        snprintf(err, n, "%s: write failed: %s", staged, strerror(errno));
-        rc = -1;
-    }
-    if (close(fd) != 0 && rc == 0) {
-        snprintf(err, n, "%s: write failed: %s", staged, strerror(errno));
-        rc = -1;
-    }
+    rc = write_done(fd, staged, rc, err, n);
     if (rc != 0)
         unlink(staged);
     return rc;
