@@ -6,7 +6,9 @@
  * without the lock each would append to the same old one and one room
  * would be lost. */
 #define _GNU_SOURCE /* flock, renameat2 */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -516,11 +518,31 @@ int es_library_put_staged(const char *dir, const es_room *room, const char *stag
     return put(dir, room, &d, file_out, fn, err, n);
 }
 
+/* The copies of adds that were killed before they finished (hidden
+ * `.NAME.adding-PID-K.EXT` files whose process is gone) are removed: no
+ * manifest names them, and nothing else would. A copy whose process still
+ * runs is its own. */
+static void sweep_dead_copies(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *tag = e->d_name[0] == '.' ? strstr(e->d_name, ".adding-") : NULL;
+        char *end;
+        const long pid = tag ? strtol(tag + 8, &end, 10) : 0;
+        if (pid > 0 && *end == '-' && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
 int es_library_stage(const char *dir, const es_room *room, int from, const char *name,
                      char *staged, size_t sn, char *err, size_t n)
 {
     if (es_library_make_dir(dir, err, n) != 0)
         return -1;
+    sweep_dead_copies(dir);
     /* Created with the mode every room file gets (0644 less the umask),
      * whatever the source's: a file only its owner reads is not made one
      * anybody reads. A hidden name no manifest names, this process's. */

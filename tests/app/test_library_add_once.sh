@@ -92,4 +92,21 @@ refused "rooms add a WAV with a NaN, named as given" " nan.wav: NaN sample" -- \
     "$earshot" rooms add nan.wav --to "$lib"
 [ -z "$(ls -A "$lib" | grep adding)" ] && ok "the refused WAV left no copy" ||
     bad "the refused WAV left $(ls -A "$lib" | grep adding)"
+
+# An add killed before it finished leaves its copy: the next add removes
+# it once its process is gone, and leaves a running one's alone.
+sleep 0 &
+dead=$!
+wait $dead
+sleep 30 &
+alive=$!
+pids+=("$alive")
+: >"$lib/.gone.adding-$dead-0.wav"
+: >"$lib/.busy.adding-$alive-0.wav"
+"$make_wav" next.wav decay 48000 2 4800
+"$earshot" rooms add next.wav --to "$lib" >/dev/null 2>&1 || bad "rooms add next.wav: exit $?"
+[ ! -e "$lib/.gone.adding-$dead-0.wav" ] && [ -e "$lib/.busy.adding-$alive-0.wav" ] &&
+    ok "a killed add's copy removed by the next add, a running one's kept" ||
+    bad "copies after the next add: $(ls -A "$lib" | grep adding)"
+kill "$alive" 2>/dev/null
 exit $fail
