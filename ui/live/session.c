@@ -175,6 +175,15 @@ int es_session_record_overwrites_input(const es_session *s, const char *path, ch
     return 0;
 }
 
+int es_session_record_refused(const es_session *s, const char *const paths[2], char *err,
+                              size_t n)
+{
+    for (int w = 0; w < 2; w++)
+        if (paths[w] && es_session_record_overwrites_input(s, paths[w], err, n))
+            return -1;
+    return 0;
+}
+
 /* The first stream's request: what slot `playing` holds, against no
  * stream at all. */
 static void first_request(es_session *s, es_prep_request *q)
@@ -230,9 +239,8 @@ static int start_recordings(es_session *s, int outputs, char *err, size_t n)
     const char *paths[2] = {s->cfg.record, s->cfg.record_input};
     if (!paths[0] && !paths[1])
         return 0;
-    for (int w = 0; w < 2; w++)
-        if (paths[w] && es_session_record_overwrites_input(s, paths[w], err, n))
-            return -1;
+    /* What they would overwrite was refused before the device opened
+     * (refuse_recordings). */
     const int channels[2] = {outputs, s->inputs};
     return es_taps_start(&s->taps, paths, channels, 0, err, n);
 }
@@ -242,10 +250,7 @@ static int start_recordings(es_session *s, int outputs, char *err, size_t n)
 static int refuse_recordings(es_session *s, char *err, size_t n)
 {
     const char *paths[2] = {s->cfg.record, s->cfg.record_input};
-    for (int w = 0; w < 2; w++)
-        if (paths[w] && es_session_record_overwrites_input(s, paths[w], err, n))
-            return -1;
-    return 0;
+    return es_session_record_refused(s, paths, err, n);
 }
 
 /* Builds the first stream on the preparer and opens the device with it.

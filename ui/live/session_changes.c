@@ -508,11 +508,10 @@ int es_session_record(es_session *s, const char *path, const char *input_path, i
     const int channels[2] = {es_processor_format(es_player_processor(s->player))->outputs,
                              s->inputs};
     char err[768];
-    for (int w = 0; w < 2; w++)
-        if (paths[w] && es_session_record_overwrites_input(s, paths[w], err, sizeof err)) {
-            es_session_sayf(s, 1, "record: %s", err);
-            return -1;
-        }
+    if (es_session_record_refused(s, paths, err, sizeof err) != 0) {
+        es_session_sayf(s, 1, "record: %s", err);
+        return -1;
+    }
     if (es_taps_start(&s->taps, paths, channels, exclusive, err, sizeof err) != 0) {
         es_session_sayf(s, 1, "record: %s", err);
         return -1;

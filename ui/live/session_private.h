@@ -113,6 +113,10 @@ void es_session_player_config(es_session *s, es_source_kind kind, es_file_source
 void es_session_stream_now(const es_session *s, es_stream_now *now);
 /* 1 (and why in err) when recording to `path` would replace the input
  * file or the room's IR file. */
+/* -1 (and why) when either of a take's paths (output, input; NULL: none)
+ * would overwrite what plays (es_session_record_overwrites_input). */
+int es_session_record_refused(const es_session *s, const char *const paths[2], char *err,
+                              size_t n);
 int es_session_record_overwrites_input(const es_session *s, const char *path, char *err,
                                        size_t n);
 
