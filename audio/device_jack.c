@@ -402,7 +402,7 @@ static int jack_matches(const char *name)
 static int jack_paused(const es_device *d)
 {
     (void)d;
-    return host.client && !atomic_load(&host.dead) && !es_jack_is_pipewire();
+    return host.client && !atomic_load(&host.dead) && !host.on_pipewire;
 }
 
 static int jack_list(FILE *to, int json, char *err, size_t n)
