@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A device that pauses is waited for; one whose blocks are long is not
-# called stalled (ui/live/session_watch.c, es_device_paused):
+# called stalled (live/session_watch.c, es_device_paused):
 #  - block 8192 at 8 kHz on the null device: each block is a second, on
 #    time; in 10 s no "no audio" line (a device is stalled after
 #    max(1 s, 3 periods) without audio);

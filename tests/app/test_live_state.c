@@ -1,4 +1,4 @@
-/* The session's state machine (ui/live/live_state.h), event by event:
+/* The session's state machine (live/live_state.h), event by event:
  * every move the session makes, the lost device, the fallback asked once
  * and given up on, and what each state allows. Each case is a start, a
  * string of events and the state they must end in. */

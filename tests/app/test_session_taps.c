@@ -1,4 +1,4 @@
-/* The session's taps (ui/live/taps.h) are on the audio path: the scope
+/* The session's taps (live/taps.h) are on the audio path: the scope
  * and, while recording, the recorders. A thread plays the callback's part,
  * calling the taps block after block, while the control side starts and
  * stops 40 recordings. Checks:

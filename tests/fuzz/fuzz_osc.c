@@ -1,5 +1,5 @@
 /* Any bytes as a UDP packet to the head tracker's port, read as the
- * listener reads one (ui/live/head_osc.c: a message through liblo's
+ * listener reads one (live/head_osc.c: a message through liblo's
  * parser, or a bundle walked by earshot, nested or not, whatever its
  * timetag), with a room of 72 head orientations playing. Whatever comes,
  * the orientation held is within its ranges and a set of the room's;

@@ -37,7 +37,7 @@ int es_file_replace(const char *path, const char *data, size_t len, mode_t mode,
                     size_t n);
 
 /* Writes `data` as the whole of an output a person named, as audio files
- * are written (audio/audiofile.h): a regular file (or none) through
+ * are written (audiofile/audiofile.h): a regular file (or none) through
  * es_file_replace; a FIFO or a device written into, never replaced (a
  * FIFO that no program reads is said, not waited on); "-" is standard
  * output. 0, or -1 with "PATH: what is wrong". */

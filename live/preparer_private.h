@@ -1,4 +1,4 @@
-/* The preparer's insides, shared by its files (internal to ui/live/):
+/* The preparer's insides, shared by its files (internal to live/):
  * preparer.c (the thread, builds, the library's measuring and rescans,
  * the trash) and preparer_prime.c (primings). */
 #ifndef ES_PREPARER_PRIVATE_H
