@@ -375,8 +375,10 @@ static void cpu_name(char *out, size_t n)
         fclose(f);
 }
 
-static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
-                 const peer_point *peers, int peer_count, const char *gpu)
+/* The two panels side by side: load against the IR's length, and against
+ * the paths, each engine's figures and other programs' points. */
+static void draw_panels(text *t, const es_plot_request *rq, const engine_curves *c,
+                        const peer_point *peers, int peer_count)
 {
     double xs[AXES][ES_PLOT_MAX_X];
     for (int k = 0; k < rq->ir_seconds.count; k++)
@@ -384,13 +386,6 @@ static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
     for (int k = 0; k < rq->channels.count; k++)
         xs[AXIS_PATHS][k] = rq->channels.v[k];
     const int nx[AXES] = {rq->ir_seconds.count, rq->channels.count};
-    const int legend_rows = rq->engine_count > FIGS + 1 + peer_count ? rq->engine_count
-                                                                      : FIGS + 1 + peer_count;
-    const int height = PANEL_TOP + PANEL_H + 60 + 16 * legend_rows + 54;
-    put(t, "<?xml version='1.0' encoding='UTF-8'?>\n"
-           "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
-           "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='#fff'/>\n",
-        WIDTH, height);
     char title[2][160], x_words[2][80];
     snprintf(title[AXIS_IR], sizeof title[0], "Load against the IR's length (%d x %d, block %d)",
              rq->ir_channels, rq->ir_channels, rq->base->block);
@@ -412,8 +407,13 @@ static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
             if (peers[k].axis == a)
                 draw_peer(t, &p, &peers[k], k);
     }
-    /* The legend under the panels: the engines on the left, the figures'
-     * line styles and other programs' points on the right. */
+}
+
+/* The legend under the panels: the engines on the left, the figures'
+ * line styles and other programs' points on the right. */
+static void draw_legend(text *t, const es_plot_request *rq, const peer_point *peers,
+                        int peer_count)
+{
     const int top = PANEL_TOP + PANEL_H + 62, right = PANEL_LEFT + PANEL_STEP;
     for (int e = 0; e < rq->engine_count; e++) {
         const int y = top + 16 * e;
@@ -446,6 +446,12 @@ static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
         put_escaped(t, peers[k].label);
         put(t, "</text>\n");
     }
+}
+
+/* Two lines at the foot of a picture `height` high: how it was measured
+ * and when, and on what CPU and GPU. */
+static void draw_footer(text *t, const es_plot_request *rq, const char *gpu, int height)
+{
     char cpu[160], when[32];
     cpu_name(cpu, sizeof cpu);
     const time_t now = time(NULL);
@@ -460,7 +466,23 @@ static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
         put(t, "; ");
         put_escaped(t, gpu);
     }
-    put(t, "</text>\n</svg>\n");
+    put(t, "</text>\n");
+}
+
+static void draw(text *t, const es_plot_request *rq, const engine_curves *c,
+                 const peer_point *peers, int peer_count, const char *gpu)
+{
+    const int legend_rows = rq->engine_count > FIGS + 1 + peer_count ? rq->engine_count
+                                                                      : FIGS + 1 + peer_count;
+    const int height = PANEL_TOP + PANEL_H + 60 + 16 * legend_rows + 54;
+    put(t, "<?xml version='1.0' encoding='UTF-8'?>\n"
+           "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+           "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='#fff'/>\n",
+        WIDTH, height);
+    draw_panels(t, rq, c, peers, peer_count);
+    draw_legend(t, rq, peers, peer_count);
+    draw_footer(t, rq, gpu, height);
+    put(t, "</svg>\n");
 }
 
 int es_bench_plot(const es_plot_request *rq)

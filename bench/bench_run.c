@@ -137,6 +137,62 @@ static void device_percentiles(double *by_job, long jobs, es_bench_result *r)
     r->device_p99_us = by_job[(long)((double)(n - 1) * 0.99)];
 }
 
+/* Blocks run unmeasured before the measured ones. */
+#define WARMUP_BLOCKS 16
+
+/* One measurement: the room's sets, the block buffers, the engine, and
+ * the measuring loop's state from block to block. */
+typedef struct {
+    const es_bench_config *cfg;
+    int ins, outs, sets;
+    long blocks;                /* to measure, after the warm-up */
+    es_ir **set;                /* [sets]: the room, a filter set each */
+    float **in, **out;          /* [ins], [outs]: the block buffers */
+    float **views;              /* [outs]: where the engine left each output */
+    double *us, *switch_us;     /* [blocks]: each measured block's time, and
+                                 * those of the blocks a switch began in */
+    long measured, switched;    /* how many of each */
+    es_engine *e;
+    block_record *rec;          /* [blocks]: what judges each measured block */
+    double *device_by_job;      /* [jobs + 1]: the device's time per job */
+    judge j;
+    uint32_t seed;              /* the input noise */
+    struct timespec next;       /* paced: when the next block is due */
+    uint64_t late;              /* the engine's late results so far */
+} measurement;
+
+/* The room in its sets (each the same shape, other noise), the block
+ * buffers and the timings' arrays. */
+static int allocate(measurement *m, es_bench_result *r)
+{
+    const int taps = r->taps;
+    m->set = calloc((size_t)m->sets, sizeof *m->set);
+    for (int k = 0; m->set && k < m->sets && taps >= 1; k++)
+        m->set[k] = synthetic_room(m->cfg, taps, 12345u + 7919u * (uint32_t)k);
+    int rooms = m->set != NULL;
+    for (int k = 0; m->set && k < m->sets; k++)
+        rooms &= m->set[k] != NULL;
+    m->in = calloc((size_t)m->ins, sizeof *m->in);
+    m->out = calloc((size_t)m->outs, sizeof *m->out);
+    m->views = calloc((size_t)m->outs, sizeof *m->views);
+    m->us = malloc((size_t)m->blocks * sizeof *m->us);
+    m->switch_us = malloc((size_t)m->blocks * sizeof *m->switch_us);
+    if (!rooms || !m->in || !m->out || !m->views || !m->us || !m->switch_us) {
+        snprintf(r->error, sizeof r->error, "out of memory for a %d-tap room", taps);
+        return -1;
+    }
+    const size_t bytes = (size_t)m->cfg->block * sizeof(float);
+    for (int c = 0; c < m->ins || c < m->outs; c++) {
+        if ((c < m->ins && !(m->in[c] = es_alloc(bytes))) ||
+            (c < m->outs && !(m->out[c] = es_alloc(bytes)))) {
+            snprintf(r->error, sizeof r->error, "out of memory for block buffers");
+            return -1;
+        }
+    }
+    r->paths = es_ir_path_count(m->set[m->sets - 1]);
+    return 0;
+}
+
 /* The engine over the room, or over its sets. */
 static es_engine *make_engine(const es_bench_config *cfg, const es_format *fmt, es_ir **set,
                               int sets, es_bench_result *r)
@@ -147,160 +203,179 @@ static es_engine *make_engine(const es_bench_config *cfg, const es_format *fmt, 
     return es_engine_create(cfg->engine, fmt, set[0], &cfg->options, r->error, sizeof r->error);
 }
 
-int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
+/* The engine built twice, each timed: the first build pays for what
+ * happens once per process, the second is what a room swap costs. */
+static int build_engine(measurement *m, es_bench_result *r)
 {
-    memset(r, 0, sizeof *r);
-    const int ins = bench_inputs(cfg), outs = bench_outputs(cfg);
-    const int taps = cfg->ir_taps > 0 ? cfg->ir_taps : (int)llround(cfg->ir_seconds * cfg->rate);
-    const long warmup = 16;
-    long blocks = (long)ceil(cfg->seconds * cfg->rate / cfg->block);
-    if (blocks < 1)
-        blocks = 1;
-    r->taps = taps;
-    r->budget_us = 1e6 * cfg->block / cfg->rate;
-
-    denormals_off();
-    const int sets = cfg->sets > 1 ? cfg->sets : 1;
-    es_ir **set = calloc((size_t)sets, sizeof *set);
-    for (int k = 0; set && k < sets && taps >= 1; k++)
-        set[k] = synthetic_room(cfg, taps, 12345u + 7919u * (uint32_t)k);
-    es_ir *ir = set ? set[sets - 1] : NULL;
-    float **in = calloc((size_t)ins, sizeof *in), **out = calloc((size_t)outs, sizeof *out);
-    float **views = calloc((size_t)outs, sizeof *views);
-    double *us = malloc((size_t)blocks * sizeof *us);
-    double *switch_us = malloc((size_t)blocks * sizeof *switch_us);
-    long switched = 0;
-    es_engine *e = NULL;
-    int rc = -1;
-    for (int k = 0; set && k < sets; k++)
-        ir = set[k] ? ir : NULL;
-    if (!ir || !in || !out || !views || !us || !switch_us) {
-        snprintf(r->error, sizeof r->error, "out of memory for a %d-tap room", taps);
-        goto done;
-    }
-    for (int c = 0; c < ins || c < outs; c++) {
-        if ((c < ins && !(in[c] = es_alloc((size_t)cfg->block * sizeof(float)))) ||
-            (c < outs && !(out[c] = es_alloc((size_t)cfg->block * sizeof(float))))) {
-            snprintf(r->error, sizeof r->error, "out of memory for block buffers");
-            goto done;
-        }
-    }
-    r->paths = es_ir_path_count(ir);
-    es_format fmt = {.sample_rate = cfg->rate, .max_block = cfg->block,
-                     .inputs = ins, .outputs = outs};
+    const es_format fmt = {.sample_rate = m->cfg->rate, .max_block = m->cfg->block,
+                           .inputs = m->ins, .outputs = m->outs};
     double t0 = now_s();
-    e = make_engine(cfg, &fmt, set, sets, r);
+    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, r);
     r->create_first_ms = 1e3 * (now_s() - t0);
-    if (!e)
-        goto done;
-    es_engine_destroy(e);
+    if (!m->e)
+        return -1;
+    es_engine_destroy(m->e);
     t0 = now_s();
-    e = make_engine(cfg, &fmt, set, sets, r);
+    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, r);
     r->create_ms = 1e3 * (now_s() - t0);
-    if (!e)
-        goto done;
-    r->latency = es_engine_latency(e);
+    if (!m->e)
+        return -1;
+    r->latency = es_engine_latency(m->e);
+    return 0;
+}
 
-    uint32_t seed = 777;
-    const double start = now_s();
-    long measured = 0;
-    es_engine_status st;
-    uint64_t late = 0;
-    const long jobs = warmup + blocks + 2;
-    block_record *rec = calloc((size_t)blocks, sizeof *rec);
-    double *device_by_job = malloc((size_t)(jobs + 1) * sizeof *device_by_job);
-    if (!rec || !device_by_job) {
-        free(rec);
-        free(device_by_job);
-        snprintf(r->error, sizeof r->error, "out of memory for %ld blocks", blocks);
-        goto done;
+/* The judge over a record per measured block and the device's time per
+ * job, none known yet. */
+static int start_judging(measurement *m, es_bench_result *r)
+{
+    const long jobs = WARMUP_BLOCKS + m->blocks + 2;
+    m->rec = calloc((size_t)m->blocks, sizeof *m->rec);
+    m->device_by_job = malloc((size_t)(jobs + 1) * sizeof *m->device_by_job);
+    if (!m->rec || !m->device_by_job) {
+        snprintf(r->error, sizeof r->error, "out of memory for %ld blocks", m->blocks);
+        return -1;
     }
     for (long k = 0; k <= jobs; k++)
-        device_by_job[k] = -1;
-    judge j = {.blocks = rec, .device_by_job = device_by_job, .jobs = jobs,
-               .budget_us = r->budget_us, .gpu = (cfg->engine->caps & ES_CAP_GPU) != 0,
-               .last_class = 1};
-    /* Paced: block b starts at start + b * period on an absolute clock, as an
-     * audio callback would; a pipelined GPU engine then has the period to
-     * finish, which back-to-back calls never give it. */
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
-    const long period_ns = (long)(1e9 * cfg->block / cfg->rate);
-    for (long b = 0; b < warmup + blocks; b++) {
-        int woke_late = 0;
-        if (cfg->paced) {
-            next.tv_nsec += period_ns;
-            while (next.tv_nsec >= 1000000000L) {
-                next.tv_nsec -= 1000000000L;
-                next.tv_sec++;
-            }
-            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-                ;
-            const double due = (double)next.tv_sec + 1e-9 * (double)next.tv_nsec;
-            woke_late = now_s() - due > 0.25e-6 * r->budget_us;
+        m->device_by_job[k] = -1;
+    m->j = (judge){.blocks = m->rec, .device_by_job = m->device_by_job, .jobs = jobs,
+                   .budget_us = r->budget_us, .gpu = (m->cfg->engine->caps & ES_CAP_GPU) != 0,
+                   .last_class = 1};
+    return 0;
+}
+
+/* Sleeps until the next period begins on an absolute clock, as an audio
+ * callback is woken; 1 when it woke over a quarter of the budget late. */
+static int wait_for_period(struct timespec *next, long period_ns, double budget_us)
+{
+    next->tv_nsec += period_ns;
+    while (next->tv_nsec >= 1000000000L) {
+        next->tv_nsec -= 1000000000L;
+        next->tv_sec++;
+    }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) == EINTR)
+        ;
+    const double due = (double)next->tv_sec + 1e-9 * (double)next->tv_nsec;
+    return now_s() - due > 0.25e-6 * budget_us;
+}
+
+/* The set block b switches to, or -1: with sets, every switch_every-th
+ * block (0: every block). */
+static int set_due(const measurement *m, long b)
+{
+    const int every = m->cfg->switch_every > 0 ? m->cfg->switch_every : 1;
+    return m->sets > 1 && b % every == 0 ? (int)(b / every) % m->sets : -1;
+}
+
+/* The device's times of the jobs the engine's status lists, noted the
+ * first time each is seen. */
+static void note_device_times(measurement *m, const es_engine_status *st)
+{
+    for (int q = 0; q < ES_DEVICE_RECENT; q++)
+        if (st->gpu.recent_seq[q] > 0 && (long)st->gpu.recent_seq[q] <= m->j.jobs &&
+            m->device_by_job[st->gpu.recent_seq[q]] < 0) {
+            m->device_by_job[st->gpu.recent_seq[q]] = st->gpu.recent_us[q];
+            m->j.known++;
         }
-        for (int c = 0; c < ins; c++)
-            for (int t = 0; t < cfg->block; t++)
-                in[c][t] = 0.1f * noise(&seed);
-        /* The switch is asked between two calls, as the audio thread
-         * hands a tracker's request over; its block is timed. */
-        const int every = cfg->switch_every > 0 ? cfg->switch_every : 1;
-        const int switching = sets > 1 && b % every == 0;
-        if (switching)
-            es_engine_select_set(e, (int)(b / every) % sets);
-        const double cpu0 = thread_cpu_s(), a = now_s();
-        if (cfg->copy_out)
-            es_engine_process(e, (const float *const *)in, out, cfg->block);
-        else
-            es_engine_process_views(e, (const float *const *)in, out, views, outs, cfg->block);
-        const double took = 1e6 * (now_s() - a), cpu = 1e6 * (thread_cpu_s() - cpu0);
-        /* A GPU engine gives up waiting before the budget runs out and plays
-         * silence: that block is late even though it returned in time. */
-        es_engine_get_status(e, &st);
-        const int was_late = st.late_results != late;
-        late = st.late_results;
-        for (int q = 0; q < ES_DEVICE_RECENT; q++)
-            if (st.gpu.recent_seq[q] > 0 && (long)st.gpu.recent_seq[q] <= jobs &&
-                device_by_job[st.gpu.recent_seq[q]] < 0) {
-                device_by_job[st.gpu.recent_seq[q]] = st.gpu.recent_us[q];
-                j.known++;
-            }
-        if (b < warmup)
+}
+
+/* One block through the engine: fresh input, the switch to `set` asked
+ * first (-1: none), the call timed; what judges the block. */
+static block_record process_block(measurement *m, int set, double budget_us)
+{
+    const es_bench_config *cfg = m->cfg;
+    for (int c = 0; c < m->ins; c++)
+        for (int t = 0; t < cfg->block; t++)
+            m->in[c][t] = 0.1f * noise(&m->seed);
+    /* The switch is asked between two calls, as the audio thread
+     * hands a tracker's request over; its block is timed. */
+    if (set >= 0)
+        es_engine_select_set(m->e, set);
+    const double cpu0 = thread_cpu_s(), a = now_s();
+    if (cfg->copy_out)
+        es_engine_process(m->e, (const float *const *)m->in, m->out, cfg->block);
+    else
+        es_engine_process_views(m->e, (const float *const *)m->in, m->out, m->views, m->outs,
+                                cfg->block);
+    const double took = 1e6 * (now_s() - a), cpu = 1e6 * (thread_cpu_s() - cpu0);
+    /* A GPU engine gives up waiting before the budget runs out and plays
+     * silence: that block is late even though it returned in time. */
+    es_engine_status st;
+    es_engine_get_status(m->e, &st);
+    const int was_late = st.late_results != m->late;
+    m->late = st.late_results;
+    note_device_times(m, &st);
+    return (block_record){.took_us = took, .cpu_us = cpu, .job = st.gpu.result_seq,
+                          .late = took > budget_us || was_late,
+                          .helper_late = was_late && !m->j.gpu};
+}
+
+/* The warm-up, then the measured blocks, each kept and judged as it
+ * comes. Paced: block b starts at start + b * period on an absolute
+ * clock, as an audio callback would; a pipelined GPU engine then has the
+ * period to finish, which back-to-back calls never give it. */
+static int measure(measurement *m, es_bench_result *r)
+{
+    const es_bench_config *cfg = m->cfg;
+    const double start = now_s();
+    if (start_judging(m, r) != 0)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &m->next);
+    const long period_ns = (long)(1e9 * cfg->block / cfg->rate);
+    for (long b = 0; b < WARMUP_BLOCKS + m->blocks; b++) {
+        const int woke_late = cfg->paced && wait_for_period(&m->next, period_ns, r->budget_us);
+        const int set = set_due(m, b);
+        const block_record k = process_block(m, set, r->budget_us);
+        if (b < WARMUP_BLOCKS)
             continue;
         r->late_wakes += woke_late;
-        block_record *k = &rec[measured];
-        *k = (block_record){.took_us = took, .cpu_us = cpu, .job = st.gpu.result_seq,
-                            .late = took > r->budget_us || was_late,
-                            .helper_late = was_late && !j.gpu};
-        us[measured++] = took;
-        if (switching)
-            switch_us[switched++] = took;
-        judge_until(&j, measured, 0);
-        if (cfg->stop_on_miss && j.misses > 0) {
+        m->rec[m->measured] = k;
+        m->us[m->measured++] = k.took_us;
+        if (set >= 0)
+            m->switch_us[m->switched++] = k.took_us;
+        judge_until(&m->j, m->measured, 0);
+        if (cfg->stop_on_miss && m->j.misses > 0) {
             r->cut_short = 1;
             break;
         }
         if (cfg->max_wall > 0 && now_s() - start > cfg->max_wall) {
-            r->cut_short = measured < blocks;
+            r->cut_short = m->measured < m->blocks;
             break;
         }
     }
-    judge_until(&j, measured, 1);
-    device_percentiles(device_by_job + warmup + 1, jobs - warmup, r);
-    r->misses = j.misses;
-    r->stalls = j.stalls;
-    snprintf(r->first_miss, sizeof r->first_miss, "%s", j.first_miss);
-    free(rec);
-    free(device_by_job);
-    summarise(us, measured, r);
+    return 0;
+}
+
+/* The blocks a switch began in (-1: none): what a switch adds to the
+ * callback. */
+static void switch_percentiles(double *switch_us, long switched, es_bench_result *r)
+{
     r->switch_p50_us = r->switch_p99_us = -1;
-    if (switched > 0) {
-        qsort(switch_us, (size_t)switched, sizeof *switch_us, compare_double);
-        r->switch_p50_us = switch_us[switched / 2];
-        r->switch_p99_us = switch_us[(long)((double)(switched - 1) * 0.99)];
-    }
+    if (switched == 0)
+        return;
+    qsort(switch_us, (size_t)switched, sizeof *switch_us, compare_double);
+    r->switch_p50_us = switch_us[switched / 2];
+    r->switch_p99_us = switch_us[(long)((double)(switched - 1) * 0.99)];
+}
+
+/* What the measured blocks say: the judge's last word, the device's time
+ * and the blocks' own, the switches', the work done per second. */
+static void conclude(measurement *m, es_bench_result *r)
+{
+    judge_until(&m->j, m->measured, 1);
+    device_percentiles(m->device_by_job + WARMUP_BLOCKS + 1, m->j.jobs - WARMUP_BLOCKS, r);
+    r->misses = m->j.misses;
+    r->stalls = m->j.stalls;
+    snprintf(r->first_miss, sizeof r->first_miss, "%s", m->j.first_miss);
+    summarise(m->us, m->measured, r);
+    switch_percentiles(m->switch_us, m->switched, r);
     /* Multiply-adds a direct convolution would need per block, per second. */
-    r->gmacs = (double)r->paths * taps * cfg->block / (r->mean_us * 1e3);
+    r->gmacs = (double)r->paths * r->taps * m->cfg->block / (r->mean_us * 1e3);
+}
+
+/* What the engine says of itself at the end; 0 unless it failed. */
+static int engine_report(es_engine *e, es_bench_result *r)
+{
+    es_engine_status st;
     es_engine_get_status(e, &st);
     r->late_results = st.late_results;
     r->late_levels = st.late_levels;
@@ -310,28 +385,53 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
     memcpy(r->shard, st.gpu.shard, sizeof(es_shard_status) * (size_t)st.gpu.shards);
     r->helpers_realtime = st.helpers_realtime;
     snprintf(r->helpers, sizeof r->helpers, "%s", st.helpers);
-    if (st.failed)
-        snprintf(r->error, sizeof r->error, "%s", st.message);
-    else
-        rc = 0;
-done:
-    if (e && sets > 1) {
-        es_engine_status st_sets;
-        es_engine_get_status(e, &st_sets);
-        r->set_switches = st_sets.set_switches;
+    if (!st.failed)
+        return 0;
+    snprintf(r->error, sizeof r->error, "%s", st.message);
+    return -1;
+}
+
+/* Everything the measurement holds, however far it got; an engine of sets
+ * says first how many switches it made. */
+static void release(measurement *m, es_bench_result *r)
+{
+    if (m->e && m->sets > 1) {
+        es_engine_status st;
+        es_engine_get_status(m->e, &st);
+        r->set_switches = st.set_switches;
     }
-    es_engine_destroy(e);
-    for (int k = 0; set && k < sets; k++)
-        es_ir_destroy(set[k]);
-    free(set);
-    for (int c = 0; in && c < ins; c++)
-        es_free(in[c]);
-    for (int c = 0; out && c < outs; c++)
-        es_free(out[c]);
-    free(in);
-    free(out);
-    free(views);
-    free(us);
-    free(switch_us);
+    es_engine_destroy(m->e);
+    for (int k = 0; m->set && k < m->sets; k++)
+        es_ir_destroy(m->set[k]);
+    free(m->set);
+    for (int c = 0; m->in && c < m->ins; c++)
+        es_free(m->in[c]);
+    for (int c = 0; m->out && c < m->outs; c++)
+        es_free(m->out[c]);
+    free(m->in);
+    free(m->out);
+    free(m->views);
+    free(m->us);
+    free(m->switch_us);
+    free(m->rec);
+    free(m->device_by_job);
+}
+
+int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const long blocks = (long)ceil(cfg->seconds * cfg->rate / cfg->block);
+    measurement m = {.cfg = cfg, .ins = bench_inputs(cfg), .outs = bench_outputs(cfg),
+                     .sets = cfg->sets > 1 ? cfg->sets : 1, .blocks = blocks > 1 ? blocks : 1,
+                     .seed = 777};
+    r->taps = cfg->ir_taps > 0 ? cfg->ir_taps : (int)llround(cfg->ir_seconds * cfg->rate);
+    r->budget_us = 1e6 * cfg->block / cfg->rate;
+    denormals_off();
+    int rc = -1;
+    if (allocate(&m, r) == 0 && build_engine(&m, r) == 0 && measure(&m, r) == 0) {
+        conclude(&m, r);
+        rc = engine_report(m.e, r);
+    }
+    release(&m, r);
     return rc;
 }

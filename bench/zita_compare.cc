@@ -247,99 +247,148 @@ std::vector<std::string> split(const char *s)
     return out;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
-{
+// What the command line asks for.
+struct Options {
     double seconds = 5;
     int runs = 5;
     bool brutefir = brutefir_available(), zita = true;
     std::vector<std::string> blocks = {"64", "128", "256"}, irs = {"2", "10"},
                              engines = {"cpu-nonuniform", "cpu-partitioned"};
+};
+
+// The command line into o; false, said on stderr, for an option it does
+// not know.
+bool parse_options(int argc, char **argv, Options &o)
+{
     for (int i = 1; i < argc; i++) {
-        const std::string o = argv[i];
-        if (i + 1 < argc && o == "--seconds")
-            seconds = std::atof(argv[++i]);
-        else if (i + 1 < argc && o == "--blocks")
-            blocks = split(argv[++i]);
-        else if (i + 1 < argc && o == "--runs")
-            runs = std::max(1, std::atoi(argv[++i]));
-        else if (o == "--no-brutefir")
-            brutefir = false;
-        else if (o == "--no-zita")
-            zita = false;
-        else if (i + 1 < argc && o == "--irs")
-            irs = split(argv[++i]);
-        else if (i + 1 < argc && o == "--engines")
-            engines = split(argv[++i]);
+        const std::string a = argv[i];
+        if (i + 1 < argc && a == "--seconds")
+            o.seconds = std::atof(argv[++i]);
+        else if (i + 1 < argc && a == "--blocks")
+            o.blocks = split(argv[++i]);
+        else if (i + 1 < argc && a == "--runs")
+            o.runs = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--no-brutefir")
+            o.brutefir = false;
+        else if (a == "--no-zita")
+            o.zita = false;
+        else if (i + 1 < argc && a == "--irs")
+            o.irs = split(argv[++i]);
+        else if (i + 1 < argc && a == "--engines")
+            o.engines = split(argv[++i]);
         else {
             std::fprintf(stderr, "earshot-zita-compare: unknown option '%s'\n", argv[i]);
-            return 2;
+            return false;
         }
     }
+    return true;
+}
+
+// One case: blocks of `block` (text, as given), IRs of `length` taps,
+// `seconds` of fresh noise a channel and its float64 references.
+Case make_case(int length, const std::string &block, double seconds)
+{
+    Case c;
+    c.block = std::atoi(block.c_str());
+    c.frames = (int)(seconds * kRate) / c.block * c.block;
+    Lcg g{0x5eed + (uint64_t)c.block};
+    for (int ch = 0; ch < 2; ch++) {
+        c.h[ch] = make_ir(length, 1000 + ch);
+        c.x[ch].resize(c.frames);
+        for (float &v : c.x[ch])
+            v = 0.5f * g.next();
+        c.ref[ch] = reference(c.x[ch], c.h[ch], c.frames);
+    }
+    return c;
+}
+
+// The engines named into classes; false, said on stderr, for a name no
+// engine has.
+bool find_engines(const std::vector<std::string> &names,
+                  std::vector<const es_engine_class *> &classes)
+{
+    for (const std::string &name : names) {
+        classes.push_back(es_engine_find(name.c_str()));
+        if (!classes.back()) {
+            std::fprintf(stderr, "earshot-zita-compare: no engine '%s'\n", name.c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
+// One case's rows, zita-convolver's first; 1 when an earshot engine
+// failed.
+int print_rows(const Case &c, const std::string &ir_seconds, const Result &z, const Result &bf,
+               bool brutefir, const std::vector<const es_engine_class *> &classes,
+               const std::vector<Result> &ours)
+{
+    const double zita_ms = z.ok ? z.ms_per_s(c) : 0;
+    std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", ir_seconds.c_str(), c.block,
+                "zita-convolver", zita_ms, "1.00", z.ok ? z.null(c) : 0.0, z.ok ? "" : "  ",
+                z.note.c_str());
+    auto row = [&](const char *name, const Result &r) {
+        char ratio[32] = "-";
+        if (z.ok && r.ok && zita_ms > 0)
+            std::snprintf(ratio, sizeof ratio, "%.2f", r.ms_per_s(c) / zita_ms);
+        std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", ir_seconds.c_str(), c.block, name,
+                    r.ok ? r.ms_per_s(c) : 0.0, ratio, r.ok ? r.null(c) : 0.0, r.ok ? "" : "  ",
+                    r.note.c_str());
+    };
+    if (brutefir)
+        row("brutefir", bf);
+    int failed = 0;
+    for (size_t k = 0; k < classes.size(); k++) {
+        row(classes[k]->name, ours[k]);
+        failed |= !ours[k].ok;
+    }
+    std::fflush(stdout);
+    return failed;
+}
+
+// Every contender on one case, in rounds of one run each, by turns, so
+// that a slow spell of the machine falls on every contender alike; the
+// rows report medians. 1 when an earshot engine failed.
+int run_case(const Case &c, const std::string &ir_seconds,
+             const std::vector<const es_engine_class *> &classes, const Options &o)
+{
+    Result z, bf;
+    if (!o.zita) {
+        z.ok = false;
+        z.note = "not run (--no-zita)";
+    }
+    std::vector<Result> ours(classes.size());
+    for (int round = 0; round < o.runs; round++) {
+        if (z.ok)
+            run_zita(c, z);
+        if (o.brutefir && bf.ok)
+            run_brutefir(c, bf);
+        for (size_t k = 0; k < classes.size(); k++)
+            if (ours[k].ok)
+                run_earshot(c, classes[k], ours[k]);
+    }
+    return print_rows(c, ir_seconds, z, bf, o.brutefir, classes, ours);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    if (!parse_options(argc, argv, o))
+        return 2;
     es_fftw_wisdom_open(stderr); // zita-convolver's plans share FFTW's wisdom
     std::printf("%-6s %5s  %-16s %9s %7s %9s\n", "IR s", "block", "engine", "CPU ms/s", "ratio",
                 "null dB");
     int failed = 0;
-    for (const std::string &irs_s : irs) {
-        const int len = (int)(std::atof(irs_s.c_str()) * kRate);
-        for (const std::string &bs : blocks) {
-            Case c;
-            c.block = std::atoi(bs.c_str());
-            c.frames = (int)(seconds * kRate) / c.block * c.block;
-            Lcg g{0x5eed + (uint64_t)c.block};
-            for (int ch = 0; ch < 2; ch++) {
-                c.h[ch] = make_ir(len, 1000 + ch);
-                c.x[ch].resize(c.frames);
-                for (float &v : c.x[ch])
-                    v = 0.5f * g.next();
-                c.ref[ch] = reference(c.x[ch], c.h[ch], c.frames);
-            }
+    for (const std::string &ir_seconds : o.irs) {
+        const int length = (int)(std::atof(ir_seconds.c_str()) * kRate);
+        for (const std::string &block : o.blocks) {
+            const Case c = make_case(length, block, o.seconds);
             std::vector<const es_engine_class *> classes;
-            for (const std::string &name : engines) {
-                classes.push_back(es_engine_find(name.c_str()));
-                if (!classes.back()) {
-                    std::fprintf(stderr, "earshot-zita-compare: no engine '%s'\n",
-                                 name.c_str());
-                    return 2;
-                }
-            }
-            // Rounds of one run each, by turns, so that a slow spell of the
-            // machine falls on every contender alike; medians are reported.
-            Result z, bf;
-            if (!zita) {
-                z.ok = false;
-                z.note = "not run (--no-zita)";
-            }
-            std::vector<Result> ours(classes.size());
-            for (int round = 0; round < runs; round++) {
-                if (z.ok)
-                    run_zita(c, z);
-                if (brutefir && bf.ok)
-                    run_brutefir(c, bf);
-                for (size_t k = 0; k < classes.size(); k++)
-                    if (ours[k].ok)
-                        run_earshot(c, classes[k], ours[k]);
-            }
-            const double zita_ms = z.ok ? z.ms_per_s(c) : 0;
-            std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", irs_s.c_str(), c.block,
-                        "zita-convolver", zita_ms, "1.00", z.ok ? z.null(c) : 0.0,
-                        z.ok ? "" : "  ", z.note.c_str());
-            auto row = [&](const char *name, const Result &r) {
-                char ratio[32] = "-";
-                if (z.ok && r.ok && zita_ms > 0)
-                    std::snprintf(ratio, sizeof ratio, "%.2f", r.ms_per_s(c) / zita_ms);
-                std::printf("%-6s %5d  %-16s %9.2f %7s %9.1f%s%s\n", irs_s.c_str(), c.block,
-                            name, r.ok ? r.ms_per_s(c) : 0.0, ratio, r.ok ? r.null(c) : 0.0,
-                            r.ok ? "" : "  ", r.note.c_str());
-            };
-            if (brutefir)
-                row("brutefir", bf);
-            for (size_t k = 0; k < classes.size(); k++) {
-                row(classes[k]->name, ours[k]);
-                failed |= !ours[k].ok;
-            }
-            std::fflush(stdout);
+            if (!find_engines(o.engines, classes))
+                return 2;
+            failed |= run_case(c, ir_seconds, classes, o);
         }
     }
     es_fftw_wisdom_close(stderr);

@@ -1,7 +1,6 @@
 /* The uniformly partitioned convolution both FFT engines run on the device
- * (gpu_uniform.cuh). */
-#include <cmath>
-#include <cstdlib>
+ * (gpu_uniform.cuh): its kernels, the worker's launches and the graphs
+ * recorded with them. Its making and unmaking: gpu_uniform_create.cu. */
 #include <cstring>
 
 #include "gpu_uniform.cuh"
@@ -46,32 +45,31 @@ __device__ double2 sum_lanes(double2 v, double2 *sm)
     return v;
 }
 
-/* The sum over this split's partitions j of X_{age j}[bin] * H_j[bin] for
- * one path; age 0 is the block being filled. Each thread takes two
- * neighbouring bins with 16-byte loads (rows are 32-byte aligned, `stride`
- * is a multiple of 4). One tile (pair tile, path, split) of upc_mac_kernel;
- * block (tile pairs, lanes): lane l takes every lanes-th partition of the
- * split, so a narrow
- * spectrum still gives each thread block 256 threads of independent loads.
- * Where the sum goes: see ES_UPC_* in gpu_uniform.cuh. */
-__device__ void mac_tile(int bin_tile, int path, int split, int slot0,
-                         const int *path_input, const int *path_output,
-                         const cufftComplex *current, const cufftComplex *fdl,
-                         const cufftComplex *filter, double2 *sums, cufftComplex *acc, int mode,
-                         int parts, int bins, int stride, int splits, int paths,
-                         double2 *lanes_sm)
+/* Both bins' sums over one lane's partitions of a split, real and
+ * imaginary: floats over RUN_PARTS partitions, doubles beyond. */
+struct pair_sums {
+    double re0, im0, re1, im1;
+};
+
+/* Lane threadIdx.y's share of a split's partitions [first, last) (first +
+ * lane, then every lanes-th) for bins bin and bin + 1 of one path: age 0
+ * from `current`, age j from FDL slot (slot0 + j) % parts. Each thread
+ * takes two neighbouring bins with 16-byte loads (rows are 32-byte
+ * aligned, `stride` is a multiple of 4). */
+__device__ __forceinline__ pair_sums sum_partitions(int bin, int path, int first, int last,
+                                                    int slot0, const int *path_input,
+                                                    const cufftComplex *current,
+                                                    const cufftComplex *fdl,
+                                                    const cufftComplex *filter, int parts,
+                                                    int stride)
 {
-    const int bin = 2 * (bin_tile * blockDim.x + threadIdx.x);
     const int lanes = blockDim.y;
-    const int per = (parts + splits - 1) / splits;
-    const int first = split * per, last = min(parts, first + per);
     const size_t row = stride / 2; /* float4 (two bins) per spectrum row */
     double re0 = 0, im0 = 0, re1 = 0, im1 = 0;
-    if (bin < bins) {
-        const int input = path_input[path];
-        const float4 *hp = (const float4 *)(filter + (size_t)path * parts * stride + bin);
-        const float4 *xin = (const float4 *)(fdl + (size_t)input * parts * stride + bin);
-        float a0 = 0.0f, b0 = 0.0f, a1 = 0.0f, b1 = 0.0f; /* re/im of both bins */
+    const int input = path_input[path];
+    const float4 *hp = (const float4 *)(filter + (size_t)path * parts * stride + bin);
+    const float4 *xin = (const float4 *)(fdl + (size_t)input * parts * stride + bin);
+    float a0 = 0.0f, b0 = 0.0f, a1 = 0.0f, b1 = 0.0f; /* re/im of both bins */
 #define MAC2(xv, fv)                                              \
     do {                                                          \
         a0 = fmaf((xv).x, (fv).x, fmaf(-(xv).y, (fv).y, a0));     \
@@ -79,53 +77,57 @@ __device__ void mac_tile(int bin_tile, int path, int split, int slot0,
         a1 = fmaf((xv).z, (fv).z, fmaf(-(xv).w, (fv).w, a1));     \
         b1 = fmaf((xv).z, (fv).w, fmaf((xv).w, (fv).z, b1));      \
     } while (0)
-        int j = first + threadIdx.y;
-        if (j == 0 && j < last) { /* age 0: the block being filled */
-            const float4 x = *(const float4 *)(current + (size_t)input * stride + bin);
-            MAC2(x, hp[0]);
-            j += lanes;
-        }
-        /* Age j lives in slot (newest + j) % parts; step it without a modulo. */
-        int slot = (slot0 + j) % parts;
+    int j = first + threadIdx.y;
+    if (j == 0 && j < last) { /* age 0: the block being filled */
+        const float4 x = *(const float4 *)(current + (size_t)input * stride + bin);
+        MAC2(x, hp[0]);
+        j += lanes;
+    }
+    /* Age j lives in slot (newest + j) % parts; step it without a modulo. */
+    int slot = (slot0 + j) % parts;
 #define NEXT(s) ((s) + lanes >= parts ? (s) + lanes - parts : (s) + lanes)
-        /* Four partitions a step: eight 16-byte loads in flight per thread,
-         * which is what keeps HBM busy when there are many paths. */
-        int step = 0;
-        for (; j + 3 * lanes < last; j += 4 * lanes, step++) {
-            const int s1 = NEXT(slot), s2 = NEXT(s1), s3 = NEXT(s2);
-            const float4 x0 = xin[slot * row], x1 = xin[s1 * row];
-            const float4 x2 = xin[s2 * row], x3 = xin[s3 * row];
-            const float4 f0 = hp[j * row], f1 = hp[(j + lanes) * row];
-            const float4 f2 = hp[(j + 2 * lanes) * row], f3 = hp[(j + 3 * lanes) * row];
-            MAC2(x0, f0);
-            MAC2(x1, f1);
-            MAC2(x2, f2);
-            MAC2(x3, f3);
-            slot = NEXT(s3);
-            if ((step & (RUN_PARTS / 4 - 1)) == RUN_PARTS / 4 - 1) {
-                re0 += a0;
-                im0 += b0;
-                re1 += a1;
-                im1 += b1;
-                a0 = b0 = a1 = b1 = 0.0f;
-            }
+    /* Four partitions a step: eight 16-byte loads in flight per thread,
+     * which is what keeps HBM busy when there are many paths. */
+    int step = 0;
+    for (; j + 3 * lanes < last; j += 4 * lanes, step++) {
+        const int s1 = NEXT(slot), s2 = NEXT(s1), s3 = NEXT(s2);
+        const float4 x0 = xin[slot * row], x1 = xin[s1 * row];
+        const float4 x2 = xin[s2 * row], x3 = xin[s3 * row];
+        const float4 f0 = hp[j * row], f1 = hp[(j + lanes) * row];
+        const float4 f2 = hp[(j + 2 * lanes) * row], f3 = hp[(j + 3 * lanes) * row];
+        MAC2(x0, f0);
+        MAC2(x1, f1);
+        MAC2(x2, f2);
+        MAC2(x3, f3);
+        slot = NEXT(s3);
+        if ((step & (RUN_PARTS / 4 - 1)) == RUN_PARTS / 4 - 1) {
+            re0 += a0;
+            im0 += b0;
+            re1 += a1;
+            im1 += b1;
+            a0 = b0 = a1 = b1 = 0.0f;
         }
-        for (; j < last; j += lanes) {
-            MAC2(xin[slot * row], hp[j * row]);
-            slot = NEXT(slot);
-        }
+    }
+    for (; j < last; j += lanes) {
+        MAC2(xin[slot * row], hp[j * row]);
+        slot = NEXT(slot);
+    }
 #undef NEXT
 #undef MAC2
-        re0 += a0;
-        im0 += b0;
-        re1 += a1;
-        im1 += b1;
-    }
-    const double2 t0 = sum_lanes(make_double2(re0, im0), lanes_sm);
-    __syncthreads(); /* lane 0 has read lanes_sm before it is written again */
-    const double2 t1 = sum_lanes(make_double2(re1, im1), lanes_sm);
-    if (threadIdx.y != 0)
-        return;
+    re0 += a0;
+    im0 += b0;
+    re1 += a1;
+    im1 += b1;
+    return pair_sums{re0, im0, re1, im1};
+}
+
+/* Lane 0's totals t0 (bin) and t1 (bin + 1) of one path and split where
+ * the mode sums them: see ES_UPC_* in gpu_uniform.cuh. */
+__device__ __forceinline__ void store_pair(int bin, int path, int split, double2 t0, double2 t1,
+                                           const int *path_output, double2 *sums,
+                                           cufftComplex *acc, int mode, int bins, int stride,
+                                           int paths)
+{
     const int o = path_output[path];
     for (int k = 0; k < 2; k++) {
         const int b = bin + k;
@@ -142,6 +144,33 @@ __device__ void mac_tile(int bin_tile, int path, int split, int slot0,
             atomicAdd(s + 1, t.y);
         }
     }
+}
+
+/* The sum over this split's partitions j of X_{age j}[bin] * H_j[bin] for
+ * one path; age 0 is the block being filled. One tile (pair tile, path,
+ * split) of upc_mac_kernel; block (tile pairs, lanes): lane l takes every
+ * lanes-th partition of the split, so a narrow spectrum still gives each
+ * thread block 256 threads of independent loads. */
+__device__ void mac_tile(int bin_tile, int path, int split, int slot0,
+                         const int *path_input, const int *path_output,
+                         const cufftComplex *current, const cufftComplex *fdl,
+                         const cufftComplex *filter, double2 *sums, cufftComplex *acc, int mode,
+                         int parts, int bins, int stride, int splits, int paths,
+                         double2 *lanes_sm)
+{
+    const int bin = 2 * (bin_tile * blockDim.x + threadIdx.x);
+    const int per = (parts + splits - 1) / splits;
+    const int first = split * per, last = min(parts, first + per);
+    pair_sums s = {0, 0, 0, 0};
+    if (bin < bins)
+        s = sum_partitions(bin, path, first, last, slot0, path_input, current, fdl, filter,
+                           parts, stride);
+    const double2 t0 = sum_lanes(make_double2(s.re0, s.im0), lanes_sm);
+    __syncthreads(); /* lane 0 has read lanes_sm before it is written again */
+    const double2 t1 = sum_lanes(make_double2(s.re1, s.im1), lanes_sm);
+    if (threadIdx.y != 0)
+        return;
+    store_pair(bin, path, split, t0, t1, path_output, sums, acc, mode, bins, stride, paths);
 }
 
 /* The tiles (bin_tiles x paths x splits, bin tile fastest), each thread
@@ -308,167 +337,6 @@ __global__ void upc_finish_kernel(const es_gpu_header *h, const __grid_constant_
 #undef ES_ENGINE_NAME
 #define ES_ENGINE_NAME engine
 
-int es_upc_plan_1d(cufftHandle *plan, int size, int in_dist, int out_dist, cufftType type,
-                   int batch, cudaStream_t stream, size_t *bytes, const char *engine,
-                   char *err, size_t n)
-{
-    int dims[1] = {size}, embed_in[1] = {in_dist}, embed_out[1] = {out_dist};
-    size_t work = 0;
-    char why[320];
-    if (!es_cufft_load(why, sizeof why)) { /* every plan's first step: a create */
-        snprintf(err, n, "%s: %s", engine, why);
-        return -1;
-    }
-    ES_CUFFT_TRY(es_cufft.plan_many(plan, 1, dims, embed_in, 1, in_dist, embed_out, 1,
-                                    out_dist, type, batch));
-    ES_CUFFT_TRY(es_cufft.set_stream(*plan, stream));
-    if (bytes && es_cufft.get_size(*plan, &work) == CUFFT_SUCCESS)
-        *bytes += work;
-    return 0;
-fail:
-    return -1;
-}
-
-#define ALLOC(ptr, count)                                                        \
-    do {                                                                         \
-        const size_t size_ = sizeof(*(ptr)) * (size_t)(count);                   \
-        ES_CUDA_TRY(cudaMalloc(&(ptr), size_));                                  \
-        u->bytes += size_;                                                       \
-    } while (0)
-
-int es_upc_create(es_upc *u, const es_gpu_paths *pt, int inputs, int outputs, int part,
-                  int parts, const es_upc_layout *layout, cudaStream_t stream,
-                  const char *engine, char *err, size_t n)
-{
-    memset(u, 0, sizeof *u);
-    u->inputs = inputs;
-    u->outputs = outputs;
-    u->paths = pt->count;
-    u->part = part;
-    u->parts = parts;
-    u->bins = part + 1;
-    u->stride = (u->bins + 3) & ~3;
-    /* Tiles of up to 256 bin pairs, as even as they go: P/2 + 1 pairs
-     * rounded up to whole warps, or cut into tiles of 256, would leave a
-     * warp (or a thread block) per row busy with the Nyquist bin alone.
-     * When a tile leaves threads over, lanes share its partitions. */
-    const int pairs = (u->bins + 1) / 2;
-    u->bin_tiles = (pairs + 255) / 256;
-    u->tile = (pairs + u->bin_tiles - 1) / u->bin_tiles;
-    u->lanes = 256 / u->tile > 0 ? 256 / u->tile : 1;
-    u->rtile = u->bins < 256 ? (u->bins + 31) / 32 * 32 : 256;
-    u->rlanes = 256 / u->rtile > 0 ? 256 / u->rtile : 1;
-    u->rtiles = (u->bins + u->rtile - 1) / u->rtile;
-    u->grid_cap = layout->grid_cap;
-    u->sets = layout->sets > 1 ? layout->sets : 1;
-    u->set_stride = u->sets > 1 ? (size_t)u->paths * parts * u->stride : 0;
-    if (layout->by_output) {
-        /* Lanes for about 4 items each, up to 1024 threads a block. */
-        int most = 1;
-        for (int o = 0; o < outputs; o++) {
-            const int items = (pt->out_first[o + 1] - pt->out_first[o]) * parts;
-            most = items > most ? items : most;
-        }
-        const int lanes = (most + 3) / 4, room = 1024 / u->tile;
-        u->lanes = lanes < 1 ? 1 : lanes > room ? room : lanes;
-        u->splits = 1;
-    } else {
-        const long have = (long)u->bin_tiles * u->paths;
-        const long per_lane = (long)layout->lane_parts * u->lanes;
-        long splits = (layout->want_blocks + have - 1) / have;
-        if (layout->atomic) {
-            /* Enough splits that no lane runs more than lane_parts partitions. */
-            const long fewest = (parts + per_lane - 1) / per_lane;
-            splits = splits < fewest ? fewest : splits;
-            splits = splits > parts ? parts : splits;
-        } else {
-            /* Every lane keeps lane_parts partitions, so the reduce stays short. */
-            const long most = parts / per_lane;
-            splits = splits > most ? most : splits;
-        }
-        u->splits = (int)(splits < 1 ? 1 : splits);
-    }
-    int direct = u->splits == 1;
-    for (int o = 0; o < outputs; o++)
-        direct &= pt->out_first[o + 1] - pt->out_first[o] == 1;
-    u->mode = layout->by_output ? ES_UPC_OUTPUT
-              : direct          ? ES_UPC_DIRECT
-              : layout->atomic  ? ES_UPC_ATOMIC
-                                : ES_UPC_PARTIAL;
-
-    ALLOC(u->segment, (size_t)inputs * 2 * part);
-    ALLOC(u->current, (size_t)inputs * u->stride);
-    ALLOC(u->fdl, (size_t)inputs * parts * u->stride);
-    ALLOC(u->filter, (size_t)u->sets * u->paths * parts * u->stride);
-    if (u->mode == ES_UPC_PARTIAL)
-        ALLOC(u->sums, (size_t)u->splits * u->paths * u->stride);
-    else if (u->mode == ES_UPC_ATOMIC)
-        ALLOC(u->sums, (size_t)outputs * u->stride);
-    ALLOC(u->acc, (size_t)outputs * u->stride);
-    ALLOC(u->time, (size_t)outputs * 2 * part);
-    if (u->sets > 1) {
-        ALLOC(u->time_old, (size_t)outputs * 2 * part);
-        ALLOC(u->fade, part);
-        /* The new set's gain over a block that switches: sin^2 from 0 to 1,
-         * the old one's its complement, as cpu-partitioned fades. */
-        float *fade = (float *)malloc(sizeof(float) * part);
-        if (!fade) {
-            snprintf(err, n, "%s: out of memory", engine);
-            goto fail;
-        }
-        for (int t = 0; t < part; t++) {
-            const double x = sin(1.5707963267948966 * (t + 0.5) / part);
-            fade[t] = (float)(x * x);
-        }
-        const cudaError_t rc = cudaMemcpy(u->fade, fade, sizeof(float) * part,
-                                          cudaMemcpyHostToDevice);
-        free(fade);
-        ES_CUDA_TRY(rc);
-    }
-    ES_CUDA_TRY(es_upc_clear(u, stream));
-    /* The pair loads read one value past `bins` in each row: keep the
-     * padding zero. */
-    ES_CUDA_TRY(cudaMemsetAsync(u->filter, 0,
-                                sizeof(cufftComplex) * (size_t)u->sets * u->paths * parts *
-                                    u->stride,
-                                stream));
-    ES_CUDA_TRY(cudaMemsetAsync(u->current, 0, sizeof(cufftComplex) * (size_t)inputs * u->stride,
-                                stream));
-    if (u->mode == ES_UPC_ATOMIC)
-        ES_CUDA_TRY(cudaMemsetAsync(u->sums, 0, sizeof(double2) * (size_t)outputs * u->stride,
-                                    stream));
-    if (es_upc_plan_1d(&u->forward, 2 * part, 2 * part, u->stride, CUFFT_R2C, inputs, stream,
-                       &u->bytes, engine, err, n))
-        goto fail;
-    u->have_forward = 1;
-    if (es_upc_plan_1d(&u->inverse, 2 * part, u->stride, 2 * part, CUFFT_C2R, outputs, stream,
-                       &u->bytes, engine, err, n))
-        goto fail;
-    u->have_inverse = 1;
-    return 0;
-fail:
-    return -1;
-}
-
-void es_upc_free(es_upc *u)
-{
-    es_upc_spectra_done(u);
-    if (u->have_forward)
-        es_cufft.destroy(u->forward);
-    if (u->have_inverse)
-        es_cufft.destroy(u->inverse);
-    cudaFree(u->segment);
-    cudaFree(u->current);
-    cudaFree(u->fdl);
-    cudaFree(u->filter);
-    cudaFree(u->sums);
-    cudaFree(u->acc);
-    cudaFree(u->time);
-    cudaFree(u->time_old);
-    cudaFree(u->fade);
-    memset(u, 0, sizeof *u);
-}
-
 int es_upc_run(es_upc *u, es_gpu_engine *g, int frames, es_upc_before_launch before, void *ctx,
                const char *engine, char *err, size_t n)
 {
@@ -498,19 +366,6 @@ int es_upc_run(es_upc *u, es_gpu_engine *g, int frames, es_upc_before_launch bef
     return 0;
 fail:
     return -1;
-}
-
-cudaError_t es_upc_clear(es_upc *u, cudaStream_t stream)
-{
-    u->fill = 0;
-    u->newest = 0;
-    cudaError_t rc = cudaMemsetAsync(u->segment, 0, sizeof(float) * (size_t)u->inputs * 2 * u->part,
-                                     stream);
-    if (rc == cudaSuccess)
-        rc = cudaMemsetAsync(u->fdl, 0,
-                             sizeof(cufftComplex) * (size_t)u->inputs * u->parts * u->stride,
-                             stream);
-    return rc;
 }
 
 /* Thread blocks of the MAC: one a tile, or the layout's cap. */

@@ -145,7 +145,7 @@ struct es_upc_rings {
 };
 
 /* A batched 1-D cuFFT plan on `stream`, its work area added to *bytes
- * (NULL: not counted). 0, or -1 with a message (gpu_uniform.cu). */
+ * (NULL: not counted). 0, or -1 with a message (gpu_uniform_create.cu). */
 int es_upc_plan_1d(cufftHandle *plan, int size, int in_dist, int out_dist, cufftType type,
                    int batch, cudaStream_t stream, size_t *bytes, const char *engine,
                    char *err, size_t n);
