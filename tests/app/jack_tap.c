@@ -90,6 +90,8 @@ typedef struct {
     atomic_long losses;          /* xruns and skips, for the probe to explain */
     long loss_at[LOSSES];        /* frames since the armed cycle */
     atomic_llong armed_ns;       /* CLOCK_MONOTONIC at the armed cycle */
+    int rate;                    /* the server's, Hz */
+    jack_nframes_t period;       /* the server's, frames */
 } tap;
 
 static long long now_ns(void)
@@ -355,152 +357,208 @@ static void report(const tap *t, int rate, jack_nframes_t period, long xruns, lo
     fflush(stdout);
 }
 
-int main(int argc, char **argv)
-{
-    const char *play = NULL, *record = NULL, *name = "earshot-tap";
+typedef struct {
+    const char *play, *record, *name;
     const char *to[MAX_PORTS], *from[MAX_PORTS];
-    int tos = 0, froms = 0, hold = 0, wait = 0, probing = 0, freewheel = 0;
-    double seconds = 0;
+    int tos, froms;
+    int hold, wait, probing, freewheel;
+    double seconds;
+} options;
+
+/* An option without a value: 1 if it was one. */
+static int parse_switch(options *o, const char *a)
+{
+    const struct {
+        const char *name;
+        int *set;
+    } switches[] = {
+        {"--freewheel", &o->freewheel},
+        {"--hold", &o->hold},
+        {"--wait", &o->wait},
+        {"--probe", &o->probing},
+    };
+    for (size_t k = 0; k < sizeof switches / sizeof *switches; k++)
+        if (!strcmp(a, switches[k].name)) {
+            *switches[k].set = 1;
+            return 1;
+        }
+    return 0;
+}
+
+/* An option with its value: 1 if it was one (and a port fits). */
+static int parse_valued(options *o, const char *a, const char *v)
+{
+    if (!strcmp(a, "--play"))
+        o->play = v;
+    else if (!strcmp(a, "--record"))
+        o->record = v;
+    else if (!strcmp(a, "--to") && o->tos < MAX_PORTS)
+        o->to[o->tos++] = v;
+    else if (!strcmp(a, "--from") && o->froms < MAX_PORTS)
+        o->from[o->froms++] = v;
+    else if (!strcmp(a, "--seconds"))
+        o->seconds = atof(v);
+    else if (!strcmp(a, "--name"))
+        o->name = v;
+    else
+        return 0;
+    return 1;
+}
+
+/* 0, or -1 for a wrong call. */
+static int parse_options(int argc, char **argv, options *o)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--freewheel")) {
-            freewheel = 1;
+        if (parse_switch(o, a))
             continue;
-        }
-        if (!strcmp(a, "--hold") || !strcmp(a, "--wait") || !strcmp(a, "--probe")) {
-            *(a[2] == 'h' ? &hold : a[2] == 'w' ? &wait : &probing) = 1;
-            continue;
-        }
-        if (!v)
-            goto usage;
-        if (!strcmp(a, "--play"))
-            play = v;
-        else if (!strcmp(a, "--record"))
-            record = v;
-        else if (!strcmp(a, "--to") && tos < MAX_PORTS)
-            to[tos++] = v;
-        else if (!strcmp(a, "--from") && froms < MAX_PORTS)
-            from[froms++] = v;
-        else if (!strcmp(a, "--seconds"))
-            seconds = atof(v);
-        else if (!strcmp(a, "--name"))
-            name = v;
-        else
-            goto usage;
+        if (!v || !parse_valued(o, a, v))
+            return -1;
         i++;
     }
-    if (seconds <= 0 || !play != !tos || !record != !froms)
-        goto usage;
+    return o->seconds <= 0 || !o->play != !o->tos || !o->record != !o->froms ? -1 : 0;
+}
+
+static void catch_signals(void)
+{
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+}
 
-    static tap t; /* large enough to keep off the stack; zeroed */
-    atomic_store(&t.arm_at, -1);
+/* The client, and the server's rate and period: 0, or 1 said. */
+static int open_client(tap *t, const options *o)
+{
     jack_status_t status;
-    t.client = jack_client_open(name, JackNoStartServer, &status);
-    if (!t.client) {
+    t->client = jack_client_open(o->name, JackNoStartServer, &status);
+    if (!t->client) {
         fprintf(stderr, "jack_tap: no JACK server to join (status 0x%x)\n", (unsigned)status);
         return 1;
     }
-    const int rate = (int)jack_get_sample_rate(t.client);
-    const jack_nframes_t period = jack_get_buffer_size(t.client);
-    if (play) {
-        float **ch = load(play, &t.outs, &t.play_frames, rate);
-        if (!ch)
-            return 1;
-        if (t.outs != tos && t.outs != 1) {
-            fprintf(stderr, "jack_tap: %s has %d channels for %d --to ports\n", play, t.outs,
-                    tos);
-            return 1;
-        }
-        for (int c = 0; c < tos; c++) /* a mono file feeds every port */
-            t.play[c] = ch[t.outs == 1 ? 0 : c];
-        t.outs = tos;
-        free(ch);
+    t->rate = (int)jack_get_sample_rate(t->client);
+    t->period = jack_get_buffer_size(t->client);
+    return 0;
+}
+
+/* The file to play, a buffer a --to port: 0, or 1 said. */
+static int load_play(tap *t, const options *o)
+{
+    if (!o->play)
+        return 0;
+    float **ch = load(o->play, &t->outs, &t->play_frames, t->rate);
+    if (!ch)
+        return 1;
+    if (t->outs != o->tos && t->outs != 1) {
+        fprintf(stderr, "jack_tap: %s has %d channels for %d --to ports\n", o->play, t->outs,
+                o->tos);
+        return 1;
     }
-    t.ins = froms;
-    t.rec_frames = (long)(seconds * rate);
-    for (int c = 0; c < t.ins; c++) {
+    for (int c = 0; c < o->tos; c++) /* a mono file feeds every port */
+        t->play[c] = ch[t->outs == 1 ? 0 : c];
+    t->outs = o->tos;
+    free(ch);
+    return 0;
+}
+
+/* The recording's buffers, a --from port each: 0, or 1. */
+static int make_recording(tap *t, const options *o)
+{
+    t->ins = o->froms;
+    t->rec_frames = (long)(o->seconds * t->rate);
+    for (int c = 0; c < t->ins; c++) {
         /* Touched now: a first touch in the callback would be a page fault there. */
-        t.rec[c] = malloc((size_t)t.rec_frames * sizeof(float) + 1);
-        if (!t.rec[c])
+        t->rec[c] = malloc((size_t)t->rec_frames * sizeof(float) + 1);
+        if (!t->rec[c])
             return 1;
-        memset(t.rec[c], 0, (size_t)t.rec_frames * sizeof(float));
+        memset(t->rec[c], 0, (size_t)t->rec_frames * sizeof(float));
     }
+    return 0;
+}
+
+/* Ports registered, callbacks set, the client active and connected: 0, or
+ * 1 said. */
+static int join_graph(tap *t, const options *o)
+{
     char port[32];
-    for (int c = 0; c < t.outs; c++) {
+    for (int c = 0; c < t->outs; c++) {
         snprintf(port, sizeof port, "out_%d", c + 1);
-        t.out[c] =
-            jack_port_register(t.client, port, JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+        t->out[c] =
+            jack_port_register(t->client, port, JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
     }
-    for (int c = 0; c < t.ins; c++) {
+    for (int c = 0; c < t->ins; c++) {
         snprintf(port, sizeof port, "in_%d", c + 1);
-        t.in[c] = jack_port_register(t.client, port, JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+        t->in[c] = jack_port_register(t->client, port, JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
     }
-    jack_set_process_callback(t.client, process, &t);
-    jack_set_xrun_callback(t.client, xrun, &t);
-    jack_on_shutdown(t.client, shutdown_cb, &t);
-    if (jack_activate(t.client) != 0) {
+    jack_set_process_callback(t->client, process, t);
+    jack_set_xrun_callback(t->client, xrun, t);
+    jack_on_shutdown(t->client, shutdown_cb, t);
+    if (jack_activate(t->client) != 0) {
         fprintf(stderr, "jack_tap: cannot activate\n");
         return 1;
     }
     /* Outputs first: see the top of the file. */
-    for (int c = 0; c < t.outs; c++)
-        if (jack_connect(t.client, jack_port_name(t.out[c]), to[c]) != 0) {
-            fprintf(stderr, "jack_tap: cannot connect %s to %s\n", jack_port_name(t.out[c]),
-                    to[c]);
+    for (int c = 0; c < t->outs; c++)
+        if (jack_connect(t->client, jack_port_name(t->out[c]), o->to[c]) != 0) {
+            fprintf(stderr, "jack_tap: cannot connect %s to %s\n", jack_port_name(t->out[c]),
+                    o->to[c]);
             return 1;
         }
-    for (int c = 0; c < t.ins; c++)
-        if (jack_connect(t.client, from[c], jack_port_name(t.in[c])) != 0) {
-            fprintf(stderr, "jack_tap: cannot connect %s to %s\n", from[c],
-                    jack_port_name(t.in[c]));
+    for (int c = 0; c < t->ins; c++)
+        if (jack_connect(t->client, o->from[c], jack_port_name(t->in[c])) != 0) {
+            fprintf(stderr, "jack_tap: cannot connect %s to %s\n", o->from[c],
+                    jack_port_name(t->in[c]));
             return 1;
         }
-    if (probing)
-        probe_start(500000000LL * period / rate);
-    if (wait) {
-        printf("jack_tap: ready\n");
-        fflush(stdout);
-        wait_for(&go, &t);
-    }
+    return 0;
+}
+
+/* The T seconds played and recorded, freewheeling if asked: until done,
+ * the server gone, or (without --hold) told to leave. 0, or 1 said. */
+static int play_and_record(tap *t, const options *o)
+{
     struct timespec wheel_from, wheel_to;
     clock_gettime(CLOCK_MONOTONIC, &wheel_from);
-    if (freewheel && jack_set_freewheel(t.client, 1) != 0) {
+    if (o->freewheel && jack_set_freewheel(t->client, 1) != 0) {
         fprintf(stderr, "jack_tap: the server would not freewheel\n");
         return 1;
     }
     /* A connection takes effect at a cycle's start after the request
      * returns: start a few cycles on, when every one of them is in place. */
-    atomic_store(&t.arm_at, atomic_load(&t.cycles) + 4);
-    for (long ms = (long)(seconds * 1000) + 10000;
-         ms > 0 && !atomic_load(&t.done) && !atomic_load(&t.shut) &&
-         (hold || !atomic_load(&leave));
+    atomic_store(&t->arm_at, atomic_load(&t->cycles) + 4);
+    for (long ms = (long)(o->seconds * 1000) + 10000;
+         ms > 0 && !atomic_load(&t->done) && !atomic_load(&t->shut) &&
+         (o->hold || !atomic_load(&leave));
          ms -= 10)
         nap_ms(10);
-    if (freewheel) {
-        jack_set_freewheel(t.client, 0);
+    if (o->freewheel) {
+        jack_set_freewheel(t->client, 0);
         clock_gettime(CLOCK_MONOTONIC, &wheel_to);
-        printf("jack_tap: freewheeled %.1f s in %.2f s\n", seconds,
+        printf("jack_tap: freewheeled %.1f s in %.2f s\n", o->seconds,
                (double)(wheel_to.tv_sec - wheel_from.tv_sec) +
                    1e-9 * (double)(wheel_to.tv_nsec - wheel_from.tv_nsec));
     }
-    const int finished = atomic_load(&t.done);
-    const long xruns = atomic_load(&t.xruns), skipped = atomic_load(&t.skipped);
-    if (probing)
+    return 0;
+}
+
+/* The report (when the T seconds were counted), held in the graph if
+ * asked, then out of it and the recording written: the exit status. */
+static int finish(tap *t, const options *o)
+{
+    const int finished = atomic_load(&t->done);
+    const long xruns = atomic_load(&t->xruns), skipped = atomic_load(&t->skipped);
+    if (o->probing)
         probe_stop();
-    if (finished && !atomic_load(&t.shut)) {
-        report(&t, rate, period, xruns, skipped);
-        if (probing)
-            probe_report(&t, rate);
+    if (finished && !atomic_load(&t->shut)) {
+        report(t, t->rate, t->period, xruns, skipped);
+        if (o->probing)
+            probe_report(t, t->rate);
     }
-    if (hold)
-        wait_for(&leave, &t);
-    const int shut = atomic_load(&t.shut);
-    jack_deactivate(t.client);
-    jack_client_close(t.client);
+    if (o->hold)
+        wait_for(&leave, t);
+    const int shut = atomic_load(&t->shut);
+    jack_deactivate(t->client);
+    jack_client_close(t->client);
     if (shut) {
         fprintf(stderr, "jack_tap: the server shut down\n");
         return 1;
@@ -509,9 +567,31 @@ int main(int argc, char **argv)
         fprintf(stderr, "jack_tap: the server stopped calling back\n");
         return 1;
     }
-    return record && save(record, t.rec, t.ins, t.rec_frames, rate) != 0;
-usage:
-    fprintf(stderr, "usage: jack_tap [--play FILE --to PORT...] [--record FILE --from PORT...] "
-            "--seconds T [--name NAME] [--wait] [--hold] [--probe] [--freewheel]\n");
-    return 2;
+    return o->record && save(o->record, t->rec, t->ins, t->rec_frames, t->rate) != 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {.name = "earshot-tap"};
+    if (parse_options(argc, argv, &o) != 0) {
+        fprintf(stderr, "usage: jack_tap [--play FILE --to PORT...] [--record FILE --from "
+                "PORT...] --seconds T [--name NAME] [--wait] [--hold] [--probe] [--freewheel]\n");
+        return 2;
+    }
+    catch_signals();
+    static tap t; /* large enough to keep off the stack; zeroed */
+    atomic_store(&t.arm_at, -1);
+    if (open_client(&t, &o) || load_play(&t, &o) || make_recording(&t, &o) ||
+        join_graph(&t, &o))
+        return 1;
+    if (o.probing)
+        probe_start(500000000LL * t.period / t.rate);
+    if (o.wait) {
+        printf("jack_tap: ready\n");
+        fflush(stdout);
+        wait_for(&go, &t);
+    }
+    if (play_and_record(&t, &o) != 0)
+        return 1;
+    return finish(&t, &o);
 }

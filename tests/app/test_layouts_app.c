@@ -172,34 +172,58 @@ static void free_planar(void *p, int channels)
 
 static int sanitized;
 
-static void one_shape(const shape *s)
+/* One shape's two rooms, and the input played through them. */
+typedef struct {
+    const shape *s;
+    char a[64], b[64]; /* the rooms' names */
+    float **ha, **hb;  /* their filters */
+    float **x;         /* the input: s->ins channels */
+    long frames;
+} trial;
+
+/* Fresh filters and input, the rooms put into the library and the input
+ * written: 0, or -1 said. */
+static int trial_create(trial *t, const shape *s)
 {
-    char a[64], b[64], what[400];
-    snprintf(a, sizeof a, "%s-a", s->name);
-    snprintf(b, sizeof b, "%s-b", s->name);
-    float **ha = filters(s), **hb = filters(s);
-    const long frames = (long)INPUT_S * RATE;
-    float **x = malloc(sizeof *x * (size_t)s->ins);
+    *t = (trial){.s = s, .frames = (long)INPUT_S * RATE};
+    snprintf(t->a, sizeof t->a, "%s-a", s->name);
+    snprintf(t->b, sizeof t->b, "%s-b", s->name);
+    t->ha = filters(s);
+    t->hb = filters(s);
+    t->x = malloc(sizeof *t->x * (size_t)s->ins);
     for (int i = 0; i < s->ins; i++) {
-        x[i] = malloc(sizeof(float) * (size_t)frames);
-        for (long t = 0; t < frames; t++)
-            x[i][t] = (float)(0.25 * uniform());
+        t->x[i] = malloc(sizeof(float) * (size_t)t->frames);
+        for (long f = 0; f < t->frames; f++)
+            t->x[i][f] = (float)(0.25 * uniform());
     }
-    if (add_room(s, a, ha) != 0 || add_room(s, b, hb) != 0 ||
-        write_wav("in.wav", x, s->ins, (int)frames) != 0) {
+    if (add_room(s, t->a, t->ha) != 0 || add_room(s, t->b, t->hb) != 0 ||
+        write_wav("in.wav", t->x, s->ins, (int)t->frames) != 0) {
         app_sh("sed 's/^/    /' add.txt");
         app_check(0, "the rooms put into the library");
-        goto done;
+        return -1;
     }
+    return 0;
+}
 
-    /* render --room A */
+static void trial_free(trial *t)
+{
+    free_planar(t->ha, t->s->ins * t->s->outs);
+    free_planar(t->hb, t->s->ins * t->s->outs);
+    free_planar(t->x, t->s->ins);
+}
+
+/* render --room A */
+static void render_plays_a(const trial *t)
+{
+    const shape *s = t->s;
+    char what[400];
     es_audio_info info;
     float **got = NULL;
     if (app_sh("'%s' render --rooms lib --room %s in.wav r.wav >/dev/null 2>err.txt",
-               app_earshot, a) == 0 &&
+               app_earshot, t->a) == 0 &&
         (got = app_load("r.wav", &info)) && info.channels == s->outs) {
-        double **want = convolve(s, ha, x, frames);
-        const double db = worst_db(s, got, want, 0, frames);
+        double **want = convolve(s, t->ha, t->x, t->frames);
+        const double db = worst_db(s, got, want, 0, t->frames);
         snprintf(what, sizeof what, "%s (%s): render --room: %d outputs, the worst %.1f dB "
                  "against float64", s->name, s->layout, info.channels, db);
         app_check(db <= WORST_DB, what);
@@ -212,23 +236,48 @@ static void one_shape(const shape *s)
     }
     if (got)
         free_planar(got, info.channels);
+}
 
-    if (sanitized && s->ins * s->outs > 1024) {
-        printf("skip %s (%s): played with a swap (the sanitizer build renders it only)\n",
-               s->name, s->layout);
-        goto done;
-    }
-    /* play A, then `room B` once 1.5 s of A are recorded (not 1.5 s after
-     * the start: on a loaded machine the stream took that long to start,
-     * and B played from the first second): the recorded input through
-     * each. */
-    const long a_bytes = (long)(1.5 * RATE) * s->outs * (long)sizeof(float) + 65536;
-    const int rc = app_sh("rm -f wet.wav dry.wav; (for i in $(seq 400); do [ \"$(stat -c %%s wet.wav 2>/dev/null "
-                          "|| echo 0)\" -gt %ld ] && break; sleep 0.05; done; echo 'room %s'; "
-                          "sleep %g; echo quit) | '%s' play --device null --headless --commands "
-                          "--seconds 20 --rooms lib --room %s --input in.wav --limiter off "
-                          "--record wet.wav --record-input dry.wav >/dev/null 2>said.txt",
-                          a_bytes, b, PLAY_S - 1.5, app_earshot, a);
+/* play A, then `room B` once 1.5 s of A are recorded (not 1.5 s after the
+ * start: on a loaded machine the stream took that long to start, and B
+ * played from the first second), the input and output recorded (dry.wav,
+ * wet.wav); the exit status. */
+static int play_with_swap(const trial *t)
+{
+    const long a_bytes = (long)(1.5 * RATE) * t->s->outs * (long)sizeof(float) + 65536;
+    return app_sh("rm -f wet.wav dry.wav; (for i in $(seq 400); do [ \"$(stat -c %%s wet.wav 2>/dev/null "
+                  "|| echo 0)\" -gt %ld ] && break; sleep 0.05; done; echo 'room %s'; "
+                  "sleep %g; echo quit) | '%s' play --device null --headless --commands "
+                  "--seconds 20 --rooms lib --room %s --input in.wav --limiter off "
+                  "--record wet.wav --record-input dry.wav >/dev/null 2>said.txt",
+                  a_bytes, t->b, PLAY_S - 1.5, app_earshot, t->a);
+}
+
+/* The recorded input through each room: the first second A's, the last B's. */
+static void first_a_last_b(const trial *t, float **wet, float **dry, long n)
+{
+    const shape *s = t->s;
+    char what[400];
+    double **wa = convolve(s, t->ha, dry, n), **wb = convolve(s, t->hb, dry, n);
+    const double before = worst_db(s, wet, wa, 0, RATE);
+    const double after = worst_db(s, wet, wb, n - RATE, n);
+    const int primed = app_lines_with("said.txt", "(primed on") > 0;
+    snprintf(what, sizeof what, "%s (%s): played, swapped to B (%s): the first second "
+             "A's at %.1f dB, the last second B's at %.1f dB, the worst output against "
+             "float64", s->name, s->layout, primed ? "said primed" : "not said primed", before,
+             after);
+    app_check(before <= WORST_DB && after <= WORST_DB, what);
+    if (before > WORST_DB || after > WORST_DB)
+        app_sh("sed 's/^/    said: /' said.txt");
+    free_planar(wa, s->outs);
+    free_planar(wb, s->outs);
+}
+
+static void swap_plays_a_then_b(const trial *t)
+{
+    const shape *s = t->s;
+    char what[400];
+    const int rc = play_with_swap(t);
     es_audio_info wi, di;
     float **wet = rc == 0 ? app_load("wet.wav", &wi) : NULL;
     float **dry = wet ? app_load("dry.wav", &di) : NULL;
@@ -239,28 +288,26 @@ static void one_shape(const shape *s)
         app_check(0, what);
         app_sh("sed 's/^/    said: /' said.txt");
     } else {
-        double **wa = convolve(s, ha, dry, n), **wb = convolve(s, hb, dry, n);
-        const double before = worst_db(s, wet, wa, 0, RATE);
-        const double after = worst_db(s, wet, wb, n - RATE, n);
-        const int primed = app_lines_with("said.txt", "(primed on") > 0;
-        snprintf(what, sizeof what, "%s (%s): played, swapped to B (%s): the first second "
-                 "A's at %.1f dB, the last second B's at %.1f dB, the worst output against "
-                 "float64", s->name, s->layout, primed ? "said primed" : "not said primed", before,
-                 after);
-        app_check(before <= WORST_DB && after <= WORST_DB, what);
-        if (before > WORST_DB || after > WORST_DB)
-            app_sh("sed 's/^/    said: /' said.txt");
-        free_planar(wa, s->outs);
-        free_planar(wb, s->outs);
+        first_a_last_b(t, wet, dry, n);
     }
     if (wet)
         free_planar(wet, wi.channels);
     if (dry)
         free_planar(dry, di.channels);
-done:
-    free_planar(ha, s->ins * s->outs);
-    free_planar(hb, s->ins * s->outs);
-    free_planar(x, s->ins);
+}
+
+static void one_shape(const shape *s)
+{
+    trial t;
+    if (trial_create(&t, s) == 0) {
+        render_plays_a(&t);
+        if (sanitized && s->ins * s->outs > 1024)
+            printf("skip %s (%s): played with a swap (the sanitizer build renders it only)\n",
+                   s->name, s->layout);
+        else
+            swap_plays_a_then_b(&t);
+    }
+    trial_free(&t);
 }
 
 int main(int argc, char **argv)

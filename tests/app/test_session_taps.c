@@ -68,16 +68,11 @@ static void *callback_thread(void *arg)
 #endif
 }
 
-int main(void)
+/* The control side: TAKES recordings started and stopped while the thread
+ * taps. 1 if one failed. */
+static int record_takes(es_taps *taps, const char *dir)
 {
-    char dir[] = "/tmp/es-taps-XXXXXX", err[1024];
-    if (!mkdtemp(dir))
-        return 1;
-    static es_taps taps;
-    es_taps_init(&taps, 48000, quiet, NULL);
-    /* The test thread plays the callback's part. */
-    pthread_t th;
-    pthread_create(&th, NULL, callback_thread, &taps);
+    char err[1024];
     int fail = 0;
     const struct timespec nap = {0, 7000000};
     for (int k = 0; k < TAKES; k++) {
@@ -86,83 +81,124 @@ int main(void)
         snprintf(dry, sizeof dry, "%s/take%02d-dry.wav", dir, k);
         const char *paths[2] = {out, dry};
         const int channels[2] = {2, 1};
-        if (es_taps_start(&taps, paths, channels, 1, err, sizeof err) != 0) {
+        if (es_taps_start(taps, paths, channels, 1, err, sizeof err) != 0) {
             printf("FAIL %s\n", err);
             fail = 1;
         }
         nanosleep(&nap, NULL);
-        if (es_taps_finish(&taps, ES_TAPS_BOTH, 0) != 0)
+        if (es_taps_finish(taps, ES_TAPS_BOTH, 0) != 0)
             fail = 1;
     }
-    atomic_store(&stop, 1);
-    void *counts;
-    pthread_join(th, &counts);
+    return fail;
+}
+
+/* What the tapping thread counted (its return value); 1 if it did any of
+ * what the audio thread must not. */
+static int tapping_thread_quiet(void *counts)
+{
 #ifdef ES_COUNT_RT
     es_rt_counts *c = counts;
     printf("%s tapping thread: %ld allocs, %ld frees, %ld locks, %ld waits over %ld frames\n",
            c->allocs || c->frees || c->locks || c->waits ? "FAIL" : "ok  ", c->allocs,
            c->frees, c->locks, c->waits, atomic_load(&frames_tapped));
-    fail |= c->allocs || c->frees || c->locks || c->waits;
+    const int fail = c->allocs || c->frees || c->locks || c->waits;
     free(c);
+    return fail;
 #else
     (void)counts;
     printf("ok   (sanitizer build: allocation counting off) %ld frames tapped\n",
            atomic_load(&frames_tapped));
+    return 0;
 #endif
+}
 
-    /* Each take: whole blocks, one unbroken run of frame numbers. */
-    int broken = 0, empty = 0, unequal = 0;
-    long total = 0;
-    for (int k = 0; k < TAKES; k++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/take%02d.wav", dir, k);
-        float **ch = NULL;
-        es_audio_info info;
-        if (es_audiofile_load(path, &ch, &info, err, sizeof err) != 0) {
-            printf("FAIL %s\n", err);
-            fail = 1;
-            continue;
-        }
-        empty += info.frames == 0;
-        /* The dry take holds the same blocks as the wet one. */
-        char dry_path[128];
-        float **dry = NULL;
-        es_audio_info dry_info;
-        snprintf(dry_path, sizeof dry_path, "%s/take%02d-dry.wav", dir, k);
-        if (es_audiofile_load(dry_path, &dry, &dry_info, err, sizeof err) != 0) {
-            printf("FAIL %s\n", err);
-            fail = 1;
-        } else {
-            unequal += dry_info.frames != info.frames;
-            es_audiofile_free_channels(dry, dry_info.channels);
-        }
-        total += (long)info.frames;
-        for (long t = 1; t < (long)info.frames; t++)
-            if (ch[0][t] != ch[0][t - 1] + 1 || ch[1][t] != -ch[0][t])
-                broken++;
-        if (info.frames % BLOCK)
-            broken++;
-        es_audiofile_free_channels(ch, info.channels);
+typedef struct {
+    int broken, empty, unequal; /* takes */
+    long total;                 /* frames */
+} take_tally;
+
+/* Take k into the tally: its breaks, and whether its dry take holds the
+ * same blocks as the wet one. 1 if a file would not load. */
+static int tally_take(const char *dir, int k, take_tally *t)
+{
+    char path[128], dry_path[128], err[1024];
+    snprintf(path, sizeof path, "%s/take%02d.wav", dir, k);
+    snprintf(dry_path, sizeof dry_path, "%s/take%02d-dry.wav", dir, k);
+    float **ch = NULL, **dry = NULL;
+    es_audio_info info, dry_info;
+    if (es_audiofile_load(path, &ch, &info, err, sizeof err) != 0) {
+        printf("FAIL %s\n", err);
+        return 1;
     }
-    printf("%s %d takes, %ld frames in all, %d with a break, %d empty\n",
-           broken ? "FAIL" : "ok  ", TAKES, total, broken, empty);
-    fail |= broken > 0;
-    printf("%s each take's dry and wet files are the same length (%d differ)\n",
-           unequal ? "FAIL" : "ok  ", unequal);
-    fail |= unequal > 0;
+    int fail = 0;
+    t->empty += info.frames == 0;
+    if (es_audiofile_load(dry_path, &dry, &dry_info, err, sizeof err) != 0) {
+        printf("FAIL %s\n", err);
+        fail = 1;
+    } else {
+        t->unequal += dry_info.frames != info.frames;
+        es_audiofile_free_channels(dry, dry_info.channels);
+    }
+    t->total += (long)info.frames;
+    for (long f = 1; f < (long)info.frames; f++)
+        if (ch[0][f] != ch[0][f - 1] + 1 || ch[1][f] != -ch[0][f])
+            t->broken++;
+    if (info.frames % BLOCK)
+        t->broken++;
+    es_audiofile_free_channels(ch, info.channels);
+    return fail;
+}
 
-    /* The scope: the output's mono sum of frame f is (f - f) / 2 = 0, the
-     * input's is 0.5. */
+/* Each take: whole blocks, one unbroken run of frame numbers; its dry and
+ * wet files the same length. 1 if not. */
+static int takes_unbroken(const char *dir)
+{
+    take_tally t = {0};
+    int fail = 0;
+    for (int k = 0; k < TAKES; k++)
+        fail |= tally_take(dir, k, &t);
+    printf("%s %d takes, %ld frames in all, %d with a break, %d empty\n",
+           t.broken ? "FAIL" : "ok  ", TAKES, t.total, t.broken, t.empty);
+    fail |= t.broken > 0;
+    printf("%s each take's dry and wet files are the same length (%d differ)\n",
+           t.unequal ? "FAIL" : "ok  ", t.unequal);
+    fail |= t.unequal > 0;
+    return fail;
+}
+
+/* The scope: the output's mono sum of frame f is (f - f) / 2 = 0, the
+ * input's is 0.5. 1 if not. */
+static int scope_holds_latest(es_taps *taps)
+{
     float latest[256];
-    const int have = es_scope_read(&taps.scope, ES_SCOPE_DRY, latest, 256);
+    const int have = es_scope_read(&taps->scope, ES_SCOPE_DRY, latest, 256);
     int off = have != 256;
     for (int i = 0; i < 256; i++)
         off |= latest[i] != 0.5f;
-    es_scope_read(&taps.scope, ES_SCOPE_WET, latest, 256);
+    es_scope_read(&taps->scope, ES_SCOPE_WET, latest, 256);
     for (int i = 0; i < 256; i++)
         off |= latest[i] != 0.0f;
     printf("%s the scope holds the latest dry and wet samples\n", off ? "FAIL" : "ok  ");
-    fail |= off;
+    return off;
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/es-taps-XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    static es_taps taps;
+    es_taps_init(&taps, 48000, quiet, NULL);
+    /* The test thread plays the callback's part. */
+    pthread_t th;
+    pthread_create(&th, NULL, callback_thread, &taps);
+    int fail = record_takes(&taps, dir);
+    atomic_store(&stop, 1);
+    void *counts;
+    pthread_join(th, &counts);
+    fail |= tapping_thread_quiet(counts);
+    fail |= takes_unbroken(dir);
+    fail |= scope_holds_latest(&taps);
     es_taps_close(&taps);
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);

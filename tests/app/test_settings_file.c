@@ -36,13 +36,22 @@ static es_settings full(void)
     return st;
 }
 
-int main(void)
+/* full(), written and read back. */
+static es_settings read_back(int print)
 {
     char text[8192];
-    es_settings st = full(), back = {0};
+    const es_settings st = full();
+    es_settings back = {0};
     es_settings_format(&st, text, sizeof text);
     es_settings_parse(&back, text);
-    printf("%s", text);
+    if (print)
+        printf("%s", text);
+    return back;
+}
+
+static void what_it_writes_it_reads(void)
+{
+    const es_settings st = full(), back = read_back(1);
     es_test_check(back.problems == 0, "what it writes it reads without a problem");
     es_test_check(back.have == st.have && back.levels == st.levels &&
                       back.parts[0] == st.parts[0] && back.parts[1] == st.parts[1],
@@ -57,8 +66,11 @@ int main(void)
     es_test_check(back.trim == -6 && fabs(back.wet + 3) < 0.05 && isinf(back.dry) &&
                       back.dry < 0 && fabs(back.gain - 2) < 0.05 && back.limiter == -1,
                   "the levels: trim, wet, dry off, output, the limiter's ceiling");
+}
 
-    /* Damaged: each bad line once, the good ones kept. */
+/* Damaged: each bad line once, the good ones kept. */
+static void bad_lines_counted_once(void)
+{
     es_settings bad = {0};
     es_settings_parse(&bad, "# a comment\r\n"
                             "garbage\n"
@@ -79,9 +91,12 @@ int main(void)
     es_test_check(!(bad.parts[0] & (ES_SPEC_BLOCK | ES_SPEC_ENGINE)) &&
                       !(bad.levels & ES_MIX_WET) && !(bad.have & ES_SET_VIEW),
                   "the bad values are left out");
+}
 
-    /* A newer earshot's keys are written back as they were, once, through
-     * any number of reads and writes. */
+/* A newer earshot's keys are written back as they were, once, through any
+ * number of reads and writes. */
+static void unknown_keys_kept(void)
+{
     es_settings newer = {0};
     es_settings_parse(&newer, "a.block = 512\nhead.smoothing = 12 ms\nb.crossfeed = on\n");
     char again[8192];
@@ -94,8 +109,11 @@ int main(void)
                       !strstr(first_kept + 1, "head.smoothing") && round.slot[0].block == 512 &&
                       strstr(newer.first, "(kept in the file)"),
                   "unknown keys are kept, once, through a read and a write; and said");
+}
 
-    /* A line longer than any setting: one problem, not one per piece. */
+/* A line longer than any setting: one problem, not one per piece. */
+static void long_line_one_problem(void)
+{
     static char big[30000];
     memset(big, 'x', sizeof big - 2);
     memcpy(big, "a.room = ", 9);
@@ -104,8 +122,13 @@ int main(void)
     es_settings_parse(&huge, big);
     es_test_check(huge.problems == 1 && !(huge.parts[0] & ES_SPEC_ROOM),
                   "a 30 kB line is one problem and no room");
+}
 
-    /* As a start: --engine given keeps A's engine; the rest is the file's. */
+/* As a start: --engine given keeps A's engine; the rest is the file's. */
+static void file_as_a_start(void)
+{
+    const es_settings st = full();
+    es_settings back = read_back(0); /* es_settings_to_config notes what it took */
     es_session_config sc = {.playing = ES_SLOT_A, .mix = {.wet = 1, .gain = 1}};
     sc.slot[ES_SLOT_A] = (es_play_spec){.engine = es_engine_find("cpu-nonuniform"), .block = 256};
     es_settings_to_config(&back, ES_SPEC_ENGINE, 0, &sc);
@@ -121,14 +144,27 @@ int main(void)
     es_session_config plain = {.playing = ES_SLOT_A};
     es_settings_to_config(&back, 0, 0, &plain);
     es_test_check(plain.playing == ES_SLOT_B, "with nothing given, the slot that played last plays");
-    es_settings gone = back;
+}
+
+static void gone_room_is_a_problem(void)
+{
+    es_settings gone = read_back(0);
     gone.problems = 0;
     es_settings_rooms_gone(&gone, 1u << ES_SLOT_B);
     char line[600];
     es_test_check(es_settings_problem(&gone, line, sizeof line) &&
                       strstr(line, "b.room '/tmp/a room with spaces.wav': no such room now"),
                   "a remembered room that is gone is one of the file's problems");
+}
 
+int main(void)
+{
+    what_it_writes_it_reads();
+    bad_lines_counted_once();
+    unknown_keys_kept();
+    long_line_one_problem();
+    file_as_a_start();
+    gone_room_is_a_problem();
     printf("%s\n", es_test_failures ? "FAILED" : "PASSED");
     return es_test_failures ? 1 : 0;
 }

@@ -64,24 +64,9 @@ static int fade(es_processor *p)
     return n;
 }
 
-int main(void)
+/* The stream starts in slot A with the late engine: every block a miss. */
+static void slot_a_counts_alone(es_processor *p)
 {
-    for (int k = 0; k < 4096; k++)
-        every_call[k] = (uint64_t)k;
-    uint64_t rng = 12345;
-    es_ir *ir = es_ir_create(1, 2, TAPS, RATE);
-    for (int o = 0; o < 2; o++)
-        for (int t = 0; t < TAPS; t++)
-            es_ir_path(ir, 0, o)[t] = (float)(0.1 * es_test_uniform(&rng));
-
-    es_processor_config cfg = {.mix = {.wet = 1, .dry = 0, .gain = 1}, .crossfade_ms = FADE_MS,
-                               .ab = 0};
-    char err[256];
-    es_processor *p = es_processor_create(&stream, make(ir, 1), &cfg, err, sizeof err);
-    if (!p) {
-        printf("FAIL processor: %s\n", err);
-        return 1;
-    }
     es_stats st;
     run(p, 20);
     es_processor_stats(p, &st);
@@ -91,13 +76,20 @@ int main(void)
     es_test_check(st.load_recent[19 % ES_LOAD_RECENT] > 1.5f &&
               fabs(st.load_recent[19 % ES_LOAD_RECENT] - st.load_now) < 1e-6,
           "the load ring holds block 19's load at 19");
+}
 
+/* To B, restarting its statistics: the crossfade's blocks count in neither
+ * slot. 0, or -1 when the swap is refused. */
+static int slot_b_counts_its_own(es_processor *p, const es_ir *ir)
+{
+    char err[256];
     if (es_processor_swap_ab(p, make(ir, 0), &stream, 1, 1, err, sizeof err) != 0) {
         printf("FAIL swap: %s\n", err);
-        return 1;
+        return -1;
     }
     const int faded = fade(p);
     run(p, 30);
+    es_stats st;
     es_processor_stats(p, &st);
     printf("     crossfade: %d blocks; A %llu blocks %llu misses; B %llu blocks %llu misses\n",
            faded, (unsigned long long)st.ab[0].blocks, (unsigned long long)st.ab[0].misses,
@@ -114,8 +106,14 @@ int main(void)
     const double rt = es_ab_stats_realtime_factor(&st.ab[1]);
     es_test_check(rt > 0 && fabs(rt * es_ab_stats_mean_load(&st.ab[1]) - 1.0) < 1e-9,
           "slot B's x RT is 1 / its mean load");
+    return 0;
+}
 
-    /* Back to A, keeping its statistics: they go on from 20. */
+/* Back to A, keeping its statistics: they go on from 20. */
+static void back_to_a_goes_on(es_processor *p, const es_ir *ir)
+{
+    char err[256];
+    es_stats st;
     es_processor_swap_ab(p, make(ir, 1), &stream, 0, 0, err, sizeof err);
     fade(p);
     run(p, 5);
@@ -123,27 +121,73 @@ int main(void)
     es_test_check(st.ab[0].blocks == 25 && st.ab[0].misses == 25 && st.ab[0].restarts == 0,
           "back to A without a restart: A's count goes on (25)");
     es_test_check(st.ab[1].blocks == 30 && st.ab[1].misses == 0, "B's stays as it was");
+}
 
-    /* A changes engine: its statistics start again. */
+/* A changes engine: its statistics start again. */
+static void a_restarts_with_another_engine(es_processor *p, const es_ir *ir)
+{
+    char err[256];
+    es_stats st;
     es_processor_swap_ab(p, make(ir, 0), &stream, 0, 1, err, sizeof err);
     fade(p);
     run(p, 7);
     es_processor_stats(p, &st);
     es_test_check(st.ab[0].blocks == 7 && st.ab[0].misses == 0 && st.ab[0].restarts == 1,
           "A with another engine: its count starts again (7 blocks, restart 1)");
+}
 
-    /* es_processor_swap keeps the slot playing and its count. */
+/* es_processor_swap keeps the slot playing and its count. */
+static void plain_swap_keeps_slot(es_processor *p, const es_ir *ir)
+{
+    char err[256];
+    es_stats st;
     es_processor_swap(p, make(ir, 0), &stream, err, sizeof err);
     fade(p);
     run(p, 3);
     es_processor_stats(p, &st);
     es_test_check(st.ab_playing == 0 && st.ab[0].blocks == 10, "a plain swap stays in slot A");
+}
 
+static void reset_clears_every_slot(es_processor *p)
+{
+    es_stats st;
     es_processor_reset_stats(p);
     run(p, 2);
     es_processor_stats(p, &st);
     es_test_check(st.ab[0].blocks == 2 && st.ab[1].blocks == 0 && st.blocks == 2,
           "a reset clears every slot");
+}
+
+static es_ir *random_ir(void)
+{
+    uint64_t rng = 12345;
+    es_ir *ir = es_ir_create(1, 2, TAPS, RATE);
+    for (int o = 0; o < 2; o++)
+        for (int t = 0; t < TAPS; t++)
+            es_ir_path(ir, 0, o)[t] = (float)(0.1 * es_test_uniform(&rng));
+    return ir;
+}
+
+int main(void)
+{
+    for (int k = 0; k < 4096; k++)
+        every_call[k] = (uint64_t)k;
+    es_ir *ir = random_ir();
+    es_processor_config cfg = {.mix = {.wet = 1, .dry = 0, .gain = 1}, .crossfade_ms = FADE_MS,
+                               .ab = 0};
+    char err[256];
+    es_processor *p = es_processor_create(&stream, make(ir, 1), &cfg, err, sizeof err);
+    if (!p) {
+        printf("FAIL processor: %s\n", err);
+        return 1;
+    }
+    slot_a_counts_alone(p);
+    if (slot_b_counts_its_own(p, ir) != 0)
+        return 1;
+    back_to_a_goes_on(p, ir);
+    a_restarts_with_another_engine(p, ir);
+    plain_swap_keeps_slot(p, ir);
+    reset_clears_every_slot(p);
 
     es_processor_destroy(p);
     es_ir_destroy(ir);

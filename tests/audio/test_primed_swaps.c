@@ -226,9 +226,17 @@ static void play_through(const es_ir *room, int latency, float **x, float **y, i
     builder_free(&b);
 }
 
-int main(void)
+/* What every check plays: two rooms, the input, its convolution by each,
+ * and the processor's latency. */
+typedef struct {
+    es_ir *room, *other;
+    int frames, latency;
+    float **x, **y;
+    double **ref, **ref_other;
+} scene;
+
+static void find_usable_engines(void)
 {
-    uint64_t rng = es_test_seed();
     for (int k = 0; es_engines[k] && usable_count < 16; k++) {
         char why[256];
         if (es_engines[k]->probe(why, sizeof why))
@@ -236,30 +244,55 @@ int main(void)
         else
             printf("skip %s: %s\n", es_engines[k]->name, why);
     }
-    es_ir *room = es_test_ir("true-stereo", 24000, &rng);
-    es_ir *other = es_test_ir("true-stereo", 15000, &rng);
-    const int frames = 6 * SWAP_EVERY * BLOCK;
-    float **x = es_test_planar(2, frames), **y = es_test_planar(2, frames);
-    for (int i = 0; i < 2; i++)
-        for (int t = 0; t < frames; t++)
-            x[i][t] = (float)es_test_uniform(&rng) * 0.001f; /* output near -20 dBFS */
-    /* The processor's latency: the largest engine's, so that every engine
-     * fits (each is delayed to it). */
+}
+
+/* The processor's latency: the largest engine's, so that every engine fits
+ * (each is delayed to it). */
+static int largest_latency(const es_ir *room)
+{
     int latency = 0;
     for (int k = 0; k < usable_count; k++) {
         es_engine *e = make(usable[k], room);
         latency = es_engine_latency(e) > latency ? es_engine_latency(e) : latency;
         es_engine_destroy(e);
     }
-    double **ref = es_ref_convolve(room, x, frames, frames);
-    double **ref_other = es_ref_convolve(other, x, frames, frames);
-    char what[300];
+    return latency;
+}
 
-    /* 1. Engine switches. */
+static scene scene_create(uint64_t *rng)
+{
+    scene s = {.room = es_test_ir("true-stereo", 24000, rng),
+               .other = es_test_ir("true-stereo", 15000, rng),
+               .frames = 6 * SWAP_EVERY * BLOCK};
+    s.x = es_test_planar(2, s.frames);
+    s.y = es_test_planar(2, s.frames);
+    for (int i = 0; i < 2; i++)
+        for (int t = 0; t < s.frames; t++)
+            s.x[i][t] = (float)es_test_uniform(rng) * 0.001f; /* output near -20 dBFS */
+    s.latency = largest_latency(s.room);
+    s.ref = es_ref_convolve(s.room, s.x, s.frames, s.frames);
+    s.ref_other = es_ref_convolve(s.other, s.x, s.frames, s.frames);
+    return s;
+}
+
+static void scene_free(scene *s)
+{
+    es_test_free_planar(s->ref, 2);
+    es_test_free_planar(s->ref_other, 2);
+    es_test_free_planar(s->x, 2);
+    es_test_free_planar(s->y, 2);
+    es_ir_destroy(s->room);
+    es_ir_destroy(s->other);
+}
+
+/* 1. Engine switches. */
+static void engine_switches_follow_convolution(const scene *s)
+{
     es_stats st;
-    plan_ctx c = {.ir = room};
-    play_through(room, latency, x, y, frames, engine_turns, &c, 1, &st);
-    double db = error_db(y, ref, latency, 0, frames);
+    plan_ctx c = {.ir = s->room};
+    play_through(s->room, s->latency, s->x, s->y, s->frames, engine_turns, &c, 1, &st);
+    const double db = error_db(s->y, s->ref, s->latency, 0, s->frames);
+    char what[300];
     snprintf(what, sizeof what, "%d primed engine swaps through %d engines (primed %llu, "
              "swaps %llu): the output is the whole input's convolution, %.1f dB",
              c.swaps, usable_count, (unsigned long long)st.primed,
@@ -267,52 +300,70 @@ int main(void)
     es_test_check(c.swaps >= 4 && st.primed == (uint64_t)c.swaps &&
                       st.swaps == (uint64_t)c.swaps && db < -110,
                   what);
+}
 
-    /* The control: the same swaps unprimed miss the past; the check sees it. */
+/* The control: the same swaps unprimed miss the past; the check sees it. */
+static void unprimed_swaps_miss_the_past(const scene *s)
+{
+    es_stats st;
     unprimed = 1;
-    c = (plan_ctx){.ir = room};
-    play_through(room, latency, x, y, frames, engine_turns, &c, 0, &st);
-    db = error_db(y, ref, latency, 0, frames);
+    plan_ctx c = {.ir = s->room};
+    play_through(s->room, s->latency, s->x, s->y, s->frames, engine_turns, &c, 0, &st);
+    const double db = error_db(s->y, s->ref, s->latency, 0, s->frames);
+    char what[300];
     snprintf(what, sizeof what, "the same swaps unprimed (the control): %.1f dB", db);
     es_test_check(db > -20, what);
     unprimed = 0;
+}
 
-    /* 2. A room switch. */
-    c = (plan_ctx){.ir = room, .other = other};
-    play_through(room, latency, x, y, frames, room_turn, &c, 1, &st);
+/* 2. A room switch. */
+static void room_switch_follows_convolution(const scene *s)
+{
+    es_stats st;
+    plan_ctx c = {.ir = s->room, .other = s->other};
+    play_through(s->room, s->latency, s->x, s->y, s->frames, room_turn, &c, 1, &st);
     const int switched = 3 * SWAP_EVERY * BLOCK;
     const int faded = switched + (int)(0.05 * RATE) + 2 * BLOCK; /* the default crossfade */
-    const double before = error_db(y, ref, latency, 0, switched);
-    const double after = error_db(y, ref_other, latency, faded, frames);
+    const double before = error_db(s->y, s->ref, s->latency, 0, switched);
+    const double after = error_db(s->y, s->ref_other, s->latency, faded, s->frames);
+    char what[300];
     snprintf(what, sizeof what, "a primed room switch: before it the first room, %.1f dB; after "
              "the crossfade the second room's convolution of the whole input, %.1f dB",
              before, after);
     es_test_check(before < -110 && after < -110, what);
+}
 
-    /* 3. A builder that never answers. */
-    es_processor *p = make_processor(room, latency);
-    es_history *h = es_processor_history(p);
+/* 3. A builder that never answers. */
+static void unanswered_priming_lets_go(es_processor *p, es_history *h, const scene *s)
+{
     builder b = {0};
-    priming *never = swap(p, &b, usable[0], room, 1);
+    priming *never = swap(p, &b, usable[0], s->room, 1);
     const int wait_blocks = (int)(ES_PRIME_WAIT_MS * 1e-3 * RATE) / BLOCK + 30;
     float **out = es_test_planar(2, BLOCK);
     for (int blk = 0; blk < wait_blocks; blk++) {
-        const float *in[2] = {x[0] + blk * BLOCK % (frames - BLOCK),
-                              x[1] + blk * BLOCK % (frames - BLOCK)};
+        const float *in[2] = {s->x[0] + blk * BLOCK % (s->frames - BLOCK),
+                              s->x[1] + blk * BLOCK % (s->frames - BLOCK)};
         es_processor_process(p, in, out, BLOCK);
         es_processor_collect(p);
     }
+    es_stats st;
     es_processor_stats(p, &st);
+    char what[300];
     snprintf(what, sizeof what, "an unanswered priming: played unprimed after %.0f ms "
              "(prime_late %llu, swaps %llu), its buffer let go", ES_PRIME_WAIT_MS,
              (unsigned long long)st.prime_late, (unsigned long long)st.swaps);
     es_test_check(st.prime_late == 1 && st.swaps == 1 && !es_history_holds(h, never->ticket),
                   what);
     builder_free(&b);
+    es_test_free_planar(out, 2);
+}
 
-    /* 4. A panic forgets. */
+/* 4. A panic forgets. */
+static void panic_forgets_the_past(es_processor *p, es_history *h, const scene *s)
+{
+    float **out = es_test_planar(2, BLOCK);
     es_processor_mute(p, 1);
-    const float *in[2] = {x[0], x[1]};
+    const float *in[2] = {s->x[0], s->x[1]};
     es_processor_process(p, in, out, BLOCK);
     float **past = es_test_planar(2, 4 * BLOCK);
     const uint64_t heard = es_history_heard(h);
@@ -324,14 +375,25 @@ int main(void)
                   "a panic: what was heard before it reads as silence, what came after not");
     es_test_free_planar(past, 2);
     es_test_free_planar(out, 2);
+}
+
+int main(void)
+{
+    uint64_t rng = es_test_seed();
+    find_usable_engines();
+    scene s = scene_create(&rng);
+
+    engine_switches_follow_convolution(&s);
+    unprimed_swaps_miss_the_past(&s);
+    room_switch_follows_convolution(&s);
+    /* The panic comes on the processor the unanswered priming left. */
+    es_processor *p = make_processor(s.room, s.latency);
+    es_history *h = es_processor_history(p);
+    unanswered_priming_lets_go(p, h, &s);
+    panic_forgets_the_past(p, h, &s);
     es_history_unref(h);
     es_processor_destroy(p);
 
-    es_test_free_planar(ref, 2);
-    es_test_free_planar(ref_other, 2);
-    es_test_free_planar(x, 2);
-    es_test_free_planar(y, 2);
-    es_ir_destroy(room);
-    es_ir_destroy(other);
+    scene_free(&s);
     return es_test_failures ? 1 : 0;
 }

@@ -135,91 +135,130 @@ static void census_self_test(const es_ir *ir)
     es_test_wrap_forget();
 }
 
+/* A backpressure run: the stream, and what it saw so far. */
+typedef struct {
+    es_processor *p;
+    const es_ir *ir;
+    long accepted, refused;
+    int fill_ok, refuse_ok, settle_ok, full_ok, collect_ok;
+} pressure;
+
+/* Swaps until refused, as fast as possible; how many were taken (one more
+ * than ES_PROCESSOR_SWAPS_MAX if the ring took more than it holds). */
+static int swap_until_refused(pressure *s)
+{
+    char err[256];
+    int taken = 0;
+    for (;;) {
+        es_engine *e = build(&stream, s->ir);
+        if (!e)
+            break;
+        if (es_processor_swap(s->p, e, &stream, err, sizeof err) == 0) {
+            taken++;
+            if (taken > ES_PROCESSOR_SWAPS_MAX)
+                break; /* accepted more than the ring can hold */
+            continue;
+        }
+        s->refuse_ok &= strstr(err, "too many changes under way") != NULL &&
+                        !es_processor_can_swap(s->p);
+        es_engine_destroy(e); /* refused: still ours */
+        break;
+    }
+    return taken;
+}
+
+/* One round of filling up without collecting; 0 when the rounds must stop. */
+static int fill_round(pressure *s)
+{
+    char err[256];
+    const int taken = swap_until_refused(s);
+    s->accepted += taken;
+    s->fill_ok &= taken == ES_PROCESSOR_SWAPS_MAX;
+    if (taken > ES_PROCESSOR_SWAPS_MAX)
+        return 0;
+    /* Every crossfade over, every old engine retired: still full until
+     * collected. */
+    if (!settle(s->p)) {
+        s->settle_ok = 0;
+        return 0;
+    }
+    es_engine *e = build(&stream, s->ir);
+    if (e && es_processor_swap(s->p, e, &stream, err, sizeof err) == 0) {
+        s->full_ok = 0;
+        s->accepted++;
+    } else {
+        es_engine_destroy(e);
+    }
+    const int got = es_processor_collect(s->p);
+    s->collect_ok &= got == ES_PROCESSOR_SWAPS_MAX && es_processor_can_swap(s->p);
+    return 1;
+}
+
+static void fill_without_collecting(pressure *s)
+{
+    for (int round = 0; round < ROUNDS; round++)
+        if (!fill_round(s))
+            break;
+    printf("     %d rounds without collecting: %ld swaps accepted\n", ROUNDS, s->accepted);
+    es_test_check(s->fill_ok, "exactly ES_PROCESSOR_SWAPS_MAX swaps accepted, then refused");
+    es_test_check(s->refuse_ok, "a refusal says \"too many changes under way\" and can_swap says 0");
+    es_test_check(s->settle_ok, "every accepted crossfade completes");
+    es_test_check(s->full_ok, "with every crossfade over but nothing collected, still refused");
+    es_test_check(s->collect_ok,
+                  "collect hands back every one of them, and swaps are accepted again");
+}
+
+/* As fast as possible, collecting only when refused; how many swaps. */
+static long swap_collecting_when_refused(pressure *s)
+{
+    char err[256];
+    long fast = 0;
+    while (s->settle_ok && fast < FAST_SWAPS) {
+        es_engine *e = build(&stream, s->ir);
+        if (!e)
+            break;
+        while (es_processor_swap(s->p, e, &stream, err, sizeof err) != 0) {
+            s->refused++;
+            if (!es_processor_can_swap(s->p) && es_processor_collect(s->p) == 0)
+                sched_yield();
+        }
+        fast++;
+    }
+    s->accepted += fast;
+    return fast;
+}
+
+/* Once the audio thread has stopped. */
+static void every_swap_completed(const pressure *s, long fast)
+{
+    es_stats st;
+    es_processor_stats(s->p, &st);
+    printf("     %ld more swaps, %ld refusals on the way; %llu crossfades completed of %ld "
+           "accepted\n", fast, s->refused, (unsigned long long)st.swaps, s->accepted);
+    es_test_check(s->settle_ok && st.swaps == (uint64_t)s->accepted,
+          "every swap accepted completed its crossfade (none dropped)");
+}
+
 static void backpressure(void)
 {
     uint64_t rng = 11;
     es_ir *ir = room(&stream, &rng);
     census_self_test(ir);
-    es_processor *p = processor(build(&stream, ir), (es_mix){.wet = 1, .gain = 1});
-    if (!p)
+    pressure s = {.p = processor(build(&stream, ir), (es_mix){.wet = 1, .gain = 1}), .ir = ir,
+                  .fill_ok = 1, .refuse_ok = 1, .settle_ok = 1, .full_ok = 1, .collect_ok = 1};
+    if (!s.p)
         return;
     pthread_t th;
     atomic_store(&stop_audio, 0);
-    pthread_create(&th, NULL, audio, p);
-    char err[256];
-    long accepted = 0, refused = 0;
-    int fill_ok = 1, refuse_ok = 1, settle_ok = 1, full_ok = 1, collect_ok = 1;
-
-    /* Fill up without collecting, as fast as possible. */
-    for (int round = 0; round < ROUNDS; round++) {
-        int taken = 0;
-        for (;;) {
-            es_engine *e = build(&stream, ir);
-            if (!e)
-                break;
-            if (es_processor_swap(p, e, &stream, err, sizeof err) == 0) {
-                taken++;
-                if (taken > ES_PROCESSOR_SWAPS_MAX)
-                    break; /* accepted more than the ring can hold */
-                continue;
-            }
-            refuse_ok &= strstr(err, "too many changes under way") != NULL &&
-                         !es_processor_can_swap(p);
-            es_engine_destroy(e); /* refused: still ours */
-            break;
-        }
-        accepted += taken;
-        fill_ok &= taken == ES_PROCESSOR_SWAPS_MAX;
-        if (taken > ES_PROCESSOR_SWAPS_MAX)
-            break;
-        /* Every crossfade over, every old engine retired: still full until
-         * collected. */
-        if (!settle(p)) {
-            settle_ok = 0;
-            break;
-        }
-        es_engine *e = build(&stream, ir);
-        if (e && es_processor_swap(p, e, &stream, err, sizeof err) == 0) {
-            full_ok = 0;
-            accepted++;
-        } else {
-            es_engine_destroy(e);
-        }
-        const int got = es_processor_collect(p);
-        collect_ok &= got == ES_PROCESSOR_SWAPS_MAX && es_processor_can_swap(p);
-    }
-    printf("     %d rounds without collecting: %ld swaps accepted\n", ROUNDS, accepted);
-    es_test_check(fill_ok, "exactly ES_PROCESSOR_SWAPS_MAX swaps accepted, then refused");
-    es_test_check(refuse_ok, "a refusal says \"too many changes under way\" and can_swap says 0");
-    es_test_check(settle_ok, "every accepted crossfade completes");
-    es_test_check(full_ok, "with every crossfade over but nothing collected, still refused");
-    es_test_check(collect_ok, "collect hands back every one of them, and swaps are accepted again");
-
-    /* As fast as possible, collecting only when refused. */
-    long fast = 0;
-    while (settle_ok && fast < FAST_SWAPS) {
-        es_engine *e = build(&stream, ir);
-        if (!e)
-            break;
-        while (es_processor_swap(p, e, &stream, err, sizeof err) != 0) {
-            refused++;
-            if (!es_processor_can_swap(p) && es_processor_collect(p) == 0)
-                sched_yield();
-        }
-        fast++;
-    }
-    accepted += fast;
-    settle_ok &= settle(p);
-    es_processor_collect(p);
+    pthread_create(&th, NULL, audio, s.p);
+    fill_without_collecting(&s);
+    const long fast = swap_collecting_when_refused(&s);
+    s.settle_ok &= settle(s.p);
+    es_processor_collect(s.p);
     atomic_store(&stop_audio, 1);
     pthread_join(th, NULL);
-    es_stats st;
-    es_processor_stats(p, &st);
-    printf("     %ld more swaps, %ld refusals on the way; %llu crossfades completed of %ld "
-           "accepted\n", fast, refused, (unsigned long long)st.swaps, accepted);
-    es_test_check(settle_ok && st.swaps == (uint64_t)accepted,
-          "every swap accepted completed its crossfade (none dropped)");
-    es_processor_destroy(p);
+    every_swap_completed(&s, fast);
+    es_processor_destroy(s.p);
     es_test_failures += !es_test_wrap_all_gone("every engine destroyed exactly once");
     es_ir_destroy(ir);
 }

@@ -47,6 +47,104 @@ static void self_test(void)
 
 enum { ALONE, PROCESSOR, PRIMED };
 
+/* What one run's counted calls play through. */
+typedef struct {
+    es_engine *e;
+    es_processor *p;     /* NULL: the engine alone */
+    es_history *history; /* a primed swap's, or NULL */
+    uint64_t ticket;     /* the primed swap's */
+    int inputs, outputs;
+    float **in, **out, **views;
+    int sizes[CALLS];    /* frames, each call */
+} rig;
+
+static void describe(char *what, size_t size, const es_engine_class *k, const char *layout,
+                     int length, int max_block, int through_processor)
+{
+    snprintf(what, size, "%s %s ir=%d max_block=%d%s", k->name, layout, length, max_block,
+             through_processor == PRIMED ? " via a primed swap"
+             : through_processor         ? " via processor"
+                                         : "");
+}
+
+/* A primed swap, queued before the count; its builder's part (the ringing
+ * in place) happens at call 100, inside it. The swap's buffer. */
+static float **queue_primed_swap(rig *r, const es_engine_class *k, const es_format *fmt,
+                                 const es_ir *ir, const es_options *opt, int length,
+                                 const char *what)
+{
+    char err[256];
+    float **ringing = es_test_planar(ir->outputs, length);
+    es_engine *next = es_engine_create(k, fmt, ir, opt, err, sizeof err);
+    const es_swap_how how = {.ab = -1, .same_filter = 1, .ringing = ringing,
+                             .ringing_frames = length};
+    r->history = es_processor_history(r->p);
+    if (!next || es_processor_swap_with(r->p, next, fmt, &how, &r->ticket, err, sizeof err)) {
+        printf("FAIL %s: %s\n", what, err);
+        failures++;
+    }
+    return ringing;
+}
+
+/* Random call sizes and input, and the buffers, all before the count. */
+static void rig_buffers(rig *r, int max_block, uint64_t *rng)
+{
+    r->in = es_test_planar(r->inputs, max_block);
+    r->out = es_test_planar(r->outputs, max_block);
+    for (int c = 0; c < CALLS; c++)
+        r->sizes[c] = es_test_int(rng, 1, max_block);
+    for (int i = 0; i < r->inputs; i++)
+        for (int t = 0; t < max_block; t++)
+            r->in[i][t] = (float)es_test_uniform(rng);
+    r->views = calloc((size_t)r->outputs, sizeof *r->views);
+}
+
+/* The calls counted: nothing here may allocate but what is under test. */
+static void play_calls(const rig *r)
+{
+    for (int c = 0; c < CALLS; c++) {
+        if (r->history && c == 100)
+            es_history_set_primed(r->history, r->ticket, 1);
+        /* The input held at silence and let in again, as a room measured
+         * on the stream asks (its command taken inside the count). */
+        if (r->p && (c == 200 || c == 400))
+            es_processor_hold_input(r->p, c == 200);
+        if (r->p)
+            es_processor_process(r->p, (const float *const *)r->in, r->out, r->sizes[c]);
+        else if (c % 2) /* both ways the engine is asked */
+            es_engine_process_views(r->e, (const float *const *)r->in, r->out, r->views,
+                                    r->outputs, r->sizes[c]);
+        else
+            es_engine_process(r->e, (const float *const *)r->in, r->out, r->sizes[c]);
+    }
+}
+
+static void primed_swap_played(const rig *r, const char *what)
+{
+    es_stats st;
+    es_processor_stats(r->p, &st);
+    char line[400];
+    snprintf(line, sizeof line, "%s: the swap was primed and played (primed %llu, swaps "
+             "%llu), its buffer let go", what, (unsigned long long)st.primed,
+             (unsigned long long)st.swaps);
+    const int ok = st.primed == 1 && st.swaps == 1 && !es_history_holds(r->history, r->ticket);
+    printf("%s %s\n", ok ? "ok  " : "FAIL", line);
+    failures += !ok;
+}
+
+static void rig_free(rig *r)
+{
+    free(r->views);
+    if (r->history)
+        es_history_unref(r->history);
+    if (r->p)
+        es_processor_destroy(r->p);
+    else
+        es_engine_destroy(r->e);
+    es_test_free_planar(r->in, r->inputs);
+    es_test_free_planar(r->out, r->outputs);
+}
+
 static void run(const es_engine_class *k, const char *layout, int length, int max_block,
                 int through_processor, uint64_t *rng)
 {
@@ -55,86 +153,30 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
     es_format fmt = {.sample_rate = 48000, .max_block = max_block,
                      .inputs = ir->inputs, .outputs = ir->outputs};
     es_options opt = {.partition = 128};
-    es_engine *e = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
-    snprintf(what, sizeof what, "%s %s ir=%d max_block=%d%s", k->name, layout, length,
-             max_block, through_processor == PRIMED ? " via a primed swap"
-                         : through_processor         ? " via processor"
-                                                     : "");
-    if (!e) {
+    rig r = {.e = es_engine_create(k, &fmt, ir, &opt, err, sizeof err), .inputs = ir->inputs,
+             .outputs = ir->outputs};
+    describe(what, sizeof what, k, layout, length, max_block, through_processor);
+    if (!r.e) {
         printf("FAIL %s: %s\n", what, err);
         failures++;
         es_ir_destroy(ir);
         return;
     }
-    es_processor *p = NULL;
     if (through_processor) {
         es_processor_config pc = {.mix = {.wet = 0.7f, .dry = 0.3f, .gain = 0.9f},
                                   .history_frames = through_processor == PRIMED ? 48000 : 0};
-        p = es_processor_create(&fmt, e, &pc, err, sizeof err);
+        r.p = es_processor_create(&fmt, r.e, &pc, err, sizeof err);
     }
-    /* A primed swap, queued before the count; its builder's part (the
-     * ringing in place) happens at call 100, inside it. */
-    float **ringing = NULL;
-    es_history *history = NULL;
-    uint64_t ticket = 0;
-    if (through_processor == PRIMED) {
-        ringing = es_test_planar(ir->outputs, length);
-        es_engine *next = es_engine_create(k, &fmt, ir, &opt, err, sizeof err);
-        const es_swap_how how = {.ab = -1, .same_filter = 1, .ringing = ringing,
-                                 .ringing_frames = length};
-        history = es_processor_history(p);
-        if (!next || es_processor_swap_with(p, next, &fmt, &how, &ticket, err, sizeof err)) {
-            printf("FAIL %s: %s\n", what, err);
-            failures++;
-        }
-    }
-    float **in = es_test_planar(ir->inputs, max_block);
-    float **out = es_test_planar(ir->outputs, max_block);
-    int sizes[CALLS];
-    for (int c = 0; c < CALLS; c++)
-        sizes[c] = es_test_int(rng, 1, max_block);
-    for (int i = 0; i < ir->inputs; i++)
-        for (int t = 0; t < max_block; t++)
-            in[i][t] = (float)es_test_uniform(rng);
-
-    float **views = calloc((size_t)ir->outputs, sizeof *views);
+    float **ringing = through_processor == PRIMED
+                          ? queue_primed_swap(&r, k, &fmt, ir, &opt, length, what)
+                          : NULL;
+    rig_buffers(&r, max_block, rng);
     es_rt_count_begin();
-    for (int c = 0; c < CALLS; c++) {
-        if (history && c == 100)
-            es_history_set_primed(history, ticket, 1);
-        /* The input held at silence and let in again, as a room measured
-         * on the stream asks (its command taken inside the count). */
-        if (p && (c == 200 || c == 400))
-            es_processor_hold_input(p, c == 200);
-        if (p)
-            es_processor_process(p, (const float *const *)in, out, sizes[c]);
-        else if (c % 2) /* both ways the engine is asked */
-            es_engine_process_views(e, (const float *const *)in, out, views, ir->outputs,
-                                    sizes[c]);
-        else
-            es_engine_process(e, (const float *const *)in, out, sizes[c]);
-    }
+    play_calls(&r);
     report(what, es_rt_count_end());
-    free(views);
-    if (history) {
-        es_stats st;
-        es_processor_stats(p, &st);
-        char line[400];
-        snprintf(line, sizeof line, "%s: the swap was primed and played (primed %llu, swaps "
-                 "%llu), its buffer let go", what, (unsigned long long)st.primed,
-                 (unsigned long long)st.swaps);
-        const int ok = st.primed == 1 && st.swaps == 1 && !es_history_holds(history, ticket);
-        printf("%s %s\n", ok ? "ok  " : "FAIL", line);
-        failures += !ok;
-        es_history_unref(history);
-    }
-
-    if (p)
-        es_processor_destroy(p);
-    else
-        es_engine_destroy(e);
-    es_test_free_planar(in, ir->inputs);
-    es_test_free_planar(out, ir->outputs);
+    if (r.history)
+        primed_swap_played(&r, what);
+    rig_free(&r);
     if (ringing)
         es_test_free_planar(ringing, ir->outputs);
     es_ir_destroy(ir);

@@ -66,128 +66,183 @@ static int set_of_block(const request *r, int count, int b, int part)
     return set;
 }
 
-/* length 0: random, 3 to 40 partitions. */
-static void check(const char *layout, int part, int random_calls, int length, uint64_t *rng)
+/* Requests: random moments, some on consecutive blocks, one to the set
+ * playing, one out of range. */
+typedef struct {
+    request at[41];
+    int count;
+    int first; /* the set asked before the first block; 0: none */
+} requests;
+
+static requests make_requests(int part, int random_calls, uint64_t *rng)
 {
-    char err[256], what[200];
-    length = length > 0 ? length : es_test_int(rng, 3 * part, 40 * part);
-    es_ir *sets[SETS];
-    for (int s = 0; s < SETS; s++)
-        sets[s] = random_set(layout, length - es_test_int(rng, 0, part), rng);
-    const int ins = sets[0]->inputs, outs = sets[0]->outputs;
-    es_format fmt = {.sample_rate = 48000, .max_block = part, .inputs = ins, .outputs = outs};
-    /* offline: a GPU engine's result is waited for, never dropped late. */
-    es_options opt = {.partition = part, .offline = 1};
-    const es_engine_class *k = engine;
-    es_engine *e = es_engine_create_sets(k, &fmt, (const es_ir *const *)sets, SETS, &opt, err,
-                                         sizeof err);
-    snprintf(what, sizeof what, "%s: %s, %d sets of %d taps, partition %d, %s calls", k->name,
-             layout, SETS, length, part, random_calls ? "random" : "whole-block");
-    if (!e) {
-        printf("FAIL %s: %s\n", what, err);
-        es_test_failures++;
-        return;
-    }
-    /* Requests: random moments, some on consecutive blocks, one to the
-     * set playing, one out of range. */
-    request req[41];
-    int nreq = 0;
-    const int first = es_test_int(rng, 0, SETS - 1); /* 0: none before the first block */
-    if (first)
-        req[nreq++] = (request){0, first};
-    for (int at = part; at < FRAMES - 6 * part && nreq < 37;) {
-        req[nreq].at = random_calls ? at + es_test_int(rng, 0, part - 1) : at;
-        req[nreq].set = es_test_int(rng, 0, SETS - 1);
-        nreq++;
+    requests r = {.count = 0};
+    r.first = es_test_int(rng, 0, SETS - 1);
+    if (r.first)
+        r.at[r.count++] = (request){0, r.first};
+    for (int at = part; at < FRAMES - 6 * part && r.count < 37;) {
+        r.at[r.count].at = random_calls ? at + es_test_int(rng, 0, part - 1) : at;
+        r.at[r.count].set = es_test_int(rng, 0, SETS - 1);
+        r.count++;
         at += part * (es_test_int(rng, 0, 3) == 0 ? 1 : es_test_int(rng, 2, 12));
     }
-    req[nreq] = (request){req[nreq - 1].at + part, SETS + 3}; /* ignored */
-    nreq++;
-    float **in = es_test_planar(ins, FRAMES), **out = es_test_planar(outs, FRAMES);
-    for (int i = 0; i < ins; i++)
-        for (int t = 0; t < FRAMES; t++)
-            in[i][t] = (float)es_test_uniform(rng);
-    const float **ip = calloc((size_t)ins, sizeof *ip);
-    float **op = calloc((size_t)outs, sizeof *op);
+    r.at[r.count] = (request){r.at[r.count - 1].at + part, SETS + 3}; /* ignored */
+    r.count++;
+    return r;
+}
+
+/* A check's stream: the engine, what it hears and plays, how it is called. */
+typedef struct {
+    es_engine *e;
+    float **in, **out;
+    int ins, outs;
+    int part, random_calls;
+} stream;
+
+/* The whole input through the engine, each request between two calls. */
+static void play(const stream *s, const requests *r, uint64_t *rng)
+{
+    const float **ip = calloc((size_t)s->ins, sizeof *ip);
+    float **op = calloc((size_t)s->outs, sizeof *op);
     int at = 0, next = 0;
     while (at < FRAMES) {
-        while (next < nreq && req[next].at <= at)
-            es_engine_select_set(e, req[next++].set);
-        int n = random_calls ? es_test_int(rng, 1, part) : part;
-        if (next < nreq && at + n > req[next].at)
-            n = req[next].at - at; /* the request comes between two calls */
+        while (next < r->count && r->at[next].at <= at)
+            es_engine_select_set(s->e, r->at[next++].set);
+        int n = s->random_calls ? es_test_int(rng, 1, s->part) : s->part;
+        if (next < r->count && at + n > r->at[next].at)
+            n = r->at[next].at - at; /* the request comes between two calls */
         n = at + n > FRAMES ? FRAMES - at : n;
-        for (int i = 0; i < ins; i++)
-            ip[i] = in[i] + at;
-        for (int o = 0; o < outs; o++)
-            op[o] = out[o] + at;
-        es_engine_process(e, ip, op, n);
+        for (int i = 0; i < s->ins; i++)
+            ip[i] = s->in[i] + at;
+        for (int o = 0; o < s->outs; o++)
+            op[o] = s->out[o] + at;
+        es_engine_process(s->e, ip, op, n);
         at += n;
     }
-    /* The expected output, block by block. */
+    free(ip);
+    free(op);
+}
+
+/* The expected output, block by block: the set asked last before the
+ * block began, a block where it changes faded from the old set's
+ * convolution of the whole input to the new one's. How many switches that
+ * makes, and the set at the end, in *switches and *last. */
+static double **expected(es_ir **sets, const stream *s, const requests *r, int *switches,
+                         int *last)
+{
+    const int part = s->part;
     double **ref[SETS];
-    for (int s = 0; s < SETS; s++)
-        ref[s] = es_ref_convolve(sets[s], in, FRAMES, FRAMES);
-    double **want = malloc((size_t)outs * sizeof *want);
-    for (int o = 0; o < outs; o++)
+    for (int k = 0; k < SETS; k++)
+        ref[k] = es_ref_convolve(sets[k], s->in, FRAMES, FRAMES);
+    double **want = malloc((size_t)s->outs * sizeof *want);
+    for (int o = 0; o < s->outs; o++)
         want[o] = calloc(FRAMES, sizeof(double));
-    int switches = 0, last = 0;
+    *switches = 0;
     for (int b = 0; b * part < FRAMES; b++) {
-        const int now = set_of_block(req, nreq, b, part);
+        const int now = set_of_block(r->at, r->count, b, part);
         /* Block 0 plays what was asked before it, unfaded. */
-        const int was = b > 0 ? set_of_block(req, nreq, b - 1, part) : now;
-        switches += now != was;
-        last = now;
+        const int was = b > 0 ? set_of_block(r->at, r->count, b - 1, part) : now;
+        *switches += now != was;
+        *last = now;
         for (int t = 0; t < part && b * part + t < FRAMES; t++) {
-            const double s = sin(1.5707963267948966 * (t + 0.5) / part);
-            const double w = now != was ? s * s : 1.0;
+            const double g = sin(1.5707963267948966 * (t + 0.5) / part);
+            const double w = now != was ? g * g : 1.0;
             const int n = b * part + t;
-            for (int o = 0; o < outs; o++)
+            for (int o = 0; o < s->outs; o++)
                 want[o][n] = (1 - w) * ref[was][o][n] + w * ref[now][o][n];
         }
     }
-    const double db = es_test_error_db(sets[0], out, want, FRAMES);
-    char line[400];
-    snprintf(line, sizeof line, "%s: %d requests (set %d before the first block), %d switches, "
-             "error %.1f dB against the float64 convolutions faded per block", what, nreq, first,
-             switches, db);
-    es_test_check(db < -110, line);
-    es_engine_status st;
-    es_engine_get_status(e, &st);
-    snprintf(line, sizeof line, "%s: status says set %d after %llu switches (want %d after %d)",
-             what, st.set, (unsigned long long)st.set_switches, last, switches);
-    es_test_check(st.set == last && st.set_switches == (uint64_t)switches, line);
-    /* Seamless: the tail end equals an engine of the last set alone. */
-    es_engine *alone = es_engine_create(k, &fmt, sets[last], &opt, err, sizeof err);
-    float **y = es_test_run(alone, sets[last], in, FRAMES, FRAMES,
-                            (es_call_pattern){part, 0, rng});
-    const int from = FRAMES - 4 * part;
+    for (int k = 0; k < SETS; k++) {
+        for (int o = 0; o < s->outs; o++)
+            free(ref[k][o]);
+        free(ref[k]);
+    }
+    return want;
+}
+
+/* Seamless: the tail end equals an engine of the last set alone. */
+static void tail_as_set_alone(const stream *s, const es_format *fmt, const es_options *opt,
+                              const es_ir *set, int last, const char *what, uint64_t *rng)
+{
+    char err[256], line[400];
+    es_engine *alone = es_engine_create(engine, fmt, set, opt, err, sizeof err);
+    float **y = es_test_run(alone, set, s->in, FRAMES, FRAMES,
+                            (es_call_pattern){s->part, 0, rng});
+    const int from = FRAMES - 4 * s->part;
     double peak = 0, diff = 0;
-    for (int o = 0; o < outs; o++)
+    for (int o = 0; o < s->outs; o++)
         for (int t = from; t < FRAMES; t++) {
             peak = fmax(peak, fabs(y[o][t]));
-            diff = fmax(diff, fabs((double)y[o][t] - out[o][t]));
+            diff = fmax(diff, fabs((double)y[o][t] - s->out[o][t]));
         }
     const double seam = diff > 0 ? 20 * log10(diff / peak) : -INFINITY;
     snprintf(line, sizeof line, "%s: the last 4 blocks, set %d, against an engine of that set "
              "alone: %.1f dB", what, last, seam);
     es_test_check(seam < -110, line);
     es_engine_destroy(alone);
-    es_test_free_planar(y, outs);
-    for (int s = 0; s < SETS; s++) {
-        for (int o = 0; o < outs; o++)
-            free(ref[s][o]);
-        free(ref[s]);
-        es_ir_destroy(sets[s]);
-    }
-    for (int o = 0; o < outs; o++)
+    es_test_free_planar(y, s->outs);
+}
+
+/* The output against the fades expected, and status against the requests. */
+static void plays_what_was_asked(es_ir **sets, const stream *s, const requests *r,
+                                 const char *what, int *last)
+{
+    char line[400];
+    int switches;
+    double **want = expected(sets, s, r, &switches, last);
+    const double db = es_test_error_db(sets[0], s->out, want, FRAMES);
+    snprintf(line, sizeof line, "%s: %d requests (set %d before the first block), %d switches, "
+             "error %.1f dB against the float64 convolutions faded per block", what, r->count,
+             r->first, switches, db);
+    es_test_check(db < -110, line);
+    es_engine_status st;
+    es_engine_get_status(s->e, &st);
+    snprintf(line, sizeof line, "%s: status says set %d after %llu switches (want %d after %d)",
+             what, st.set, (unsigned long long)st.set_switches, *last, switches);
+    es_test_check(st.set == *last && st.set_switches == (uint64_t)switches, line);
+    for (int o = 0; o < s->outs; o++)
         free(want[o]);
     free(want);
-    free(ip);
-    free(op);
-    es_test_free_planar(in, ins);
-    es_test_free_planar(out, outs);
-    es_engine_destroy(e);
+}
+
+/* length 0: random, 3 to 40 partitions. */
+static void check(const char *layout, int part, int random_calls, int length, uint64_t *rng)
+{
+    char err[256], what[200];
+    length = length > 0 ? length : es_test_int(rng, 3 * part, 40 * part);
+    es_ir *sets[SETS];
+    for (int k = 0; k < SETS; k++)
+        sets[k] = random_set(layout, length - es_test_int(rng, 0, part), rng);
+    stream s = {.ins = sets[0]->inputs, .outs = sets[0]->outputs, .part = part,
+                .random_calls = random_calls};
+    es_format fmt = {.sample_rate = 48000, .max_block = part, .inputs = s.ins,
+                     .outputs = s.outs};
+    /* offline: a GPU engine's result is waited for, never dropped late. */
+    es_options opt = {.partition = part, .offline = 1};
+    s.e = es_engine_create_sets(engine, &fmt, (const es_ir *const *)sets, SETS, &opt, err,
+                                sizeof err);
+    snprintf(what, sizeof what, "%s: %s, %d sets of %d taps, partition %d, %s calls",
+             engine->name, layout, SETS, length, part, random_calls ? "random" : "whole-block");
+    if (!s.e) {
+        printf("FAIL %s: %s\n", what, err);
+        es_test_failures++;
+        return;
+    }
+    const requests r = make_requests(part, random_calls, rng);
+    s.in = es_test_planar(s.ins, FRAMES);
+    s.out = es_test_planar(s.outs, FRAMES);
+    for (int i = 0; i < s.ins; i++)
+        for (int t = 0; t < FRAMES; t++)
+            s.in[i][t] = (float)es_test_uniform(rng);
+    play(&s, &r, rng);
+    int last = 0;
+    plays_what_was_asked(sets, &s, &r, what, &last);
+    tail_as_set_alone(&s, &fmt, &opt, sets[last], last, what, rng);
+    for (int k = 0; k < SETS; k++)
+        es_ir_destroy(sets[k]);
+    es_test_free_planar(s.in, s.ins);
+    es_test_free_planar(s.out, s.outs);
+    es_engine_destroy(s.e);
 }
 
 /* What es_engine_create_sets refuses, in one line each. */

@@ -235,143 +235,231 @@ static void the_sweep(void)
     free(x);
 }
 
-/* The wire, and the room with and without a reference. */
-static void rooms(void)
-{
-    es_sweep s = test_sweep();
-    const size_t nx = es_sweep_frames(&s);
-    float *x = malloc(nx * sizeof *x);
-    es_sweep_fill(&s, x);
+/* What the room checks share: the sweep, the room, the sweep through it,
+ * and a response buffer each measure fills. */
+typedef struct {
+    es_sweep s;
+    float *x;     /* the sweep, nx frames */
+    size_t nx;
+    float *h;     /* a response, n values */
     size_t n;
-    float *h = response_buffer(&s, &n);
-    es_response r;
+    double *room; /* nh frames */
+    size_t nh;
+    double *y;    /* the sweep through the room, nx + nh - 1 frames */
+    double t30;   /* the room's own, seconds */
+} bench;
 
-    /* A wire of 37 frames. */
+#define LOUD_NOISE 2e-2 /* rms: the louder noise, the repeats' and the quiet one's */
+
+static bench bench_create(void)
+{
+    bench b = {.s = test_sweep()};
+    b.nx = es_sweep_frames(&b.s);
+    b.x = malloc(b.nx * sizeof *b.x);
+    es_sweep_fill(&b.s, b.x);
+    b.h = response_buffer(&b.s, &b.n);
+    b.room = make_room(&b.nh);
+    b.y = convolve(b.x, b.nx, b.room, b.nh);
+    float *known = malloc(b.nh * sizeof *known);
+    for (size_t i = 0; i < b.nh; i++)
+        known[i] = (float)b.room[i];
+    es_acoustics want;
+    es_acoustics_measure(known, (int)b.nh, RATE, &want);
+    b.t30 = want.t30;
+    free(known);
+    return b;
+}
+
+static void bench_free(bench *b)
+{
+    free(b->y), free(b->room), free(b->h), free(b->x);
+}
+
+/* The T30 of the response in b->h, time zero at h[zero], over the room's
+ * length; seconds. */
+static double measured_t30(const bench *b, size_t zero)
+{
+    float *cut = malloc(b->nh * sizeof *cut);
+    es_response_cut(b->h, b->n, zero, b->nh, RATE, cut);
+    es_acoustics got;
+    es_acoustics_measure(cut, (int)b->nh, RATE, &got);
+    free(cut);
+    return got.t30;
+}
+
+/* A wire of 37 frames. */
+static void a_wire(const bench *b)
+{
     const size_t wire_len = (size_t)(ROOM_S * RATE);
     double *dirac = calloc(wire_len, sizeof *dirac);
     dirac[37] = 1;
-    double *y = convolve(x, nx, dirac, 38);
-    float *rec = record(&s, y, nx + 37, 0, 0, 1);
-    measure(&s, rec, NULL, 0, h, &r);
-    const double wire_db = band_error_db(&s, h, n, 0, dirac, wire_len);
+    double *y = convolve(b->x, b->nx, dirac, 38);
+    float *rec = record(&b->s, y, b->nx + 37, 0, 0, 1);
+    es_response r;
+    measure(&b->s, rec, NULL, 0, b->h, &r);
+    const double wire_db = band_error_db(&b->s, b->h, b->n, 0, dirac, wire_len);
     check(wire_db < -60, "a wire: %.1f dB from a Dirac over the band (under %.0f)", wire_db, -60.0);
     check(r.peak_at == 37, "a wire: its peak at %zu frames (37)", r.peak_at);
     free(y), free(rec), free(dirac);
+}
 
-    /* The room behind the device. */
-    size_t nh;
-    double *room = make_room(&nh);
-    y = convolve(x, nx, room, nh);
-    rec = record(&s, y, nx + nh - 1, DEVICE, 0, 1);
-    measure(&s, rec, NULL, DEVICE, h, &r);
-    double room_db = band_error_db(&s, h, n, DEVICE, room, nh);
+/* The room behind the device. */
+static void room_behind_device(const bench *b)
+{
+    float *rec = record(&b->s, b->y, b->nx + b->nh - 1, DEVICE, 0, 1);
+    es_response r;
+    measure(&b->s, rec, NULL, DEVICE, b->h, &r);
+    const double room_db = band_error_db(&b->s, b->h, b->n, DEVICE, b->room, b->nh);
     check(room_db < -60, "a room: %.1f dB from it over the band (under %.0f)", room_db, -60.0);
     check(r.peak_at == DIRECT, "a room, time zero the device's: the direct sound at %zu (%d)",
           r.peak_at, DIRECT);
-    float *cut = malloc(nh * sizeof *cut), *known = malloc(nh * sizeof *known);
-    for (size_t i = 0; i < nh; i++)
-        known[i] = (float)room[i];
-    es_response_cut(h, n, DEVICE, nh, RATE, cut);
-    es_acoustics got, want;
-    es_acoustics_measure(cut, (int)nh, RATE, &got);
-    es_acoustics_measure(known, (int)nh, RATE, &want);
-    check(fabs(got.t30 / want.t30 - 1) < 0.02, "a room: T30 %.4f s against its %.4f s (2 %%)",
-          got.t30, want.t30);
+    const double t30 = measured_t30(b, DEVICE);
+    check(fabs(t30 / b->t30 - 1) < 0.02, "a room: T30 %.4f s against its %.4f s (2 %%)", t30,
+          b->t30);
+    free(rec);
+}
 
-    /* Through a reference: the device's own filter (a two-tap smoothing)
-     * and delay on both the room's channel and the wire's. */
+/* Through a reference: the device's own filter (a two-tap smoothing) and
+ * delay on both the room's channel and the wire's. */
+static void room_through_reference(const bench *b)
+{
+    const size_t nx = b->nx;
     double device[DEVICE + 2] = {0};
     device[DEVICE] = 0.7, device[DEVICE + 1] = 0.3;
-    double *through = convolve(x, nx, device, DEVICE + 2);
+    double *through = convolve(b->x, nx, device, DEVICE + 2);
     float *xf = malloc((nx + DEVICE + 1) * sizeof *xf);
     for (size_t i = 0; i < nx + DEVICE + 1; i++)
         xf[i] = (float)through[i];
-    double *y2 = convolve(xf, nx + DEVICE + 1, room, nh);
-    float *ref = record(&s, through, nx + DEVICE + 1, 0, 0, 1);
-    float *rec2 = record(&s, y2, nx + DEVICE + nh, 0, 0, 1);
-    measure(&s, rec2, ref, 0, h, &r);
-    room_db = band_error_db(&s, h, n, 0, room, nh);
+    double *y2 = convolve(xf, nx + DEVICE + 1, b->room, b->nh);
+    float *ref = record(&b->s, through, nx + DEVICE + 1, 0, 0, 1);
+    float *rec2 = record(&b->s, y2, nx + DEVICE + b->nh, 0, 0, 1);
+    es_response r;
+    measure(&b->s, rec2, ref, 0, b->h, &r);
+    const double room_db = band_error_db(&b->s, b->h, b->n, 0, b->room, b->nh);
     check(room_db < -60, "through a reference: %.1f dB from the room (under %.0f)", room_db, -60.0);
     check(r.peak_at == DIRECT, "through a reference: the direct sound at %zu (%d), exact",
           r.peak_at, DIRECT);
-    es_response_cut(h, n, 0, nh, RATE, cut);
-    es_acoustics_measure(cut, (int)nh, RATE, &got);
-    check(fabs(got.t30 / want.t30 - 1) < 0.02, "through a reference: T30 %.4f s (%.4f s)",
-          got.t30, want.t30);
+    const double t30 = measured_t30(b, 0);
+    check(fabs(t30 / b->t30 - 1) < 0.02, "through a reference: T30 %.4f s (%.4f s)", t30, b->t30);
     free(through), free(xf), free(y2), free(ref), free(rec2);
+}
 
-    /* Noise: the PNR against the true one at two levels (the noise
-     * deconvolved alone, its energy per frame over the response's gap),
-     * and the repeats' gain. */
-    measure(&s, rec, NULL, DEVICE, h, &r);
-    const double clean_peak = r.peak;
-    const size_t gap = es_sweep_period(&s) - nx;
-    float *hn = malloc(n * sizeof *hn);
-    double one = 0;
-    for (int level = 0; level < 2; level++) {
-        const double sigma = level ? 2e-2 : 2e-4;
-        float *alone = record(&s, NULL, 0, 0, sigma, 99);
-        es_response rn;
-        measure(&s, alone, NULL, DEVICE, hn, &rn);
-        double noise = 0;
-        for (size_t i = DEVICE; i < gap; i++)
-            noise += (double)hn[i] * hn[i];
-        noise /= (double)(gap - DEVICE);
-        free(rec);
-        rec = record(&s, y, nx + nh - 1, DEVICE, sigma, 99);
-        measure(&s, rec, NULL, DEVICE, h, &r);
-        const double truth = 10 * log10(clean_peak * clean_peak / noise);
-        check(fabs(r.pnr_db - truth) < 2,
-              "noise of rms %g: PNR %.1f dB against the true %.1f (2 dB)", sigma, r.pnr_db,
-              truth);
-        one = r.pnr_db;
-        free(alone);
-    }
-    const double sigma = 2e-2;
+/* The PNR of the room recorded with noise of rms sigma, against the true
+ * one: the noise deconvolved alone, its energy per frame over the
+ * response's gap, under the clean response's peak. The PNR measured. */
+static double pnr_against_truth(const bench *b, double sigma, double clean_peak)
+{
+    const size_t gap = es_sweep_period(&b->s) - b->nx;
+    float *hn = malloc(b->n * sizeof *hn);
+    float *alone = record(&b->s, NULL, 0, 0, sigma, 99);
+    es_response rn, r;
+    measure(&b->s, alone, NULL, DEVICE, hn, &rn);
+    double noise = 0;
+    for (size_t i = DEVICE; i < gap; i++)
+        noise += (double)hn[i] * hn[i];
+    noise /= (double)(gap - DEVICE);
+    float *rec = record(&b->s, b->y, b->nx + b->nh - 1, DEVICE, sigma, 99);
+    measure(&b->s, rec, NULL, DEVICE, b->h, &r);
+    const double truth = 10 * log10(clean_peak * clean_peak / noise);
+    check(fabs(r.pnr_db - truth) < 2,
+          "noise of rms %g: PNR %.1f dB against the true %.1f (2 dB)", sigma, r.pnr_db, truth);
+    free(alone), free(rec), free(hn);
+    return r.pnr_db;
+}
+
+/* Noise: the PNR against the true one at two levels. The PNR of one take
+ * at LOUD_NOISE, for the checks after. */
+static double noise_pnr(const bench *b)
+{
+    float *clean = record(&b->s, b->y, b->nx + b->nh - 1, DEVICE, 0, 1);
+    es_response r;
+    measure(&b->s, clean, NULL, DEVICE, b->h, &r);
+    free(clean);
+    pnr_against_truth(b, 2e-4, r.peak);
+    return pnr_against_truth(b, LOUD_NOISE, r.peak);
+}
+
+/* 4 repeats averaged: 10 log10 4 dB more PNR than one take (`one`). */
+static void repeats_gain(const bench *b, double one)
+{
+    es_sweep s = b->s;
     s.repeats = 4;
-    free(rec);
-    rec = record(&s, y, nx + nh - 1, DEVICE, sigma, 5);
-    measure(&s, rec, NULL, DEVICE, h, &r);
+    float *rec = record(&s, b->y, b->nx + b->nh - 1, DEVICE, LOUD_NOISE, 5);
+    es_response r;
+    measure(&s, rec, NULL, DEVICE, b->h, &r);
     check(fabs(r.pnr_db - one - 10 * log10(4)) < 1,
           "4 repeats: %.1f dB more PNR (10 log10 4 = %.1f, 1 dB)", r.pnr_db - one,
           10 * log10(4));
-    s.repeats = 1;
+    free(rec);
+}
 
-    /* Verdicts. */
+/* What a recording is found to be, and the advice printed. */
+static es_response verdict(const bench *b, const float *rec, char *advice, size_t size)
+{
+    es_response r;
+    measure(&b->s, rec, NULL, DEVICE, b->h, &r);
+    es_response_advice(&r, &b->s, advice, size);
+    return r;
+}
+
+static void silence_verdict(const bench *b)
+{
     char advice[512];
-    for (size_t i = 0; i < es_sweep_total(&s); i++)
-        rec[i] = 0;
-    measure(&s, rec, NULL, DEVICE, h, &r);
-    es_response_advice(&r, &s, advice, sizeof advice);
+    float *rec = calloc(es_sweep_total(&b->s), sizeof *rec);
+    const es_response r = verdict(b, rec, advice, sizeof advice);
     check(r.verdict == ES_RESPONSE_SILENT && strstr(advice, "nothing came back"),
           "silence: verdict %d (SILENT %d)", (int)r.verdict, (int)ES_RESPONSE_SILENT);
     printf("     %s\n", advice);
     free(rec);
-    rec = record(&s, y, nx + nh - 1, DEVICE, 0, 1);
-    for (size_t i = 0; i < es_sweep_total(&s); i++)
+}
+
+static void clipped_verdict(const bench *b)
+{
+    char advice[512];
+    float *rec = record(&b->s, b->y, b->nx + b->nh - 1, DEVICE, 0, 1);
+    for (size_t i = 0; i < es_sweep_total(&b->s); i++)
         rec[i] *= 8; /* about +6 dBFS: clipped where the device would clip */
-    for (size_t i = 0; i < es_sweep_total(&s); i++)
+    for (size_t i = 0; i < es_sweep_total(&b->s); i++)
         rec[i] = rec[i] > 1 ? 1 : rec[i] < -1 ? -1 : rec[i];
-    measure(&s, rec, NULL, DEVICE, h, &r);
-    es_response_advice(&r, &s, advice, sizeof advice);
+    const es_response r = verdict(b, rec, advice, sizeof advice);
     check(r.verdict == ES_RESPONSE_CLIPPED && strstr(advice, "measure at -22 dBFS"),
           "clipped: verdict %d (CLIPPED %d), a level 10 dB down named", (int)r.verdict,
           (int)ES_RESPONSE_CLIPPED);
     printf("     %s\n", advice);
     free(rec);
-    /* Noise raised to leave about 10 dB of PNR, the whole recording quiet. */
-    rec = record(&s, y, nx + nh - 1, DEVICE, sigma * pow(10, (one - 10) / 20), 3);
-    for (size_t i = 0; i < es_sweep_total(&s); i++)
+}
+
+/* Noise raised to leave about 10 dB of PNR (one take's at LOUD_NOISE is
+ * `one`), the whole recording quiet. */
+static void quiet_verdict(const bench *b, double one)
+{
+    char advice[512];
+    float *rec = record(&b->s, b->y, b->nx + b->nh - 1, DEVICE,
+                        LOUD_NOISE * pow(10, (one - 10) / 20), 3);
+    for (size_t i = 0; i < es_sweep_total(&b->s); i++)
         rec[i] *= 0.01f;
-    measure(&s, rec, NULL, DEVICE, h, &r);
-    es_response_advice(&r, &s, advice, sizeof advice);
+    const es_response r = verdict(b, rec, advice, sizeof advice);
     check(r.verdict == ES_RESPONSE_QUIET && strstr(advice, "too quiet"),
           "quiet: verdict %d (QUIET %d), PNR %.1f dB", (int)r.verdict, (int)ES_RESPONSE_QUIET,
           r.pnr_db);
     printf("     %s\n", advice);
+    free(rec);
+}
 
-    free(rec), free(y), free(room), free(cut), free(known), free(hn);
-    free(h), free(x);
+/* The wire, and the room with and without a reference, with noise, and
+ * each verdict. */
+static void rooms(void)
+{
+    bench b = bench_create();
+    a_wire(&b);
+    room_behind_device(&b);
+    room_through_reference(&b);
+    const double one = noise_pnr(&b);
+    repeats_gain(&b, one);
+    silence_verdict(&b);
+    clipped_verdict(&b);
+    quiet_verdict(&b, one);
+    bench_free(&b);
 }
 
 /* x + 0.1 x^2 in the loop: the second order at its level. */

@@ -160,6 +160,108 @@ static void file_level(void)
     es_ir_destroy(silent);
 }
 
+/* Faithful: beyond the one gain, the prepared room's largest possible
+ * output differs from the file's by this at most (the worst-case input
+ * meets every tap at once: the sums of |differences|), as a fraction; -1
+ * if the file does not load. */
+static double worst_difference(const char *wav, const es_prepared_room *p)
+{
+    float **orig = NULL;
+    es_audio_info oi;
+    char err[512];
+    if (es_audiofile_load(wav, &orig, &oi, err, sizeof err) != 0)
+        return -1;
+    double worst = 0;
+    const double g = pow(10, p->gain_db / 20);
+    for (int c = 0; c < 2; c++) {
+        double whole = 0, off = 0;
+        for (long t = 0; t < (long)oi.frames; t++) {
+            whole += fabs(orig[c][t]);
+            off += fabs(orig[c][t] - (t < p->frames ? p->ch[c][t] / g : 0.0));
+        }
+        worst = fmax(worst, off / whole);
+    }
+    es_audiofile_free_channels(orig, oi.channels);
+    return worst;
+}
+
+/* 4800 audible frames (an exponential decay, 104 dB down at the end), then
+ * 43200 zeros: the trim keeps all but a tail within -120 dB of the whole. */
+static void trimmed_faithful_levelled(const es_room *room)
+{
+    es_prepared_room p;
+    char err[512], what[200];
+    check(es_room_prepare(room, 48000, &p, err, sizeof err) == 0, "stereo room prepared");
+    snprintf(what, sizeof what, "silent tail trimmed: %d frames kept of 48000 (audible 4800), "
+             "%.3f s cut", p.frames, p.trimmed_s);
+    check(p.frames <= 4800 && p.frames > 4000, what);
+    const double worst = worst_difference(room->path, &p);
+    snprintf(what, sizeof what, "the prepared room is the file's to %.1f dB (at most -120), "
+             "beyond its gain", worst > 0 ? 20 * log10(worst) : -300.0);
+    check(worst >= 0 && worst <= 1e-6, what);
+    snprintf(what, sizeof what, "programme power per output %.6f (want 1)", energy(&p, 2));
+    check(fabs(energy(&p, 2) - 1) < 1e-4, what);
+    es_prepared_room_free(&p);
+}
+
+static void predelay_and_gain(const es_room *plain)
+{
+    es_room room = *plain;
+    room.predelay_ms = 10;
+    room.gain_db = -6;
+    es_prepared_room p;
+    char err[512], what[200];
+    check(es_room_prepare(&room, 48000, &p, err, sizeof err) == 0, "with pre-delay and gain");
+    int zeros = 0;
+    while (zeros < p.frames && p.ch[0][zeros] == 0 && p.ch[1][zeros] == 0)
+        zeros++;
+    snprintf(what, sizeof what, "10 ms pre-delay: %d leading zero frames (want 480)", zeros);
+    check(zeros == 480, what);
+    snprintf(what, sizeof what, "gain -6 dB: programme power %.4f (want %.4f)", energy(&p, 2),
+             pow(10, -0.6));
+    check(fabs(energy(&p, 2) - pow(10, -0.6)) < 1e-4, what);
+    es_prepared_room_free(&p);
+}
+
+/* The room with pre-delay and gain, now with a layout its file cannot fill. */
+static void layout_needs_channels(const es_room *plain)
+{
+    es_room room = *plain;
+    room.predelay_ms = 10;
+    room.gain_db = -6;
+    snprintf(room.layout, sizeof room.layout, "true-stereo");
+    es_prepared_room p;
+    char err[512];
+    check(es_room_prepare(&room, 48000, &p, err, sizeof err) != 0 &&
+              strstr(err, "room 'test'") && strstr(err, "needs 4 channels"),
+          "a 2-channel file with layout true-stereo is refused, naming the room");
+    printf("     %s\n", err);
+}
+
+static void resampled(const es_room *room)
+{
+    es_prepared_room p;
+    char err[512];
+    check(es_room_prepare(room, 44100, &p, err, sizeof err) == 0 && p.rate == 44100 &&
+              p.file_rate == 48000,
+          "prepared at 44.1 kHz from a 48 kHz file (resampled)");
+    es_prepared_room_free(&p);
+}
+
+/* Removes the room's file on the way: a cached room must not need it again. */
+static void cache_keeps_rooms(const es_room *room)
+{
+    char err[512];
+    es_room_cache cache = {0};
+    const es_prepared_room *a = es_room_cache_get(&cache, room, 48000, err, sizeof err);
+    const es_prepared_room *b = es_room_cache_get(&cache, room, 44100, err, sizeof err);
+    unlink(room->path);
+    const es_prepared_room *c = es_room_cache_get(&cache, room, 48000, err, sizeof err);
+    check(a && b && a != b && c == a, "cache: one entry per rate, the same one back without "
+                                      "the file");
+    es_room_cache_free(&cache);
+}
+
 int main(void)
 {
     weighting();
@@ -171,77 +273,14 @@ int main(void)
     unlink(path);
     char wav[64];
     snprintf(wav, sizeof wav, "%s.wav", path);
-    /* 4800 audible frames (an exponential decay, 104 dB down at the end), then
-     * 43200 zeros: the trim keeps all but a tail within -120 dB of the whole. */
     write_ir(wav, 2, 48000, 4800, 48000);
-    es_room room = {.name = "test", .path = wav, .description = "", .source = "",
-                    .licence = ""};
-    es_prepared_room p;
-    char err[512], what[200];
-    check(es_room_prepare(&room, 48000, &p, err, sizeof err) == 0, "stereo room prepared");
-    snprintf(what, sizeof what, "silent tail trimmed: %d frames kept of 48000 (audible 4800), "
-             "%.3f s cut", p.frames, p.trimmed_s);
-    check(p.frames <= 4800 && p.frames > 4000, what);
-    /* Faithful: beyond the one gain, the prepared room's largest possible
-     * output differs from the file's by -120 dB at most (the worst-case
-     * input meets every tap at once: the sums of |differences|). */
-    float **orig = NULL;
-    es_audio_info oi;
-    double worst = 0;
-    if (es_audiofile_load(wav, &orig, &oi, err, sizeof err) == 0) {
-        const double g = pow(10, p.gain_db / 20);
-        for (int c = 0; c < 2; c++) {
-            double whole = 0, off = 0;
-            for (long t = 0; t < (long)oi.frames; t++) {
-                whole += fabs(orig[c][t]);
-                off += fabs(orig[c][t] - (t < p.frames ? p.ch[c][t] / g : 0.0));
-            }
-            worst = fmax(worst, off / whole);
-        }
-        es_audiofile_free_channels(orig, oi.channels);
-    }
-    snprintf(what, sizeof what, "the prepared room is the file's to %.1f dB (at most -120), "
-             "beyond its gain", worst > 0 ? 20 * log10(worst) : -300.0);
-    check(orig != NULL && worst <= 1e-6, what);
-    snprintf(what, sizeof what, "programme power per output %.6f (want 1)", energy(&p, 2));
-    check(fabs(energy(&p, 2) - 1) < 1e-4, what);
-    es_prepared_room_free(&p);
-
-    room.predelay_ms = 10;
-    room.gain_db = -6;
-    check(es_room_prepare(&room, 48000, &p, err, sizeof err) == 0, "with pre-delay and gain");
-    int zeros = 0;
-    while (zeros < p.frames && p.ch[0][zeros] == 0 && p.ch[1][zeros] == 0)
-        zeros++;
-    snprintf(what, sizeof what, "10 ms pre-delay: %d leading zero frames (want 480)", zeros);
-    check(zeros == 480, what);
-    snprintf(what, sizeof what, "gain -6 dB: programme power %.4f (want %.4f)", energy(&p, 2),
-             pow(10, -0.6));
-    check(fabs(energy(&p, 2) - pow(10, -0.6)) < 1e-4, what);
-    es_prepared_room_free(&p);
-
-    snprintf(room.layout, sizeof room.layout, "true-stereo");
-    check(es_room_prepare(&room, 48000, &p, err, sizeof err) != 0 &&
-              strstr(err, "room 'test'") && strstr(err, "needs 4 channels"),
-          "a 2-channel file with layout true-stereo is refused, naming the room");
-    printf("     %s\n", err);
-    room.layout[0] = 0;
-    room.gain_db = 0;
-    room.predelay_ms = 0;
-
-    check(es_room_prepare(&room, 44100, &p, err, sizeof err) == 0 && p.rate == 44100 &&
-              p.file_rate == 48000,
-          "prepared at 44.1 kHz from a 48 kHz file (resampled)");
-    es_prepared_room_free(&p);
-
-    es_room_cache cache = {0};
-    const es_prepared_room *a = es_room_cache_get(&cache, &room, 48000, err, sizeof err);
-    const es_prepared_room *b = es_room_cache_get(&cache, &room, 44100, err, sizeof err);
-    unlink(wav); /* a cached room must not need its file again */
-    const es_prepared_room *c = es_room_cache_get(&cache, &room, 48000, err, sizeof err);
-    check(a && b && a != b && c == a, "cache: one entry per rate, the same one back without "
-                                      "the file");
-    es_room_cache_free(&cache);
+    const es_room room = {.name = "test", .path = wav, .description = "", .source = "",
+                          .licence = ""};
+    trimmed_faithful_levelled(&room);
+    predelay_and_gain(&room);
+    layout_needs_channels(&room);
+    resampled(&room);
+    cache_keeps_rooms(&room);
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }
