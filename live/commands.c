@@ -388,6 +388,8 @@ static int run_quit(es_session *s, const es_command_args *a, int given)
 
 #define NONE END
 
+/* A new kind of change: a row here, with its run (and its nudge when a
+ * key is to step it); a key for it is then a row of ui/keys.c's table. */
 const es_command es_commands[] = {
     {"room", "crossfade to another room (name or IR file)", 1,
      {{"room", ES_PARAM_STRING, 0, 1023, "ROOM", NULL, ARG(text), NULL, NULL}, NONE, NONE},

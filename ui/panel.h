@@ -8,8 +8,9 @@
  * the table's order, gives a key to the topmost view that is up, and a
  * click to the panel that drew the row under it. Hooks left out are NULL.
  *
- * Adding a panel: its file, ending in its `const ui_panel`, and a line in
- * panel_list.c (with its area in layout.c when it needs a new one). */
+ * Adding a panel: its file (in CMakeLists.txt), ending in its `const
+ * ui_panel`, and its lines in panel_list.c (with an area in layout.c when
+ * none fits). */
 #ifndef ES_UI_PANEL_H
 #define ES_UI_PANEL_H
 
@@ -32,18 +33,6 @@ typedef struct ui_panel {
      * click. */
     void (*hit)(ui_model *m, int index, int twice);
 } ui_panel;
-
-extern const ui_panel ui_header_panel;   /* header.c */
-extern const ui_panel ui_rooms_panel;    /* room_panel.c */
-extern const ui_panel ui_engines_panel;  /* engines.c */
-extern const ui_panel ui_meters_panel;   /* meters.c */
-extern const ui_panel ui_spectrum_panel; /* spectrum.c */
-extern const ui_panel ui_messages_panel; /* messages.c */
-extern const ui_panel ui_status_panel;   /* messages.c */
-extern const ui_panel ui_prompt_panel;   /* prompt.c */
-extern const ui_panel ui_form_panel;     /* measure_form.c */
-extern const ui_panel ui_history_panel;  /* messages.c */
-extern const ui_panel ui_help_panel;     /* help.c */
 
 /* panel_list.c: every panel, in drawing order (the last drawn on top),
  * NULL-terminated. */
