@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ui.h"
+#include "console.h"
 
 static int saved_fd = -1, read_fd = -1;
 static char pending[512]; /* a line not ended yet */

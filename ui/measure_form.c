@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui.h"
+#include "commands.h"
+#include "draw.h"
+#include "layout.h"
+#include "measure_form.h"
+#include "panel.h"
 
 #define ESC 27
 
@@ -134,7 +138,7 @@ static void start(ui_model *m)
     }
 }
 
-int ui_form_key(ui_model *m, int key)
+static int form_key(ui_model *m, int key)
 {
     ui_measure_form *f = &m->form;
     char *text = f->text[f->field];
@@ -160,7 +164,9 @@ int ui_form_key(ui_model *m, int key)
     return UI_KEEP;
 }
 
-void ui_form_watch(ui_model *m)
+/* Each frame: a measurement it started that ended clipped or too quiet
+ * opens it again. */
+static void form_watch(ui_model *m)
 {
     ui_measure_form *f = &m->form;
     const es_live_snapshot *s = m->snap;
@@ -171,9 +177,15 @@ void ui_form_watch(ui_model *m)
         ui_form_open(m, s->measure_retry_db, s->measure_line);
 }
 
-void ui_draw_form(const ui_model *m, int lines, int cols)
+static int form_up(const ui_model *m)
+{
+    return m->form.open;
+}
+
+static void draw_form(ui_model *m, const ui_rect *r)
 {
     const ui_measure_form *f = &m->form;
+    const int lines = r->h, cols = r->w;
     const int w = cols - 2 < 76 ? cols - 2 : 76, h = UI_FORM_FIELDS + 7;
     int y, x;
     ui_box(lines, cols, h, w, &y, &x);
@@ -213,3 +225,12 @@ void ui_draw_form(const ui_model *m, int lines, int cols)
               "sweep plays dry", w - 4);
     attroff(COLOR_PAIR(UI_DIM));
 }
+
+const ui_panel ui_form_panel = {
+    .name = "form",
+    .area = UI_AREA_SCREEN,
+    .up = form_up,
+    .update = form_watch,
+    .draw = draw_form,
+    .key = form_key,
+};

@@ -3,14 +3,18 @@
  * (the meter table's: xruns, stalls, wake, throughput, the GPU's time),
  * and the levels with held peaks and clip hold. What the panel remembers
  * between snapshots (the history, misses lately, the holds) is
- * ui_meter_memory. */
+ * ui_meter_memory. A click on an A/B slot's row plays that slot. */
 #include "curses_loaded.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
+#include "layout.h"
+#include "messages.h"
 #include "meter.h"
-#include "ui.h"
+#include "panel.h"
+#include "slots.h"
 
 #define CLIP_HOLD_S 2.0
 #define LEVEL_FLOOR_DB -60.0
@@ -75,7 +79,8 @@ static void misses_update(ui_meter_memory *mm, double now, uint64_t misses, int 
     mm->misses_lately = misses - mm->miss_counts[oldest];
 }
 
-void ui_meters_update(ui_model *m)
+/* Each frame: the meters' memory from the new snapshot. */
+static void meters_update(ui_model *m)
 {
     ui_meter_memory *mm = &m->meters;
     const es_stats *s = &m->snap->stats;
@@ -325,7 +330,7 @@ static int level_rows(const ui_model *m, const ui_rect *r, int row, int split_ou
     return row;
 }
 
-void ui_draw_meters(const ui_model *m, const ui_rect *r)
+static void draw_meters(ui_model *m, const ui_rect *r)
 {
     const es_stats *s = &m->snap->stats;
     const int title_w = title_row(m->snap, r);
@@ -353,3 +358,17 @@ void ui_draw_meters(const ui_model *m, const ui_rect *r)
     if (scale && row < r->h)
         level_scale(r, row++);
 }
+
+static void click_slot(ui_model *m, int slot, int twice)
+{
+    (void)twice;
+    ui_refused(m, es_session_switch_slot(m->session, slot), "");
+}
+
+const ui_panel ui_meters_panel = {
+    .name = "meters",
+    .area = UI_AREA_METERS,
+    .update = meters_update,
+    .draw = draw_meters,
+    .hit = click_slot,
+};

@@ -1,17 +1,15 @@
-/* The room list's cursor and the one-line prompt: moving through the list
- * (a line, a page, the ends), searching it (/ then n and N), opening an IR
- * file by its path (o). The keys that do these are in keys.c's tables. The
- * list is the session's (the snapshot's `rooms`); when it changes (a
- * rescan, a file played) the cursor stays on its room. */
+/* The room list's cursor: moving through the list (a line, a page, the
+ * ends), searching it (/ then n and N), playing the room under it. The
+ * keys that do these are in keys.c's table, the search typed in the
+ * prompt (prompt.c), the list drawn by room_panel.c. The list is the
+ * session's (the snapshot's `rooms`); when it changes (a rescan, a file
+ * played) the cursor stays on its room. */
 #include <ctype.h>
-#include "curses_loaded.h"
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "ui.h"
-
-#define ESC 27
+#include "messages.h"
+#include "rooms.h"
 
 static void remember(ui_model *m)
 {
@@ -133,59 +131,8 @@ void ui_rooms_click(ui_model *m, int i, int play)
         ui_rooms_play(m);
 }
 
-/* ~ and ~/... as the shell reads them (the home folder from $HOME). */
-static void expand_home(const char *in, char *out, size_t n)
+void ui_rooms_search(ui_model *m, const char *text)
 {
-    const char *home = getenv("HOME");
-    if (in[0] == '~' && (in[1] == '/' || !in[1]) && home && *home)
-        snprintf(out, n, "%s%s", home, in + 1);
-    else
-        snprintf(out, n, "%s", in);
-}
-
-void ui_prompt_key(ui_model *m, int key)
-{
-    const size_t len = strlen(m->prompt_text);
-    if (key == ESC) {
-        m->prompt = 0;
-    } else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
-        if (len)
-            m->prompt_text[len - 1] = 0;
-    } else if (key == 21) { /* Ctrl-U: the line cleared, as in a shell */
-        m->prompt_text[0] = 0;
-    } else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
-        const int which = m->prompt;
-        m->prompt = 0;
-        if (!m->prompt_text[0])
-            return;
-        if (which == '/') {
-            snprintf(m->search, sizeof m->search, "%.255s", m->prompt_text);
-            search_step(m, -1, 1); /* the first match in the list */
-        } else {
-            char path[1024];
-            expand_home(m->prompt_text, path, sizeof path);
-            /* A bad path: the session says so, as for `room`. */
-            ui_refused(m, es_session_set_room(m->session, path), "");
-        }
-    } else if (key >= 32 && key < 127 && len + 1 < sizeof m->prompt_text) {
-        m->prompt_text[len] = (char)key;
-        m->prompt_text[len + 1] = 0;
-    }
-}
-
-void ui_draw_prompt(const ui_model *m, const ui_rect *r)
-{
-    if (!m->prompt)
-        return;
-    const char *label = m->prompt == '/' ? "/" : "open IR file: ";
-    const int room = r->w - (int)strlen(label) - 2;
-    const int len = (int)strlen(m->prompt_text);
-    /* The end of a long path, where the typing is. */
-    const char *shown = len > room ? m->prompt_text + (len - room) : m->prompt_text;
-    char line[1200];
-    snprintf(line, sizeof line, "%s%s_", label, shown);
-    mvhline(r->y, r->x, ' ', r->w);
-    attron(A_BOLD);
-    ui_text(r->y, r->x, line, r->w);
-    attroff(A_BOLD);
+    snprintf(m->search, sizeof m->search, "%.255s", text);
+    search_step(m, -1, 1); /* the first match in the list */
 }

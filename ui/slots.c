@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui.h"
+#include "draw.h"
+#include "hits.h"
+#include "slots.h"
 
 /* A count in at most 4 characters: 12, 9999, 12k, 3M. */
 static void count4(char *out, size_t n, uint64_t v)
@@ -52,7 +54,7 @@ void ui_draw_slots(const ui_model *m, int y, int x, int w)
     const int active = snap->active_slot, playing = snap->playing_slot;
     for (int k = 0; k < ES_AB_SLOTS; k++) {
         const es_live_slot *sl = &snap->slot[k];
-        ui_hit_add(UI_HIT_SLOT, k, y + 1 + k, x, w); /* a click plays the slot */
+        ui_hit_add(k, y + 1 + k, x, w); /* a click plays the slot */
         const es_ab_stats *a = &sl->stats;
         const char mark = k == playing ? '>' : k == active ? '~' : ' ';
         if (!sl->set) {

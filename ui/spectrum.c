@@ -10,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "fftw_planner.h"
-#include "ui.h"
+#include "layout.h"
+#include "panel.h"
+#include "spectrum.h"
 
 #define FFT_N 4096
 #define BINS (FFT_N / 2 + 1)
@@ -79,7 +82,9 @@ void ui_spectrum_destroy(ui_spectrum *s)
     free(s);
 }
 
-void ui_spectrum_update(ui_spectrum *s, const es_scope *scope, double now)
+/* The latest samples of each ring, windowed and transformed; the levels
+ * held fall by the time since the last look. */
+static void analyse(ui_spectrum *s, const es_scope *scope, double now)
 {
     const float fall = (float)(FALL_DB_PER_S * (now - s->last_update));
     s->last_update = now;
@@ -192,8 +197,17 @@ static void draw_gram(ui_spectrum *s, int y0, int rows, int x0, int cols)
     }
 }
 
-void ui_draw_spectrum(ui_spectrum *s, int spectrogram, const ui_rect *r)
+/* Each frame: the latest dry and wet samples from the scope, analysed. */
+static void spectrum_update(ui_model *m)
 {
+    if (m->spectrum)
+        analyse(m->spectrum, m->snap->scope, m->now);
+}
+
+static void draw_spectrum(ui_model *m, const ui_rect *r)
+{
+    ui_spectrum *s = m->spectrum;
+    const int spectrogram = m->spectrogram;
     attron(COLOR_PAIR(UI_TITLE) | A_BOLD);
     mvaddnstr(r->y, r->x, spectrogram ? "Spectrogram  (dry above, wet below; v: spectrum)"
                                       : "Spectrum  (dry o, wet #; v: spectrogram)", r->w);
@@ -218,3 +232,10 @@ void ui_draw_spectrum(ui_spectrum *s, int spectrogram, const ui_rect *r)
     }
     axis(s, r, r->y + r->h - 1, x0, cols);
 }
+
+const ui_panel ui_spectrum_panel = {
+    .name = "spectrum",
+    .area = UI_AREA_SPECTRUM,
+    .update = spectrum_update,
+    .draw = draw_spectrum,
+};

@@ -1,27 +1,34 @@
 /* The workstation's loop: open the session, take the terminal, then about
- * `fps` times a second poll the session, read the stats, analyse the
- * spectrum, redraw, and turn keys into changes. The terminal is given back
- * sane on q, on Ctrl-C and SIGTERM (a flag the loop sees), and on a crash
- * or SIGQUIT (the saved terminal modes are restored from the signal
- * handler). */
-#define _DEFAULT_SOURCE /* SA_RESETHAND naming, localtime_r */
+ * `fps` times a second poll the session, update and draw every panel from
+ * the panel table (panel.h), and give each key to the view up over the
+ * screen, a click to the panel under it, or the rest to the main screen's
+ * keys (keys.c). The terminal is given back sane on q, on Ctrl-C and
+ * SIGTERM (a flag the loop sees), and on a crash or SIGQUIT (the saved
+ * terminal modes are restored from the signal handler). */
+#define _DEFAULT_SOURCE /* SA_RESETHAND naming */
 #include "curses_loaded.h"
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "console.h"
 #include "core/args.h"
 #include "core/files.h"
 #include "core/text.h"
+#include "draw.h"
+#include "hits.h"
+#include "keys.h"
+#include "layout.h"
+#include "messages.h"
+#include "panel.h"
 #include "report.h"
-#include "ui.h"
+#include "rooms.h"
+#include "spectrum.h"
+#include "workstation.h"
 
 static volatile sig_atomic_t quit_requested;
 static struct termios saved_modes;
@@ -94,18 +101,6 @@ static void say(void *ctx, int problem, const char *line)
     }
 }
 
-void ui_note(ui_model *m, int problem, const char *line)
-{
-    es_session_note(m->session, problem, line);
-}
-
-void ui_refused(ui_model *m, int rc, const char *err)
-{
-    /* The session says its own refusals; a line here is the key's own. */
-    if (rc < 0 && err && err[0])
-        ui_note(m, 1, err);
-}
-
 /* A line a library printed on stderr while the screen was up. */
 static void host_line(void *ctx, const char *text)
 {
@@ -124,32 +119,9 @@ static void *stderr_hook(void *arg)
     return NULL;
 }
 
-void ui_toggle_recording(ui_model *m)
-{
-    if (m->snap->recording) {
-        es_session_record(m->session, NULL, NULL, 0);
-        return;
-    }
-    char out[80], dry[80], stamp[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    /* Names no file has yet (a second take within the second gets -2, -3,
-     * ...); the session refuses rather than replace one that appears
-     * meanwhile. */
-    for (int take = 1; take < 100; take++) {
-        char suffix[8] = "";
-        if (take > 1)
-            snprintf(suffix, sizeof suffix, "-%d", take);
-        snprintf(out, sizeof out, "earshot-%s%s.wav", stamp, suffix);
-        snprintf(dry, sizeof dry, "earshot-%s%s-dry.wav", stamp, suffix);
-        if (access(out, F_OK) != 0 && access(dry, F_OK) != 0)
-            break;
-    }
-    es_session_record(m->session, out, dry, 1); /* the dry take too */
-}
-
+/* The panels, in the table's order, each in its area; a view over the
+ * screen only while it is up. The rows a click can act on are noted as
+ * each panel's (hits.h). */
 static void draw(ui_model *m)
 {
     erase();
@@ -157,24 +129,52 @@ static void draw(ui_model *m)
     ui_layout l;
     ui_layout_compute(LINES, COLS, m->snap->engine_count, &l);
     if (l.too_small) {
-        mvprintw(0, 0, "earshot needs at least 80x24 (this is %dx%d); q or F10 quits", COLS, LINES);
+        mvprintw(0, 0, "earshot needs at least 80x24 (this is %dx%d); q or F10 quits", COLS,
+                 LINES);
     } else {
-        ui_draw_header(m, &l.header);
-        ui_draw_rooms(m, &l.rooms);
-        ui_draw_engines(m, &l.engines);
-        ui_draw_meters(m, &l.meters);
-        ui_draw_spectrum(m->spectrum, m->spectrogram, &l.spectrum);
-        ui_draw_messages(m, &l.messages);
-        ui_draw_status(m, &l.status);
-        ui_draw_prompt(m, &l.status);
-        if (m->form.open)
-            ui_draw_form(m, LINES, COLS);
-        if (m->log_open)
-            ui_draw_history(m, LINES, COLS);
-        if (m->help)
-            m->help_pages = ui_draw_help(m, LINES, COLS);
+        for (int k = 0; ui_panels[k]; k++) {
+            const ui_panel *p = ui_panels[k];
+            if (p->up && !p->up(m))
+                continue;
+            ui_hits_drawing(k);
+            p->draw(m, &l.area[p->area]);
+        }
     }
     refresh();
+}
+
+/* Each panel's update from the new snapshot. */
+static void update(ui_model *m)
+{
+    for (int k = 0; ui_panels[k]; k++)
+        if (ui_panels[k]->update)
+            ui_panels[k]->update(m);
+}
+
+/* A click: to the panel that drew the row under it. */
+static int click(ui_model *m)
+{
+    int y, x, twice, panel, index;
+    if (ui_click_read(&y, &x, &twice) && ui_hit_at(y, x, &panel, &index) &&
+        ui_panels[panel]->hit)
+        ui_panels[panel]->hit(m, index, twice);
+    return UI_KEEP;
+}
+
+/* A key: F10 quits from everywhere (as in htop and mc); else the topmost
+ * view that is up takes it (the help, the history, M's form, the prompt),
+ * else a click goes to its panel and any other key to the main screen. */
+static int take_key(ui_model *m, int key)
+{
+    if (key == KEY_F(10))
+        return UI_QUIT;
+    int top = 0;
+    while (ui_panels[top])
+        top++;
+    while (--top >= 0)
+        if (ui_panels[top]->key && ui_panels[top]->up && ui_panels[top]->up(m))
+            return ui_panels[top]->key(m, key);
+    return key == KEY_MOUSE ? click(m) : ui_key(m, key);
 }
 
 static void model_init(ui_model *m, es_session *s)
@@ -244,10 +244,7 @@ static unsigned long run_loop(ui_model *m, const es_ui_options *opt)
             break;
         es_session_poll(m->session);
         ui_console_drain(host_line, m);
-        ui_meters_update(m);
-        ui_form_watch(m);
-        if (m->spectrum)
-            ui_spectrum_update(m->spectrum, m->snap->scope, m->now);
+        update(m);
         draw(m);
         redraws++;
         next_frame += period;
@@ -256,7 +253,7 @@ static unsigned long run_loop(ui_model *m, const es_ui_options *opt)
             next_frame = seconds_now(); /* fell behind: do not race to catch up */
         timeout(left > 0 ? (int)(left * 1000) : 0);
         for (int key = getch(); key != ERR && !quit; key = getch()) {
-            const int flags = ui_key(m, key);
+            const int flags = take_key(m, key);
             quit = flags & UI_QUIT;
             if (flags & UI_REPAINT) { /* whatever wrote on the terminal */
                 clearok(curscr, TRUE);

@@ -1,9 +1,10 @@
 /* play's settings and commands, one table each, on core/param.h: the
  * flags of `earshot play` and the workstation, the lines `play --commands`
- * reads and every --help come from here, and the workstation's keys
- * (ui/keys.c) ask through the same session calls, so they take the same
- * values, with the limits of the engine contract, and refuse the same ones
- * in the same words. */
+ * reads and every --help come from here. The workstation's keys
+ * (ui/keys.c) are bound to rows of the command table: a key runs its
+ * command, or the command's relative change (its nudge), so a key and a
+ * line take the same values, with the limits of the engine contract, and
+ * refuse the same ones in the same words. */
 #ifndef ES_COMMANDS_H
 #define ES_COMMANDS_H
 
@@ -73,6 +74,12 @@ typedef struct es_command {
     es_param fields[ES_COMMAND_FIELDS]; /* name NULL ends; a lone STRING takes the rest of the line */
     /* Calls the session. 0, -1 refused (the session said why), 1 quit. */
     int (*run)(es_session *s, const es_command_args *a, int given);
+    /* Its relative change, for keys: from what was last asked for (so two
+     * keys between polls both take), through the same session call as
+     * `run`. up: 1 doubles, raises, turns on or goes on; 0 the other way.
+     * 0 asked for, -1 refused: said by the session, or one line in err.
+     * NULL: none (a key runs the command with no values instead). */
+    int (*nudge)(es_session *s, int up, char *err, size_t n);
 } es_command;
 
 extern const es_command es_commands[];
@@ -98,25 +105,9 @@ void es_commands_help(FILE *to);
 /* The command named `name`, or NULL. */
 const es_command *es_command_find(const char *name);
 
-/* ---- relative changes, for keys: each from what was last asked for (so
- * two keys between polls both take), through the same session calls as
- * the commands, with the same refusals ---- */
-typedef enum {
-    ES_NUDGE_BLOCK,      /* halve or double */
-    ES_NUDGE_PARTITION,  /* halve or double (the engine's default to start from) */
-    ES_NUDGE_TRIM,       /* 1 dB */
-    ES_NUDGE_GAIN,       /* 1 dB; from off, the lowest level */
-    ES_NUDGE_BALANCE,    /* wet against dry, equal power, a tenth of the way */
-    ES_NUDGE_PIPELINED,  /* on or off */
-    ES_NUDGE_LIMITER,    /* on at -1 dBFS, or off */
-    ES_NUDGE_BYPASS,     /* on or off */
-    ES_NUDGE_SOURCE,     /* the next source that can play here */
-    ES_NUDGE_SLOT,       /* the other A/B slot */
-    ES_NUDGE_HEAD,       /* the head 15 degrees left (up) or right */
-    ES_NUDGE_RAW,        /* a file room at its own level, or levelled */
-} es_nudge;
-/* up: 1 doubles, raises, turns on or goes on; 0 the other way. 0 asked
- * for, -1 refused: said by the session, or one line in err. */
-int es_command_nudge(es_session *s, es_nudge what, int up, char *err, size_t n);
+/* A key's change through the command `name`: its nudge up (step > 0) or
+ * down (step < 0), or with step 0 the command with no values (`slot`: the
+ * other slot, `bypass`: on or off, `quit`). Returns as es_command_run. */
+int es_command_key(es_session *s, const char *name, int step, char *err, size_t n);
 
 #endif

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "keys.h"
 #include "meter.h"
 #include "session.h"
-#include "ui.h"
 
 /* The dummy: how many blocks the stream has played, times two. */
 static void dummy_json(const es_live_snapshot *s, FILE *to)
