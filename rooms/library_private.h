@@ -1,5 +1,6 @@
-/* Between the library's files: library.c (the folders, the rooms, their
- * index and messages) and library_manifest.c (a folder's manifest read). */
+/* Between the library's own files: library.c (the folders, the rooms,
+ * their index and messages), library_manifest.c (a folder's manifest
+ * read) and library_write.c (a folder changed). */
 #ifndef ES_LIBRARY_PRIVATE_H
 #define ES_LIBRARY_PRIVATE_H
 
