@@ -1,5 +1,6 @@
 /* earshot render: a file through the same processor the live path runs,
- * block by block, tail included. */
+ * block by block, tail included. The room it convolves with is read by
+ * cmd_render_room.c. */
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>

@@ -345,7 +345,8 @@ static int choose_streams(const es_device_config *cfg, pa_streams *s, char *err,
      * PipeWire's JACK library the native JACK device takes it). */
     char where[128] = "";
     if (!strcasecmp(cfg->name, "pipewire") && !es_pipewire_answers(where, sizeof where)) {
-        snprintf(err, n, "device 'pipewire': no PipeWire daemon answered%s%s", where[0] ? " at " : "",
+        snprintf(err, n, "device 'pipewire': no PipeWire daemon answered%s%s",
+                 where[0] ? " at " : "",
                  where[0] ? where : " (neither XDG_RUNTIME_DIR nor PIPEWIRE_RUNTIME_DIR is set)");
         return -1;
     }
