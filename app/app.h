@@ -1,5 +1,6 @@
-/* The earshot subcommands. Each takes argv with argv[0] = its own name and
- * returns the process exit status. */
+/* What the subcommands share: the engines' help, the device route, the
+ * option tables that take play's entries. (The subcommands themselves are
+ * declared beside main.c's table of them.) */
 #ifndef ES_APP_H
 #define ES_APP_H
 
@@ -7,18 +8,9 @@
 
 #include "core/param.h"
 
-int es_cmd_render(int argc, char **argv);
-int es_cmd_engines(int argc, char **argv);
-int es_cmd_bench(int argc, char **argv);
-int es_cmd_play(int argc, char **argv);
-int es_cmd_devices(int argc, char **argv);
-int es_cmd_rooms(int argc, char **argv);
 /* cmd_engines.c: every engine's name and summary, for the --help texts
  * (from the registry, so none is left out). */
 void es_engines_help(FILE *to);
-int es_cmd_latency(int argc, char **argv);
-int es_cmd_measure(int argc, char **argv);
-int es_cmd_wisdom(int argc, char **argv);
 /* main.c: a command that will open the sound device `device` (NULL: it
  * lists them) calls this once its options are read, before it opens one:
  * on PipeWire, earshot may start again here on PipeWire's JACK library

@@ -271,14 +271,16 @@ static void remove_shape(const char *path)
     }
 }
 
-int es_cmd_measure(int argc, char **argv)
+/* measure's options, into *o and the plan they make: 0, 1 after --help,
+ * or 2 after saying what is wrong. */
+static int read_options(int argc, char **argv, measure_options *o, es_measure_plan *plan)
 {
     es_app_params_with_play(table, TABLE_MAX, device_params, own_params);
-    measure_options o = {.sweep = ES_SWEEP_DEFAULTS(48000), .wait = 0.5};
-    es_play_options_default(&o.play);
+    *o = (measure_options){.sweep = ES_SWEEP_DEFAULTS(48000), .wait = 0.5};
+    es_play_options_default(&o->play);
     char err[1024];
     int help;
-    if (es_params_parse_argv(table, argc, argv, &o, NULL, 0, NULL, &help, err, sizeof err) !=
+    if (es_params_parse_argv(table, argc, argv, o, NULL, 0, NULL, &help, err, sizeof err) !=
         0) {
         es_error("measure: %s (see earshot measure --help)", err);
         return 2;
@@ -286,67 +288,70 @@ int es_cmd_measure(int argc, char **argv)
     if (help) {
         fputs(usage, stdout);
         es_params_help(table, stdout);
-        return 0;
-    }
-    es_measure_plan plan = {.sweep = o.sweep, .reference_input = o.reference - 1,
-                            .reference_output = o.reference_output - 1};
-    plan.sweep.rate = o.play.rate;
-    if (es_sweep_check(&plan.sweep, err, sizeof err) != 0) {
-        es_error("measure: %s", err);
-        return 2;
-    }
-    plan.output_count = o.outputs[0] ? o.outputs[0] : 1;
-    for (int k = 0; k < plan.output_count; k++)
-        plan.outputs[k] = o.outputs[0] ? o.outputs[k + 1] - 1 : 0;
-    snprintf(plan.name, sizeof plan.name, "%s", o.name ? o.name : "");
-    snprintf(plan.description, sizeof plan.description, "%s",
-             o.description ? o.description : "");
-    snprintf(plan.dir, sizeof plan.dir, "%s", o.into ? o.into : "");
-    if (plan.name[0] && !es_room_name_valid(plan.name)) {
-        es_error("measure: --room '%s' is not a room name (letters, digits, '-', '_' and '.', "
-                 "not starting with '.')", plan.name);
-        return 2;
-    }
-    es_app_route_device(o.play.device);
-    if (!es_device_can_capture(o.play.device)) {
-        es_error("measure: the null device has no input to hear the room with: give "
-                 "--device a sound device with an input (earshot devices)");
-        return 2;
-    }
-    /* The microphones and the reference: every input is opened. */
-    o.play.input = "mic";
-    if (o.play.inputs == 0)
-        o.play.inputs = 1 + (o.reference > 0);
-    int outputs = 2;
-    for (int k = 0; k < plan.output_count; k++)
-        outputs = plan.outputs[k] + 1 > outputs ? plan.outputs[k] + 1 : outputs;
-    outputs = o.reference_output > outputs ? o.reference_output : outputs;
-    char shape[1100];
-    if (write_shape(o.play.inputs, outputs, shape, sizeof shape, err, sizeof err) != 0) {
-        es_error("measure: %s", err);
         return 1;
     }
-    o.play.ir = shape;
-    es_session_config sc;
-    if (es_play_options_session(&o.play, &sc, err, sizeof err) != 0) {
+    *plan = (es_measure_plan){.sweep = o->sweep, .reference_input = o->reference - 1,
+                              .reference_output = o->reference_output - 1};
+    plan->sweep.rate = o->play.rate;
+    if (es_sweep_check(&plan->sweep, err, sizeof err) != 0) {
         es_error("measure: %s", err);
-        remove_shape(shape);
         return 2;
+    }
+    plan->output_count = o->outputs[0] ? o->outputs[0] : 1;
+    for (int k = 0; k < plan->output_count; k++)
+        plan->outputs[k] = o->outputs[0] ? o->outputs[k + 1] - 1 : 0;
+    snprintf(plan->name, sizeof plan->name, "%s", o->name ? o->name : "");
+    snprintf(plan->description, sizeof plan->description, "%s",
+             o->description ? o->description : "");
+    snprintf(plan->dir, sizeof plan->dir, "%s", o->into ? o->into : "");
+    if (plan->name[0] && !es_room_name_valid(plan->name)) {
+        es_error("measure: --room '%s' is not a room name (letters, digits, '-', '_' and '.', "
+                 "not starting with '.')", plan->name);
+        return 2;
+    }
+    return 0;
+}
+
+/* The outputs the stream opens: two at least, and every one that plays a
+ * sweep or the reference's. */
+static int outputs_needed(const measure_options *o, const es_measure_plan *plan)
+{
+    int outputs = 2;
+    for (int k = 0; k < plan->output_count; k++)
+        outputs = plan->outputs[k] + 1 > outputs ? plan->outputs[k] + 1 : outputs;
+    return o->reference_output > outputs ? o->reference_output : outputs;
+}
+
+/* The stream the sweeps play on, the room it plays the shape in `shape`:
+ * the session, or NULL said with the exit status in *status. */
+static es_session *open_stream(measure_options *o, const char *shape, int *status)
+{
+    char err[1024];
+    o->play.ir = shape;
+    es_session_config sc;
+    if (es_play_options_session(&o->play, &sc, err, sizeof err) != 0) {
+        es_error("measure: %s", err);
+        *status = 2;
+        return NULL;
     }
     /* Nothing but the sweep reaches the outputs: the room the stream plays
      * would come round through the microphone. */
     sc.mix.wet = 0;
     sc.mix.dry = 0;
-    es_session *s = es_session_open(&sc, say, &o.json, err, sizeof err);
+    es_session *s = es_session_open(&sc, say, &o->json, err, sizeof err);
     if (!s) {
         es_error("measure: %s", err);
-        remove_shape(shape);
-        return 1;
+        *status = 1;
     }
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    return s;
+}
+
+/* `wait` seconds from the device's opening, then until the stream has
+ * settled. */
+static void settle(es_session *s, double wait)
+{
     const struct timespec tick = {0, 10000000};
-    const double start_at = es_session_snapshot(s)->elapsed + o.wait;
+    const double start_at = es_session_snapshot(s)->elapsed + wait;
     while (!interrupted && es_session_snapshot(s)->elapsed < start_at) {
         nanosleep(&tick, NULL);
         es_session_poll(s);
@@ -366,27 +371,67 @@ int es_cmd_measure(int argc, char **argv)
             quiet_since = es_session_snapshot(s)->elapsed;
         }
     }
-    int status = 1;
-    if (!interrupted && es_session_measure_room(s, &plan) == 0) {
-        while (!interrupted && !es_session_measure_result(s)) {
-            nanosleep(&tick, NULL);
-            es_session_poll(s);
-        }
-        const es_measure_result *r = es_session_measure_result(s);
-        if (r) {
-            if (o.json)
-                print_json(r);
-            else if (r->saved) {
-                printf("%s\n", r->line);
-                printf("flat from %.0f to %.0f Hz\n", r->band_low, r->band_high);
-                print_paths(r);
-                printf("saved: %s\n", r->path);
-            }
-            status = r->saved ? 0 : 1;
-        }
+}
+
+/* The room measured on the stream and what came of it said: as JSON, or
+ * for a person when a room was saved (the session said why not). The exit
+ * status: 0 with a room saved, else 1. */
+static int measure(es_session *s, const es_measure_plan *plan, int json)
+{
+    const struct timespec tick = {0, 10000000};
+    if (interrupted || es_session_measure_room(s, plan) != 0)
+        return 1;
+    while (!interrupted && !es_session_measure_result(s)) {
+        nanosleep(&tick, NULL);
+        es_session_poll(s);
     }
-    es_session_stop(s);
-    es_session_close(s);
+    const es_measure_result *r = es_session_measure_result(s);
+    if (!r)
+        return 1;
+    if (json)
+        print_json(r);
+    else if (r->saved) {
+        printf("%s\n", r->line);
+        printf("flat from %.0f to %.0f Hz\n", r->band_low, r->band_high);
+        print_paths(r);
+        printf("saved: %s\n", r->path);
+    }
+    return r->saved ? 0 : 1;
+}
+
+int es_cmd_measure(int argc, char **argv)
+{
+    measure_options o;
+    es_measure_plan plan;
+    const int read = read_options(argc, argv, &o, &plan);
+    if (read != 0)
+        return read == 1 ? 0 : 2;
+    es_app_route_device(o.play.device);
+    if (!es_device_can_capture(o.play.device)) {
+        es_error("measure: the null device has no input to hear the room with: give "
+                 "--device a sound device with an input (earshot devices)");
+        return 2;
+    }
+    /* The microphones and the reference: every input is opened. */
+    o.play.input = "mic";
+    if (o.play.inputs == 0)
+        o.play.inputs = 1 + (o.reference > 0);
+    char shape[1100], err[1024];
+    if (write_shape(o.play.inputs, outputs_needed(&o, &plan), shape, sizeof shape, err,
+                    sizeof err) != 0) {
+        es_error("measure: %s", err);
+        return 1;
+    }
+    int status = 1;
+    es_session *s = open_stream(&o, shape, &status);
+    if (s) {
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        settle(s, o.wait);
+        status = measure(s, &plan, o.json);
+        es_session_stop(s);
+        es_session_close(s);
+    }
     remove_shape(shape);
     return status;
 }

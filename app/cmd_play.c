@@ -112,6 +112,108 @@ static int poll_commands(es_session *s, line_reader *r)
     return 0;
 }
 
+/* --help: play's options, the engines, the commands --commands reads and
+ * the workstation's keys. */
+static void print_help(void)
+{
+    fputs(usage, stdout);
+    es_params_help(es_play_params, stdout);
+    es_engines_help(stdout);
+    fputs("\nCommands (--commands: one a line on standard input):\n", stdout);
+    es_commands_help(stdout);
+    fputs("\nThe workstation's keys (? there shows them, with what the meters mean):\n",
+          stdout);
+    es_workstation_keys_help(stdout);
+}
+
+/* The settings remembered between runs: the workstation's by default,
+ * play's when asked; the flags given win over the file. --no-restore
+ * neither reads nor writes it; play --headless never writes it. */
+typedef struct {
+    es_settings file;
+    int restore, remember;
+} remembered;
+
+static void remembered_read(remembered *m, const es_play_options *o, int argc, char **argv,
+                            es_session_config *sc)
+{
+    const int have_path = es_settings_path(m->file.path, sizeof m->file.path) == 0;
+    m->restore = have_path && (o->headless ? o->restore : !o->no_restore);
+    m->remember = have_path && !o->headless && !o->no_restore;
+    if (!m->restore)
+        return;
+    es_settings_read(&m->file);
+    unsigned given_levels;
+    const unsigned given = es_play_options_given(argc, argv, &given_levels);
+    es_settings_to_config(&m->file, given, given_levels, sc);
+}
+
+/* What restoring the settings could not do (a room gone, a value
+ * refused), said once the session has opened. */
+static void remembered_say(remembered *m, es_session *s)
+{
+    char err[1024];
+    if (!m->restore)
+        return;
+    es_settings_rooms_gone(&m->file, es_session_snapshot(s)->remembered_gone);
+    if (es_settings_problem(&m->file, err, sizeof err))
+        es_error("%s", err);
+    if (es_settings_restored(&m->file, err, sizeof err))
+        es_error("%s", err);
+}
+
+/* Plays for o->seconds, or until a signal or `quit` on --commands. */
+static void play_for(es_session *s, const es_play_options *o)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    const struct timespec tick = {0, 20000000};
+    static line_reader reader;
+    while (!interrupted && es_session_snapshot(s)->elapsed < o->seconds) {
+        nanosleep(&tick, NULL);
+        es_session_poll(s);
+        if (o->commands && poll_commands(s, &reader)) {
+            /* quit comes after the lines before it: what they asked for is
+             * prepared and played (or said to fail) first, for a while. */
+            const double until = es_session_snapshot(s)->elapsed + QUIT_WAIT_SECONDS;
+            while (!interrupted && es_session_snapshot(s)->preparing &&
+                   es_session_snapshot(s)->elapsed < until) {
+                nanosleep(&tick, NULL);
+                es_session_poll(s);
+            }
+            break;
+        }
+    }
+}
+
+/* play --headless: the session played, then its report. The exit
+ * status. */
+static int play_headless(const es_session_config *sc, const es_play_options *o,
+                         remembered *m)
+{
+    char err[1024];
+    es_session *s = es_session_open(sc, say, NULL, err, sizeof err);
+    if (!s) {
+        es_error("%s", err);
+        return 1;
+    }
+    remembered_say(m, s);
+    play_for(s, o);
+    const int status = es_session_stop(s) == 0 ? 0 : 1;
+    es_report_write(es_session_snapshot(s), stdout, o->json);
+    es_session_close(s);
+    /* For scripts: every engine built for a change, played or dropped, is
+     * gone now. */
+    if (o->json) {
+        uint64_t created, destroyed;
+        es_engine_counts(&created, &destroyed);
+        fprintf(stderr, "earshot: engines: %llu built, %llu destroyed\n",
+                (unsigned long long)created, (unsigned long long)destroyed);
+    }
+    return status;
+}
+
 int es_cmd_play(int argc, char **argv)
 {
     /* A recording may go into a FIFO or pipe: a reader that goes away is a
@@ -127,14 +229,7 @@ int es_cmd_play(int argc, char **argv)
         return 2;
     }
     if (help) {
-        fputs(usage, stdout);
-        es_params_help(es_play_params, stdout);
-        es_engines_help(stdout);
-        fputs("\nCommands (--commands: one a line on standard input):\n", stdout);
-        es_commands_help(stdout);
-        fputs("\nThe workstation's keys (? there shows them, with what the meters mean):\n",
-              stdout);
-        es_workstation_keys_help(stdout);
+        print_help();
         exit(0);
     }
     es_app_route_device(o.device);
@@ -145,67 +240,12 @@ int es_cmd_play(int argc, char **argv)
         es_error("play: %s", err);
         return 2;
     }
-    /* Remembered settings: the workstation's by default, play's when asked;
-     * the flags given win over the file. --no-restore neither reads nor
-     * writes it; play --headless never writes it. */
-    static es_settings st;
-    const int have_path = es_settings_path(st.path, sizeof st.path) == 0;
-    const int restore = have_path && (o.headless ? o.restore : !o.no_restore);
-    const int remember = have_path && !o.headless && !o.no_restore;
-    if (restore) {
-        es_settings_read(&st);
-        unsigned given_levels;
-        const unsigned given = es_play_options_given(argc, argv, &given_levels);
-        es_settings_to_config(&st, given, given_levels, &sc);
-    }
-    if (!o.headless) {
-        const es_ui_options ui = {.fps = o.fps, .seconds = o.seconds, .report = o.report,
-                                  .settings = remember || restore ? &st : NULL,
-                                  .restore = restore, .remember = remember};
-        return es_workstation_run(&sc, &ui);
-    }
-    es_session *s = es_session_open(&sc, say, NULL, err, sizeof err);
-    if (!s) {
-        es_error("%s", err);
-        return 1;
-    }
-    if (restore) {
-        es_settings_rooms_gone(&st, es_session_snapshot(s)->remembered_gone);
-        if (es_settings_problem(&st, err, sizeof err))
-            es_error("%s", err);
-        if (es_settings_restored(&st, err, sizeof err))
-            es_error("%s", err);
-    }
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    const struct timespec tick = {0, 20000000};
-    static line_reader reader;
-    while (!interrupted && es_session_snapshot(s)->elapsed < o.seconds) {
-        nanosleep(&tick, NULL);
-        es_session_poll(s);
-        if (o.commands && poll_commands(s, &reader)) {
-            /* quit comes after the lines before it: what they asked for is
-             * prepared and played (or said to fail) first, for a while. */
-            const double until = es_session_snapshot(s)->elapsed + QUIT_WAIT_SECONDS;
-            while (!interrupted && es_session_snapshot(s)->preparing &&
-                   es_session_snapshot(s)->elapsed < until) {
-                nanosleep(&tick, NULL);
-                es_session_poll(s);
-            }
-            break;
-        }
-    }
-    const int status = es_session_stop(s) == 0 ? 0 : 1;
-    es_report_write(es_session_snapshot(s), stdout, o.json);
-    es_session_close(s);
-    /* For scripts: every engine built for a change, played or dropped, is
-     * gone now. */
-    if (o.json) {
-        uint64_t created, destroyed;
-        es_engine_counts(&created, &destroyed);
-        fprintf(stderr, "earshot: engines: %llu built, %llu destroyed\n",
-                (unsigned long long)created, (unsigned long long)destroyed);
-    }
-    return status;
+    static remembered m;
+    remembered_read(&m, &o, argc, argv, &sc);
+    if (o.headless)
+        return play_headless(&sc, &o, &m);
+    const es_ui_options ui = {.fps = o.fps, .seconds = o.seconds, .report = o.report,
+                              .settings = m.remember || m.restore ? &m.file : NULL,
+                              .restore = m.restore, .remember = m.remember};
+    return es_workstation_run(&sc, &ui);
 }

@@ -200,96 +200,128 @@ static void per_channel(float *const *ch, int channels, int frames, double rate,
         printf("  (%d path%s without a filter)\n", empty, empty == 1 ? "" : "s");
 }
 
-/* 0, or 1 (said) when the IR cannot be measured. The bands are those of
- * the first channel that sounds (named); every channel's broadband
- * figures follow. */
-static int show(const char *title, const es_room *room, const char *layout, float *const *ch,
-                int channels, int frames, double rate, double gain_db, double trimmed_s,
-                int json)
+/* An IR that --show prints: a library room (room; its layout and gain
+ * from the manifest, its tail as prepared) or any file (room NULL). */
+typedef struct {
+    const char *title;
+    const es_room *room;
+    const char *layout;
+    float *const *ch;
+    int channels, frames;
+    double rate, gain_db, trimmed_s;
+} shown_ir;
+
+/* --show --json: one object, the bands of channel `measured`, then every
+ * channel's broadband figures. */
+static void show_json(const shown_ir *ir, const es_room_acoustics *a, int measured)
 {
-    es_room_acoustics a;
-    if (show_channel > channels) {
-        es_error("rooms --show: --channel %d: %s has %d channel%s", show_channel, title,
-                 channels, channels == 1 ? "" : "s");
-        return 1;
-    }
-    const int measured = first_sounding(ch, channels, frames, rate,
-                                        show_channel > 0 ? show_channel - 1 : 0, &a);
-    if (measured < 0) {
-        es_error("%s: the impulse response is silent (every channel)", title);
-        return 1;
-    }
     char noise[32];
-    if (json) {
-        printf("{\"name\":");
-        es_json_string(stdout, title);
-        printf(",\"seconds\":%.4f,\"trimmed_s\":%.4f,\"channels\":%d,\"rate\":%g,"
-               "\"gain_db\":%.2f,\"noise_db\":%s,\"channel\":%d,\"onset_s\":%.5f,",
-               frames / rate, trimmed_s, channels, rate, gain_db,
-               es_rooms_json_figure(noise, sizeof noise, "%.1f", a.broadband.noise_db),
-               measured + 1, a.broadband.onset_s);
-        if (room) {
-            printf("\"description\":");
-            es_json_string(stdout, room->description);
-            printf(",\"file\":");
-            es_json_string(stdout, room->path);
-            printf(",");
-        }
-        es_rooms_band_row("broadband", &a.broadband, 1, 0, 0);
-        for (int b = 0; b < ES_MEASURE_BANDS; b++) {
-            char label[16];
-            snprintf(label, sizeof label, "%.0f", es_measure_centres[b]);
-            es_rooms_band_row(label, &a.band[b], 1, b == ES_MEASURE_BANDS - 1, 0);
-        }
-        per_channel(ch, channels, frames, rate, layout, 1);
-        printf("}\n");
-        return 0;
+    printf("{\"name\":");
+    es_json_string(stdout, ir->title);
+    printf(",\"seconds\":%.4f,\"trimmed_s\":%.4f,\"channels\":%d,\"rate\":%g,"
+           "\"gain_db\":%.2f,\"noise_db\":%s,\"channel\":%d,\"onset_s\":%.5f,",
+           ir->frames / ir->rate, ir->trimmed_s, ir->channels, ir->rate, ir->gain_db,
+           es_rooms_json_figure(noise, sizeof noise, "%.1f", a->broadband.noise_db),
+           measured + 1, a->broadband.onset_s);
+    if (ir->room) {
+        printf("\"description\":");
+        es_json_string(stdout, ir->room->description);
+        printf(",\"file\":");
+        es_json_string(stdout, ir->room->path);
+        printf(",");
     }
-    char t[5][1100];
+    es_rooms_band_row("broadband", &a->broadband, 1, 0, 0);
+    for (int b = 0; b < ES_MEASURE_BANDS; b++) {
+        char label[16];
+        snprintf(label, sizeof label, "%.0f", es_measure_centres[b]);
+        es_rooms_band_row(label, &a->band[b], 1, b == ES_MEASURE_BANDS - 1, 0);
+    }
+    per_channel(ir->ch, ir->channels, ir->frames, ir->rate, ir->layout, 1);
+    printf("}\n");
+}
+
+/* --show's first lines: the IR's length, shape, rate, noise and direct
+ * sound, then a library room's manifest entry. */
+static void show_heading(const shown_ir *ir, const es_room_acoustics *a)
+{
+    char t[5][1100], noise[32];
     /* A matrix is its sides and its filters, not its 4,096 channels. */
     char shape[64];
     int ins, outs, filters = 0;
-    for (int c = 0; c < channels; c++)
-        filters += ch[c] != NULL;
-    if (es_layout_matrix(layout, &ins, &outs) && ins * outs == channels && ins * outs > 4)
+    for (int c = 0; c < ir->channels; c++)
+        filters += ir->ch[c] != NULL;
+    if (es_layout_matrix(ir->layout, &ins, &outs) && ins * outs == ir->channels &&
+        ins * outs > 4)
         snprintf(shape, sizeof shape, "a %d x %d matrix of %d filter%s", ins, outs, filters,
                  filters == 1 ? "" : "s");
     else
-        snprintf(shape, sizeof shape, "%d channel%s", channels, channels == 1 ? "" : "s");
+        snprintf(shape, sizeof shape, "%d channel%s", ir->channels,
+                 ir->channels == 1 ? "" : "s");
     /* A tail cut (prepare.h: nothing it changes is over -120 dB) is said,
      * so the length here and the file's measured length agree. */
     char cut[96] = "";
-    if (trimmed_s >= 0.0005)
+    if (ir->trimmed_s >= 0.0005)
         snprintf(cut, sizeof cut, " (the file's last %.3f s cut: under -%.0f dB in any output)",
-                 trimmed_s, ES_TRIM_DB);
+                 ir->trimmed_s, ES_TRIM_DB);
     printf("%s: %.2f s%s, %s, %g Hz, noise floor %s, direct sound at %.1f ms\n",
-           safe(t[0], sizeof t[0], title), frames / rate, cut, shape, rate,
-           es_figure_text(noise, sizeof noise, "%.0f dB", a.broadband.noise_db),
-           1e3 * a.broadband.onset_s);
-    if (room) {
-        printf("  %s\n  file %s\n  source: %s; licence: %s; layout: %s; gain %+.1f dB "
-               "(levelled for programme material)\n",
-               room->description[0] ? safe(t[0], sizeof t[0], room->description)
-                                    : "(no description)",
-               safe(t[1], sizeof t[1], room->path),
-               room->source[0] ? safe(t[2], sizeof t[2], room->source) : "not given",
-               room->licence[0] ? safe(t[3], sizeof t[3], room->licence) : "not given",
-               layout[0] ? safe(t[4], sizeof t[4], layout)
-                               : es_layout_for_channels(channels),
-               gain_db);
-    }
+           safe(t[0], sizeof t[0], ir->title), ir->frames / ir->rate, cut, shape, ir->rate,
+           es_figure_text(noise, sizeof noise, "%.0f dB", a->broadband.noise_db),
+           1e3 * a->broadband.onset_s);
+    const es_room *room = ir->room;
+    if (!room)
+        return;
+    printf("  %s\n  file %s\n  source: %s; licence: %s; layout: %s; gain %+.1f dB "
+           "(levelled for programme material)\n",
+           room->description[0] ? safe(t[0], sizeof t[0], room->description)
+                                : "(no description)",
+           safe(t[1], sizeof t[1], room->path),
+           room->source[0] ? safe(t[2], sizeof t[2], room->source) : "not given",
+           room->licence[0] ? safe(t[3], sizeof t[3], room->licence) : "not given",
+           ir->layout[0] ? safe(t[4], sizeof t[4], ir->layout)
+                         : es_layout_for_channels(ir->channels),
+           ir->gain_db);
+}
+
+/* --show as text: the heading, the bands of channel `measured`, why a
+ * figure is n/a, every channel's figures and the decay plotted. */
+static void show_text(const shown_ir *ir, const es_room_acoustics *a, int measured)
+{
+    show_heading(ir, a);
     printf("\n  %-9s %6s %6s %6s %7s %7s %6s  (channel %d)\n", "band", "T20 s", "T30 s",
            "EDT s", "C50 dB", "C80 dB", "D50", measured + 1);
-    es_rooms_band_row("broadband", &a.broadband, 0, 0, 0);
+    es_rooms_band_row("broadband", &a->broadband, 0, 0, 0);
     for (int b = 0; b < ES_MEASURE_BANDS; b++) {
         char label[16];
         snprintf(label, sizeof label, "%.0f Hz", es_measure_centres[b]);
-        es_rooms_band_row(label, &a.band[b], 0, 0, 0);
+        es_rooms_band_row(label, &a->band[b], 0, 0, 0);
     }
-    reasons("broadband", &a.broadband);
-    if (channels > 1)
-        per_channel(ch, channels, frames, rate, layout, 0);
-    plot(ch[measured], frames, rate, a.broadband.usable_s);
+    reasons("broadband", &a->broadband);
+    if (ir->channels > 1)
+        per_channel(ir->ch, ir->channels, ir->frames, ir->rate, ir->layout, 0);
+    plot(ir->ch[measured], ir->frames, ir->rate, a->broadband.usable_s);
+}
+
+/* 0, or 1 (said) when the IR cannot be measured. The bands are those of
+ * the first channel that sounds (named); every channel's broadband
+ * figures follow. */
+static int show(const shown_ir *ir, int json)
+{
+    es_room_acoustics a;
+    if (show_channel > ir->channels) {
+        es_error("rooms --show: --channel %d: %s has %d channel%s", show_channel, ir->title,
+                 ir->channels, ir->channels == 1 ? "" : "s");
+        return 1;
+    }
+    const int measured = first_sounding(ir->ch, ir->channels, ir->frames, ir->rate,
+                                        show_channel > 0 ? show_channel - 1 : 0, &a);
+    if (measured < 0) {
+        es_error("%s: the impulse response is silent (every channel)", ir->title);
+        return 1;
+    }
+    if (json)
+        show_json(ir, &a, measured);
+    else
+        show_text(ir, &a, measured);
     return 0;
 }
 
@@ -313,8 +345,8 @@ static int show_file(const char *file, int json)
     }
     if (ins > 0)
         snprintf(layout, sizeof layout, "%dx%d", ins, outs);
-    const int rc = show(file, NULL, layout, ch, li.file_channels, li.frames, li.file_rate, 0, 0,
-                        json);
+    const shown_ir ir = {file, NULL, layout, ch, li.file_channels, li.frames, li.file_rate, 0, 0};
+    const int rc = show(&ir, json);
     es_audiofile_free_channels(ch, li.file_channels);
     return rc;
 }
@@ -455,8 +487,9 @@ int es_cmd_rooms(int argc, char **argv)
                 es_error("%s", err);
                 rc = 1;
             } else {
-                rc = show(room->name, room, p.layout, p.ch, p.channels, p.frames, p.rate,
-                          p.gain_db, p.trimmed_s, json);
+                const shown_ir ir = {room->name, room, p.layout, p.ch, p.channels, p.frames,
+                                     p.rate, p.gain_db, p.trimmed_s};
+                rc = show(&ir, json);
                 es_prepared_room_free(&p);
             }
         }

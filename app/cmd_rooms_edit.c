@@ -188,44 +188,54 @@ done:
     return rc;
 }
 
-/* earshot rooms new NAME recipe... */
-static int cmd_new(int argc, char **argv)
-{
+/* What `rooms new` is asked for: the room's entry, its recipe, and the
+ * head that hears it, if one does. */
+typedef struct {
     destination d;
-    es_rooms_destination_init(&d, NULL);
     es_room_spec spec;
-    es_room_spec_defaults(&spec);
-    char err[512];
-    if (argc < 3 || argv[2][0] == '-') {
-        es_error("rooms new: give the new room's NAME first (see earshot rooms --help)");
-        return 2;
+    const char *binaural; /* --binaural HRIR.sofa; NULL: a microphone pair */
+    int orientations;
+} new_room;
+
+/* --binaural and --orientations: 1 taken, 0 not one of them, -1 said. */
+static int binaural_option(new_room *r, int argc, char **argv, int *i)
+{
+    const char *o = argv[*i];
+    if (strcmp(o, "--binaural") != 0 && strcmp(o, "--orientations") != 0)
+        return 0;
+    const char *v = es_arg_value(argc, argv, i);
+    if (!v)
+        return -1;
+    if (!strcmp(o, "--binaural")) {
+        r->binaural = v;
+        return 1;
     }
-    snprintf(d.meta.name, sizeof d.meta.name, "%s", argv[2]);
-    const char *binaural = NULL;
-    int orientations = 72;
-    /* The room's words first: here --source is where the sound starts. */
+    char *end;
+    const long k = strtol(v, &end, 10);
+    if (*end || end == v || k < 1 || k > ES_BINAURAL_ORIENTATIONS_MAX) {
+        es_error("rooms new: --orientations '%s': a whole number, 1 to %d", v,
+                 ES_BINAURAL_ORIENTATIONS_MAX);
+        return -1;
+    }
+    r->orientations = (int)k;
+    return 1;
+}
+
+/* The options after NAME, the room's words first (here --source is where
+ * the sound starts), then the entry's: 0, or 2 after saying what is
+ * wrong. */
+static int read_new_options(new_room *r, int argc, char **argv)
+{
+    char err[512];
     for (int i = 3; i < argc; i++) {
-        if (!strcmp(argv[i], "--binaural") || !strcmp(argv[i], "--orientations")) {
-            const char *o = argv[i], *v = es_arg_value(argc, argv, &i);
-            char *end;
-            if (!v)
-                return 2;
-            if (!strcmp(o, "--binaural")) {
-                binaural = v;
-                continue;
-            }
-            const long k = strtol(v, &end, 10);
-            if (*end || end == v || k < 1 || k > ES_BINAURAL_ORIENTATIONS_MAX) {
-                es_error("rooms new: --orientations '%s': a whole number, 1 to %d", v,
-                         ES_BINAURAL_ORIENTATIONS_MAX);
-                return 2;
-            }
-            orientations = (int)k;
+        int used = binaural_option(r, argc, argv, &i);
+        if (used < 0)
+            return 2;
+        if (used)
             continue;
-        }
-        int used = i + 1 < argc ? es_room_recipe_option(&spec, argv[i], argv[i + 1], err,
-                                                        sizeof err)
-                                : 0;
+        used = i + 1 < argc ? es_room_recipe_option(&r->spec, argv[i], argv[i + 1], err,
+                                                    sizeof err)
+                            : 0;
         if (used < 0) {
             es_error("rooms new: %s", err);
             return 2;
@@ -234,7 +244,7 @@ static int cmd_new(int argc, char **argv)
             i++;
             continue;
         }
-        used = common_option(&d, argc, argv, &i);
+        used = common_option(&r->d, argc, argv, &i);
         if (used == 0)
             es_error("rooms new: unknown option '%s' (see earshot rooms --help)", argv[i]);
         if (used <= 0)
@@ -242,59 +252,93 @@ static int cmd_new(int argc, char **argv)
     }
     /* Words for the other rendering alone: one line, not silently unused. */
     for (int i = 3; i < argc; i++)
-        if ((!binaural && !strcmp(argv[i], "--orientations")) ||
-            (binaural && !strcmp(argv[i], "--spacing"))) {
+        if ((!r->binaural && !strcmp(argv[i], "--orientations")) ||
+            (r->binaural && !strcmp(argv[i], "--spacing"))) {
             es_error("rooms new: %s is for %s", argv[i],
-                     binaural ? "a microphone pair, not --binaural"
-                              : "a binaural room (--binaural HRIR.sofa)");
+                     r->binaural ? "a microphone pair, not --binaural"
+                                 : "a binaural room (--binaural HRIR.sofa)");
             return 2;
         }
-    if (!es_room_recipe_complete(&spec, err, sizeof err) ||
-        es_room_spec_check(&spec, err, sizeof err) != 0) {
-        es_error("rooms new %s: %s", d.meta.name, err);
+    if (!es_room_recipe_complete(&r->spec, err, sizeof err) ||
+        es_room_spec_check(&r->spec, err, sizeof err) != 0) {
+        es_error("rooms new %s: %s", r->d.meta.name, err);
         return 2;
     }
-    char dir[1024];
-    if (es_rooms_check_destination(&d, dir, sizeof dir) != 0)
-        return 1;
-    double t60[ES_OCTAVE_BANDS];
-    es_room_eyring(&spec, t60);
-    if (binaural) {
-        if (!d.description[0])
-            snprintf(d.description, sizeof d.description,
-                     "%gx%gx%g m, Eyring T60 %.2f s at 1 kHz, binaural, %d head orientations",
-                     spec.size[0], spec.size[1], spec.size[2], t60[3], orientations);
-        if (!d.source[0]) {
-            const char *base = strrchr(binaural, '/');
-            snprintf(d.source, sizeof d.source,
-                     "synthesised by earshot rooms new (image sources through the HRIRs of "
-                     "%s, a binaural Eyring tail)", base ? base + 1 : binaural);
-            /* A file name the manifest cannot hold as it is (too long,
-             * not UTF-8, a control character) is left out, before the
-             * work rather than after it. */
-            if (es_room_fields_check(&d.meta, err, sizeof err) != 0)
-                snprintf(d.source, sizeof d.source, "synthesised by earshot rooms new (image "
-                         "sources through a SOFA set's HRIRs, a binaural Eyring tail)");
-        }
-        return new_binaural(&d, dir, &spec, binaural, orientations);
-    }
+    return 0;
+}
+
+/* A binaural room's description and source, where none was given. */
+static void describe_binaural(new_room *r, const double *t60)
+{
+    destination *d = &r->d;
+    const es_room_spec *spec = &r->spec;
+    if (!d->description[0])
+        snprintf(d->description, sizeof d->description,
+                 "%gx%gx%g m, Eyring T60 %.2f s at 1 kHz, binaural, %d head orientations",
+                 spec->size[0], spec->size[1], spec->size[2], t60[3], r->orientations);
+    if (d->source[0])
+        return;
+    const char *base = strrchr(r->binaural, '/');
+    snprintf(d->source, sizeof d->source,
+             "synthesised by earshot rooms new (image sources through the HRIRs of "
+             "%s, a binaural Eyring tail)", base ? base + 1 : r->binaural);
+    /* A file name the manifest cannot hold as it is (too long, not UTF-8,
+     * a control character) is left out, before the work rather than after
+     * it. */
+    char err[512];
+    if (es_room_fields_check(&d->meta, err, sizeof err) != 0)
+        snprintf(d->source, sizeof d->source, "synthesised by earshot rooms new (image "
+                 "sources through a SOFA set's HRIRs, a binaural Eyring tail)");
+}
+
+/* The room heard by a stereo microphone pair: synthesised, described
+ * where it was not, and saved into dir. The exit status. */
+static int new_stereo(new_room *r, const char *dir, const double *t60)
+{
+    destination *d = &r->d;
+    const es_room_spec *spec = &r->spec;
     float **ch;
     int frames;
-    if (es_room_synthesise(&spec, &ch, &frames, err, sizeof err) != 0) {
-        es_error("rooms new %s: %s", d.meta.name, err);
+    char err[512];
+    if (es_room_synthesise(spec, &ch, &frames, err, sizeof err) != 0) {
+        es_error("rooms new %s: %s", d->meta.name, err);
         return 1;
     }
-    if (!d.description[0])
-        snprintf(d.description, sizeof d.description,
-                 "%gx%gx%g m, Eyring T60 %.2f s at 1 kHz", spec.size[0], spec.size[1],
-                 spec.size[2], t60[3]);
-    if (!d.source[0])
-        snprintf(d.source, sizeof d.source,
+    if (!d->description[0])
+        snprintf(d->description, sizeof d->description,
+                 "%gx%gx%g m, Eyring T60 %.2f s at 1 kHz", spec->size[0], spec->size[1],
+                 spec->size[2], t60[3]);
+    if (!d->source[0])
+        snprintf(d->source, sizeof d->source,
                  "synthesised by earshot rooms new (image sources, Eyring tail)");
-    snprintf(d.meta.layout, sizeof d.meta.layout, "stereo");
-    const int rc = es_rooms_save(&d, dir, ch, 2, frames, spec.rate);
+    snprintf(d->meta.layout, sizeof d->meta.layout, "stereo");
+    const int rc = es_rooms_save(d, dir, ch, 2, frames, spec->rate);
     es_audiofile_free_channels(ch, 2);
     return rc ? 1 : 0;
+}
+
+/* earshot rooms new NAME recipe... */
+static int cmd_new(int argc, char **argv)
+{
+    new_room r = {.orientations = 72};
+    es_rooms_destination_init(&r.d, NULL);
+    es_room_spec_defaults(&r.spec);
+    if (argc < 3 || argv[2][0] == '-') {
+        es_error("rooms new: give the new room's NAME first (see earshot rooms --help)");
+        return 2;
+    }
+    snprintf(r.d.meta.name, sizeof r.d.meta.name, "%s", argv[2]);
+    if (read_new_options(&r, argc, argv) != 0)
+        return 2;
+    char dir[1024];
+    if (es_rooms_check_destination(&r.d, dir, sizeof dir) != 0)
+        return 1;
+    double t60[ES_OCTAVE_BANDS];
+    es_room_eyring(&r.spec, t60);
+    if (!r.binaural)
+        return new_stereo(&r, dir, t60);
+    describe_binaural(&r, t60);
+    return new_binaural(&r.d, dir, &r.spec, r.binaural, r.orientations);
 }
 
 static void name_from_file(const char *path, char *name, size_t n)

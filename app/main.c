@@ -10,6 +10,22 @@
 #include "fftw_planner.h"
 #include "sound_server.h"
 
+/* The subcommands. Each is one file, app/cmd_NAME.c, whose es_cmd_NAME
+ * takes argv with argv[0] = its own name and returns the process exit
+ * status. A new subcommand is that file and two lines here: es_cmd_NAME
+ * declared below, and its row in the table (which --help, the manual page
+ * and "did you mean" read). app/CMakeLists.txt builds every .c file in
+ * app/, so nothing else changes. */
+int es_cmd_play(int argc, char **argv);
+int es_cmd_render(int argc, char **argv);
+int es_cmd_bench(int argc, char **argv);
+int es_cmd_devices(int argc, char **argv);
+int es_cmd_rooms(int argc, char **argv);
+int es_cmd_latency(int argc, char **argv);
+int es_cmd_measure(int argc, char **argv);
+int es_cmd_engines(int argc, char **argv);
+int es_cmd_wisdom(int argc, char **argv);
+
 typedef struct {
     const char *name;
     int (*run)(int argc, char **argv);

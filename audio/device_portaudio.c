@@ -315,19 +315,134 @@ static void latency_now(const es_device *base, int *in, int *out, int *period)
     *out = cycle + d->playback_port;
 }
 
+/* On PipeWire the block is asked as the graph's quantum: its JACK library
+ * opens PortAudio's client with this node latency, and its ALSA plugin its
+ * stream (a request: a lower one, or one another client forces, wins; on
+ * JACK the period as the stream runs says which). A sound card's own ALSA
+ * driver ignores it. */
+static void ask_pipewire_for_block(const es_device_config *cfg)
+{
+    if (!es_jack_is_pipewire() && !es_pipewire_answers(NULL, 0))
+        return;
+    char latency[32];
+    snprintf(latency, sizeof latency, "%d/%.0f", cfg->block, cfg->sample_rate);
+    setenv("PIPEWIRE_LATENCY", latency, 1);
+}
+
+/* What the stream is opened with: the output device and its parameters,
+ * and the input's when the source is live (duplex). */
+typedef struct {
+    const PaDeviceInfo *out_info;
+    PaStreamParameters out, in;
+    int duplex;
+} pa_streams;
+
+/* The devices cfg names, and the channels the room needs on them: 0, or
+ * -1 and why. */
+static int choose_streams(const es_device_config *cfg, pa_streams *s, char *err, size_t n)
+{
+    /* "pipewire" here is the ALSA plugin's device of that name (on
+     * PipeWire's JACK library the native JACK device takes it). */
+    char where[128] = "";
+    if (!strcasecmp(cfg->name, "pipewire") && !es_pipewire_answers(where, sizeof where)) {
+        snprintf(err, n, "device 'pipewire': no PipeWire daemon answered%s%s",
+                 where[0] ? " at " : "",
+                 where[0] ? where : " (neither XDG_RUNTIME_DIR nor PIPEWIRE_RUNTIME_DIR is set)");
+        return -1;
+    }
+    const char *input_name = cfg->input_name ? cfg->input_name : cfg->name;
+    PaDeviceIndex out = find_device(cfg->name, 0);
+    PaDeviceIndex in = find_device(input_name, 1);
+    if (out == paNoDevice) {
+        snprintf(err, n, "device '%s': no such sound device (see earshot devices)", cfg->name);
+        return -1;
+    }
+    const PaDeviceInfo *oi = s->out_info = Pa_GetDeviceInfo(out);
+    if (oi->maxOutputChannels < cfg->outputs) {
+        snprintf(err, n, "device '%s' (%s): has %d output channels, the room needs %d",
+                 cfg->name, oi->name, oi->maxOutputChannels, cfg->outputs);
+        return -1;
+    }
+    s->out = (PaStreamParameters){.device = out, .channelCount = cfg->outputs,
+                                  .sampleFormat = paFloat32 | paNonInterleaved,
+                                  .suggestedLatency = oi->defaultLowOutputLatency};
+    s->duplex = cfg->live_input != 0;
+    if (!cfg->live_input)
+        return 0;
+    if (cfg->input_name && in == paNoDevice) {
+        snprintf(err, n, "input device '%s': no such input (see earshot devices)",
+                 cfg->input_name);
+        return -1;
+    }
+    const PaDeviceInfo *ii = in == paNoDevice ? NULL : Pa_GetDeviceInfo(in);
+    if (!ii || ii->maxInputChannels < cfg->inputs) {
+        snprintf(err, n, "device '%s': no input with %d channel%s", cfg->name, cfg->inputs,
+                 cfg->inputs == 1 ? "" : "s");
+        return -1;
+    }
+    s->in = (PaStreamParameters){.device = in, .channelCount = cfg->inputs,
+                                 .sampleFormat = paFloat32 | paNonInterleaved,
+                                 .suggestedLatency = ii->defaultLowInputLatency};
+    return 0;
+}
+
+/* The stream opened on d: 0, or -1 with what was asked for and
+ * PortAudio's own words (the host API's too when it has some): a refusal
+ * someone can act on. */
+static int open_stream(pa_device *d, const es_device_config *cfg, const pa_streams *s,
+                       char *err, size_t n)
+{
+    PaError rc = Pa_OpenStream(&d->stream, s->duplex ? &s->in : NULL, &s->out,
+                               cfg->sample_rate, (unsigned long)cfg->block, paClipOff,
+                               pa_callback, d);
+    if (rc == paNoError)
+        return 0;
+    const PaHostErrorInfo *host = rc == paUnanticipatedHostError ? Pa_GetLastHostErrorInfo()
+                                                                 : NULL;
+    snprintf(err, n, "device '%s' (%s): cannot open %g Hz, block %d, %d output "
+             "channel%s, %s: %s%s%s", cfg->name, s->out_info->name, cfg->sample_rate,
+             cfg->block, cfg->outputs, cfg->outputs == 1 ? "" : "s",
+             s->duplex ? "with input" : "no input", Pa_GetErrorText(rc),
+             host && host->errorText ? "; host API: " : "",
+             host && host->errorText ? host->errorText : "");
+    d->stream = NULL;
+    return -1;
+}
+
+/* What the open stream is: its shape, its host API, the latencies
+ * PortAudio says, the name it is shown by. */
+static void note_stream(pa_device *d, const es_device_config *cfg, const pa_streams *s)
+{
+    const PaHostApiInfo *api = Pa_GetHostApiInfo(s->out_info->hostApi);
+    /* The stream info is read here, at open: PortAudio's JACK host
+     * rescales it when the stream starts (measured: five times the figure
+     * at open, whatever the block). */
+    const PaStreamInfo *si = Pa_GetStreamInfo(d->stream);
+    d->said_input = si && s->duplex ? si->inputLatency : 0;
+    d->said_output = si ? si->outputLatency : 0;
+    d->duplex = s->duplex;
+    d->block = cfg->block;
+    d->rate = cfg->sample_rate;
+    d->block_ns = (long long)(1e9 * cfg->block / cfg->sample_rate);
+    d->jack = api->type == paJACK;
+    /* ALSA's timestamps are its delay: the buffers PortAudio reports and
+     * what lies beyond them (measured on PipeWire's ALSA plugin: the
+     * graph's cycles, which the stream info leaves out, and a phase
+     * between capture and playback that differs from run to run; the two
+     * delays summed matched a loopback to the frame). JACK's follow its
+     * period model below. */
+    d->base.timed = api->type == paALSA;
+    d->pipewire = d->jack && es_jack_is_pipewire();
+    d->base.close_first = d->pipewire;
+    set_latency(d);
+    snprintf(d->base.name, sizeof d->base.name, "%s: %s",
+             d->pipewire ? "PipeWire (JACK API)" : api->name, s->out_info->name);
+}
+
 static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,
                           char *err, size_t n)
 {
-    /* On PipeWire the block is asked as the graph's quantum: its JACK
-     * library opens PortAudio's client with this node latency, and its
-     * ALSA plugin its stream (a request: a lower one, or one another
-     * client forces, wins; on JACK the period as the stream runs says
-     * which). A sound card's own ALSA driver ignores it. */
-    if (es_jack_is_pipewire() || es_pipewire_answers(NULL, 0)) {
-        char latency[32];
-        snprintf(latency, sizeof latency, "%d/%.0f", cfg->block, cfg->sample_rate);
-        setenv("PIPEWIRE_LATENCY", latency, 1);
-    }
+    ask_pipewire_for_block(cfg);
     char why[320];
     if (portaudio_init(why, sizeof why) != 0) {
         snprintf(err, n, "device '%s': PortAudio could not start: %s", cfg->name, why);
@@ -343,95 +458,12 @@ static es_device *pa_open(const es_device_config *cfg, es_audio_callback cb, voi
     d->ctx = ctx;
     d->inputs = cfg->inputs;
     d->silence = es_alloc_channels(cfg->inputs, (size_t)cfg->block);
-    /* "pipewire" here is the ALSA plugin's device of that name (on
-     * PipeWire's JACK library the native JACK device takes it). */
-    char where[128] = "";
-    if (!strcasecmp(cfg->name, "pipewire") && !es_pipewire_answers(where, sizeof where)) {
-        snprintf(err, n, "device 'pipewire': no PipeWire daemon answered%s%s", where[0] ? " at " : "",
-                 where[0] ? where : " (neither XDG_RUNTIME_DIR nor PIPEWIRE_RUNTIME_DIR is set)");
+    pa_streams s = {0};
+    if (choose_streams(cfg, &s, err, n) != 0 || open_stream(d, cfg, &s, err, n) != 0) {
         pa_close(&d->base);
         return NULL;
     }
-    const char *input_name = cfg->input_name ? cfg->input_name : cfg->name;
-    PaDeviceIndex out = find_device(cfg->name, 0);
-    PaDeviceIndex in = find_device(input_name, 1);
-    if (out == paNoDevice) {
-        snprintf(err, n, "device '%s': no such sound device (see earshot devices)", cfg->name);
-        pa_close(&d->base);
-        return NULL;
-    }
-    const PaDeviceInfo *oi = Pa_GetDeviceInfo(out);
-    if (oi->maxOutputChannels < cfg->outputs) {
-        snprintf(err, n, "device '%s' (%s): has %d output channels, the room needs %d",
-                 cfg->name, oi->name, oi->maxOutputChannels, cfg->outputs);
-        pa_close(&d->base);
-        return NULL;
-    }
-    PaStreamParameters op = {.device = out, .channelCount = cfg->outputs,
-                             .sampleFormat = paFloat32 | paNonInterleaved,
-                             .suggestedLatency = oi->defaultLowOutputLatency};
-    PaStreamParameters ip = {0}, *ipp = NULL;
-    if (cfg->live_input && cfg->input_name && in == paNoDevice) {
-        snprintf(err, n, "input device '%s': no such input (see earshot devices)",
-                 cfg->input_name);
-        pa_close(&d->base);
-        return NULL;
-    }
-    if (cfg->live_input) {
-        const PaDeviceInfo *ii = in == paNoDevice ? NULL : Pa_GetDeviceInfo(in);
-        if (!ii || ii->maxInputChannels < cfg->inputs) {
-            snprintf(err, n, "device '%s': no input with %d channel%s", cfg->name,
-                     cfg->inputs, cfg->inputs == 1 ? "" : "s");
-            pa_close(&d->base);
-            return NULL;
-        }
-        ip = (PaStreamParameters){.device = in, .channelCount = cfg->inputs,
-                                  .sampleFormat = paFloat32 | paNonInterleaved,
-                                  .suggestedLatency = ii->defaultLowInputLatency};
-        ipp = &ip;
-    }
-    PaError rc = Pa_OpenStream(&d->stream, ipp, &op, cfg->sample_rate,
-                               (unsigned long)cfg->block, paClipOff, pa_callback, d);
-    if (rc != paNoError) {
-        /* What was asked for and PortAudio's own words (the host API's too
-         * when it has some): a refusal someone can act on. */
-        const PaHostErrorInfo *host = rc == paUnanticipatedHostError ? Pa_GetLastHostErrorInfo()
-                                                                     : NULL;
-        snprintf(err, n, "device '%s' (%s): cannot open %g Hz, block %d, %d output "
-                 "channel%s, %s: %s%s%s", cfg->name, oi->name, cfg->sample_rate, cfg->block,
-                 cfg->outputs, cfg->outputs == 1 ? "" : "s",
-                 ipp ? "with input" : "no input", Pa_GetErrorText(rc),
-                 host && host->errorText ? "; host API: " : "",
-                 host && host->errorText ? host->errorText : "");
-        d->stream = NULL;
-        pa_close(&d->base);
-        return NULL;
-    }
-    /* The stream info is read here, at open: PortAudio's JACK host
-     * rescales it when the stream starts (measured: five times the figure
-     * at open, whatever the block). */
-    const PaStreamInfo *si = Pa_GetStreamInfo(d->stream);
-    d->said_input = si && ipp ? si->inputLatency : 0;
-    d->said_output = si ? si->outputLatency : 0;
-    d->duplex = ipp != NULL;
-    d->block = cfg->block;
-    d->rate = cfg->sample_rate;
-    d->block_ns = (long long)(1e9 * cfg->block / cfg->sample_rate);
-    d->jack = Pa_GetHostApiInfo(oi->hostApi)->type == paJACK;
-    /* ALSA's timestamps are its delay: the buffers PortAudio reports and
-     * what lies beyond them (measured on PipeWire's ALSA plugin: the
-     * graph's cycles, which the stream info leaves out, and a phase
-     * between capture and playback that differs from run to run; the two
-     * delays summed matched a loopback to the frame). JACK's follow its
-     * period model below. */
-    d->base.timed = Pa_GetHostApiInfo(oi->hostApi)->type == paALSA;
-    d->pipewire = d->jack && es_jack_is_pipewire();
-    d->base.close_first = d->pipewire;
-    set_latency(d);
-    snprintf(d->base.name, sizeof d->base.name, "%s: %s",
-             d->pipewire ? "PipeWire (JACK API)"
-                        : Pa_GetHostApiInfo(oi->hostApi)->name,
-             oi->name);
+    note_stream(d, cfg, &s);
     return &d->base;
 }
 

@@ -1,7 +1,5 @@
 #define _DEFAULT_SOURCE /* readlink */
 #include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +8,10 @@
 #include <unistd.h>
 
 #include "core/files.h"
-#include "core/lines.h"
 #include "core/text.h"
 #include "library.h"
+#include "library_private.h"
 
-#define MANIFEST "rooms.txt"
-/* The longest manifest line read; longer ones are refused whole (and
- * never held in memory). Fields are at most 1024 bytes, so this is
- * generous. */
-#define MANIFEST_LINE_MAX 4096
-#define MANIFEST_LINE_MAX_TEXT "4096"
 #define TEXT_BLOCK (256 * 1024) /* the rooms' text is kept in blocks of this */
 
 /* The rooms' text fields, in blocks that never move (rooms point into
@@ -64,12 +56,12 @@ void es_library_shipped_dir(char *out, size_t n)
      * them under share/earshot/shipped (not share/earshot/rooms: with a
      * prefix of ~/.local, as scripts/run installs for a user, that is the
      * user's own library). */
-    snprintf(candidate, sizeof candidate, "%s/rooms/" MANIFEST, exe);
+    snprintf(candidate, sizeof candidate, "%s/rooms/" ES_MANIFEST, exe);
     if (exists(candidate)) {
         snprintf(out, n, "%s/rooms", exe);
         return;
     }
-    snprintf(candidate, sizeof candidate, "%s/../share/earshot/shipped/" MANIFEST, exe);
+    snprintf(candidate, sizeof candidate, "%s/../share/earshot/shipped/" ES_MANIFEST, exe);
     if (exists(candidate))
         snprintf(out, n, "%s/../share/earshot/shipped", exe);
 }
@@ -285,8 +277,7 @@ int es_library_add(es_library *lib, const es_room *r)
     return 0;
 }
 
-static void say(es_library *lib, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(es_library *lib, const char *fmt, ...)
+void es_library_say(es_library *lib, const char *fmt, ...)
 {
     if (lib->message_count >= ES_LIBRARY_SAID_MAX) {
         lib->unsaid++;
@@ -314,186 +305,7 @@ static void say_unsaid(es_library *lib)
     lib->unsaid = 0;
     lib->message_count--; /* room for the count, in place of the last line kept */
     free(lib->messages[lib->message_count]);
-    say(lib, "... and %d more lines like these (rooms left out or unread)", more + 1);
-}
-
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1]))
-        *--e = 0;
-    return s;
-}
-
-static int number(const char *text, double lo, double hi, double *out)
-{
-    char *end;
-    const double v = strtod(text, &end);
-    if (end == text || *trim(end) || !isfinite(v) || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* A room while its manifest entry is read: the text fields' buffers. */
-typedef struct {
-    es_room room;
-    char path[1024], description[256], source[256], licence[64];
-    char input_names[512], output_names[512];
-} reading;
-
-static void reading_start(reading *r, es_room_origin origin)
-{
-    memset(r, 0, sizeof *r);
-    r->room.origin = origin;
-    r->room.path = r->path;
-    r->room.description = r->description;
-    r->room.source = r->source;
-    r->room.licence = r->licence;
-    r->room.input_names = r->input_names;
-    r->room.output_names = r->output_names;
-}
-
-/* Validates the room that `[name]` began at `line` and adds it. */
-static void finish(es_library *lib, es_room *r, const char *where, int line, int bad)
-{
-    if (!r->name[0])
-        return;
-    const char *why = NULL;
-    char buf[1200];
-    if (!bad && r->path[0])
-        es_room_stamp(r); /* -1 when the file is not there */
-    if (bad)
-        why = "it has a bad value (see above)";
-    else if (!r->path[0])
-        why = "it names no file (file = ...)";
-    else if (r->file_size < 0) {
-        snprintf(buf, sizeof buf, "file %s not found", r->path);
-        why = buf;
-    } else if (r->layout[0] && es_layout_check(r->layout, 0, buf, sizeof buf) != 0) {
-        why = buf;
-    } else {
-        const es_room *same = es_library_find(lib, r->name);
-        if (same) {
-            snprintf(buf, sizeof buf, "the name is taken by the room from %s", same->path);
-            why = buf;
-        }
-    }
-    if (why) {
-        say(lib, "%s:%d: room '%s' left out: %s", where, line, r->name, why);
-        return;
-    }
-    if (es_library_add(lib, r) != 0)
-        say(lib, "%s:%d: room '%s' left out: out of memory", where, line, r->name);
-}
-
-static void read_manifest(es_library *lib, const char *dir, es_room_origin origin)
-{
-    char where[1200], why[1300];
-    snprintf(where, sizeof where, "%s/" MANIFEST, dir);
-    struct stat st;
-    if (stat(where, &st) != 0) {
-        if (errno != ENOENT)
-            say(lib, "%s: cannot read: %s", where, strerror(errno));
-        return;
-    }
-    /* A regular file only: a FIFO would block for good, /dev/zero never
-     * ends. */
-    FILE *f = es_fopen_regular(where, why, sizeof why);
-    if (!f) {
-        say(lib, "%s", why);
-        return;
-    }
-    char *line_text = malloc(MANIFEST_LINE_MAX + 1);
-    if (!line_text) {
-        say(lib, "%s: out of memory", where);
-        fclose(f);
-        return;
-    }
-    reading r;
-    reading_start(&r, origin);
-    int line = 0, began = 0, bad = 0, got;
-    size_t len;
-    while ((got = es_line_read(f, line_text, MANIFEST_LINE_MAX + 1, &len)) != ES_LINE_END) {
-        line++;
-        /* Whole lines: one that is too long, or holds a NUL, is one message
-         * and leaves its room out, never pieces read as lines. */
-        if (got != ES_LINE_OK) {
-            say(lib, "%s:%d: %s%s", where, line,
-                got == ES_LINE_LONG   ? "a line longer than " MANIFEST_LINE_MAX_TEXT
-                                        " characters"
-                : got == ES_LINE_NUL ? "a NUL byte in the line"
-                                     : "a read error",
-                began ? " (its room is left out)" : "");
-            bad = 1;
-            if (got == ES_LINE_ERROR)
-                break;
-            continue;
-        }
-        char *s = trim(line_text);
-        if (!*s || *s == '#')
-            continue;
-        if (*s == '[') {
-            finish(lib, &r.room, where, began, bad);
-            reading_start(&r, origin);
-            began = line;
-            bad = 0;
-            char *close = strchr(s, ']');
-            if (close)
-                *close = 0;
-            char *name = trim(s + 1);
-            if (!close || !es_room_name_valid(name)) {
-                say(lib, "%s:%d: '%s' is not a room name (letters, digits, - _ ., not "
-                    "starting with .)", where, line, s);
-                r.room.name[0] = 0;
-                continue;
-            }
-            snprintf(r.room.name, sizeof r.room.name, "%s", name);
-            continue;
-        }
-        char *eq = strchr(s, '=');
-        if (!eq || !began) {
-            say(lib, "%s:%d: expected [name] or key = value", where, line);
-            continue;
-        }
-        *eq = 0;
-        char *key = trim(s), *value = trim(eq + 1);
-        if (!strcmp(key, "file"))
-            snprintf(r.path, sizeof r.path, "%s%s%s", value[0] == '/' ? "" : dir,
-                     value[0] == '/' ? "" : "/", value);
-        else if (!strcmp(key, "description"))
-            snprintf(r.description, sizeof r.description, "%s", value);
-        else if (!strcmp(key, "source"))
-            snprintf(r.source, sizeof r.source, "%s", value);
-        else if (!strcmp(key, "licence") || !strcmp(key, "license"))
-            snprintf(r.licence, sizeof r.licence, "%s", value);
-        else if (!strcmp(key, "layout"))
-            snprintf(r.room.layout, sizeof r.room.layout, "%s", value);
-        else if (!strcmp(key, "input-names"))
-            snprintf(r.input_names, sizeof r.input_names, "%s", value);
-        else if (!strcmp(key, "output-names"))
-            snprintf(r.output_names, sizeof r.output_names, "%s", value);
-        else if (!strcmp(key, "gain") && number(value, -60, 60, &r.room.gain_db) != 0)
-            bad = 1, say(lib, "%s:%d: room '%s': gain '%s' is not -60 to 60 dB", where, line,
-                         r.room.name, value);
-        else if (!strcmp(key, "predelay") && number(value, 0, 1000, &r.room.predelay_ms) != 0)
-            bad = 1, say(lib, "%s:%d: room '%s': predelay '%s' is not 0 to 1000 ms", where,
-                         line, r.room.name, value);
-        else if (!strcmp(key, "rate") && number(value, 1000, 768000, &r.room.rate) != 0)
-            bad = 1, say(lib, "%s:%d: room '%s': rate '%s' is not a sample rate", where, line,
-                         r.room.name, value);
-        else if (strcmp(key, "file") && strcmp(key, "description") && strcmp(key, "source") &&
-                 strcmp(key, "licence") && strcmp(key, "license") && strcmp(key, "layout") &&
-                 strcmp(key, "gain") && strcmp(key, "predelay") && strcmp(key, "rate") &&
-                 strcmp(key, "input-names") && strcmp(key, "output-names"))
-            say(lib, "%s:%d: room '%s': unknown key '%s' (ignored)", where, line, r.room.name,
-                key);
-    }
-    finish(lib, &r.room, where, began, bad);
-    free(line_text);
-    fclose(f);
+    es_library_say(lib, "... and %d more lines like these (rooms left out or unread)", more + 1);
 }
 
 static void manifest_stamp(const es_library *lib, int d, long long out[2])
@@ -503,7 +315,7 @@ static void manifest_stamp(const es_library *lib, int d, long long out[2])
         out[0] = out[1] = -1;
         return;
     }
-    snprintf(where, sizeof where, "%s/" MANIFEST, lib->dirs[d]);
+    snprintf(where, sizeof where, "%s/" ES_MANIFEST, lib->dirs[d]);
     stamp(where, &out[0], &out[1]);
 }
 
@@ -521,14 +333,14 @@ int es_library_open(es_library *lib, const char *extra)
         lib->dir_origin[2] = ES_ROOMS_EXTRA;
         lib->dir_count = 3;
         if (!exists(extra))
-            say(lib, "--rooms %s: no such folder", extra);
+            es_library_say(lib, "--rooms %s: no such folder", extra);
     }
     for (int d = 0; d < lib->dir_count; d++) {
         /* Stamped before reading: a change made while it is read shows as
          * a change on the next look. */
         manifest_stamp(lib, d, lib->manifest_stamp[d]);
         if (lib->dirs[d][0] && !read_before(lib, d))
-            read_manifest(lib, lib->dirs[d], lib->dir_origin[d]);
+            es_library_read_manifest(lib, lib->dirs[d], lib->dir_origin[d]);
     }
     say_unsaid(lib);
     return 0;
@@ -541,7 +353,7 @@ int es_library_read_dir(es_library *lib, const char *dir)
     lib->dir_origin[0] = ES_ROOMS_EXTRA;
     lib->dir_count = 1;
     manifest_stamp(lib, 0, lib->manifest_stamp[0]);
-    read_manifest(lib, dir, ES_ROOMS_EXTRA);
+    es_library_read_manifest(lib, dir, ES_ROOMS_EXTRA);
     say_unsaid(lib);
     return 0;
 }

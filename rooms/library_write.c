@@ -21,8 +21,8 @@
 #include "audiofile.h"
 #include "core/files.h"
 #include "library.h"
+#include "library_private.h"
 
-#define MANIFEST "rooms.txt"
 #define LOCK_WAIT_S 30     /* another earshot holding the folder longer is said */
 #define FILE_NAME_TRIES 1000
 
@@ -104,7 +104,7 @@ static int rewrite_manifest(const char *dir, int keep_old, const es_room *rooms,
                             const char *const *files, int count, char *err, size_t n)
 {
     char where[1200], target[4096], temp[4200];
-    snprintf(where, sizeof where, "%s/" MANIFEST, dir);
+    snprintf(where, sizeof where, "%s/" ES_MANIFEST, dir);
     if (es_path_follow(where, target, sizeof target, err, n) != 0)
         return -1;
     snprintf(temp, sizeof temp, "%s.partial-%ld", target, (long)getpid());

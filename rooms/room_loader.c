@@ -13,8 +13,10 @@
 
 void es_room_loader_open(es_room_loader *l, const char *extra)
 {
+    /* Every room whole and laid out by its channels until the caller asks
+     * for a share or a layout: never what the memory held before. */
+    memset(l, 0, sizeof *l);
     es_library_open(&l->lib, extra);
-    l->cache = (es_room_cache){0};
 }
 
 void es_room_loader_close(es_room_loader *l)

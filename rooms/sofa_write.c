@@ -22,15 +22,6 @@
 /* libmysofa's limit on one contiguous variable. */
 #define CONTIGUOUS_MAX 0x10000000ull
 
-#define NC_TRY(call)                                                                      \
-    do {                                                                                  \
-        const int rc_ = (call);                                                           \
-        if (rc_ != NC_NOERR) {                                                            \
-            snprintf(err, n, "%s: cannot write SOFA: %s", path, nc_strerror(rc_));        \
-            goto fail;                                                                    \
-        }                                                                                 \
-    } while (0)
-
 int es_sofa_write_fits(int count, int ears, int taps, char *err, size_t n)
 {
     const double bytes = (double)count * ears * taps * sizeof(double);
@@ -59,29 +50,18 @@ static int text(int nc, const char *name, const char *value)
     return nc_put_att_text(nc, NC_GLOBAL, name, strlen(value), value);
 }
 
-int es_sofa_write(const char *path, const es_sofa *set, const es_sofa_about *about, char *err,
-                  size_t n)
+/* One step of the file's writing: netCDF's status, NC_NOERR or the first
+ * error, which ends the step. */
+#define NC_STEP(call)                                                                     \
+    do {                                                                                  \
+        const int rc_ = (call);                                                           \
+        if (rc_ != NC_NOERR)                                                              \
+            return rc_;                                                                   \
+    } while (0)
+
+/* The global attributes: SOFA's, the convention's, and the room's own. */
+static int write_attributes(int nc, const es_sofa_about *about)
 {
-    const int M = set->count, R = set->outputs, E = set->inputs, N = set->taps;
-    if (set->varies != ES_SOFA_VIEW || E != 1 || M < 1 || R < 1 || N < 1) {
-        snprintf(err, n, "%s: only a set of head orientations from one source is written", path);
-        return -1;
-    }
-    if (es_sofa_write_fits(M, R, N, err, n) != 0)
-        return -1;
-    char why[400];
-    if (!es_netcdf_load(why, sizeof why)) {
-        snprintf(err, n, "%s: cannot write SOFA: %s (package libnetcdf19)", path, why);
-        return -1;
-    }
-    int nc = -1, created = 0, dim_m, dim_r, dim_n, dim_c, dim_i, dim_e, var;
-    double *row = NULL;
-    char stamp[32];
-    const time_t now = time(NULL);
-    struct tm tm;
-    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", gmtime_r(&now, &tm));
-    NC_TRY(nc_create(path, NC_NETCDF4 | NC_NOCLOBBER, &nc));
-    created = 1;
     static const char *const fixed[][2] = {
         {"Conventions", "SOFA"},
         {"Version", "2.1"},
@@ -100,93 +80,150 @@ int es_sofa_write(const char *path, const es_sofa *set, const es_sofa_about *abo
         {"ReceiverDescription", "the ears: left, right"},
         {"SourceDescription", "an omnidirectional source"},
     };
+    char stamp[32];
+    const time_t now = time(NULL);
+    struct tm tm;
+    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", gmtime_r(&now, &tm));
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
-        NC_TRY(text(nc, fixed[k][0], fixed[k][1]));
-    NC_TRY(text(nc, "Title", about->title));
-    NC_TRY(text(nc, "Comment", about->comment));
-    NC_TRY(text(nc, "RoomDescription", about->comment));
-    NC_TRY(text(nc, "DateCreated", stamp));
-    NC_TRY(text(nc, "DateModified", stamp));
-    NC_TRY(nc_def_dim(nc, "M", (size_t)M, &dim_m));
-    NC_TRY(nc_def_dim(nc, "R", (size_t)R, &dim_r));
-    NC_TRY(nc_def_dim(nc, "E", (size_t)E, &dim_e));
-    NC_TRY(nc_def_dim(nc, "N", (size_t)N, &dim_n));
-    NC_TRY(nc_def_dim(nc, "C", 3, &dim_c));
-    NC_TRY(nc_def_dim(nc, "I", 1, &dim_i));
-    int v_lpos, v_lup, v_view, v_rpos, v_spos, v_epos, v_rate, v_delay, v_ir;
+        NC_STEP(text(nc, fixed[k][0], fixed[k][1]));
+    NC_STEP(text(nc, "Title", about->title));
+    NC_STEP(text(nc, "Comment", about->comment));
+    NC_STEP(text(nc, "RoomDescription", about->comment));
+    NC_STEP(text(nc, "DateCreated", stamp));
+    return text(nc, "DateModified", stamp);
+}
+
+/* The variables, by their ids in the file. */
+typedef struct {
+    int listener_position, listener_up, listener_view, receiver_position, source_position,
+        emitter_position, rate, delay, ir;
+} sofa_vars;
+
+/* SingleRoomSRIR's dimensions and variables, Data.IR contiguous. */
+static int define_variables(int nc, const es_sofa *set, sofa_vars *v)
+{
+    int dim_m, dim_r, dim_n, dim_c, dim_i, dim_e;
+    NC_STEP(nc_def_dim(nc, "M", (size_t)set->count, &dim_m));
+    NC_STEP(nc_def_dim(nc, "R", (size_t)set->outputs, &dim_r));
+    NC_STEP(nc_def_dim(nc, "E", (size_t)set->inputs, &dim_e));
+    NC_STEP(nc_def_dim(nc, "N", (size_t)set->taps, &dim_n));
+    NC_STEP(nc_def_dim(nc, "C", 3, &dim_c));
+    NC_STEP(nc_def_dim(nc, "I", 1, &dim_i));
     const int ic[2] = {dim_i, dim_c}, mc[2] = {dim_m, dim_c}, rci[3] = {dim_r, dim_c, dim_i};
     const int eci[3] = {dim_e, dim_c, dim_i}, mr[2] = {dim_m, dim_r};
     const int mrn[3] = {dim_m, dim_r, dim_n};
-    NC_TRY(define(nc, "ListenerPosition", 2, ic, "cartesian", "metre", &v_lpos));
-    NC_TRY(define(nc, "ListenerUp", 2, ic, "cartesian", "metre", &v_lup));
-    NC_TRY(define(nc, "ListenerView", 2, mc, "spherical", "degree, degree, metre", &v_view));
-    NC_TRY(define(nc, "ReceiverPosition", 3, rci, "cartesian", "metre", &v_rpos));
-    NC_TRY(define(nc, "SourcePosition", 2, ic, "cartesian", "metre", &v_spos));
-    NC_TRY(define(nc, "EmitterPosition", 3, eci, "cartesian", "metre", &v_epos));
-    NC_TRY(define(nc, "Data.SamplingRate", 1, &dim_i, NULL, "hertz", &v_rate));
-    NC_TRY(define(nc, "Data.Delay", 2, mr, NULL, NULL, &v_delay));
-    NC_TRY(define(nc, "Data.IR", 3, mrn, NULL, NULL, &v_ir));
-    NC_TRY(nc_def_var_chunking(nc, v_ir, NC_CONTIGUOUS, NULL));
-    NC_TRY(nc_enddef(nc));
-    {
-        const double origin[3] = {0, 0, 0}, up[3] = {0, 0, 1};
-        NC_TRY(nc_put_var_double(nc, v_lpos, origin));
-        NC_TRY(nc_put_var_double(nc, v_lup, up));
-        NC_TRY(nc_put_var_double(nc, v_spos, about->source));
-        NC_TRY(nc_put_var_double(nc, v_rate, &set->rate));
-        double *view = malloc(sizeof(double) * 3 * (size_t)M);
-        double *ears = calloc(3 * (size_t)R, sizeof(double));
-        double *zero = calloc((size_t)M * R + 3 * (size_t)E, sizeof(double));
-        int rc = view && ears && zero ? NC_NOERR : NC_ENOMEM;
-        for (int m = 0; view && m < M; m++) {
-            view[3 * m] = set->pose[m].azimuth;
-            view[3 * m + 1] = set->pose[m].elevation;
-            view[3 * m + 2] = set->pose[m].distance;
-        }
-        /* The ears 9 cm either side of the head's centre, left first. */
-        for (int r = 0; ears && r < R && R == 2; r++)
-            ears[3 * r + 1] = r == 0 ? 0.09 : -0.09;
-        if (rc == NC_NOERR)
-            rc = nc_put_var_double(nc, v_view, view);
-        if (rc == NC_NOERR)
-            rc = nc_put_var_double(nc, v_rpos, ears);
-        if (rc == NC_NOERR)
-            rc = nc_put_var_double(nc, v_delay, zero);
-        if (rc == NC_NOERR)
-            rc = nc_put_var_double(nc, v_epos, zero);
-        free(view);
-        free(ears);
-        free(zero);
-        NC_TRY(rc);
+    NC_STEP(define(nc, "ListenerPosition", 2, ic, "cartesian", "metre", &v->listener_position));
+    NC_STEP(define(nc, "ListenerUp", 2, ic, "cartesian", "metre", &v->listener_up));
+    NC_STEP(define(nc, "ListenerView", 2, mc, "spherical", "degree, degree, metre",
+                   &v->listener_view));
+    NC_STEP(define(nc, "ReceiverPosition", 3, rci, "cartesian", "metre",
+                   &v->receiver_position));
+    NC_STEP(define(nc, "SourcePosition", 2, ic, "cartesian", "metre", &v->source_position));
+    NC_STEP(define(nc, "EmitterPosition", 3, eci, "cartesian", "metre", &v->emitter_position));
+    NC_STEP(define(nc, "Data.SamplingRate", 1, &dim_i, NULL, "hertz", &v->rate));
+    NC_STEP(define(nc, "Data.Delay", 2, mr, NULL, NULL, &v->delay));
+    NC_STEP(define(nc, "Data.IR", 3, mrn, NULL, NULL, &v->ir));
+    return nc_def_var_chunking(nc, v->ir, NC_CONTIGUOUS, NULL);
+}
+
+/* Every variable but Data.IR: the positions, the head's orientations, the
+ * rate, the delays (none). */
+static int write_positions(int nc, const es_sofa *set, const es_sofa_about *about,
+                           const sofa_vars *v)
+{
+    const int M = set->count, R = set->outputs, E = set->inputs;
+    const double origin[3] = {0, 0, 0}, up[3] = {0, 0, 1};
+    NC_STEP(nc_put_var_double(nc, v->listener_position, origin));
+    NC_STEP(nc_put_var_double(nc, v->listener_up, up));
+    NC_STEP(nc_put_var_double(nc, v->source_position, about->source));
+    NC_STEP(nc_put_var_double(nc, v->rate, &set->rate));
+    double *view = malloc(sizeof(double) * 3 * (size_t)M);
+    double *ears = calloc(3 * (size_t)R, sizeof(double));
+    double *zero = calloc((size_t)M * R + 3 * (size_t)E, sizeof(double));
+    int rc = view && ears && zero ? NC_NOERR : NC_ENOMEM;
+    for (int m = 0; view && m < M; m++) {
+        view[3 * m] = set->pose[m].azimuth;
+        view[3 * m + 1] = set->pose[m].elevation;
+        view[3 * m + 2] = set->pose[m].distance;
     }
-    NC_TRY(nc_close(nc));
-    nc = -1;
-    /* Again, for the filters alone (the top of the file says why). */
-    NC_TRY(nc_open(path, NC_WRITE, &nc));
-    NC_TRY(nc_inq_varid(nc, "Data.IR", &var));
-    if (!(row = malloc(sizeof(double) * (size_t)N)))
-        NC_TRY(NC_ENOMEM);
-    for (int m = 0; m < M; m++)
-        for (int r = 0; r < R; r++) {
+    /* The ears 9 cm either side of the head's centre, left first. */
+    for (int r = 0; ears && r < R && R == 2; r++)
+        ears[3 * r + 1] = r == 0 ? 0.09 : -0.09;
+    if (rc == NC_NOERR)
+        rc = nc_put_var_double(nc, v->listener_view, view);
+    if (rc == NC_NOERR)
+        rc = nc_put_var_double(nc, v->receiver_position, ears);
+    if (rc == NC_NOERR)
+        rc = nc_put_var_double(nc, v->delay, zero);
+    if (rc == NC_NOERR)
+        rc = nc_put_var_double(nc, v->emitter_position, zero);
+    free(view);
+    free(ears);
+    free(zero);
+    return rc;
+}
+
+/* Data.IR, a filter at a time, into the file opened again. */
+static int write_filters(int nc, const es_sofa *set)
+{
+    const int N = set->taps;
+    int var;
+    NC_STEP(nc_inq_varid(nc, "Data.IR", &var));
+    double *row = malloc(sizeof(double) * (size_t)N);
+    int rc = row ? NC_NOERR : NC_ENOMEM;
+    for (int m = 0; rc == NC_NOERR && m < set->count; m++)
+        for (int r = 0; rc == NC_NOERR && r < set->outputs; r++) {
             const float *taps = set->sets[m]->taps[r];
             for (int t = 0; t < N; t++)
                 row[t] = taps ? taps[t] : 0.0;
             const size_t start[3] = {(size_t)m, (size_t)r, 0}, count[3] = {1, 1, (size_t)N};
-            NC_TRY(nc_put_vara_double(nc, var, start, count, row));
+            rc = nc_put_vara_double(nc, var, start, count, row);
         }
     free(row);
-    row = NULL;
-    {
-        const int closed = nc_close(nc);
-        nc = -1;
-        NC_TRY(closed);
+    return rc;
+}
+
+/* Closes the file, whatever came before: the first error of the two. */
+static int close_file(int nc, int rc)
+{
+    const int closed = nc_close(nc);
+    return rc != NC_NOERR ? rc : closed;
+}
+
+int es_sofa_write(const char *path, const es_sofa *set, const es_sofa_about *about, char *err,
+                  size_t n)
+{
+    if (set->varies != ES_SOFA_VIEW || set->inputs != 1 || set->count < 1 || set->outputs < 1 ||
+        set->taps < 1) {
+        snprintf(err, n, "%s: only a set of head orientations from one source is written", path);
+        return -1;
     }
-    return 0;
+    if (es_sofa_write_fits(set->count, set->outputs, set->taps, err, n) != 0)
+        return -1;
+    char why[400];
+    if (!es_netcdf_load(why, sizeof why)) {
+        snprintf(err, n, "%s: cannot write SOFA: %s (package libnetcdf19)", path, why);
+        return -1;
+    }
+    int nc, rc = nc_create(path, NC_NETCDF4 | NC_NOCLOBBER, &nc);
+    if (rc != NC_NOERR) /* never a file that was there before */
+        goto fail;
+    sofa_vars v;
+    rc = write_attributes(nc, about);
+    if (rc == NC_NOERR)
+        rc = define_variables(nc, set, &v);
+    if (rc == NC_NOERR)
+        rc = nc_enddef(nc);
+    if (rc == NC_NOERR)
+        rc = write_positions(nc, set, about, &v);
+    rc = close_file(nc, rc);
+    /* Again, for the filters alone (the top of the file says why). */
+    if (rc == NC_NOERR && (rc = nc_open(path, NC_WRITE, &nc)) == NC_NOERR)
+        rc = close_file(nc, write_filters(nc, set));
+    if (rc == NC_NOERR)
+        return 0;
+    remove(path);
 fail:
-    free(row);
-    if (nc >= 0)
-        nc_close(nc);
-    if (created) /* never a file that was there before */
-        remove(path);
+    snprintf(err, n, "%s: cannot write SOFA: %s", path, nc_strerror(rc));
     return -1;
 }

@@ -23,7 +23,8 @@ typedef struct {
 } es_room_loader;
 
 /* Opens the library (shipped, user, and `extra`, which may be NULL). Its
- * messages (rooms left out) are in loader->lib.messages. */
+ * messages (rooms left out) are in loader->lib.messages. No share of the
+ * outputs and no layout: the caller sets those after. */
 void es_room_loader_open(es_room_loader *l, const char *extra);
 void es_room_loader_close(es_room_loader *l);
 
