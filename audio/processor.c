@@ -17,7 +17,7 @@
 #define DEFAULT_CROSSFADE_MS 50.0
 
 int es_processor_fits(const es_processor *p, const es_engine *e, const es_format *f, char *err,
-                size_t n)
+                      size_t n)
 {
     const es_format *want = &p->fmt;
     if (f->inputs != want->inputs || f->outputs != want->outputs) {
@@ -182,8 +182,12 @@ static ES_RT void take_reset_stats(es_processor *p, const command *c)
 }
 
 static void (*const takes[CMD_KINDS])(es_processor *p, const command *c) = {
-    [CMD_SWAP] = take_swap,       [CMD_MIX] = take_mix,   [CMD_RESET_STATS] = take_reset_stats,
-    [CMD_MUTE] = take_mute,       [CMD_UNMUTE] = take_unmute, [CMD_HOLD] = take_hold,
+    [CMD_SWAP] = take_swap,
+    [CMD_MIX] = take_mix,
+    [CMD_RESET_STATS] = take_reset_stats,
+    [CMD_MUTE] = take_mute,
+    [CMD_UNMUTE] = take_unmute,
+    [CMD_HOLD] = take_hold,
 };
 
 static ES_RT void apply_commands(es_processor *p)
