@@ -3,8 +3,6 @@
  * statistics read under their seqlock. Never on the audio thread. */
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
-#include <time.h>
 
 #include "processor_private.h"
 
@@ -29,12 +27,12 @@ int es_processor_swap_ab(es_processor *p, es_engine *take_engine, const es_forma
 
 es_history *es_processor_history(es_processor *p)
 {
-    return es_history_ref(p->history);
+    return es_history_ref(p->input.history);
 }
 
 int es_processor_history_frames(const es_processor *p)
 {
-    return p->history ? p->cfg.history_frames : 0;
+    return p->input.history ? p->cfg.history_frames : 0;
 }
 
 /* Tickets are unique in the process, so that one processor's never
@@ -49,7 +47,7 @@ int es_processor_swap_with(es_processor *p, es_engine *take_engine, const es_for
         snprintf(err, n, "A/B slot %d: there are %d", ab, ES_AB_SLOTS);
         return ES_E_ARG;
     }
-    if (how->ringing && !p->history) {
+    if (how->ringing && !p->input.history) {
         snprintf(err, n, "a primed swap on a stream that keeps no history");
         return ES_E_ARG;
     }
@@ -61,9 +59,7 @@ int es_processor_swap_with(es_processor *p, es_engine *take_engine, const es_for
         snprintf(err, n, "too many changes under way; try again in a moment");
         return ES_E_STATE;
     }
-    command c = {.kind = CMD_SWAP, .engine = take_engine, .ab = ab, .restart = how->restart,
-                 .same_filter = how->same_filter, .ringing = how->ringing,
-                 .ringing_frames = how->ringing_frames,
+    command c = {.kind = CMD_SWAP, .engine = take_engine, .how = *how,
                  .ticket = atomic_fetch_add(&tickets, 1) + 1};
     *ticket = c.ticket;
     atomic_fetch_add(&p->pending_swaps, 1);
@@ -140,30 +136,12 @@ int es_processor_swap_pending(const es_processor *p)
 
 void es_processor_stats(const es_processor *p, es_stats *out)
 {
-    es_processor *q = (es_processor *)p;
-    /* A copy that raced the audio thread's is taken again; after a few,
-     * the reader sleeps a moment rather than spin: an audio thread that is
-     * not real-time (a freewheeling server's, or one the machine refuses
-     * real-time) can be descheduled mid-publish, and a reader spinning on
-     * the same CPU would keep it from finishing (seconds on a loaded
-     * machine, which the session took for a dead device). */
-    const struct timespec nap = {0, 50000};
-    for (int tries = 0;; tries++) {
-        if (tries >= 3)
-            nanosleep(&nap, NULL);
-        unsigned before = atomic_load_explicit(&q->seq, memory_order_acquire);
-        if (before & 1)
-            continue;
-        memcpy(out, &q->shared, sizeof *out);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&q->seq, memory_order_relaxed) == before)
-            break;
-    }
+    es_accounting_read(&p->acct, out);
     /* Filter-set requests made and not taken: the one waiting in the
      * word, and those a newer one replaced. */
-    const uint64_t sent = atomic_load(&q->requests->sent) - q->sent_before;
-    const uint64_t waiting = atomic_load(&q->requests->word) != 0;
+    es_set_requests *r = p->sets.requests;
+    const uint64_t sent = atomic_load(&r->sent) - p->sets.sent_before;
+    const uint64_t waiting = atomic_load(&r->word) != 0;
     out->set_superseded = sent > out->set_requests + waiting ? sent - out->set_requests - waiting
                                                              : 0;
 }
-

@@ -30,64 +30,69 @@ void es_set_request(es_set_requests *r, int set, long long arrival_ns)
 
 void es_processor_select_set(es_processor *p, int set, long long arrival_ns)
 {
-    es_set_request(p->requests, set, arrival_ns);
+    es_set_request(p->sets.requests, set, arrival_ns);
 }
 
-ES_RT void es_sets_take(es_processor *p)
+void es_sets_init(es_set_watch *w, es_set_requests *from_host)
 {
-    if (!atomic_load_explicit(&p->requests->word, memory_order_relaxed))
+    w->requests = from_host ? from_host : &w->own;
+    w->sent_before = atomic_load(&w->requests->sent);
+}
+
+ES_RT void es_sets_take(es_set_watch *w, const es_crossfade *x, es_stats *st)
+{
+    if (!atomic_load_explicit(&w->requests->word, memory_order_relaxed))
         return;
-    const uint64_t word = atomic_exchange_explicit(&p->requests->word, 0, memory_order_acquire);
+    const uint64_t word = atomic_exchange_explicit(&w->requests->word, 0, memory_order_acquire);
     if (!word)
         return;
     const int set = (int)(word >> STAMP_BITS) - 1;
-    p->acc.set_requests++;
-    slot *a = &p->slots[p->active], *b = &p->slots[1 - p->active];
+    st->set_requests++;
+    es_engine *a = es_crossfade_playing(x), *b = es_crossfade_incoming(x);
     /* In a crossfade the engine coming in takes it too, whatever the one
      * going out is: a head turned while a SOFA room fades in over a room
      * of one matrix plays at once. */
-    if (p->fading && b->engine)
-        es_engine_select_set(b->engine, set);
-    if (!(a->engine->klass->caps & ES_CAP_SETS))
+    if (b)
+        es_engine_select_set(b, set);
+    if (!(a->klass->caps & ES_CAP_SETS))
         return; /* a room of one matrix: nothing to switch, nothing to wait for */
-    es_engine_select_set(a->engine, set);
-    if (!p->set_waiting || a->engine != p->set_engine) {
-        p->set_engine = a->engine;
-        p->set_since_us = word & STAMP_MASK;
-        es_engine_status st;
-        es_engine_get_status(a->engine, &st);
-        p->set_switches_before = st.set_switches;
+    es_engine_select_set(a, set);
+    if (!w->waiting || a != w->engine) {
+        w->engine = a;
+        w->since_us = word & STAMP_MASK;
+        es_engine_status e;
+        es_engine_get_status(a, &e);
+        w->switches_before = e.set_switches;
     }
-    p->set_waiting = 1;
-    p->set_wanted = set;
+    w->waiting = 1;
+    w->wanted = set;
 }
 
-ES_RT void es_sets_heard(es_processor *p, long long end_ns)
+ES_RT void es_sets_heard(es_set_watch *w, const es_crossfade *x, es_stats *st, long long end_ns)
 {
-    if (!p->set_waiting)
+    if (!w->waiting)
         return;
-    const es_engine *e = p->slots[p->active].engine;
-    if (e != p->set_engine) { /* another engine plays now: a new room */
-        p->set_waiting = 0;
+    const es_engine *e = es_crossfade_playing(x);
+    if (e != w->engine) { /* another engine plays now: a new room */
+        w->waiting = 0;
         return;
     }
-    es_engine_status st;
-    es_engine_get_status(e, &st);
-    p->acc.set = st.set;
-    if (st.set_switches == p->set_switches_before) {
+    es_engine_status now;
+    es_engine_get_status(e, &now);
+    st->set = now.set;
+    if (now.set_switches == w->switches_before) {
         /* Asked for the set that plays: nothing to hear, nothing to wait
          * for. Else the switch waits for the engine's next block. */
-        if (st.set == p->set_wanted)
-            p->set_waiting = 0;
+        if (now.set == w->wanted)
+            w->waiting = 0;
         return;
     }
     const uint64_t now_us = ((uint64_t)end_ns / 1000) & STAMP_MASK;
-    const double us = (double)((now_us - p->set_since_us) & STAMP_MASK);
-    es_stats *s = &p->acc;
-    s->set_switches++;
-    s->exchange_last_us = us;
-    s->exchange_max_us = us > s->exchange_max_us ? us : s->exchange_max_us;
+    const double us = (double)((now_us - w->since_us) & STAMP_MASK);
+    st->set_switches++;
+    st->exchange_last_us = us;
+    st->exchange_max_us = us > st->exchange_max_us ? us : st->exchange_max_us;
     const int bin = (int)(us / ES_EXCHANGE_BIN_US);
-    s->exchange_hist[bin < ES_EXCHANGE_BINS ? bin : ES_EXCHANGE_BINS - 1]++;
-    p->set_waiting = 0;
+    st->exchange_hist[bin < ES_EXCHANGE_BINS ? bin : ES_EXCHANGE_BINS - 1]++;
+    w->waiting = 0;
 }
