@@ -16,6 +16,9 @@ int es_cmd_rooms(int argc, char **argv);
 /* cmd_engines.c: every engine's name and summary, for the --help texts
  * (from the registry, so none is left out). */
 void es_engines_help(FILE *to);
+/* cmd_devices.c: the names --device takes and what each means, for the
+ * --help texts (from the device layer's table of backends). */
+void es_devices_help(FILE *to);
 int es_cmd_latency(int argc, char **argv);
 int es_cmd_measure(int argc, char **argv);
 int es_cmd_wisdom(int argc, char **argv);

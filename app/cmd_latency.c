@@ -132,6 +132,7 @@ int es_cmd_latency(int argc, char **argv)
     if (help) {
         fputs(usage, stdout);
         es_params_help(params, stdout);
+        es_devices_help(stdout);
         return 0;
     }
     es_app_route_device(o.play.device);

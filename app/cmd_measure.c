@@ -289,6 +289,7 @@ int es_cmd_measure(int argc, char **argv)
     if (help) {
         fputs(usage, stdout);
         es_params_help(table, stdout);
+        es_devices_help(stdout);
         return 0;
     }
     es_measure_plan plan = {.sweep = o.sweep, .reference_input = o.reference - 1,

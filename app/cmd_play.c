@@ -130,6 +130,7 @@ int es_cmd_play(int argc, char **argv)
     if (help) {
         fputs(usage, stdout);
         es_params_help(es_play_params, stdout);
+        es_devices_help(stdout);
         es_engines_help(stdout);
         fputs("\nCommands (--commands: one a line on standard input):\n", stdout);
         es_commands_help(stdout);

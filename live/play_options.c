@@ -44,19 +44,9 @@ const es_param es_play_params[] = {
      OPT(outputs), NULL, parse_outputs},
     {"rate", ES_PARAM_DOUBLE, 8000, 384000, "48000", "HZ", "stream sample rate", OPT(rate), NULL,
      NULL},
+    /* The names are the device layer's (es_device_names_help). */
     {"device", ES_PARAM_STRING, 0, 255, "auto", "NAME",
-     "'jack': earshot's own JACK client (named by --name, its\n"
-     "ports kept through every change with what is wired to them,\n"
-     "its latency published on them); 'pipewire': the same client\n"
-     "on PipeWire's JACK library (package pipewire-jack; earshot\n"
-     "starts itself on it as pw-jack would, and asks the graph for\n"
-     "quantum = block), else PipeWire's ALSA plugin; a sound device\n"
-     "through PortAudio: 'default', a host API ('alsa') or part of\n"
-     "a device name (earshot devices); 'null': a real-time clock\n"
-     "with no sound card; 'auto': PipeWire through\n"
-     "its JACK library when its daemon answers, else a JACK server\n"
-     "that answers, else the default device, else the null device",
-     OPT(device), NULL, NULL},
+     "where it plays: a name of Devices, below", OPT(device), NULL, NULL},
     {"input", ES_PARAM_STRING, 0, 1023, "signal", "IN",
      "'signal': the built-in test signal; 'mic':\n"
      "the device's input; or a sound file, looped, resampled", OPT(input), NULL, NULL},
