@@ -255,6 +255,10 @@ int es_params_defaults(const es_param *table, void *base, char *err, size_t n)
     for (const es_param *p = table; p->name; p++) {
         if (!p->def)
             continue;
+        if (p->type == ES_PARAM_FLAG) {
+            snprintf(err, n, "--%s: a flag has no default (it is off until given)", p->name);
+            return ES_E_ARG;
+        }
         char label[80];
         snprintf(label, sizeof label, "--%s default", p->name);
         if (es_param_parse(p, label, p->def, base, err, n) != 0)

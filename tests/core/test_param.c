@@ -226,12 +226,20 @@ static void default_refused(void)
         {"gain", ES_PARAM_DOUBLE, 0, 16, "loud", "G", NULL, offsetof(values, gain), NULL, NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL},
     };
+    static const es_param flag[] = {
+        {"headless", ES_PARAM_FLAG, 0, 1, "on", NULL, NULL, offsetof(values, flag), NULL, NULL},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL},
+    };
     values v = {0};
     char err[256] = "";
-    const int rc = es_params_defaults(bad, &v, err, sizeof err);
+    int rc = es_params_defaults(bad, &v, err, sizeof err);
     printf("     %s\n", err);
     check(rc != 0 && strstr(err, "--gain default 'loud': not a number"),
           "defaults: a default the entry refuses is said, naming the option");
+    rc = es_params_defaults(flag, &v, err, sizeof err);
+    printf("     %s\n", err);
+    check(rc != 0 && strstr(err, "--headless") && v.flag == 0,
+          "defaults: a flag given a default is refused (it is off until given)");
 }
 
 /* Entry `name`'s lines in the help: from "  --name" to the next entry. */

@@ -75,8 +75,8 @@ int es_param_parse(const es_param *p, const char *label, const char *text, void 
 
 /* Every entry's default (`def`, parsed as es_param_parse parses a value
  * given to it) into base; entries without one are left as they are. ES_OK,
- * or ES_E_ARG with "--NAME default 'TEXT': what is wrong" in err: a
- * mistake in the table itself. */
+ * or ES_E_ARG with "--NAME default 'TEXT': what is wrong" (or a FLAG given
+ * a default) in err: a mistake in the table itself. */
 int es_params_defaults(const es_param *table, void *base, char *err, size_t n);
 
 /* The entry named `name` in a table ended by a NULL name, or NULL. */
