@@ -11,6 +11,9 @@
 /* cmd_engines.c: every engine's name and summary, for the --help texts
  * (from the registry, so none is left out). */
 void es_engines_help(FILE *to);
+/* cmd_devices.c: the names --device takes and what each means, for the
+ * --help texts (from the device layer's table of backends). */
+void es_devices_help(FILE *to);
 /* main.c: a command that will open the sound device `device` (NULL: it
  * lists them) calls this once its options are read, before it opens one:
  * on PipeWire, earshot may start again here on PipeWire's JACK library

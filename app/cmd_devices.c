@@ -42,6 +42,12 @@ static void servers(int json)
         printf("  JACK: no server answers\n");
 }
 
+void es_devices_help(FILE *to)
+{
+    fputs("\nDevices (--device NAME; earshot devices lists the sound devices):\n", to);
+    es_device_names_help(to);
+}
+
 int es_cmd_devices(int argc, char **argv)
 {
     int json = 0;
@@ -50,11 +56,11 @@ int es_cmd_devices(int argc, char **argv)
             json = 1;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: earshot devices [--json]\n"
-                   "Lists the sound devices (PortAudio: name, host API, channels, default\n"
-                   "rate) and the null device. Pass a name, a host API ('jack', 'alsa') or\n"
-                   "part of a name to earshot play --device; 'pipewire' for PipeWire.\n"
-                   "Then says which sound server answers (PipeWire, JACK) and the rate\n"
-                   "and period its graph runs.\n");
+                   "Lists the devices earshot can play on, a line each (name, host API,\n"
+                   "channels, default rate), then says which sound server answers\n"
+                   "(PipeWire, JACK) and the rate and period its graph runs. The names\n"
+                   "earshot play --device takes are below.\n");
+            es_devices_help(stdout);
             return 0;
         } else {
             es_error("devices: unknown option '%s'", argv[i]);

@@ -30,12 +30,12 @@ static const char *const device_params[] = {"device", "input-device", "name", "c
                                             "connect-out", "no-connect", "rate", "block",
                                             NULL};
 static const es_param own_params[] = {
-    {"wait", ES_PARAM_DOUBLE, 0, 60, "T",
+    {"wait", ES_PARAM_DOUBLE, 0, 60, "0.5", "T",
      "seconds between opening the device and the click, to wire a\n"
-     "loopback (default 0.5)", OPT(wait), NULL, NULL},
-    {"json", ES_PARAM_FLAG, 0, 1, NULL, "the result as one JSON object", OPT(json), NULL,
+     "loopback", OPT(wait), NULL, NULL},
+    {"json", ES_PARAM_FLAG, 0, 1, NULL, NULL, "the result as one JSON object", OPT(json), NULL,
      NULL},
-    {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL},
 };
 #define TABLE_MAX 16
 static es_param params[TABLE_MAX];
@@ -119,11 +119,12 @@ static int measure(es_session *s, int *frames)
 int es_cmd_latency(int argc, char **argv)
 {
     es_app_params_with_play(params, TABLE_MAX, device_params, own_params);
-    latency_options o = {.wait = 0.5};
-    es_play_options_default(&o.play);
+    latency_options o = {0};
     char err[1024];
     int help;
-    if (es_params_parse_argv(params, argc, argv, &o, NULL, 0, NULL, &help, err,
+    if (es_play_options_default(&o.play, err, sizeof err) != 0 ||
+        es_params_defaults(own_params, &o, err, sizeof err) != 0 ||
+        es_params_parse_argv(params, argc, argv, &o, NULL, 0, NULL, &help, err,
                              sizeof err) != 0) {
         es_error("latency: %s (see earshot latency --help)", err);
         return 2;
@@ -131,6 +132,7 @@ int es_cmd_latency(int argc, char **argv)
     if (help) {
         fputs(usage, stdout);
         es_params_help(params, stdout);
+        es_devices_help(stdout);
         return 0;
     }
     es_app_route_device(o.play.device);

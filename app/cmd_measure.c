@@ -73,47 +73,50 @@ static const char *const device_params[] = {"device", "input-device", "name", "c
                                             "connect-out", "no-connect", "rate", "block",
                                             "inputs", NULL};
 
+/* The sweep's defaults are sweep.h's (ES_SWEEP_DEFAULTS), as the
+ * workstation's form and the measure command take them. */
+#define SWEEP_DEFAULT(x) ES_PARAM_DEFAULT_OF(ES_SWEEP_##x##_DEFAULT)
 static const es_param own_params[] = {
-    {"seconds", ES_PARAM_DOUBLE, 0.1, ES_SWEEP_SECONDS_MAX, "T",
-     "the sweep's length (5; rounded to the synchronised sweep's)", OPT(sweep.seconds), NULL,
+    {"seconds", ES_PARAM_DOUBLE, 0.1, ES_SWEEP_SECONDS_MAX, SWEEP_DEFAULT(SECONDS), "T",
+     "the sweep's length (rounded to the synchronised sweep's)", OPT(sweep.seconds), NULL,
      NULL},
-    {"from", ES_PARAM_DOUBLE, 1, 192000, "HZ", "the sweep's lowest frequency (20)",
-     OPT(sweep.f1), NULL, NULL},
-    {"to", ES_PARAM_DOUBLE, 2, 192000, "HZ",
-     "the sweep's highest (20000; at most half the rate)", OPT(sweep.f2), NULL, NULL},
-    {"level", ES_PARAM_DOUBLE, -80, 0, "DBFS", "the sweep's peak (-12)", OPT(sweep.level_db),
-     NULL, NULL},
-    {"fade-in", ES_PARAM_DOUBLE, 0, 10, "T", "seconds of fade at the start (0.05)",
-     OPT(sweep.fade_in), NULL, NULL},
-    {"fade-out", ES_PARAM_DOUBLE, 0, 10, "T", "seconds of fade at the end (0.01)",
-     OPT(sweep.fade_out), NULL, NULL},
-    {"repeats", ES_PARAM_INT, 1, ES_SWEEP_REPEATS_MAX, "N",
-     "sweeps averaged: each doubling gains 3 dB over the noise (1)", OPT(sweep.repeats),
-     NULL, NULL},
-    {"gap", ES_PARAM_DOUBLE, 0, ES_SWEEP_GAP_MAX, "T",
+    {"from", ES_PARAM_DOUBLE, 1, 192000, SWEEP_DEFAULT(F1), "HZ",
+     "the sweep's lowest frequency", OPT(sweep.f1), NULL, NULL},
+    {"to", ES_PARAM_DOUBLE, 2, 192000, SWEEP_DEFAULT(F2), "HZ",
+     "the sweep's highest (at most half the rate)", OPT(sweep.f2), NULL, NULL},
+    {"level", ES_PARAM_DOUBLE, -80, 0, SWEEP_DEFAULT(LEVEL_DB), "DBFS", "the sweep's peak",
+     OPT(sweep.level_db), NULL, NULL},
+    {"fade-in", ES_PARAM_DOUBLE, 0, 10, SWEEP_DEFAULT(FADE_IN), "T",
+     "seconds of fade at the start", OPT(sweep.fade_in), NULL, NULL},
+    {"fade-out", ES_PARAM_DOUBLE, 0, 10, SWEEP_DEFAULT(FADE_OUT), "T",
+     "seconds of fade at the end", OPT(sweep.fade_out), NULL, NULL},
+    {"repeats", ES_PARAM_INT, 1, ES_SWEEP_REPEATS_MAX, SWEEP_DEFAULT(REPEATS), "N",
+     "sweeps averaged: each doubling gains 3 dB over the noise", OPT(sweep.repeats), NULL,
+     NULL},
+    {"gap", ES_PARAM_DOUBLE, 0, ES_SWEEP_GAP_MAX, SWEEP_DEFAULT(GAP), "T",
      "silence after each sweep: longer than the room's decay\n"
-     "and the loop's latency (2.5)", OPT(sweep.gap), NULL, NULL},
-    {"outputs", ES_PARAM_CUSTOM, 0, 0, "LIST",
-     "the outputs swept one after another, from 1 (1): each\n"
+     "and the loop's latency", OPT(sweep.gap), NULL, NULL},
+    {"outputs", ES_PARAM_CUSTOM, 0, 0, "1", "LIST",
+     "the outputs swept one after another, from 1: each\n"
      "is one of the room's inputs", OPT(outputs), NULL, parse_outputs},
-    {"reference", ES_PARAM_INT, 1, 64, "IN",
+    {"reference", ES_PARAM_INT, 1, 64, NULL, "IN",
      "the input wired straight from the sweep's output: time\n"
      "zero exact, the device divided out", OPT(reference), NULL, NULL},
-    {"reference-output", ES_PARAM_INT, 1, 64, "OUT",
+    {"reference-output", ES_PARAM_INT, 1, 64, NULL, "OUT",
      "an output that plays every sweep for the reference\n"
      "(default: the reference is wired from each output swept)", OPT(reference_output), NULL,
      NULL},
-    {"room", ES_PARAM_STRING, 1, ES_ROOM_NAME_MAX - 1, "NAME",
+    {"room", ES_PARAM_STRING, 1, ES_ROOM_NAME_MAX - 1, NULL, "NAME",
      "the room's name in the library (measured-DATE-TIME)", OPT(name), NULL, NULL},
-    {"description", ES_PARAM_STRING, 1, 255, "TEXT", "the room's description", OPT(description),
-     NULL, NULL},
-    {"into", ES_PARAM_STRING, 1, 1023, "DIR",
+    {"description", ES_PARAM_STRING, 1, 255, NULL, "TEXT", "the room's description",
+     OPT(description), NULL, NULL},
+    {"into", ES_PARAM_STRING, 1, 1023, NULL, "DIR",
      "the library folder the room goes into (the user's)", OPT(into), NULL, NULL},
-    {"wait", ES_PARAM_DOUBLE, 0, 60, "T",
-     "seconds between opening the device and the first sweep (0.5)", OPT(wait), NULL, NULL},
-    {"json", ES_PARAM_FLAG, 0, 1, NULL, "the result as one JSON object", OPT(json), NULL,
+    {"wait", ES_PARAM_DOUBLE, 0, 60, "0.5", "T",
+     "seconds between opening the device and the first sweep", OPT(wait), NULL, NULL},
+    {"json", ES_PARAM_FLAG, 0, 1, NULL, NULL, "the result as one JSON object", OPT(json), NULL,
      NULL},
-    {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL},
 };
 
 #define TABLE_MAX 40
@@ -276,18 +279,19 @@ static void remove_shape(const char *path)
 static int read_options(int argc, char **argv, measure_options *o, es_measure_plan *plan)
 {
     es_app_params_with_play(table, TABLE_MAX, device_params, own_params);
-    *o = (measure_options){.sweep = ES_SWEEP_DEFAULTS(48000), .wait = 0.5};
-    es_play_options_default(&o->play);
+    *o = (measure_options){0};
     char err[1024];
     int help;
-    if (es_params_parse_argv(table, argc, argv, o, NULL, 0, NULL, &help, err, sizeof err) !=
-        0) {
+    if (es_play_options_default(&o->play, err, sizeof err) != 0 ||
+        es_params_defaults(own_params, o, err, sizeof err) != 0 ||
+        es_params_parse_argv(table, argc, argv, o, NULL, 0, NULL, &help, err, sizeof err)) {
         es_error("measure: %s (see earshot measure --help)", err);
         return 2;
     }
     if (help) {
         fputs(usage, stdout);
         es_params_help(table, stdout);
+        es_devices_help(stdout);
         return 1;
     }
     *plan = (es_measure_plan){.sweep = o->sweep, .reference_input = o->reference - 1,

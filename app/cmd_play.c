@@ -34,7 +34,8 @@ static const char usage[] =
     "Plays an input through a room on a device. Without --headless it opens the\n"
     "workstation, a terminal screen with the room library, the engines, meters\n"
     "and a live spectrum, every action one key away (press ? there for the keys).\n"
-    "With --headless it plays for T seconds (default 10) and prints the stream's\n"
+    "With --headless it plays for T seconds (default "
+    ES_PARAM_DEFAULT_OF(ES_PLAY_HEADLESS_SECONDS) ") and prints the stream's\n"
     "stats: blocks, engine misses (the engine's: over budget while busy, or a late\n"
     "GPU or tail result) apart from machine stalls (the thread was not running),\n"
     "xruns, a real-time stall probe's late wakes, DSP load p50/p99/max, latency\n"
@@ -118,6 +119,7 @@ static void print_help(void)
 {
     fputs(usage, stdout);
     es_params_help(es_play_params, stdout);
+    es_devices_help(stdout);
     es_engines_help(stdout);
     fputs("\nCommands (--commands: one a line on standard input):\n", stdout);
     es_commands_help(stdout);
@@ -220,10 +222,10 @@ int es_cmd_play(int argc, char **argv)
      * write error (said, the take kept), not the end of the stream. */
     signal(SIGPIPE, SIG_IGN);
     es_play_options o;
-    es_play_options_default(&o);
     char err[1024];
     int help;
-    if (es_params_parse_argv(es_play_params, argc, argv, &o, NULL, 0, NULL, &help, err,
+    if (es_play_options_default(&o, err, sizeof err) != 0 ||
+        es_params_parse_argv(es_play_params, argc, argv, &o, NULL, 0, NULL, &help, err,
                              sizeof err) != 0) {
         es_error("play: %s (see earshot play --help)", err);
         return 2;
@@ -234,7 +236,7 @@ int es_cmd_play(int argc, char **argv)
     }
     es_app_route_device(o.device);
     if (o.headless && o.seconds == 0)
-        o.seconds = 10;
+        o.seconds = ES_PLAY_HEADLESS_SECONDS;
     es_session_config sc;
     if (es_play_options_session(&o, &sc, err, sizeof err) != 0) {
         es_error("play: %s", err);

@@ -60,43 +60,45 @@ typedef struct {
 /* render's options: the engine knobs are the entries every command shares
  * (engine_params.h). */
 static const es_param params[] = {
-    {"ir", ES_PARAM_STRING, 0, 1023, "FILE",
+    {"ir", ES_PARAM_STRING, 0, 1023, NULL, "FILE",
      "impulse response: 1 channel (every input through it),\n"
      "as many channels as IN (one each), 4 for true stereo,\n"
      "or inputs x outputs channels for a full matrix", offsetof(render_args, room.ir_path), NULL,
      NULL},
-    {"room", ES_PARAM_STRING, 0, 1023, "NAME",
+    {"room", ES_PARAM_STRING, 0, 1023, NULL, "NAME",
      "a room of the library instead (earshot rooms lists them):\n"
      "prepared as for playing (trimmed, normalised)", offsetof(render_args, room.name),
      NULL, NULL},
-    {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
+    {"rooms", ES_PARAM_STRING, 0, 1023, NULL, "DIR", "another library folder with a rooms.txt",
      offsetof(render_args, room.rooms_dir), NULL, NULL},
-    {"head", ES_PARAM_STRING, 0, 63, "YAW[,PITCH]",
+    {"head", ES_PARAM_STRING, 0, 63, NULL, "YAW[,PITCH]",
      "a SOFA room: the head's orientation, degrees (yaw: left\n"
-     "+, pitch: up +; default 0,0): the set playing would pick",
+     "+, pitch: up +; 0,0 when not given): the set playing\n"
+     "would pick",
      offsetof(render_args, room.head), NULL, NULL},
-    {"layout", ES_PARAM_STRING, 0, 15, "IxO",
+    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO",
      "--ir's channels as an I x O matrix (channel i*O + o: input\n"
      "i to output o), where the count alone is ambiguous (a\n"
      "4-channel 1x4 B-format room is not true stereo); a\n"
      "library room's layout is its manifest's", offsetof(render_args, room.layout), NULL, NULL},
-    {"engine", ES_PARAM_CUSTOM, 0, 0, "NAME",
+    {"engine", ES_PARAM_CUSTOM, 0, 0, NULL, "NAME",
      "convolution engine (default: the cheaper offline plan of\n"
      "cpu-partitioned and cpu-nonuniform; earshot engines lists them)",
      offsetof(render_args, engine), NULL, es_engine_param_parse},
-    {"block", ES_PARAM_INT, ES_BLOCK_MIN, ES_BLOCK_MAX, "N",
+    {"block", ES_PARAM_INT, ES_BLOCK_MIN, ES_BLOCK_MAX, NULL, "N",
      "frames per block, as live playback runs it (default: the\n"
      "engine's offline plan, the cheapest block for this IR;\n"
-     "256 for an engine without one)", offsetof(render_args, block), NULL, NULL},
+     ES_PARAM_DEFAULT_OF(ES_BLOCK_DEFAULT) " for an engine without one)",
+     offsetof(render_args, block), NULL, NULL},
     ES_PARAM_PARTITION(render_args, options.partition),
     ES_PARAM_GPU(render_args, options.gpu.list),
-    {"wet", ES_PARAM_DOUBLE, 0, 1, "X", "mix: X of the convolved signal, 1-X of IN (default 1)",
+    {"wet", ES_PARAM_DOUBLE, 0, 1, "1", "X", "mix: X of the convolved signal, 1-X of IN",
      offsetof(render_args, wet), NULL, NULL},
-    {"format", ES_PARAM_CHOICE, 0, 0, "F", "float (default, exact), pcm16 or pcm24",
+    {"format", ES_PARAM_CHOICE, 0, 0, "float", "F", "float (exact), pcm16 or pcm24",
      offsetof(render_args, format), "float|pcm16|pcm24", NULL},
-    {"verbose", ES_PARAM_FLAG, 0, 1, NULL, "(or -v) say the block and plan picked",
+    {"verbose", ES_PARAM_FLAG, 0, 1, NULL, NULL, "(or -v) say the block and plan picked",
      offsetof(render_args, verbose), NULL, NULL},
-    {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL},
 };
 
 /* The heap's freed memory back to the system: what loading the room
@@ -116,12 +118,12 @@ static int parse(int argc, char **argv, render_args *a)
     const char *positional[2];
     int npos = 0, help;
     char err[512];
-    *a = (render_args){.block = 0, .wet = 1.0,
-                       .engine = NULL, /* the cheaper plan (choose_block) */
-                       /* offline: a GPU engine waits for every result
-                        * instead of dropping a late block to silence. */
-                       .options = {.fft_measure = 1, .offline = 1}};
-    if (es_params_parse_argv(params, argc, argv, a, positional, 2, &npos, &help, err,
+    /* No engine and no block: the cheaper plan (choose_block). Offline: a
+     * GPU engine waits for every result instead of dropping a late block
+     * to silence. */
+    *a = (render_args){.options = {.fft_measure = 1, .offline = 1}};
+    if (es_params_defaults(params, a, err, sizeof err) != 0 ||
+        es_params_parse_argv(params, argc, argv, a, positional, 2, &npos, &help, err,
                              sizeof err) != 0) {
         es_error("render: %s (see earshot render --help)", err);
         return -1;

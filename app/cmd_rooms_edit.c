@@ -60,7 +60,7 @@ static int common_option(destination *d, int argc, char **argv, int *i)
          * character (a newline would write lines of its own, an escape
          * would drive the terminal of whoever lists the room), and whole
          * or refused. */
-        const es_param text = {o + 2, ES_PARAM_STRING, 0, (double)(size - 1), NULL, NULL, 0,
+        const es_param text = {o + 2, ES_PARAM_STRING, 0, (double)(size - 1), NULL, NULL, NULL, 0,
                                NULL, NULL};
         const char *value = NULL;
         char err[256];
@@ -78,11 +78,11 @@ static int common_option(destination *d, int argc, char **argv, int *i)
     if (!strcmp(o, "--to"))
         return (d->to = es_arg_value(argc, argv, i)) ? 1 : -1;
     static const es_param numbers[] = {
-        {"gain", ES_PARAM_DOUBLE, -60, 60, "DB", NULL, offsetof(destination, meta.gain_db),
+        {"gain", ES_PARAM_DOUBLE, -60, 60, NULL, "DB", NULL, offsetof(destination, meta.gain_db),
          NULL, NULL},
-        {"predelay", ES_PARAM_DOUBLE, 0, 1000, "MS", NULL,
+        {"predelay", ES_PARAM_DOUBLE, 0, 1000, NULL, "MS", NULL,
          offsetof(destination, meta.predelay_ms), NULL, NULL},
-        {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL},
     };
     const es_param *p = strncmp(o, "--", 2) ? NULL : es_param_find(numbers, o + 2);
     if (!p)

@@ -50,14 +50,15 @@ static int parse_sizes(const char *text, void *dst, char *why, size_t n)
 
 #define OPT(f) offsetof(wisdom_options, f)
 static const es_param params[] = {
-    {"level", ES_PARAM_CHOICE, 0, 0, "RIGOR",
-     "how hard FFTW searches: measure (what an engine does by itself),\n"
-     "patient (the default) or exhaustive", OPT(level), "measure|patient|exhaustive", NULL},
-    {"sizes", ES_PARAM_CUSTOM, 0, 0, "FROM-TO",
-     "transform sizes in points, powers of two (2 x partition; default\n"
-     "64-16384: partitions 32 to 8192)", OPT(sizes), NULL, parse_sizes},
-    {"json", ES_PARAM_FLAG, 0, 1, NULL, "the result as one JSON object", OPT(json), NULL, NULL},
-    {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {"level", ES_PARAM_CHOICE, 0, 0, "patient", "RIGOR",
+     "how hard FFTW searches: measure (what an engine does by\n"
+     "itself), patient or exhaustive", OPT(level), "measure|patient|exhaustive", NULL},
+    {"sizes", ES_PARAM_CUSTOM, 0, 0, "64-16384", "FROM-TO",
+     "transform sizes in points, powers of two (2 x partition:\n"
+     "64-16384 is partitions 32 to 8192)", OPT(sizes), NULL, parse_sizes},
+    {"json", ES_PARAM_FLAG, 0, 1, NULL, NULL, "the result as one JSON object", OPT(json), NULL,
+     NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL},
 };
 
 static const char usage[] =
@@ -80,11 +81,11 @@ static const char *const level_names[] = {"measure", "patient", "exhaustive"};
 
 int es_cmd_wisdom(int argc, char **argv)
 {
-    wisdom_options o = {.level = ES_FFTW_PATIENT, .sizes = {64, 16384}};
+    wisdom_options o = {0};
     char err[4400];
     int help;
-    if (es_params_parse_argv(params, argc, argv, &o, NULL, 0, NULL, &help, err,
-                             sizeof err) != 0) {
+    if (es_params_defaults(params, &o, err, sizeof err) != 0 ||
+        es_params_parse_argv(params, argc, argv, &o, NULL, 0, NULL, &help, err, sizeof err)) {
         es_error("wisdom: %s (see earshot wisdom --help)", err);
         return 2;
     }

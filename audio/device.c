@@ -1,5 +1,5 @@
 /* Device dispatch through the table of backends, and what every name
- * means: "auto"'s order, which devices capture, the list. */
+ * means: "auto"'s order, which devices capture, the list, the names. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,10 +7,14 @@
 #include "device_class.h"
 #include "sound_server.h"
 
+/* Each backend's class, in its own file (device_null.c, device_jack.c,
+ * device_portaudio.c). */
+extern const es_device_class es_device_null, es_device_jack, es_device_portaudio;
+
 /* The backends, in the order a name is offered to them: the null device
  * takes "null", the native JACK device "jack" (earshot's own client; and
- * "pipewire" on PipeWire's JACK library), PortAudio (every host API: ALSA, JACK, PipeWire's plugins) any
- * other name. */
+ * "pipewire" on PipeWire's JACK library), PortAudio (every host API:
+ * ALSA, JACK, PipeWire's plugins) any other name. */
 static const es_device_class *const backends[] = {
     &es_device_null,
 #ifdef ES_HAVE_JACK
@@ -54,6 +58,35 @@ void es_device_try_note(const char *failed, const char *next, const char *why, c
         snprintf(out, n, "note: no usable sound device (%s); playing on the null device", why);
     else
         snprintf(out, n, "note: device '%s' did not open (%s); trying '%s'", failed, why, next);
+}
+
+/* What es_device_tries makes of "auto", for the help. */
+static const es_device_usage automatic = {
+    "auto", "PipeWire through its JACK library when its daemon answers,\n"
+            "else a JACK server that answers, else the default device,\n"
+            "else the null device"};
+
+#define NAME_COLUMN 17 /* as the engines' names in the help */
+
+static void name_help(FILE *to, const es_device_usage *d)
+{
+    const char *line = d->means;
+    for (const char *name = d->name;; name = "") {
+        const char *nl = strchr(line, '\n');
+        const int len = nl ? (int)(nl - line) : (int)strlen(line);
+        fprintf(to, "  %-*s %.*s\n", NAME_COLUMN, name, len, line);
+        if (!nl)
+            return;
+        line = nl + 1;
+    }
+}
+
+void es_device_names_help(FILE *to)
+{
+    name_help(to, &automatic);
+    for (int k = 0; backends[k]; k++)
+        for (const es_device_usage *d = backends[k]->names; d && d->name; d++)
+            name_help(to, d);
 }
 
 int es_device_can_capture(const char *name)

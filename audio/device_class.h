@@ -1,8 +1,10 @@
 /* What a device backend provides (internal to audio/): a const table of
- * functions, like an engine class. device.c holds the table of backends
- * and picks the first whose `matches` takes the name. A new host API
- * outside PortAudio is one file with its class, and one line in that
- * table. */
+ * functions, like an engine class, and the names it takes with what each
+ * means. device.c holds the table of backends, picks the first whose
+ * `matches` takes a name, and lists every backend's names for --help. A
+ * new host API outside PortAudio is one file ending in its class, its row
+ * in device.c's table, and its sources in CMakeLists.txt: nothing else
+ * names it. */
 #ifndef ES_DEVICE_CLASS_H
 #define ES_DEVICE_CLASS_H
 
@@ -12,6 +14,13 @@
 #include "device.h"
 
 typedef struct es_device_class es_device_class;
+
+/* A name --device takes, as its help says it: "null", "a real-time clock
+ * with no sound card" (a placeholder in capitals for a kind of name:
+ * "HOST-API"); lines after the first with "\n". */
+typedef struct {
+    const char *name, *means;
+} es_device_usage;
 
 /* Every backend's device starts with this. */
 struct es_device {
@@ -43,6 +52,7 @@ struct es_device {
 
 struct es_device_class {
     const char *name;
+    const es_device_usage *names; /* those it takes, ended by a NULL name */
     /* 1 when this backend plays the device `name` ("null"); NULL: every
      * name no backend before it took. */
     int (*matches)(const char *name);
@@ -73,13 +83,5 @@ struct es_device_class {
     /* Optional: es_device_looped_inside (NULL: 0). */
     int (*looped)(const es_device *d);
 };
-
-extern const es_device_class es_device_null;
-#ifdef ES_HAVE_JACK
-extern const es_device_class es_device_jack;
-#endif
-#ifdef ES_HAVE_PORTAUDIO
-extern const es_device_class es_device_portaudio;
-#endif
 
 #endif

@@ -428,8 +428,20 @@ static int jack_list(FILE *to, int json, char *err, size_t n)
     return 0;
 }
 
+static const es_device_usage jack_names[] = {
+    {ES_DEVICE_JACK, "earshot's own JACK client (named by --name, its ports\n"
+                     "kept through every change with what is wired to them,\n"
+                     "its latency published on them)"},
+    {"pipewire", "the same client on PipeWire's JACK library (package\n"
+                 "pipewire-jack; earshot starts itself on it as pw-jack\n"
+                 "would, and asks the graph for quantum = block), else\n"
+                 "PipeWire's ALSA plugin"},
+    {NULL, NULL},
+};
+
 const es_device_class es_device_jack = {
     .name = ES_DEVICE_JACK,
+    .names = jack_names,
     .matches = jack_matches,
     .can_capture = 1,
     .stops_alone = 1, /* stop waits on earshot's own callback, never the server */

@@ -153,8 +153,14 @@ static int null_list(FILE *to, int json, char *err, size_t n)
     return 0;
 }
 
+static const es_device_usage null_names[] = {
+    {ES_DEVICE_NULL, "a real-time clock with no sound card"},
+    {NULL, NULL},
+};
+
 const es_device_class es_device_null = {
     .name = "null",
+    .names = null_names,
     .matches = null_matches,
     .can_capture = 0,
     .list = null_list,

@@ -534,9 +534,19 @@ static int pa_list(FILE *to, int json, char *err, size_t n)
     return 0;
 }
 
+static const es_device_usage pa_names[] = {
+    {"default", "the default sound device, through PortAudio"},
+    {"HOST-API", "a host API of PortAudio's ('alsa'; 'JACK Audio' its own\n"
+                 "JACK host): that API's default device"},
+    {"PART-OF-NAME", "the first sound device whose name holds it ('USB',\n"
+                     "'hw:1'; earshot devices lists them)"},
+    {NULL, NULL},
+};
+
 const es_device_class es_device_portaudio = {
     .name = "portaudio",
-    .matches = NULL, /* every name the null device does not take */
+    .names = pa_names,
+    .matches = NULL, /* every name the backends before it do not take */
     .can_capture = 1,
     .list = pa_list,
     .open = pa_open,

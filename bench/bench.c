@@ -79,100 +79,107 @@ static int parse_matrix(const char *text, void *dst, char *why, size_t n)
     return 0;
 }
 
+/* The sweeps --plot draws where --ir-seconds or --channels gives no list
+ * of its own, parsed by those options' entries. */
+#define PLOT_IR_SECONDS "0.1,0.25,0.5,1,2,5,10"
+#define PLOT_CHANNELS "1,2,4,8,16,32,64"
+
 /* bench's options: the engine knobs are the entries every command shares
  * (engine_params.h), so their limits and words are render's and play's. */
 static const es_param params[] = {
-    {"engine", ES_PARAM_STRING, 0, 256, "NAME,...",
-     "engines to measure, or all (default: all usable here)", offsetof(bench_args, engine),
-     NULL, NULL},
-    {"ir-seconds", ES_PARAM_DOUBLE_LIST, 1e-4, 600, "S,...", "IR lengths in seconds (default 2)",
+    {"engine", ES_PARAM_STRING, 0, 256, "all", "NAME,...",
+     "engines to measure, or all: those usable here", offsetof(bench_args, engine), NULL,
+     NULL},
+    {"ir-seconds", ES_PARAM_DOUBLE_LIST, 1e-4, 600, "2", "S,...", "IR lengths in seconds",
      offsetof(bench_args, ir_seconds), NULL, NULL},
-    {"ir-taps", ES_PARAM_INT, 1, 100000000, "N", "IR length in taps (instead of --ir-seconds)",
-     offsetof(bench_args, base.ir_taps), NULL, NULL},
-    {"channels", ES_PARAM_INT_LIST, 1, 1024, "C,...",
-     "C inputs -> C outputs, one filter each (default 2)", offsetof(bench_args, channels),
-     NULL, NULL},
-    {"true-stereo", ES_PARAM_FLAG, 0, 1, NULL, "2 inputs -> 2 outputs through 4 filters",
+    {"ir-taps", ES_PARAM_INT, 1, 100000000, NULL, "N",
+     "IR length in taps (instead of --ir-seconds)", offsetof(bench_args, base.ir_taps), NULL,
+     NULL},
+    {"channels", ES_PARAM_INT_LIST, 1, 1024, "2", "C,...",
+     "C inputs -> C outputs, one filter each", offsetof(bench_args, channels), NULL, NULL},
+    {"true-stereo", ES_PARAM_FLAG, 0, 1, NULL, NULL, "2 inputs -> 2 outputs through 4 filters",
      offsetof(bench_args, base.true_stereo), NULL, NULL},
-    {"fan-out", ES_PARAM_INT, 1, 4096, "N", "1 input -> N outputs, one filter each (N paths)",
-     offsetof(bench_args, base.fan_out), NULL, NULL},
-    {"matrix", ES_PARAM_CUSTOM, 0, 0, "N|IxO",
+    {"fan-out", ES_PARAM_INT, 1, 4096, NULL, "N",
+     "1 input -> N outputs, one filter each (N paths)", offsetof(bench_args, base.fan_out),
+     NULL, NULL},
+    {"matrix", ES_PARAM_CUSTOM, 0, 0, NULL, "N|IxO",
      "N inputs -> N outputs, or I -> O, every path a filter (N x N\n"
      "or I x O paths; up to 256 each way)", offsetof(bench_args, base.matrix), NULL,
      parse_matrix},
-    {"block", ES_PARAM_INT_LIST, ES_BLOCK_MIN, ES_BLOCK_MAX, "N,...",
-     "frames per block (default 256)", offsetof(bench_args, blocks), NULL, NULL},
-    {"seconds", ES_PARAM_DOUBLE, 0.01, 3600, "T",
-     "audio per measurement after 16 warm-up blocks (default 5)",
-     offsetof(bench_args, base.seconds), NULL, NULL},
-    {"rate", ES_PARAM_DOUBLE, 8000, 384000, "HZ", "sample rate (default 48000)",
+    {"block", ES_PARAM_INT_LIST, ES_BLOCK_MIN, ES_BLOCK_MAX,
+     ES_PARAM_DEFAULT_OF(ES_BLOCK_DEFAULT), "N,...", "frames per block",
+     offsetof(bench_args, blocks), NULL, NULL},
+    {"seconds", ES_PARAM_DOUBLE, 0.01, 3600, "5", "T",
+     "audio per measurement after 16 warm-up blocks", offsetof(bench_args, base.seconds),
+     NULL, NULL},
+    {"rate", ES_PARAM_DOUBLE, 8000, 384000, "48000", "HZ", "sample rate",
      offsetof(bench_args, base.rate), NULL, NULL},
     ES_PARAM_PARTITION(bench_args, base.options.partition),
-    {"estimate", ES_PARAM_FLAG, 0, 1, NULL, "FFTW_ESTIMATE plans instead of FFTW_MEASURE",
-     offsetof(bench_args, estimate), NULL, NULL},
-    {"measure", ES_PARAM_FLAG, 0, 0, NULL, "FFTW_MEASURE plans (the default)",
+    {"estimate", ES_PARAM_FLAG, 0, 1, NULL, NULL,
+     "FFTW_ESTIMATE plans instead of FFTW_MEASURE", offsetof(bench_args, estimate), NULL,
+     NULL},
+    {"measure", ES_PARAM_FLAG, 0, 0, NULL, NULL, "FFTW_MEASURE plans (the default)",
      offsetof(bench_args, estimate), NULL, NULL},
     ES_PARAM_PIPELINED(bench_args, base.options.gpu_pipelined),
     ES_PARAM_GPU(bench_args, base.options.gpu.list),
-    {"max-wall", ES_PARAM_DOUBLE, 0.1, 36000, "S",
-     "stop a measurement after S seconds of wall time (default 30)",
+    {"max-wall", ES_PARAM_DOUBLE, 0.1, 36000, "30", "S",
+     "stop a measurement after S seconds of wall time",
      offsetof(bench_args, base.max_wall), NULL, NULL},
-    {"find-max", ES_PARAM_FLAG, 0, 1, NULL,
+    {"find-max", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "search the longest IR each engine runs with zero misses", offsetof(bench_args, find_max),
      NULL, NULL},
-    {"find-max-paths", ES_PARAM_FLAG, 0, 1, NULL,
+    {"find-max-paths", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "search the most outputs of --matrix I (I x O paths) each\n"
      "engine runs with zero misses at the first IR length",
      offsetof(bench_args, find_max_paths), NULL, NULL},
-    {"paced", ES_PARAM_FLAG, 0, 1, NULL,
+    {"paced", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "start each block one period after the previous one on an\n"
      "absolute clock, as an audio callback runs (a pipelined\n"
      "GPU engine then has a period to finish); default: back\n"
      "to back, which measures throughput (the default for\n"
      "the GPU engines)", offsetof(bench_args, base.paced), NULL, NULL},
-    {"back-to-back", ES_PARAM_FLAG, 0, 1, NULL,
+    {"back-to-back", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "block after block with no pause, for the GPU engines too\n"
      "(the default for the CPU engines)", offsetof(bench_args, back_to_back), NULL, NULL},
-    {"realtime", ES_PARAM_FLAG, 0, 1, NULL,
+    {"realtime", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "run the measuring thread at SCHED_FIFO, as an audio\n"
      "thread would be (needs RLIMIT_RTPRIO or CAP_SYS_NICE)", offsetof(bench_args, realtime),
      NULL, NULL},
-    {"sets", ES_PARAM_INT, 2, 4096, "N",
+    {"sets", ES_PARAM_INT, 2, 4096, NULL, "N",
      "the room in N filter sets (a head-tracked room's\n"
      "orientations), one engine over all, a switch to another\n"
      "set every --switch-every blocks (the engines that switch\n"
      "sets: cpu-partitioned, cuda-partitioned)", offsetof(bench_args, base.sets), NULL, NULL},
-    {"switch-every", ES_PARAM_INT, 1, 1000000, "K",
-     "with --sets: a switch every K blocks (default 1, every\n"
-     "block: each one pays for two sets)", offsetof(bench_args, base.switch_every), NULL, NULL},
-    {"copy-out", ES_PARAM_FLAG, 0, 1, NULL,
+    {"switch-every", ES_PARAM_INT, 1, 1000000, "1", "K",
+     "with --sets: a switch every K blocks (1: every block,\n"
+     "each one paying for two sets)", offsetof(bench_args, base.switch_every), NULL, NULL},
+    {"copy-out", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "process() into one buffer per output, for every engine\n"
      "(default: a GPU engine lends its mapped outputs, as the\n"
      "processor takes them)", offsetof(bench_args, base.copy_out), NULL, NULL},
-    {"plot", ES_PARAM_STRING, 0, 4096, "FILE.svg",
+    {"plot", ES_PARAM_STRING, 0, 4096, NULL, "FILE.svg",
      "draw each engine's load against the IR's length and\n"
      "against paths (C x C, one filter each), the real-time\n"
-     "line marked: --ir-seconds (default 0.1,0.25,0.5,1,2,5,10)\n"
-     "at 2 x 2, and --channels (default 1,2,4,8,16,32,64) at a\n"
+     "line marked: --ir-seconds (default " PLOT_IR_SECONDS ")\n"
+     "at 2 x 2, and --channels (default " PLOT_CHANNELS ") at a\n"
      "2 s IR (a single value of either is the other sweep's)",
      offsetof(bench_args, plot), NULL, NULL},
-    {"plot-points", ES_PARAM_STRING, 0, 4096, "FILE",
+    {"plot-points", ES_PARAM_STRING, 0, 4096, NULL, "FILE",
      "other programs' points for --plot, a line each:\n"
      "'ir|paths X LOAD_PERCENT LABEL' (bench/peer-points\n"
      "writes fconvolver's and FFmpeg's)", offsetof(bench_args, plot_points), NULL, NULL},
-    {"json", ES_PARAM_FLAG, 0, 1, NULL, "one JSON object per line instead of the table",
+    {"json", ES_PARAM_FLAG, 0, 1, NULL, NULL, "one JSON object per line instead of the table",
      offsetof(bench_args, json), NULL, NULL},
-    {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL},
 };
 
 static int parse(int argc, char **argv, bench_args *a)
 {
-    /* The lists stay empty until given: --plot has defaults of its own. */
-    *a = (bench_args){.engine = "all"};
-    a->base = (es_bench_config){.rate = 48000, .channels = 2, .seconds = 5, .max_wall = 30};
+    *a = (bench_args){0};
     char err[512];
     int help;
-    if (es_params_parse_argv(params, argc, argv, a, NULL, 0, NULL, &help, err, sizeof err) != 0) {
+    if (es_params_defaults(params, a, err, sizeof err) != 0 ||
+        es_params_parse_argv(params, argc, argv, a, NULL, 0, NULL, &help, err, sizeof err) != 0) {
         es_error("bench: %s (see earshot bench --help)", err);
         return -1;
     }
@@ -203,14 +210,6 @@ static int parse(int argc, char **argv, bench_args *a)
                  "--fan-out, --true-stereo and a list of blocks");
         return -1;
     }
-    if (!a->plot) {
-        if (!a->ir_seconds.count)
-            a->ir_seconds = (es_double_list){1, {2}};
-        if (!a->channels.count)
-            a->channels = (es_int_list){1, {2}};
-    }
-    if (!a->blocks.count)
-        a->blocks = (es_int_list){1, {256}};
     a->base.options.fft_measure = !a->estimate;
     if (strcmp(a->engine, "all") == 0) {
         char why[256];
@@ -434,8 +433,15 @@ static void find_max_paths(es_bench_config *c, int json)
 /* --plot: the two sweeps, from the lists given or the plot's own. */
 static int plot(const bench_args *a)
 {
-    static const es_double_list ir_default = {7, {0.1, 0.25, 0.5, 1, 2, 5, 10}};
-    static const es_int_list channels_default = {7, {1, 2, 4, 8, 16, 32, 64}};
+    bench_args own = {0};
+    char err[256];
+    if (es_param_parse(es_param_find(params, "ir-seconds"), "--plot", PLOT_IR_SECONDS, &own,
+                       err, sizeof err) != 0 ||
+        es_param_parse(es_param_find(params, "channels"), "--plot", PLOT_CHANNELS, &own, err,
+                       sizeof err) != 0) {
+        es_error("bench: %s", err);
+        return 2;
+    }
     es_bench_config base = a->base;
     base.block = a->blocks.v[0];
     /* A single value of one list is where the other sweep is taken. */
@@ -443,9 +449,9 @@ static int plot(const bench_args *a)
     const es_plot_request rq = {
         .base = &base, .engines = a->engines, .engine_count = a->engine_count,
         .back_to_back = a->back_to_back, .points_path = a->plot_points, .out_path = a->plot,
-        .ir_seconds = a->ir_seconds.count > 1 ? a->ir_seconds : ir_default,
+        .ir_seconds = a->ir_seconds.count > 1 ? a->ir_seconds : own.ir_seconds,
         .ir_channels = one_c ? a->channels.v[0] : 2,
-        .channels = a->channels.count > 1 ? a->channels : channels_default,
+        .channels = a->channels.count > 1 ? a->channels : own.channels,
         .paths_ir_seconds = one_ir ? a->ir_seconds.v[0] : 2};
     return es_bench_plot(&rq);
 }

@@ -149,14 +149,14 @@ int es_param_parse(const es_param *p, const char *label, const char *text, void 
     case ES_PARAM_CHOICE:
         return parse_choice(p, label, text, AT(base, p, int), err, n);
     case ES_PARAM_INT_LIST: { /* parsed aside: a refused list stores nothing */
-        es_int_list l;
+        es_int_list l = {0};
         if (parse_list(p, label, text, l.v, &l.count, 0, err, n) != 0)
             return ES_E_ARG;
         *AT(base, p, es_int_list) = l;
         return ES_OK;
     }
     case ES_PARAM_DOUBLE_LIST: {
-        es_double_list l;
+        es_double_list l = {0};
         if (parse_list(p, label, text, l.v, &l.count, 1, err, n) != 0)
             return ES_E_ARG;
         *AT(base, p, es_double_list) = l;
@@ -250,31 +250,75 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
     return 0;
 }
 
+int es_params_defaults(const es_param *table, void *base, char *err, size_t n)
+{
+    for (const es_param *p = table; p->name; p++) {
+        if (!p->def)
+            continue;
+        if (p->type == ES_PARAM_FLAG) {
+            snprintf(err, n, "--%s: a flag has no default (it is off until given)", p->name);
+            return ES_E_ARG;
+        }
+        char label[80];
+        snprintf(label, sizeof label, "--%s default", p->name);
+        if (es_param_parse(p, label, p->def, base, err, n) != 0)
+            return ES_E_ARG;
+    }
+    return ES_OK;
+}
+
+/* What help adds after an entry's text: "(16..8192; default 256)", the
+ * range of a number and the default, or "" for neither. */
+static void help_suffix(const es_param *p, char *out, size_t n)
+{
+    char range[64] = "";
+    if (p->type == ES_PARAM_INT || p->type == ES_PARAM_INT_LIST)
+        snprintf(range, sizeof range, "%.0f..%.0f", p->min, p->max);
+    else if (p->type == ES_PARAM_DOUBLE || p->type == ES_PARAM_DOUBLE_LIST)
+        snprintf(range, sizeof range, "%g..%g", p->min, p->max);
+    const char *def = p->type != ES_PARAM_FLAG ? p->def : NULL;
+    if (range[0] && def)
+        snprintf(out, n, "(%s; default %s)", range, def);
+    else if (range[0] || def)
+        snprintf(out, n, "(%s%s)", def ? "default " : "", def ? def : range);
+    else
+        out[0] = 0;
+}
+
+#define HELP_COLUMN 20 /* the option's column, after two spaces */
+#define HELP_WIDTH 79
+
+/* An entry's help lines: the first beside the option where the option
+ * fits its column, the rest under it, and the suffix at the end of the
+ * last line, or on a line of its own where it would pass HELP_WIDTH. */
+static void help_entry(FILE *to, const char *head, const char *help, const char *suffix)
+{
+    const int beside = strlen(head) <= HELP_COLUMN;
+    if (!beside)
+        fprintf(to, "  %s\n", head);
+    for (const char *line = help;;) {
+        const char *nl = strchr(line, '\n');
+        const int len = nl ? (int)(nl - line) : (int)strlen(line);
+        const int fits = 2 + HELP_COLUMN + 1 + len + 1 + (int)strlen(suffix) <= HELP_WIDTH;
+        const char *end = !nl && fits ? suffix : "";
+        fprintf(to, "  %-*s %.*s%s%s\n", HELP_COLUMN, beside && line == help ? head : "", len,
+                line, len && end[0] ? " " : "", end);
+        if (!nl && !fits && suffix[0])
+            fprintf(to, "  %-*s %s\n", HELP_COLUMN, "", suffix);
+        if (!nl)
+            return;
+        line = nl + 1;
+    }
+}
+
 void es_params_help(const es_param *table, FILE *to)
 {
     for (const es_param *p = table; p->name; p++) {
-        char head[64];
+        char head[64], suffix[160];
         snprintf(head, sizeof head, "--%s%s%s", p->name, p->arg ? " " : "",
                  p->arg ? p->arg : "");
-        char range[64] = "";
-        if (p->type == ES_PARAM_INT || p->type == ES_PARAM_INT_LIST)
-            snprintf(range, sizeof range, " (%.0f..%.0f)", p->min, p->max);
-        else if (p->type == ES_PARAM_DOUBLE || p->type == ES_PARAM_DOUBLE_LIST)
-            snprintf(range, sizeof range, " (%g..%g)", p->min, p->max);
-        /* The first help line beside the flag, the rest under it. */
-        const char *help = p->help ? p->help : "";
-        const char *nl = strchr(help, '\n');
-        const int first = nl ? (int)(nl - help) : (int)strlen(help);
-        if (strlen(head) <= 20)
-            fprintf(to, "  %-20s %.*s%s\n", head, first, help, nl ? "" : range);
-        else
-            fprintf(to, "  %s\n  %-20s %.*s%s\n", head, "", first, help, nl ? "" : range);
-        while (nl) {
-            const char *line = nl + 1;
-            nl = strchr(line, '\n');
-            const int len = nl ? (int)(nl - line) : (int)strlen(line);
-            fprintf(to, "  %-20s %.*s%s\n", "", len, line, nl ? "" : range);
-        }
+        help_suffix(p, suffix, sizeof suffix);
+        help_entry(to, head, p->help ? p->help : "", suffix);
     }
 }
 

@@ -15,7 +15,7 @@
 #include "engine_params.h"
 #include "processor.h"
 
-#define END {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL}
+#define END {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL}
 
 #define QUARTER_TURN 1.5707963267948966
 
@@ -266,7 +266,7 @@ static int nudge_limiter(es_session *s, int up, char *err, size_t n)
 }
 
 #define DB_FIELD(name, arg, parse) \
-    {name, ES_PARAM_CUSTOM, 0, 0, arg, NULL, ARG(db), NULL, parse}
+    {name, ES_PARAM_CUSTOM, 0, 0, NULL, arg, NULL, ARG(db), NULL, parse}
 
 static int run_source(es_session *s, const es_command_args *a, int given)
 {
@@ -392,13 +392,13 @@ static int run_quit(es_session *s, const es_command_args *a, int given)
  * key is to step it); a key for it is then a row of ui/keys.c's table. */
 const es_command es_commands[] = {
     {"room", "crossfade to another room (name or IR file)", 1,
-     {{"room", ES_PARAM_STRING, 0, 1023, "ROOM", NULL, ARG(text), NULL, NULL}, NONE, NONE},
+     {{"room", ES_PARAM_STRING, 0, 1023, NULL, "ROOM", NULL, ARG(text), NULL, NULL}, NONE, NONE},
      run_room, NULL},
     {"engine", "crossfade to another engine", 1,
      {ES_PARAM_ENGINE(es_command_args, engine), NONE, NONE}, run_engine, NULL},
     {"slot", "A/B: play slot A or B (no letter: the other), crossfaded; each "
      "slot holds a room, an engine and a block, and counts its own statistics", 0,
-     {{"slot", ES_PARAM_CHOICE, 0, 0, "a|b", NULL, ARG(choice), "a|b", NULL}, NONE, NONE},
+     {{"slot", ES_PARAM_CHOICE, 0, 0, NULL, "a|b", NULL, ARG(choice), "a|b", NULL}, NONE, NONE},
      run_slot, NULL},
     {"block", "reopen the stream at N frames (halve, double)", 1,
      {ES_PARAM_BLOCK(es_command_args, number), NONE, NONE}, run_block, nudge_block},
@@ -406,15 +406,15 @@ const es_command es_commands[] = {
      {ES_PARAM_PARTITION(es_command_args, number), NONE, NONE}, run_partition,
      nudge_partition},
     {"pipelined", "GPU pipelined mode (+1 block of latency)", 1,
-     {{"pipelined", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
+     {{"pipelined", ES_PARAM_ONOFF, 0, 1, NULL, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
      run_pipelined, nudge_pipelined},
     {"raw", "a file room at its own level, or levelled (off)", 0,
-     {{"raw", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
+     {{"raw", ES_PARAM_ONOFF, 0, 1, NULL, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
      run_raw, NULL},
     {"mix", "wet, dry, output as linear gains, ramped", 3,
-     {{"wet", ES_PARAM_DOUBLE, 0, ES_MIX_WET_MAX, "WET", NULL, ARG(mix[0]), NULL, NULL},
-      {"dry", ES_PARAM_DOUBLE, 0, ES_MIX_DRY_MAX, "DRY", NULL, ARG(mix[1]), NULL, NULL},
-      {"gain", ES_PARAM_DOUBLE, 0, ES_MIX_GAIN_MAX, "GAIN", NULL, ARG(mix[2]), NULL, NULL}},
+     {{"wet", ES_PARAM_DOUBLE, 0, ES_MIX_WET_MAX, NULL, "WET", NULL, ARG(mix[0]), NULL, NULL},
+      {"dry", ES_PARAM_DOUBLE, 0, ES_MIX_DRY_MAX, NULL, "DRY", NULL, ARG(mix[1]), NULL, NULL},
+      {"gain", ES_PARAM_DOUBLE, 0, ES_MIX_GAIN_MAX, NULL, "GAIN", NULL, ARG(mix[2]), NULL, NULL}},
      run_mix, nudge_mix},
     {"trim", "input trim in dB, -24..+24 (1 dB)", 1,
      {DB_FIELD("trim", "DB", parse_trim), NONE, NONE}, run_trim, nudge_trim},
@@ -425,33 +425,33 @@ const es_command es_commands[] = {
     {"gain", "output level in dB or off (1 dB)", 1,
      {DB_FIELD("gain", "DB|off", parse_gain), NONE, NONE}, run_gain, nudge_gain},
     {"bypass", "the dry input alone, crossfaded; again: back", 0,
-     {{"bypass", ES_PARAM_ONOFF, 0, 1, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
+     {{"bypass", ES_PARAM_ONOFF, 0, 1, NULL, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
      run_bypass, NULL},
     {"limiter", "output safety limiter: off or ceiling dBFS", 1,
      {DB_FIELD("limiter", "off|DB", parse_ceiling), NONE, NONE}, run_limiter,
      nudge_limiter},
     {"source", "another input (the stream reopens)", 1,
-     {{"source", ES_PARAM_CHOICE, 0, 0, "signal|file|mic", NULL, ARG(choice), "signal|file|mic",
-       NULL}, NONE, NONE}, run_source, nudge_source},
+     {{"source", ES_PARAM_CHOICE, 0, 0, NULL, "signal|file|mic", NULL, ARG(choice),
+       "signal|file|mic", NULL}, NONE, NONE}, run_source, nudge_source},
     {"record", "record the output to OUT; again: stop", 0,
-     {{"file", ES_PARAM_STRING, 0, 1023, "OUT", NULL, ARG(text), NULL, NULL}, NONE, NONE},
+     {{"file", ES_PARAM_STRING, 0, 1023, NULL, "OUT", NULL, ARG(text), NULL, NULL}, NONE, NONE},
      run_record, NULL},
     {"reset", "reset the meters (misses, load, counts)", 0, {NONE, NONE, NONE}, run_reset, NULL},
     {"latency", "measure the round trip (output looped to the mic)", 0,
      {NONE, NONE, NONE}, run_latency, NULL},
     {"measure", "measure the room by sweep; B then plays it", 0,
-     {{"seconds", ES_PARAM_DOUBLE, 0.1, ES_SWEEP_SECONDS_MAX, "T", NULL, ARG(mix[0]),
+     {{"seconds", ES_PARAM_DOUBLE, 0.1, ES_SWEEP_SECONDS_MAX, NULL, "T", NULL, ARG(mix[0]),
        NULL, NULL},
-      {"level", ES_PARAM_DOUBLE, -80, 0, "DB", NULL, ARG(mix[1]), NULL, NULL},
-      {"repeats", ES_PARAM_INT, 1, ES_SWEEP_REPEATS_MAX, "N", NULL, ARG(number), NULL, NULL}},
+      {"level", ES_PARAM_DOUBLE, -80, 0, NULL, "DB", NULL, ARG(mix[1]), NULL, NULL},
+      {"repeats", ES_PARAM_INT, 1, ES_SWEEP_REPEATS_MAX, NULL, "N", NULL, ARG(number), NULL, NULL}},
      run_measure, NULL},
     {"rescan", "read the room library again now", 0,
      {NONE, NONE, NONE}, run_rescan, NULL},
     {"head", "head orientation, degrees: yaw (left +), pitch (up +), roll; a SOFA room "
      "follows it (z x)", 1,
-     {{"yaw", ES_PARAM_DOUBLE, -360, 360, "YAW", NULL, ARG(mix[0]), NULL, NULL},
-      {"pitch", ES_PARAM_DOUBLE, -90, 90, "PITCH", NULL, ARG(mix[1]), NULL, NULL},
-      {"roll", ES_PARAM_DOUBLE, -180, 180, "ROLL", NULL, ARG(mix[2]), NULL, NULL}},
+     {{"yaw", ES_PARAM_DOUBLE, -360, 360, NULL, "YAW", NULL, ARG(mix[0]), NULL, NULL},
+      {"pitch", ES_PARAM_DOUBLE, -90, 90, NULL, "PITCH", NULL, ARG(mix[1]), NULL, NULL},
+      {"roll", ES_PARAM_DOUBLE, -180, 180, NULL, "ROLL", NULL, ARG(mix[2]), NULL, NULL}},
      run_head, nudge_head},
     {"panic", "mute at once and clear every history (the engine is built again, "
      "empty)", 0, {NONE, NONE, NONE}, run_panic, nudge_panic},

@@ -16,112 +16,105 @@
 static int parse_outputs(const char *text, void *dst, char *why, size_t n);
 static int parse_limiter_flag(const char *text, void *dst, char *why, size_t n);
 static int parse_osc_bind(const char *text, void *dst, char *why, size_t n);
-#define END {NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL}
+#define END {NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL}
 
 const es_param es_play_params[] = {
-    {"room", ES_PARAM_STRING, 0, 1023, "ROOM",
+    {"room", ES_PARAM_STRING, 0, 1023, NULL, "ROOM",
      "a room of the library (earshot rooms lists them; prepared:\n"
      "resampled, trimmed, levelled) or an IR file (levelled as\n"
      "the library's rooms are: --raw keeps its level); default:\n"
      "concert-hall", OPT(room), NULL, NULL},
-    {"ir", ES_PARAM_STRING, 0, 1023, "FILE",
+    {"ir", ES_PARAM_STRING, 0, 1023, NULL, "FILE",
      "an IR file (or a jconvolver .conf, a SOFA set), even where a\n"
      "library room has its name; levelled as --room FILE is",
      OPT(ir), NULL, NULL},
-    {"raw", ES_PARAM_FLAG, 0, 1, NULL,
+    {"raw", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "a room given by its file plays at the file's own level, not\n"
      "levelled (g in the workstation, `raw on|off`)", OPT(spec.raw), NULL, NULL},
-    {"rooms", ES_PARAM_STRING, 0, 1023, "DIR", "another library folder with a rooms.txt",
+    {"rooms", ES_PARAM_STRING, 0, 1023, NULL, "DIR", "another library folder with a rooms.txt",
      OPT(rooms), NULL, NULL},
     ES_PARAM_ENGINE(es_play_options, spec.engine),
     ES_PARAM_BLOCK(es_play_options, spec.block),
     ES_PARAM_PARTITION(es_play_options, spec.options.partition),
     ES_PARAM_PIPELINED(es_play_options, spec.options.gpu_pipelined),
     ES_PARAM_GPU(es_play_options, spec.options.gpu.list),
-    {"outputs", ES_PARAM_CUSTOM, 0, 0, "A-B",
+    {"outputs", ES_PARAM_CUSTOM, 0, 0, NULL, "A-B",
      "play only outputs A to B of the room (from 1), for one share of a\n"
      "big matrix split by outputs across hosts (docs/SCALING.md)",
      OPT(outputs), NULL, parse_outputs},
-    {"rate", ES_PARAM_DOUBLE, 8000, 384000, "HZ", "stream sample rate (default 48000)",
-     OPT(rate), NULL, NULL},
-    {"device", ES_PARAM_STRING, 0, 255, "NAME",
-     "'jack': earshot's own JACK client (named by --name, its\n"
-     "ports kept through every change with what is wired to them,\n"
-     "its latency published on them); 'pipewire': the same client\n"
-     "on PipeWire's JACK library (package pipewire-jack; earshot\n"
-     "starts itself on it as pw-jack would, and asks the graph for\n"
-     "quantum = block), else PipeWire's ALSA plugin; a sound device\n"
-     "through PortAudio: 'default', a host API ('alsa') or part of\n"
-     "a device name (earshot devices); 'null': a real-time clock\n"
-     "with no sound card; 'auto' (the default): PipeWire through\n"
-     "its JACK library when its daemon answers, else a JACK server\n"
-     "that answers, else the default device, else the null device",
-     OPT(device), NULL, NULL},
-    {"input", ES_PARAM_STRING, 0, 1023, "IN",
-     "'signal': the built-in test signal (the default); 'mic':\n"
+    {"rate", ES_PARAM_DOUBLE, 8000, 384000, "48000", "HZ", "stream sample rate", OPT(rate), NULL,
+     NULL},
+    /* The names are the device layer's (es_device_names_help). */
+    {"device", ES_PARAM_STRING, 0, 255, "auto", "NAME",
+     "where it plays: a name of Devices, below", OPT(device), NULL, NULL},
+    {"input", ES_PARAM_STRING, 0, 1023, "signal", "IN",
+     "'signal': the built-in test signal; 'mic':\n"
      "the device's input; or a sound file, looped, resampled", OPT(input), NULL, NULL},
-    {"input-device", ES_PARAM_STRING, 0, 255, "NAME",
+    {"input-device", ES_PARAM_STRING, 0, 255, NULL, "NAME",
      "with --input mic: the input's own device", OPT(input_device), NULL, NULL},
-    {"name", ES_PARAM_STRING, 1, 63, "NAME",
-     "--device jack: the JACK client's name (earshot)", OPT(jack.client), NULL, NULL},
-    {"connect-in", ES_PARAM_STRING, 1, 255, "PATTERN",
+    {"name", ES_PARAM_STRING, 1, 63, "earshot", "NAME", "--device jack: the JACK client's name",
+     OPT(jack.client), NULL, NULL},
+    {"connect-in", ES_PARAM_STRING, 1, 255, NULL, "PATTERN",
      "--device jack: wire the inputs, in order, to the ports\n"
      "this pattern (a regular expression, as jack_lsp's) lists\n"
      "(default: the physical capture ports)", OPT(jack.connect_in), NULL, NULL},
-    {"connect-out", ES_PARAM_STRING, 1, 255, "PATTERN",
+    {"connect-out", ES_PARAM_STRING, 1, 255, NULL, "PATTERN",
      "--device jack: the same for the outputs (default: the\n"
      "physical playback ports)", OPT(jack.connect_out), NULL, NULL},
-    {"no-connect", ES_PARAM_FLAG, 0, 1, NULL,
+    {"no-connect", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "--device jack: wire nothing (the patch bay's to do)", OPT(jack.no_connect), NULL,
      NULL},
-    {"layout", ES_PARAM_STRING, 0, 15, "IxO",
+    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO",
      "a file room's channels as an I x O matrix (channel i*O + o:\n"
      "input i to output o) where the count alone is ambiguous; a\n"
      "library room's layout is its manifest's", OPT(layout), NULL, NULL},
-    {"inputs", ES_PARAM_INT, 1, 64, "N",
+    {"inputs", ES_PARAM_INT, 1, 64, NULL, "N",
      "with --input mic: open N input channels (default: as many as\n"
      "the room has inputs: N of an NxM or jconvolver room, 2 of a\n"
      "true-stereo one, else 1), in the device's order", OPT(inputs), NULL, NULL},
-    {"crossfade-ms", ES_PARAM_DOUBLE, 1, 5000, "MS",
-     "the crossfade of a swap: equal power between rooms, linear between engines of one "
-     "room (50)", OPT(crossfade_ms), NULL, NULL},
-    {"record", ES_PARAM_STRING, 0, 1023, "OUT",
+    {"crossfade-ms", ES_PARAM_DOUBLE, 1, 5000, "50", "MS",
+     "the crossfade of a swap: equal power between rooms,\n"
+     "linear between engines of one room", OPT(crossfade_ms), NULL, NULL},
+    {"record", ES_PARAM_STRING, 0, 1023, NULL, "OUT",
      "record the output to a float WAV (finished on stop, on\n"
      "Ctrl-C, and after a write error, keeping what was written)", OPT(record), NULL, NULL},
-    {"trim", ES_PARAM_DOUBLE, ES_TRIM_DB_MIN, ES_TRIM_DB_MAX, "DB",
-     "the input trim, before the room and the dry path (0)", OPT(trim), NULL, NULL},
-    {"limiter", ES_PARAM_CUSTOM, 0, 0, "DB|off",
-     "the safety limiter on the output, at DB dBFS (default -1: on\n"
-     "wherever a person listens; off for none)", OPT(limiter), NULL, parse_limiter_flag},
-    {"record-input", ES_PARAM_STRING, 0, 1023, "OUT",
+    {"trim", ES_PARAM_DOUBLE, ES_TRIM_DB_MIN, ES_TRIM_DB_MAX, "0", "DB",
+     "the input trim, before the room and the dry path", OPT(trim), NULL, NULL},
+    /* On wherever a person listens: a ceiling unless asked for none. */
+    {"limiter", ES_PARAM_CUSTOM, 0, 0, ES_PARAM_DEFAULT_OF(ES_LIMITER_DEFAULT_DB), "DB|off",
+     "the safety limiter on the output, at DB dBFS; off for none", OPT(limiter), NULL,
+     parse_limiter_flag},
+    {"record-input", ES_PARAM_STRING, 0, 1023, NULL, "OUT",
      "record the dry input too, sample-aligned with --record", OPT(record_input), NULL, NULL},
-    {"seconds", ES_PARAM_DOUBLE, 0.1, 86400, "T",
-     "stop after T seconds (headless: default 10; the\n"
+    /* No default: how long depends on --headless. */
+    {"seconds", ES_PARAM_DOUBLE, 0.1, 86400, NULL, "T",
+     "stop after T seconds (headless: "
+     ES_PARAM_DEFAULT_OF(ES_PLAY_HEADLESS_SECONDS) " when not given; the\n"
      "workstation: runs until q)", OPT(seconds), NULL, NULL},
-    {"headphone", ES_PARAM_STRING, 0, 1023, "FILE",
+    {"headphone", ES_PARAM_STRING, 0, 1023, NULL, "FILE",
      "a headphone filter after every room: a WAV (1 or 2\n"
      "ears), or one designed from a SimpleHeadphoneIR SOFA set", OPT(headphone), NULL, NULL},
-    {"osc", ES_PARAM_INT, 1, 65535, "PORT",
+    {"osc", ES_PARAM_INT, 1, 65535, NULL, "PORT",
      "a head tracker's OSC messages on this UDP port: the\n"
      "head's orientation, which a SOFA room follows", OPT(osc), NULL, NULL},
-    {"osc-bind", ES_PARAM_CUSTOM, 0, 0, "ADDR",
+    {"osc-bind", ES_PARAM_CUSTOM, 0, 0, NULL, "ADDR",
      "with --osc: listen on this address only (default\n"
      "127.0.0.1: this machine's senders alone; 0.0.0.0 or ::\n"
      "every interface, anyone on the network)", OPT(osc_bind), NULL, parse_osc_bind},
-    {"fps", ES_PARAM_DOUBLE, 1, 1000, "N", "the workstation's redraws a second (default 30)",
-     OPT(fps), NULL, NULL},
-    {"report", ES_PARAM_STRING, 0, 1023, "FILE",
+    {"fps", ES_PARAM_DOUBLE, 1, 1000, "30", "N", "the workstation's redraws a second", OPT(fps),
+     NULL, NULL},
+    {"report", ES_PARAM_STRING, 0, 1023, NULL, "FILE",
      "the workstation: on quit, the stats as one JSON object", OPT(report), NULL, NULL},
-    {"restore", ES_PARAM_FLAG, 0, 1, NULL,
+    {"restore", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "headless: play the workstation's remembered settings (the\n"
      "workstation restores them unless --no-restore)", OPT(restore), NULL, NULL},
-    {"no-restore", ES_PARAM_FLAG, 0, 1, NULL,
+    {"no-restore", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "the workstation: start clean, not from the remembered settings", OPT(no_restore),
      NULL, NULL},
-    {"headless", ES_PARAM_FLAG, 0, 1, NULL, "no terminal screen", OPT(headless), NULL, NULL},
-    {"json", ES_PARAM_FLAG, 0, 1, NULL, "headless: the stats as one JSON object", OPT(json),
+    {"headless", ES_PARAM_FLAG, 0, 1, NULL, NULL, "no terminal screen", OPT(headless), NULL, NULL},
+    {"json", ES_PARAM_FLAG, 0, 1, NULL, NULL, "headless: the stats as one JSON object", OPT(json),
      NULL, NULL},
-    {"commands", ES_PARAM_FLAG, 0, 1, NULL,
+    {"commands", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "headless: read commands from standard input while\n"
      "playing, one a line (below)", OPT(commands), NULL, NULL},
     END,
@@ -144,15 +137,11 @@ static int parse_outputs(const char *text, void *dst, char *why, size_t n)
     return 0;
 }
 
-void es_play_options_default(es_play_options *o)
+int es_play_options_default(es_play_options *o, char *err, size_t n)
 {
-    *o = (es_play_options){.device = "auto", .input = "signal",
-                           .spec = {.block = ES_BLOCK_DEFAULT,
-                                    .engine = es_engine_find("cpu-partitioned"),
-                                    .options = {.fft_measure = 1}},
-                           .rate = 48000, .fps = 30,
-                           /* on wherever a person listens: a ceiling by default */
-                           .limiter = ES_LIMITER_DEFAULT_DB};
+    /* FFTW_MEASURE plans: no flag asks for less. */
+    *o = (es_play_options){.spec = {.options = {.fft_measure = 1}}};
+    return es_params_defaults(es_play_params, o, err, n);
 }
 
 unsigned es_play_options_given(int argc, char **argv, unsigned *levels)

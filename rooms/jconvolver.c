@@ -63,7 +63,7 @@ static const es_param new_fields[] = {
     {"OUTPUTS", ES_PARAM_INT, 1, ES_SIDE, .offset = offsetof(convolver, outputs)},
     {"PART", ES_PARAM_INT, 1, 1 << 20, .offset = offsetof(convolver, part)},
     {"MAXSIZE", ES_PARAM_INT, 1, MAX_FRAMES, .offset = offsetof(convolver, maxsize)},
-    {"DENSITY", ES_PARAM_DOUBLE, 0, 1, .offset = offsetof(convolver, density)},
+    {"DENSITY", ES_PARAM_DOUBLE, 0, 1, .def = "1", .offset = offsetof(convolver, density)},
     {NULL}};
 #define PATH_FIELDS                                                                         \
     {"IN", ES_PARAM_INT, 1, ES_SIDE, .offset = offsetof(entry, in)},                        \
@@ -95,12 +95,15 @@ static int fail(const reader *r, char *err, size_t n, const char *why)
     return -1;
 }
 
-/* The first words through the table into base; 0, or -1 said. */
-static int parse(const reader *r, const es_param *fields, char **word, const char *command,
-                 void *base, char *err, size_t n)
+/* The words given (the first `given` of word[]) through the table into
+ * base, the fields past them at their defaults; 0, or -1 said. */
+static int parse(const reader *r, const es_param *fields, char **word, int given,
+                 const char *command, void *base, char *err, size_t n)
 {
-    for (int k = 0; fields[k].name; k++) {
-        char label[64], why[256];
+    char label[64], why[256];
+    if (es_params_defaults(fields, base, why, sizeof why) != 0)
+        return fail(r, err, n, why);
+    for (int k = 0; fields[k].name && k < given; k++) {
         snprintf(label, sizeof label, "%s %s", command, fields[k].name);
         if (es_param_parse(&fields[k], label, word[k], base, why, sizeof why) != 0)
             return fail(r, err, n, why);
@@ -179,9 +182,8 @@ static int c_new(reader *r, char **word, int words, char *err, size_t n)
     /* One convolver: a second would change the matrix under what is read. */
     if (room->inputs)
         return fail(r, err, n, "a second /convolver/new (earshot imports one)");
-    convolver c = {.density = 1};
-    char *fields[5] = {word[1], word[2], word[3], word[4], words > 5 ? word[5] : "1"};
-    if (parse(r, new_fields, fields, word[0], &c, err, n))
+    convolver c = {0};
+    if (parse(r, new_fields, word + 1, words - 1, word[0], &c, err, n))
         return -1;
     const size_t paths = (size_t)c.inputs * (size_t)c.outputs;
     room->paths = calloc(paths, sizeof *room->paths);
@@ -222,9 +224,8 @@ static void release_held(reader *r)
 
 static int c_read(reader *r, char **word, int words, char *err, size_t n)
 {
-    (void)words;
     entry e = {0};
-    if (parse(r, read_fields, word + 1, word[0], &e, err, n) ||
+    if (parse(r, read_fields, word + 1, words - 1, word[0], &e, err, n) ||
         check_path(r, e.in, e.out, err, n))
         return -1;
     const char *file = word[8];
@@ -265,9 +266,8 @@ static int c_read(reader *r, char **word, int words, char *err, size_t n)
 
 static int c_dirac(reader *r, char **word, int words, char *err, size_t n)
 {
-    (void)words;
     entry e = {0};
-    if (parse(r, dirac_fields, word + 1, word[0], &e, err, n) ||
+    if (parse(r, dirac_fields, word + 1, words - 1, word[0], &e, err, n) ||
         check_path(r, e.in, e.out, err, n))
         return -1;
     const float one = 1.0f;
@@ -280,9 +280,8 @@ static int c_dirac(reader *r, char **word, int words, char *err, size_t n)
  * 90 degree relation to a Dirac at the same delay is exact). */
 static int c_hilbert(reader *r, char **word, int words, char *err, size_t n)
 {
-    (void)words;
     entry e = {0};
-    if (parse(r, hilbert_fields, word + 1, word[0], &e, err, n) ||
+    if (parse(r, hilbert_fields, word + 1, words - 1, word[0], &e, err, n) ||
         check_path(r, e.in, e.out, err, n))
         return -1;
     const int half = e.length / 2;
@@ -307,9 +306,8 @@ static int c_hilbert(reader *r, char **word, int words, char *err, size_t n)
 
 static int c_copy(reader *r, char **word, int words, char *err, size_t n)
 {
-    (void)words;
     entry e = {0};
-    if (parse(r, copy_fields, word + 1, word[0], &e, err, n) ||
+    if (parse(r, copy_fields, word + 1, words - 1, word[0], &e, err, n) ||
         check_path(r, e.in, e.out, err, n) || check_path(r, e.from_in, e.from_out, err, n))
         return -1;
     if (e.in == e.from_in && e.out == e.from_out)

@@ -1,8 +1,9 @@
 /* Where the processor's blocks come from and go to: a sound card through
- * PortAudio, or the null device, a thread that calls back on a real-time
- * clock with no sound card at all. Both call the same callback. Device
- * names are known here and nowhere above: which backend plays a name,
- * what `auto` tries, which devices can capture, and the list. */
+ * PortAudio, earshot's own JACK client, or the null device, a thread that
+ * calls back on a real-time clock with no sound card at all. All call the
+ * same callback. Device names are known here and nowhere above: which
+ * backend plays a name, what `auto` tries, which devices can capture, the
+ * list, and what each name means (es_device_names_help). */
 #ifndef ES_DEVICE_H
 #define ES_DEVICE_H
 
@@ -80,6 +81,10 @@ int es_device_can_capture(const char *name);
 /* Every device earshot can play on, a line each, or one JSON object a
  * line: the null device, then each backend's. 0, or -1 with why. */
 int es_device_list(FILE *to, int json, char *err, size_t n);
+/* The names a device is asked for by, as --help lists them, a line each
+ * ("  null              a real-time clock with no sound card"): `auto`,
+ * then each backend's names. */
+void es_device_names_help(FILE *to);
 
 /* Opens without starting. NULL and a message naming the device on error. */
 es_device *es_device_open(const es_device_config *cfg, es_audio_callback cb, void *ctx,

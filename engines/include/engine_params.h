@@ -15,28 +15,31 @@
 int es_engine_param_parse(const char *text, void *dst, char *why, size_t n);
 
 #define ES_PARAM_ENGINE(T, f)                                                          \
-    {"engine", ES_PARAM_CUSTOM, 0, 0, "NAME",                                          \
-     "convolution engine (default cpu-partitioned; earshot engines lists them)",      \
-     offsetof(T, f), NULL, es_engine_param_parse}
+    {"engine", ES_PARAM_CUSTOM, 0, 0, "cpu-partitioned", "NAME",                       \
+     "convolution engine (earshot engines lists them)", offsetof(T, f), NULL,          \
+     es_engine_param_parse}
 #define ES_PARAM_BLOCK(T, f)                                                           \
-    {"block", ES_PARAM_INT, ES_BLOCK_MIN, ES_BLOCK_MAX, "N",                           \
-     "frames per block (default 256)", offsetof(T, f), NULL, NULL}
+    {"block", ES_PARAM_INT, ES_BLOCK_MIN, ES_BLOCK_MAX,                                \
+     ES_PARAM_DEFAULT_OF(ES_BLOCK_DEFAULT), "N", "frames per block", offsetof(T, f),   \
+     NULL, NULL}
+/* No default: 0 asks each engine for its own, from the block. */
 #define ES_PARAM_PARTITION(T, f)                                                       \
-    {"partition", ES_PARAM_INT, ES_PARTITION_MIN, ES_PARTITION_MAX, "P",               \
-     "partition size of the engines that take one (default: from the block)",         \
-     offsetof(T, f), NULL, NULL}
+    {"partition", ES_PARAM_INT, ES_PARTITION_MIN, ES_PARTITION_MAX, NULL, "P",         \
+     "partition size of the engines that take one (default: from\n"                   \
+     "the block)", offsetof(T, f), NULL, NULL}
 #define ES_PARAM_PIPELINED(T, f)                                                       \
-    {"pipelined", ES_PARAM_FLAG, 0, 1, NULL,                                           \
+    {"pipelined", ES_PARAM_FLAG, 0, 1, NULL, NULL,                                     \
      "GPU engines: result one block later (+1 block of latency)", offsetof(T, f), NULL, \
      NULL}
 /* CUSTOM parser: --gpu's list into an es_gpu_list. */
 int es_gpu_list_param_parse(const char *text, void *dst, char *why, size_t n);
 
+/* No default: a list given to a CPU engine is refused, and none is GPU 0. */
 #define ES_PARAM_GPU(T, f)                                                             \
-    {"gpu", ES_PARAM_CUSTOM, 0, 0, "LIST",                                             \
-     "GPU engines: the CUDA device (default 0); a list N,M,... or\n"                  \
-     "all splits the matrix by outputs, a shard a GPU (an entry\n"                     \
-     "may repeat: 0,0 is two shards on GPU 0)",                                          \
-     offsetof(T, f), NULL, es_gpu_list_param_parse}
+    {"gpu", ES_PARAM_CUSTOM, 0, 0, NULL, "LIST",                                       \
+     "GPU engines: the CUDA device (0 when not given); a list\n"                      \
+     "N,M,... or all splits the matrix by outputs, a shard a GPU\n"                    \
+     "(an entry may repeat: 0,0 is two shards on GPU 0)", offsetof(T, f), NULL,        \
+     es_gpu_list_param_parse}
 
 #endif

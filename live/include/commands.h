@@ -36,8 +36,14 @@ typedef struct {
     const char *headphone; /* --headphone FILE, or NULL */
 } es_play_options;
 
+/* How long `play --headless` plays without --seconds (the workstation
+ * plays until q). */
+#define ES_PLAY_HEADLESS_SECONDS 10
+
 extern const es_param es_play_params[];
-void es_play_options_default(es_play_options *o);
+/* The options before any flag: each entry's default (es_params_defaults).
+ * 0, or -1 with why (a default the table itself refuses). */
+int es_play_options_default(es_play_options *o, char *err, size_t n);
 /* The session's configuration for these options: slot A holds the spec,
  * and plays first. 0, or -1 with a message (--ir that is not a file,
  * options that do not go together). */

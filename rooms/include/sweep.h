@@ -28,13 +28,26 @@ typedef struct {
                                  decay and the loop's latency must fit in it */
 } es_sweep;
 
-/* The limits a sweep is checked against, and the defaults. */
+/* The limits a sweep is checked against. */
 #define ES_SWEEP_SECONDS_MAX 60.0
 #define ES_SWEEP_REPEATS_MAX 64
 #define ES_SWEEP_GAP_MAX 30.0
+/* The defaults, each a plain number: `earshot measure` shows them as its
+ * options' defaults, as written here. */
+#define ES_SWEEP_SECONDS_DEFAULT 5
+#define ES_SWEEP_F1_DEFAULT 20
+#define ES_SWEEP_F2_DEFAULT 20000
+#define ES_SWEEP_LEVEL_DB_DEFAULT -12
+#define ES_SWEEP_FADE_IN_DEFAULT 0.05
+#define ES_SWEEP_FADE_OUT_DEFAULT 0.01
+#define ES_SWEEP_REPEATS_DEFAULT 1
+#define ES_SWEEP_GAP_DEFAULT 2.5
 #define ES_SWEEP_DEFAULTS(r)                                                           \
-    ((es_sweep){.rate = (r), .seconds = 5, .f1 = 20, .f2 = 20000, .level_db = -12,     \
-                .fade_in = 0.05, .fade_out = 0.01, .repeats = 1, .gap = 2.5})
+    ((es_sweep){.rate = (r), .seconds = ES_SWEEP_SECONDS_DEFAULT,                      \
+                .f1 = ES_SWEEP_F1_DEFAULT, .f2 = ES_SWEEP_F2_DEFAULT,                  \
+                .level_db = ES_SWEEP_LEVEL_DB_DEFAULT,                                 \
+                .fade_in = ES_SWEEP_FADE_IN_DEFAULT, .fade_out = ES_SWEEP_FADE_OUT_DEFAULT, \
+                .repeats = ES_SWEEP_REPEATS_DEFAULT, .gap = ES_SWEEP_GAP_DEFAULT})
 
 /* 0, or -1 with one line naming the value that is wrong and why (a range
  * past the rate's Nyquist frequency, a sweep too short to sweep, fades

@@ -1,8 +1,9 @@
-/* Option tables: one descriptor per setting ({name, type, range, help,
- * where it is stored}), in the manner of FFmpeg's AVOption. A table feeds
- * a command line's flags (--name VALUE), the help that lists them, and the
- * fields of live commands ("block 512"), so that every interface accepts
- * the same values and refuses the same ones in the same words.
+/* Option tables: one descriptor per setting ({name, type, range, default,
+ * help, where it is stored}), in the manner of FFmpeg's AVOption. A table
+ * feeds a command line's flags (--name VALUE), the defaults they start
+ * from, the help that lists them, and the fields of live commands
+ * ("block 512"), so that every interface accepts the same values and
+ * refuses the same ones in the same words.
  *
  * Every refusal is one line naming the option (or the command and field)
  * and what is wrong: "--block 5: out of range (16..8192)",
@@ -42,8 +43,15 @@ typedef struct es_param {
     const char *name;    /* "block": --block on a command line */
     es_param_type type;
     double min, max;     /* numbers and list items; STRING: max is the longest */
+    /* The default, written as a value given to the option would be ("256",
+     * "auto", "cpu-partitioned") and parsed by the entry itself; the help
+     * shows it. NULL: none, the field is left as the caller set it (zero,
+     * or a value that stands for "decided later", which the help then
+     * explains: "from the block"). A FLAG has none: it is off until given. */
+    const char *def;
     const char *arg;     /* the value's name in help ("N", "ROOM"); NULL for a flag */
-    const char *help;    /* what it does; lines after the first with "\n" */
+    const char *help;    /* what it does; lines after the first with "\n"
+                          * (the range and the default are added) */
     size_t offset;       /* where the value goes in the caller's struct */
     const char *choices; /* CHOICE: "signal|mic|file" */
     /* CUSTOM: stores the value at dst, or returns -1 with what is wrong
@@ -59,6 +67,17 @@ typedef struct es_param {
  * "mix wet"). */
 int es_param_parse(const es_param *p, const char *label, const char *text, void *base,
                    char *err, size_t n);
+
+/* A number's macro as a default's text: ES_PARAM_DEFAULT_OF(ES_BLOCK_DEFAULT)
+ * is "256", so the constant and the table cannot disagree. */
+#define ES_PARAM_DEFAULT_OF(x) ES_PARAM_TEXT_OF_(x)
+#define ES_PARAM_TEXT_OF_(x) #x
+
+/* Every entry's default (`def`, parsed as es_param_parse parses a value
+ * given to it) into base; entries without one are left as they are. ES_OK,
+ * or ES_E_ARG with "--NAME default 'TEXT': what is wrong" (or a FLAG given
+ * a default) in err: a mistake in the table itself. */
+int es_params_defaults(const es_param *table, void *base, char *err, size_t n);
 
 /* The entry named `name` in a table ended by a NULL name, or NULL. */
 const es_param *es_param_find(const es_param *table, const char *name);
@@ -82,7 +101,10 @@ int es_params_given(const es_param *table, int argc, char **argv, const char *na
  * the text is neither (a sign, a space, a huge number, anything else). */
 int es_param_int_pair(const char *text, char sep, int *a, int *b);
 
-/* One or more lines per entry: "  --block N        what it does (16..8192)". */
+/* One or more lines per entry: "  --block N        what it does
+ * (16..8192; default 256)": the range and the default end the entry's
+ * last line, or follow on a line of their own where the line would pass
+ * 79 columns. */
 void es_params_help(const es_param *table, FILE *to);
 
 #endif
