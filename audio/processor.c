@@ -11,7 +11,6 @@
 #endif
 
 #include "core/clock.h"
-#include "core/errors.h"
 #include "processor_private.h"
 
 #define DEFAULT_CROSSFADE_MS 50.0
@@ -63,15 +62,15 @@ static int make_stages(es_processor *p, char *err, size_t n)
     if (es_spsc_init(&p->commands, sizeof(command), COMMANDS) != 0 ||
         es_spsc_init(&p->retired, sizeof(es_engine *), RETIRED) != 0) {
         snprintf(err, n, "out of memory for the processor");
-        return ES_E_NOMEM;
+        return -1;
     }
     int e = es_input_guard_init(&p->input, fmt, p->cfg.history_frames, hold_max, err, n);
-    if (e == ES_OK)
+    if (e == 0)
         e = es_crossfade_init(&p->xfade, fmt, p->latency, fade_len, hold_max, p->input.history,
                               &p->retired, err, n);
-    if (e == ES_OK)
+    if (e == 0)
         e = es_mixer_init(&p->mixer, fmt, p->latency, fade_len, err, n); /* bypass: a crossfade */
-    if (e == ES_OK)
+    if (e == 0)
         e = es_output_guard_init(&p->output, fmt, p->cfg.offline, err, n);
     return e;
 }
@@ -94,7 +93,7 @@ es_processor *es_processor_create(const es_format *fmt, es_engine *take_engine,
     p->latency = cfg->max_latency > es_engine_latency(take_engine) ? cfg->max_latency
                                                                : es_engine_latency(take_engine);
     es_sets_init(&p->sets, cfg->set_requests);
-    if (make_stages(p, err, n) != ES_OK) {
+    if (make_stages(p, err, n) != 0) {
         es_engine_destroy(take_engine);
         es_processor_destroy(p);
         return NULL;

@@ -45,19 +45,19 @@ int es_processor_swap_with(es_processor *p, es_engine *take_engine, const es_for
     const int ab = how->ab;
     if (ab < -1 || ab >= ES_AB_SLOTS) {
         snprintf(err, n, "A/B slot %d: there are %d", ab, ES_AB_SLOTS);
-        return ES_E_ARG;
+        return -1;
     }
     if (how->ringing && !p->input.history) {
         snprintf(err, n, "a primed swap on a stream that keeps no history");
-        return ES_E_ARG;
+        return -1;
     }
     if (!es_processor_fits(p, take_engine, fmt, err, n))
-        return ES_E_ARG;
+        return -1;
     /* Accepting one more could leave the audio thread an engine the
      * retired ring has no room for. */
     if (!es_processor_can_swap(p)) {
         snprintf(err, n, "too many changes under way; try again in a moment");
-        return ES_E_STATE;
+        return -1;
     }
     command c = {.kind = CMD_SWAP, .engine = take_engine, .how = *how,
                  .ticket = atomic_fetch_add(&tickets, 1) + 1};
@@ -68,7 +68,7 @@ int es_processor_swap_with(es_processor *p, es_engine *take_engine, const es_for
         atomic_fetch_sub(&p->uncollected, 1);
         atomic_fetch_sub(&p->pending_swaps, 1);
         snprintf(err, n, "too many changes queued; try again in a moment");
-        return ES_E_STATE;
+        return -1;
     }
     return 0;
 }
@@ -76,33 +76,33 @@ int es_processor_swap_with(es_processor *p, es_engine *take_engine, const es_for
 int es_processor_set_mix(es_processor *p, const es_mix *mix)
 {
     if (!es_mix_check(mix, NULL, 0))
-        return ES_E_ARG;
+        return -1;
     command c = {.kind = CMD_MIX, .mix = *mix};
-    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
+    return es_spsc_push(&p->commands, &c) ? 0 : -1;
 }
 
 int es_processor_mute(es_processor *p, int panic)
 {
     command c = {.kind = CMD_MUTE, .panic = panic};
-    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
+    return es_spsc_push(&p->commands, &c) ? 0 : -1;
 }
 
 int es_processor_unmute(es_processor *p)
 {
     command c = {.kind = CMD_UNMUTE};
-    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
+    return es_spsc_push(&p->commands, &c) ? 0 : -1;
 }
 
 int es_processor_hold_input(es_processor *p, int hold)
 {
     command c = {.kind = CMD_HOLD, .hold = hold};
-    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
+    return es_spsc_push(&p->commands, &c) ? 0 : -1;
 }
 
 int es_processor_reset_stats(es_processor *p)
 {
     command c = {.kind = CMD_RESET_STATS};
-    return es_spsc_push(&p->commands, &c) ? ES_OK : ES_E_STATE;
+    return es_spsc_push(&p->commands, &c) ? 0 : -1;
 }
 
 static void destroy_engine(void *ctx, es_engine *e)

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
 #include "core/memory.h"
 #include "history.h"
 #include "processor_stages.h"
@@ -92,11 +91,11 @@ int es_crossfade_init(es_crossfade *x, const es_format *fmt, int latency, int fa
     }
     if (!ok) {
         snprintf(err, n, "out of memory for the processor");
-        return ES_E_NOMEM;
+        return -1;
     }
     for (int k = 0; k <= fade_len; k++)
         x->fade[k] = (float)sin(ES_HALF_PI * k / fade_len);
-    return ES_OK;
+    return 0;
 }
 
 void es_crossfade_free(es_crossfade *x)

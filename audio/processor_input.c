@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
 #include "core/memory.h"
 #include "processor_stages.h"
 
@@ -23,16 +22,16 @@ int es_input_guard_init(es_input_guard *g, const es_format *fmt, int history_fra
                                          fmt->max_block))) {
         snprintf(err, n, "out of memory for %.1f s of input history",
                  history_frames / fmt->sample_rate);
-        return ES_E_NOMEM;
+        return -1;
     }
     g->clean = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
     g->trimmed = es_alloc_channels(fmt->inputs, (size_t)fmt->max_block);
     g->trim_gains = malloc((size_t)fmt->max_block * sizeof(float));
     if (!g->clean || !g->trimmed || !g->trim_gains) {
         snprintf(err, n, "out of memory for the processor");
-        return ES_E_NOMEM;
+        return -1;
     }
-    return ES_OK;
+    return 0;
 }
 
 void es_input_guard_free(es_input_guard *g)

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/errors.h"
 #include "core/memory.h"
 #include "processor_stages.h"
 
@@ -25,9 +24,9 @@ int es_mixer_init(es_mixer *m, const es_format *fmt, int latency, int bypass_len
     m->g = es_alloc_channels(ES_G_COUNT, (size_t)fmt->max_block);
     if (!m->dry_ring || !m->g) {
         snprintf(err, n, "out of memory for the processor");
-        return ES_E_NOMEM;
+        return -1;
     }
-    return ES_OK;
+    return 0;
 }
 
 void es_mixer_free(es_mixer *m)

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
 #include "processor_stages.h"
 
 int es_output_guard_init(es_output_guard *og, const es_format *fmt, int offline, char *err,
@@ -28,9 +27,9 @@ int es_output_guard_init(es_output_guard *og, const es_format *fmt, int offline,
     og->mute_gains = malloc((size_t)fmt->max_block * sizeof(float));
     if (!og->mute_gains) {
         snprintf(err, n, "out of memory for the processor");
-        return ES_E_NOMEM;
+        return -1;
     }
-    return ES_OK;
+    return 0;
 }
 
 void es_output_guard_free(es_output_guard *og)

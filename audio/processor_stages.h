@@ -92,7 +92,7 @@ typedef struct {
 } es_input_guard;
 
 /* Keeps history_frames + wait_frames of input when history_frames > 0 (a
- * primed engine reads its past while it waits). ES_OK, or ES_E_NOMEM
+ * primed engine reads its past while it waits). 0, or -1
  * with why in err. */
 int es_input_guard_init(es_input_guard *g, const es_format *fmt, int history_frames,
                         int wait_frames, char *err, size_t n);
@@ -200,7 +200,7 @@ typedef struct {
 } es_engines_ran;
 
 /* Fades over fade_len frames; a primed engine waits at most hold_max.
- * ES_OK, or ES_E_NOMEM with why in err. */
+ * 0, or -1 with why in err. */
 int es_crossfade_init(es_crossfade *x, const es_format *fmt, int latency, int fade_len,
                       int hold_max, es_history *history, es_spsc_ring *retired, char *err,
                       size_t n);
@@ -291,7 +291,7 @@ typedef struct {
     size_t dry_size, dry_write;
 } es_mixer;
 
-/* Bypass crossfades over bypass_len frames. ES_OK, or ES_E_NOMEM. */
+/* Bypass crossfades over bypass_len frames. 0, or -1. */
 int es_mixer_init(es_mixer *m, const es_format *fmt, int latency, int bypass_len, char *err,
                   size_t n);
 void es_mixer_free(es_mixer *m);
@@ -326,7 +326,7 @@ typedef struct {
     es_limiter limiter;     /* the safety limiter (limiter.c) */
 } es_output_guard;
 
-/* offline: a render, which has no loop to run away in. ES_OK, or ES_E_NOMEM. */
+/* offline: a render, which has no loop to run away in. 0, or -1. */
 int es_output_guard_init(es_output_guard *og, const es_format *fmt, int offline, char *err,
                          size_t n);
 void es_output_guard_free(es_output_guard *og);

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
 #include "core/param.h"
 #include "core/suggest.h"
 
@@ -22,7 +21,7 @@ static int refuse(char *err, size_t n, const char *label, const char *text, cons
     }
     shown[k] = 0;
     snprintf(err, n, "%s '%s%s': %s", label, shown, len > 40 ? "..." : "", what);
-    return ES_E_ARG;
+    return -1;
 }
 
 static int printable(const char *text)
@@ -43,7 +42,7 @@ static int parse_int(const es_param *p, const char *label, const char *text, int
         return refuse(err, n, label, text, "not a whole number");
     if (v < p->min || v > p->max) {
         snprintf(err, n, "%s %ld: out of range (%.0f..%.0f)", label, v, p->min, p->max);
-        return ES_E_ARG;
+        return -1;
     }
     *out = (int)v;
     return 0;
@@ -59,7 +58,7 @@ static int parse_double(const es_param *p, const char *label, const char *text, 
         return refuse(err, n, label, text, "not a number");
     if (v < p->min || v > p->max) {
         snprintf(err, n, "%s %g: out of range (%g..%g)", label, v, p->min, p->max);
-        return ES_E_ARG;
+        return -1;
     }
     *out = v;
     return 0;
@@ -86,7 +85,7 @@ static int parse_list(const es_param *p, const char *label, const char *text, vo
         const int rc = doubles ? parse_double(p, label, item, (double *)values + k, err, n)
                                : parse_int(p, label, item, (int *)values + k, err, n);
         if (rc != 0)
-            return ES_E_ARG;
+            return -1;
         k++;
         if (!comma)
             break;
@@ -151,16 +150,16 @@ int es_param_parse(const es_param *p, const char *label, const char *text, void 
     case ES_PARAM_INT_LIST: { /* parsed aside: a refused list stores nothing */
         es_int_list l = {0};
         if (parse_list(p, label, text, l.v, &l.count, 0, err, n) != 0)
-            return ES_E_ARG;
+            return -1;
         *AT(base, p, es_int_list) = l;
-        return ES_OK;
+        return 0;
     }
     case ES_PARAM_DOUBLE_LIST: {
         es_double_list l = {0};
         if (parse_list(p, label, text, l.v, &l.count, 1, err, n) != 0)
-            return ES_E_ARG;
+            return -1;
         *AT(base, p, es_double_list) = l;
-        return ES_OK;
+        return 0;
     }
     case ES_PARAM_CUSTOM: {
         char why[512];
@@ -172,7 +171,7 @@ int es_param_parse(const es_param *p, const char *label, const char *text, void 
     }
     }
     snprintf(err, n, "%s: no parser for this option", label);
-    return ES_E_ARG;
+    return -1;
 }
 
 const es_param *es_param_find(const es_param *table, const char *name)
@@ -221,7 +220,7 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
         if (strncmp(a, "--", 2) != 0 || !a[2]) {
             if (!pos_count || *pos_count == pos_cap) {
                 snprintf(err, n, "unexpected argument '%.80s'", a);
-                return ES_E_ARG;
+                return -1;
             }
             pos[(*pos_count)++] = a;
             continue;
@@ -234,7 +233,7 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
             char mean[96];
             snprintf(err, n, "unknown option '%.80s'%s", a,
                      es_suggest_text(&near, "--", mean, sizeof mean));
-            return ES_E_ARG;
+            return -1;
         }
         if (p->type == ES_PARAM_FLAG) {
             *AT(base, p, int) = (int)p->max;
@@ -242,10 +241,10 @@ int es_params_parse_argv(const es_param *table, int argc, char **argv, void *bas
         }
         if (i + 1 >= argc) {
             snprintf(err, n, "%s needs a value", a);
-            return ES_E_ARG;
+            return -1;
         }
         if (es_param_parse(p, a, argv[++i], base, err, n) != 0)
-            return ES_E_ARG;
+            return -1;
     }
     return 0;
 }
@@ -257,14 +256,14 @@ int es_params_defaults(const es_param *table, void *base, char *err, size_t n)
             continue;
         if (p->type == ES_PARAM_FLAG) {
             snprintf(err, n, "--%s: a flag has no default (it is off until given)", p->name);
-            return ES_E_ARG;
+            return -1;
         }
         char label[80];
         snprintf(label, sizeof label, "--%s default", p->name);
         if (es_param_parse(p, label, p->def, base, err, n) != 0)
-            return ES_E_ARG;
+            return -1;
     }
-    return ES_OK;
+    return 0;
 }
 
 /* What help adds after an entry's text: "(16..8192; default 256)", the

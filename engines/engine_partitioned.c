@@ -124,9 +124,9 @@ static int make_plans(upols *u, int measure, char *err, size_t n)
     es_fftw_planner_unlock();
     if (!u->forward || !u->inverse) {
         snprintf(err, n, "cpu-partitioned: FFTW could not plan a %d-point transform", size);
-        return ES_E_FFT;
+        return -1;
     }
-    return ES_OK;
+    return 0;
 }
 
 /* H_j = FFT(h[jP .. jP+P) zero-padded to 2P) / 2P: the 1/2P folds FFTW's
@@ -246,7 +246,7 @@ static es_engine *create_sets(const es_format *fmt, const es_ir *const *sets, in
         if (!u->fdl[i] || !u->segment[i] || !u->silent[i])
             goto nomem;
     }
-    if (make_plans(u, opt->fft_measure, err, n) != ES_OK)
+    if (make_plans(u, opt->fft_measure, err, n) != 0)
         goto fail;
     for (int set = 0; set < count; set++)
         if (transform_set(u, sets[set], set) != 0)

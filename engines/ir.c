@@ -212,20 +212,20 @@ int es_ir_check(const es_ir *ir, char *err, size_t n)
 {
     if (!ir || ir->length < 1) {
         snprintf(err, n, "impulse response is empty (0 samples)");
-        return ES_E_IR;
+        return -1;
     }
     if (ir->inputs < 1 || ir->outputs < 1) {
         snprintf(err, n, "impulse response has %d inputs and %d outputs",
                  ir->inputs, ir->outputs);
-        return ES_E_IR;
+        return -1;
     }
     if (!(ir->sample_rate > 0)) {
         snprintf(err, n, "impulse response has no sample rate");
-        return ES_E_IR;
+        return -1;
     }
     if (es_ir_path_count(ir) == 0) {
         snprintf(err, n, "impulse response has no path from any input to any output");
-        return ES_E_IR;
+        return -1;
     }
     int row, t;
     search_matrix(ir, &row, &t);
@@ -233,9 +233,9 @@ int es_ir_check(const es_ir *ir, char *err, size_t n)
         snprintf(err, n, "impulse response has a %s sample at frame %d (input %d -> output %d)",
                  isnan(ir->taps[row][t]) ? "NaN" : "infinite", t, row / ir->outputs + 1,
                  row % ir->outputs + 1);
-        return ES_E_IR;
+        return -1;
     }
-    return ES_OK;
+    return 0;
 }
 
 /* Both return 0, or -1 when the row could not be allocated. */

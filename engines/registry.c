@@ -101,7 +101,7 @@ static int check_for(const es_engine_class *k, const es_format *fmt, const es_ir
                  fmt->outputs);
         return -1;
     }
-    if (es_ir_check(ir, err, n) != ES_OK)
+    if (es_ir_check(ir, err, n) != 0)
         return -1;
     char why[256] = "";
     if (!k->probe(why, sizeof why)) {

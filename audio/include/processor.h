@@ -154,13 +154,13 @@ ES_RT void es_processor_freewheel(es_processor *p, int on);
 /* ---- control side ---- */
 
 /* Queues a crossfade to `take_engine`, which was created for `fmt`.
- * ES_OK: queued, the processor owns it. Else a message, and the caller
- * still owns it:
- *   - ES_E_ARG: it does not fit: fmt's inputs, outputs or sample rate
- *     differ from the processor's, fmt's max_block is below the
- *     processor's, or its latency is above the processor's;
- *   - ES_E_STATE: too many changes are under way (es_processor_can_swap()
- *     says 0): collect and try again in a moment. */
+ * 0: queued, the processor owns it. Else -1 with the reason in err, and
+ * the caller still owns it. The two reasons are told apart beforehand,
+ * not by the return: it does not fit (fmt's inputs, outputs or sample
+ * rate differ from the processor's, fmt's max_block is below the
+ * processor's, or its latency is above the processor's), or too many
+ * changes are under way (es_processor_can_swap() says 0: collect and try
+ * again in a moment). */
 int es_processor_swap(es_processor *p, es_engine *take_engine, const es_format *fmt, char *err,
                       size_t n);
 /* The same, for A/B slot `ab` (0..ES_AB_SLOTS-1): from the end of the
@@ -188,7 +188,7 @@ typedef struct {
     int ringing_frames;
 } es_swap_how;
 
-/* A swap as `how` says. ES_OK with the swap's ticket in *ticket (for the
+/* A swap as `how` says. 0 with the swap's ticket in *ticket (for the
  * history's hand-over); else as es_processor_swap_ab. A primed swap needs
  * a history (es_processor_config.history_frames). */
 int es_processor_swap_with(es_processor *p, es_engine *take_engine, const es_format *fmt,
@@ -206,24 +206,23 @@ int es_processor_can_swap(const es_processor *p);
 /* Mutes the output (ramped over ES_MUTE_RAMP_MS) and forgets the dry
  * path's history, as a panic does (`panic`: 1; the engines' histories are
  * the builder's to clear: it builds them again), or plays again after a
- * panic or a runaway (0: the runaway detector starts afresh). ES_OK, or
- * ES_E_STATE when the command queue is full. */
+ * panic or a runaway (0: the runaway detector starts afresh). 0, or
+ * -1 when the command queue is full. */
 #define ES_MUTE_RAMP_MS 10.0
 int es_processor_mute(es_processor *p, int panic);
 int es_processor_unmute(es_processor *p);
 /* Holds the input at silence (1), ramped over ES_MIX_RAMP_MS as the trim
  * is, or lets it in again (0): nothing reaches the engines or the dry
  * path while held, so a room being measured is not convolved into the
- * loop it is measured through (the sweep goes out dry, beside it). ES_OK,
- * or ES_E_STATE when the command queue is full. */
+ * loop it is measured through (the sweep goes out dry, beside it). 0,
+ * or -1 when the command queue is full. */
 int es_processor_hold_input(es_processor *p, int hold);
 
 /* Queues a mix change (levels ramped over ES_MIX_RAMP_MS, bypass
- * crossfaded over the crossfade time). ES_OK; ES_E_ARG when the mix does
- * not pass es_mix_check (nothing is queued), ES_E_STATE when the queue is
- * full. */
+ * crossfaded over the crossfade time). 0; -1 when the mix does not pass
+ * es_mix_check (nothing is queued) or the queue is full. */
 int es_processor_set_mix(es_processor *p, const es_mix *mix);
-/* Queues a reset of the stats. ES_OK, or ES_E_STATE if the queue is full. */
+/* Queues a reset of the stats. 0, or -1 if the queue is full. */
 int es_processor_reset_stats(es_processor *p);
 /* Destroys engines the audio thread has retired. Returns how many. */
 int es_processor_collect(es_processor *p);

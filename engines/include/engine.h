@@ -28,7 +28,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/errors.h"
 #include "core/memory.h"
 #include "core/rt.h"
 #include "engine_gpu.h"
@@ -319,7 +318,7 @@ es_ir *es_ir_outputs(es_ir *ir, int first, int count, char *err, size_t n);
  * stream (dual mono). NULL when out of memory (ir is freed either way). */
 es_ir *es_ir_repeat_output(es_ir *ir, int outputs);
 
-/* ES_OK, or ES_E_IR with a message: empty, no path, NaN/Inf at a place. */
+/* 0, or -1 with a message: empty, no path, NaN/Inf at a place. */
 int es_ir_check(const es_ir *ir, char *err, size_t n);
 
 #endif

@@ -246,7 +246,7 @@ int main(void)
     b.history = es_history_create(1, 4 * BLOCK, BLOCK);
     if (!b.history || es_spsc_init(&b.retired, sizeof(es_engine *), 8) != 0 ||
         es_crossfade_init(&b.x, &fmt, 0, FADE, HOLD_MAX, b.history, &b.retired, err,
-                          sizeof err) != ES_OK) {
+                          sizeof err) != 0) {
         printf("FAIL crossfade: %s\n", err);
         return 1;
     }

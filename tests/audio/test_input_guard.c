@@ -137,7 +137,7 @@ int main(void)
         ones[0][t] = ones[1][t] = 1.0f;
     char err[256];
     es_input_guard g = {0};
-    if (es_input_guard_init(&g, &fmt, HISTORY, 0, err, sizeof err) != ES_OK) {
+    if (es_input_guard_init(&g, &fmt, HISTORY, 0, err, sizeof err) != 0) {
         printf("FAIL input guard: %s\n", err);
         return 1;
     }

@@ -194,7 +194,7 @@ static int bench_start(bench *b, int latency)
         for (int i = 0; i < 2; i++)
             b->x[i][n] = (float)((n * (i + 3)) % 29 - 14),
             b->w[i][n] = (float)((n * (i + 7)) % 31 - 15);
-    if (es_mixer_init(&b->m, &fmt, latency, BYPASS, err, sizeof err) != ES_OK) {
+    if (es_mixer_init(&b->m, &fmt, latency, BYPASS, err, sizeof err) != 0) {
         printf("FAIL mixer: %s\n", err);
         return 0;
     }

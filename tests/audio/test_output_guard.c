@@ -55,7 +55,7 @@ static int start(bench *b, int offline)
 {
     char err[256];
     memset(b, 0, sizeof *b);
-    if (es_output_guard_init(&b->og, &fmt, offline, err, sizeof err) != ES_OK) {
+    if (es_output_guard_init(&b->og, &fmt, offline, err, sizeof err) != 0) {
         printf("FAIL output guard: %s\n", err);
         return 0;
     }

@@ -246,7 +246,7 @@ static void request_reaches_engine_fading_in(es_processor *p, es_ir **sets, uint
     es_engine *e = es_engine_create_sets(es_engine_find("cpu-partitioned"), &stream,
                                          (const es_ir *const *)sets, SETS, &part, err,
                                          sizeof err);
-    int swapped = e && es_processor_swap(p, e, &stream, err, sizeof err) == ES_OK;
+    int swapped = e && es_processor_swap(p, e, &stream, err, sizeof err) == 0;
     es_engine_status es = {0};
     if (swapped) {
         run(p, 2, rng, NULL, NULL);

@@ -62,7 +62,7 @@ typedef struct es_param {
 /* The longest value any STRING takes unless its table says less. */
 #define ES_PARAM_TEXT_MAX 4096
 
-/* Parses `text` for p into (char *)base + p->offset. ES_OK, or ES_E_ARG with
+/* Parses `text` for p into (char *)base + p->offset. 0, or -1 with
  * "LABEL 'text': what is wrong" in err (LABEL is "--block", or
  * "mix wet"). */
 int es_param_parse(const es_param *p, const char *label, const char *text, void *base,
@@ -74,8 +74,8 @@ int es_param_parse(const es_param *p, const char *label, const char *text, void 
 #define ES_PARAM_TEXT_OF_(x) #x
 
 /* Every entry's default (`def`, parsed as es_param_parse parses a value
- * given to it) into base; entries without one are left as they are. ES_OK,
- * or ES_E_ARG with "--NAME default 'TEXT': what is wrong" (or a FLAG given
+ * given to it) into base; entries without one are left as they are. 0,
+ * or -1 with "--NAME default 'TEXT': what is wrong" (or a FLAG given
  * a default) in err: a mistake in the table itself. */
 int es_params_defaults(const es_param *table, void *base, char *err, size_t n);
 
