@@ -1,21 +1,19 @@
 /* The live session: the stream opened through the preparer (the one place
  * a stream is built, the first one too), polled while it plays, and
- * closed. session_watch.c is what each poll watches (the device, the
- * engine, the latency measurement, the file source); session_changes.c
- * asks for changes and plays them; snapshot.c publishes what the views
- * read. */
+ * closed. session_watch.c is what each poll watches (the engine, the
+ * safety, the device, the file source); session_measure.c the
+ * measurements through the device (the latency probe, a room's sweeps);
+ * session_changes.c asks for changes and plays them; snapshot.c publishes
+ * what the views read; every line goes to the message log (messages.c). */
 #include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
-#include "core/clock.h"
 #include "core/files.h"
 #include "core/rt_memory.h"
-#include "core/text.h"
 #include "session_private.h"
 
 /* The longest the end of a session waits for the preparer: quit and
@@ -30,23 +28,10 @@ static es_session *left_behind;
 
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
 {
-    char line[1024], safe[1400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    es_message_log_vsayf(&s->log, problem, fmt, ap);
     va_end(ap);
-    /* Every line the session says may name a file, a room or a device:
-     * escaped once here, safe on any terminal it reaches. */
-    es_text_escape(safe, sizeof safe, line);
-    es_live_message *m = &s->messages[s->message_count++ % ES_LIVE_MESSAGES];
-    const time_t t = time(NULL);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    strftime(m->when, sizeof m->when, "%H:%M:%S", &tm);
-    snprintf(m->text, sizeof m->text, "%.299s", safe);
-    m->problem = problem;
-    if (s->say)
-        s->say(s->say_ctx, problem, safe);
 }
 
 void es_session_say_line(void *ctx, int problem, const char *line)
@@ -80,7 +65,7 @@ void es_session_player_config(es_session *s, es_source_kind kind, es_file_source
 void es_session_stream_now(const es_session *s, es_stream_now *now)
 {
     es_processor *proc = es_player_processor(s->player);
-    *now = (es_stream_now){.exists = 1, .spec = s->playing, .inputs = s->inputs,
+    *now = (es_stream_now){.exists = 1, .spec = s->playing, .inputs = s->input.channels,
                            .outputs = es_processor_format(proc)->outputs,
                            .latency = es_processor_latency(proc),
                            .history_frames = es_processor_history_frames(proc)};
@@ -215,8 +200,8 @@ static int open_device(es_session *s, es_prep_result *r, char *err, size_t n)
             es_session_player_config(s, s->playing.source, r->file, s->playing.block, &plc);
             if ((s->player = es_player_open(&plc, r->proc, why, sizeof why))) {
                 r->proc = NULL; /* the player's */
-                snprintf(s->device_name, sizeof s->device_name, "%s", tries[attempt]);
-                s->cfg.device = s->device_name;
+                snprintf(s->opened.device, sizeof s->opened.device, "%s", tries[attempt]);
+                s->cfg.device = s->opened.device;
                 return 0;
             }
         }
@@ -241,7 +226,7 @@ static int start_recordings(es_session *s, int outputs, char *err, size_t n)
         return 0;
     /* What they would overwrite was refused before the device opened
      * (refuse_recordings). */
-    const int channels[2] = {outputs, s->inputs};
+    const int channels[2] = {outputs, s->input.channels};
     return es_taps_start(&s->taps, paths, channels, 0, err, n);
 }
 
@@ -260,8 +245,8 @@ static int open_stream(es_session *s, char *err, size_t n)
     es_prep_request q;
     first_request(s, &q);
     s->playing = q.spec;
-    s->asked_id = es_preparer_submit(s->preparer, &q);
-    es_prep_result *r = es_preparer_wait(s->preparer, s->asked_id, FIRST_BUILD_S);
+    const uint64_t id = es_preparer_submit(s->preparer, &q);
+    es_prep_result *r = es_preparer_wait(s->preparer, id, FIRST_BUILD_S);
     if (!r || r->err[0]) {
         /* After the room loaded, what failed (the engine) is named with it. */
         if (r && r->room_loaded)
@@ -271,22 +256,22 @@ static int open_stream(es_session *s, char *err, size_t n)
         es_preparer_discard_result(s->preparer, r);
         return -1;
     }
-    es_head_set_room(s->head, r->poses, r->pose_count, r->pose_varies);
-    s->inputs = r->inputs;
+    es_head_set_room(s->head.tracker, r->poses, r->pose_count, r->pose_varies);
+    s->input.channels = r->inputs;
     const int outputs = r->fmt.outputs;
     /* The ports are named once, by the first room, and keep their names. */
     _Static_assert(ES_JCONVOLVER_NAME == ES_JACK_PORT_NAME &&
                        ES_JCONVOLVER_SIDE == ES_JACK_PORTS,
                    "a room's port names fit the JACK device's");
-    s->ports = r->ports;
-    s->cfg.jack.input_names = (const char(*)[ES_JACK_PORT_NAME])s->ports.input;
-    s->cfg.jack.output_names = (const char(*)[ES_JACK_PORT_NAME])s->ports.output;
+    s->opened.ports = r->ports;
+    s->cfg.jack.input_names = (const char(*)[ES_JACK_PORT_NAME])s->opened.ports.input;
+    s->cfg.jack.output_names = (const char(*)[ES_JACK_PORT_NAME])s->opened.ports.output;
     int rc = open_device(s, r, err, n);
     if (rc == 0) { /* the room plays: said now, not before a device that failed */
         if (r->note[0])
             es_session_sayf(s, 0, "%s", r->note);
-        es_session_watch_room_began(s, r->loud_db);
-        s->file = r->file; /* the stream reads it now */
+        es_watch_room_began(&s->watch, r->loud_db);
+        s->input.file = r->file; /* the stream reads it now */
         r->file = NULL;
         rc = start_recordings(s, outputs, err, n);
     }
@@ -327,19 +312,18 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
         return NULL;
     }
     s->cfg = *cfg;
-    s->say = say;
-    s->say_ctx = ctx;
-    s->shown_room = -1;
+    es_message_log_init(&s->log, say, ctx);
     s->state = (es_live_state){ES_STREAM_OPENING, ES_CHANGE_IDLE, ES_PROBE_IDLE};
     s->pc = (es_processor_config){.mix = cfg->mix, .crossfade_ms = cfg->crossfade_ms,
-                                  .set_requests = &s->set_requests};
-    if (!(s->head = es_head_create(&s->set_requests))) {
+                                  .set_requests = &s->head.requests};
+    if (!(s->head.tracker = es_head_create(&s->head.requests))) {
         snprintf(err, n, "out of memory");
         goto fail;
     }
     char osc_why[300];
     if (cfg->osc_port &&
-        es_head_listen(s->head, cfg->osc_bind, cfg->osc_port, osc_why, sizeof osc_why) != 0) {
+        es_head_listen(s->head.tracker, cfg->osc_bind, cfg->osc_port, osc_why,
+                       sizeof osc_why) != 0) {
         snprintf(err, n, "%s: %s", cfg->osc_bind ? "--osc-bind" : "--osc", osc_why);
         goto fail;
     }
@@ -370,9 +354,7 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     es_slots_init(&s->slots, &s->cfg.slot[ES_SLOT_A],
                   s->cfg.b_parts ? &s->cfg.slot[ES_SLOT_B] : NULL, s->cfg.playing,
                   es_player_latency(s->player));
-    s->xruns_base = es_player_xruns(s->player);
-    clock_gettime(CLOCK_MONOTONIC, &s->started);
-    s->since = s->progress_at = s->started;
+    es_watch_start(&s->watch, es_player_xruns(s->player));
     es_session_event(s, ES_EV_OPENED);
     es_session_publish(s);
     return s;
@@ -439,7 +421,7 @@ int es_session_stop(es_session *s)
         return 0;
     /* A stream that died since the last look (a server killed in the last
      * second) is left as a stalled one is, not stopped. */
-    const int ran = s->started.tv_sec || s->started.tv_nsec; /* the device was started */
+    const int ran = es_watch_started(&s->watch);
     if ((was == ES_STREAM_PLAYING || (was == ES_STREAM_OPENING && ran)) && !stream_alive(s))
         was = ES_STREAM_STALLED;
     es_session_drop_measure(s);
@@ -461,13 +443,13 @@ int es_session_stop(es_session *s)
             es_history_writer_gone(h);
         es_history_unref(h);
     }
-    clock_gettime(CLOCK_MONOTONIC, &s->stopped);
+    es_watch_stop(&s->watch);
     stop_preparing(s);
     es_processor_collect(es_player_processor(s->player));
     rc |= es_taps_finish(&s->taps, ES_TAPS_BOTH, was == ES_STREAM_STALLED);
-    if (s->file && es_file_source_starved(s->file))
+    if (s->input.file && es_file_source_starved(s->input.file))
         es_session_sayf(s, 0, "note: the input file fell behind: %llu frames of silence",
-                        (unsigned long long)es_file_source_starved(s->file));
+                        (unsigned long long)es_file_source_starved(s->input.file));
     es_session_publish(s); /* the last one, with what the stop said */
     return rc;
 }
@@ -482,11 +464,12 @@ void es_session_close(es_session *s)
      * until it is gone, and the preparer frees it. */
     es_player_close(s->player);
     s->player = NULL;
-    es_head_destroy(s->head); /* its OSC thread stops; no stream reads the requests now */
-    s->head = NULL;
+    /* Its OSC thread stops; no stream reads the requests now. */
+    es_head_destroy(s->head.tracker);
+    s->head.tracker = NULL;
     stop_preparing(s); /* the preparer read the headphone filter; it has stopped */
     es_taps_close(&s->taps);
-    es_file_source_close(s->file);
+    es_file_source_close(s->input.file);
     es_room_list_close(&s->list);
     if (s->preparer_left) {
         /* Its thread still reads s->rooms: kept, and reachable from here
