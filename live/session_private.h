@@ -1,7 +1,8 @@
-/* The session's insides, shared by session.c (opening, watching and
- * closing the stream), session_changes.c (asking for changes and playing
- * them), session_watch.c (what each poll watches), session_measure.c
- * (measurements through the device) and snapshot.c (what the views read).
+/* The session's insides, shared by session.c (polling, stopping and
+ * closing the stream), session_open.c (opening it), session_changes.c
+ * (asking for changes and playing them), session_watch.c (what each poll
+ * watches), session_measure.c (measurements through the device) and
+ * snapshot.c (what the views read).
  * The parts with a job of their own are objects in their own files, and
  * their fields are theirs: the state machine (live_state.c), the message
  * log (messages.c), the watch (session_watch.c), the measurements
