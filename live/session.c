@@ -20,7 +20,10 @@
 #define PREPARER_QUIT_S 0.5
 #define ALIVE_WAIT_S 0.1 /* at quit, a stream gives a block within this (or 4 periods) */
 
-/* A session whose preparer was left busy at the end (stop_preparing). */
+/* A session whose preparer was left busy at the end (stop_preparing): its
+ * thread still reads the session's room loader, so the session is kept,
+ * and reachable from here (so LeakSanitizer does not count it), until the
+ * process ends. */
 static es_session *left_behind;
 
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)
@@ -62,10 +65,15 @@ void es_session_player_config(es_session *s, es_source_kind kind, es_file_source
 void es_session_stream_now(const es_session *s, es_stream_now *now)
 {
     es_processor *proc = es_player_processor(s->player);
-    *now = (es_stream_now){.exists = 1, .spec = s->playing, .inputs = s->input.channels,
+    *now = (es_stream_now){.exists = 1, .spec = s->playing, .inputs = es_session_inputs(s),
                            .outputs = es_processor_format(proc)->outputs,
                            .latency = es_processor_latency(proc),
                            .history_frames = es_processor_history_frames(proc)};
+}
+
+int es_session_inputs(const es_session *s)
+{
+    return es_processor_format(es_player_processor(s->player))->inputs;
 }
 
 /* 1 (and why in err) when recording to `path` would replace what plays
@@ -122,7 +130,7 @@ static void stop_preparing(es_session *s)
         es_session_sayf(s, 1, "stopped without waiting for the preparation under way (%s): "
                         "it did not finish within %g s", what[0] ? what : "a change",
                         PREPARER_QUIT_S);
-        s->preparer_left = 1;
+        left_behind = s;
     }
     s->preparer = NULL;
 }
@@ -184,9 +192,9 @@ int es_session_stop(es_session *s)
     stop_preparing(s);
     es_processor_collect(es_player_processor(s->player));
     rc |= es_taps_finish(&s->taps, ES_TAPS_BOTH, was == ES_STREAM_STALLED);
-    if (s->input.file && es_file_source_starved(s->input.file))
+    if (s->file && es_file_source_starved(s->file))
         es_session_sayf(s, 0, "note: the input file fell behind: %llu frames of silence",
-                        (unsigned long long)es_file_source_starved(s->input.file));
+                        (unsigned long long)es_file_source_starved(s->file));
     es_session_publish(s); /* the last one, with what the stop said */
     return rc;
 }
@@ -206,14 +214,10 @@ void es_session_close(es_session *s)
     s->head.tracker = NULL;
     stop_preparing(s); /* the preparer read the headphone filter; it has stopped */
     es_taps_close(&s->taps);
-    es_file_source_close(s->input.file);
+    es_file_source_close(s->file);
     es_room_list_close(&s->list);
-    if (s->preparer_left) {
-        /* Its thread still reads s->rooms: kept, and reachable from here
-         * (so LeakSanitizer does not count it), until the process ends. */
-        left_behind = s;
+    if (left_behind == s) /* its preparer still reads s->rooms */
         return;
-    }
     es_room_loader_close(&s->rooms);
     es_headphone_free(&s->headphone);
     free(s);

@@ -42,9 +42,9 @@ static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err
     es_stats before; /* the slots' counts, which go with the old processor */
     es_processor_stats(es_player_processor(s->player), &before);
     const int new_source = q->spec.source != s->playing.source;
-    es_file_source *file = new_source ? r->file : s->input.file;
+    es_file_source *file = new_source ? r->file : s->file;
     /* A take whose file has the old channels ends here. */
-    if (r->inputs != s->input.channels)
+    if (r->inputs != es_session_inputs(s))
         es_taps_finish(&s->taps, ES_TAP_INPUT, 0);
     if (r->fmt.outputs != es_processor_format(es_player_processor(s->player))->outputs)
         es_taps_finish(&s->taps, ES_TAP_OUTPUT, 0);
@@ -59,11 +59,10 @@ static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err
     es_watch_count_from_now(&s->watch);
     es_slots_carry(&s->slots, &before, restart ? q->slot : -1);
     if (new_source) { /* the stream no longer reads the old one */
-        r->file = s->input.file; /* closed with the rest of the result */
-        s->input.file = file;
+        r->file = s->file; /* closed with the rest of the result */
+        s->file = file;
         es_session_watch_new_source(s);
     }
-    s->input.channels = r->inputs;
     return 0;
 }
 
@@ -255,7 +254,7 @@ void es_session_submit(es_session *s, const char *what, int fallback, int prime)
     es_prep_request q = {.spec = s->target, .slot = s->target_slot, .fallback = fallback,
                          .prime = prime,
                          .rate = s->cfg.rate, .file = s->cfg.file,
-                         .can_capture = es_device_can_capture(s->opened.device),
+                         .can_capture = es_device_can_capture(s->cfg.device),
                          .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
                          .headphone = s->headphone.ears ? &s->headphone : NULL};
     snprintf(q.what, sizeof q.what, "%.250s", what);
@@ -276,7 +275,7 @@ static int can_change(es_session *s, const char *what)
         return 1;
     if (s->state.stream == ES_STREAM_LOST) /* reopening a dead server's stream fails or hangs */
         es_session_sayf(s, 1, "%s: device %s is lost: its stream stopped; nothing can "
-                        "change until earshot starts again", what, s->opened.device);
+                        "change until earshot starts again", what, s->cfg.device);
     else
         es_session_sayf(s, 1, "%s: the session has stopped", what);
     return 0;
@@ -359,7 +358,7 @@ int es_session_set_source(es_session *s, es_source_kind kind)
 {
     char what[64];
     snprintf(what, sizeof what, "source %s", es_source_word(kind));
-    if (kind == ES_SOURCE_MIC && !es_device_can_capture(s->opened.device)) {
+    if (kind == ES_SOURCE_MIC && !es_device_can_capture(s->cfg.device)) {
         es_session_sayf(s, 1, "microphone: the null device has no microphone; play a file "
                         "or the test signal, or use a sound device; still playing the %s",
                         es_source_word(s->playing.source));
@@ -506,7 +505,7 @@ int es_session_record(es_session *s, const char *path, const char *input_path, i
     }
     const char *paths[2] = {path, input_path};
     const int channels[2] = {es_processor_format(es_player_processor(s->player))->outputs,
-                             s->input.channels};
+                             es_session_inputs(s)};
     char err[768];
     if (es_session_record_refused(s, paths, err, sizeof err) != 0) {
         es_session_sayf(s, 1, "record: %s", err);

@@ -113,8 +113,6 @@ static int open_device(es_session *s, es_prep_result *r, char *err, size_t n)
             es_session_player_config(s, s->playing.source, r->file, s->playing.block, &plc);
             if ((s->player = es_player_open(&plc, r->proc, why, sizeof why))) {
                 r->proc = NULL; /* the player's */
-                snprintf(s->opened.device, sizeof s->opened.device, "%s", tries[attempt]);
-                s->cfg.device = s->opened.device;
                 return 0;
             }
         }
@@ -139,7 +137,7 @@ static int start_recordings(es_session *s, int outputs, char *err, size_t n)
         return 0;
     /* What they would overwrite was refused before the device opened
      * (refuse_recordings). */
-    const int channels[2] = {outputs, s->input.channels};
+    const int channels[2] = {outputs, es_session_inputs(s)};
     return es_taps_start(&s->taps, paths, channels, 0, err, n);
 }
 
@@ -170,21 +168,20 @@ static int open_stream(es_session *s, char *err, size_t n)
         return -1;
     }
     es_head_set_room(s->head.tracker, r->poses, r->pose_count, r->pose_varies);
-    s->input.channels = r->inputs;
     const int outputs = r->fmt.outputs;
     /* The ports are named once, by the first room, and keep their names. */
     _Static_assert(ES_JCONVOLVER_NAME == ES_JACK_PORT_NAME &&
                        ES_JCONVOLVER_SIDE == ES_JACK_PORTS,
                    "a room's port names fit the JACK device's");
-    s->opened.ports = r->ports;
-    s->cfg.jack.input_names = (const char(*)[ES_JACK_PORT_NAME])s->opened.ports.input;
-    s->cfg.jack.output_names = (const char(*)[ES_JACK_PORT_NAME])s->opened.ports.output;
+    s->ports = r->ports;
+    s->cfg.jack.input_names = (const char(*)[ES_JACK_PORT_NAME])s->ports.input;
+    s->cfg.jack.output_names = (const char(*)[ES_JACK_PORT_NAME])s->ports.output;
     int rc = open_device(s, r, err, n);
     if (rc == 0) { /* the room plays: said now, not before a device that failed */
         if (r->note[0])
             es_session_sayf(s, 0, "%s", r->note);
         es_watch_room_began(&s->watch, r->loud_db);
-        s->input.file = r->file; /* the stream reads it now */
+        s->file = r->file; /* the stream reads it now */
         r->file = NULL;
         rc = start_recordings(s, outputs, err, n);
     }

@@ -28,13 +28,7 @@
 
 struct es_session {
     es_session_config cfg;     /* as opened; cfg.device is the device that opened */
-    /* What cfg's pointers point at once the stream opened: the device's
-     * name (cfg.device) and the first room's names for the JACK ports
-     * (cfg.jack's). */
-    struct {
-        char device[256];
-        es_port_names ports;
-    } opened;
+    es_port_names ports;       /* the first room's names for the JACK ports (cfg.jack's) */
     es_live_state state;       /* live_state.h: every "may it?" asks this */
     es_message_log log;        /* messages.h: every line said, and the history */
 
@@ -60,17 +54,11 @@ struct es_session {
         uint64_t ticket;       /* 0: none */
         char line[1600];
     } priming;
-    int preparer_left;         /* its thread was still busy at the end: kept */
     es_room_list list;
     unsigned remembered_gone;  /* slots whose remembered room was gone */
     es_slots slots;
     es_taps taps;
-    /* The input the stream reads: the file source's reader (when a file
-     * plays) and the source's channels. */
-    struct {
-        es_file_source *file;
-        int channels;
-    } input;
+    es_file_source *file;      /* the file source's reader, when it plays */
     es_player *player;
 
     es_watch watch;            /* watch.h: the stream's clock, what was said and when */
@@ -88,8 +76,10 @@ void es_session_event(es_session *s, es_live_event ev);
 /* The player's configuration for a source, file and block. */
 void es_session_player_config(es_session *s, es_source_kind kind, es_file_source *file,
                               int block, es_player_config *plc);
-/* The stream now, as a request is built against. */
+/* The stream now, as a request is built against; the source's channels
+ * as it reads them (its processor's inputs). */
 void es_session_stream_now(const es_session *s, es_stream_now *now);
+int es_session_inputs(const es_session *s);
 /* -1 (and why) when either of a take's paths (output, input; NULL: none)
  * would overwrite what plays (es_session_record_overwrites_input: 1 when
  * recording to `path` would replace the input file, a slot's room file or

@@ -382,7 +382,7 @@ void es_session_watch_device(es_session *s, const es_stats *st, const struct tim
 /* The file source stopped (a read error): said once a source. */
 void es_session_watch_source(es_session *s)
 {
-    es_file_source *file = s->input.file;
+    es_file_source *file = s->file;
     if (file && es_file_source_error(file)[0] && es_message_log_once(&s->log, ONCE_SOURCE, 1))
         es_session_sayf(s, 1, "input stopped: %s", es_file_source_error(file));
 }

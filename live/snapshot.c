@@ -24,7 +24,7 @@ static void stream(const es_session *s, es_live_snapshot *snap)
     snap->device_state = s->state.stream == ES_STREAM_LOST      ? ES_DEVICE_LOST
                          : s->state.stream == ES_STREAM_STALLED ? ES_DEVICE_STALLED
                                                                 : ES_DEVICE_PLAYING;
-    snap->can_capture = es_device_can_capture(s->opened.device);
+    snap->can_capture = es_device_can_capture(s->cfg.device);
     snap->file = s->cfg.file;
     const char *slash = s->cfg.file ? strrchr(s->cfg.file, '/') : NULL;
     snprintf(snap->source, sizeof snap->source, "%s",
