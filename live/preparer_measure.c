@@ -1,9 +1,12 @@
 /* The room panel's measurements, on the preparer's thread (preparer.c):
- * a room's ISO 3382 figures, its decay and the gain that levels it, as it
- * would play: a library room prepared, a file room and a SOFA set levelled
- * by the same rule (room_level.h), each of the first channel that sounds. */
+ * the queue the session asks into and takes from, and each room's ISO 3382
+ * figures, its decay and the gain that levels it, as it would play: a
+ * library room prepared, a file room and a SOFA set levelled by the same
+ * rule (room_level.h), each of the first channel that sounds. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "acoustics.h"
 #include "irfile.h"
@@ -30,8 +33,10 @@ static void measure_channel(const es_room *room, float *const *ch, int channels,
     info->measured = -1;
 }
 
-void es_prep_measure(es_preparer *p, const es_room *room, int from, int step,
-                     es_room_info *info)
+/* Room `room`'s figures, from channel `from` on, going `step` way, into
+ * *info (unlocked: the room is the queue's copy, the loader the thread's). */
+static void measure(es_preparer *p, const es_room *room, int from, int step,
+                    es_room_info *info)
 {
     *info = (es_room_info){.index = -1, .asked = from, .step = step};
     snprintf(info->name, sizeof info->name, "%s", room->name);
@@ -89,4 +94,67 @@ void es_prep_measure(es_preparer *p, const es_room *room, int from, int step,
     info->channels = pr->channels;
     info->gain_db = pr->gain_db;
     measure_channel(room, pr->ch, pr->channels, pr->frames, pr->rate, info);
+}
+
+/* ---- the queue ---- */
+
+int es_prep_step_measure(es_preparer *p)
+{
+    if (!p->measure_count || p->measured_count >= MEASURE_QUEUE)
+        return 0;
+    es_room *room = p->measure[0].room;
+    const int from = p->measure[0].from, step = p->measure[0].step;
+    --p->measure_count;
+    memmove(p->measure, p->measure + 1, (size_t)p->measure_count * sizeof p->measure[0]);
+    pthread_mutex_unlock(&p->lock);
+    es_room_info info;
+    measure(p, room, from, step, &info);
+    free(room);
+    pthread_mutex_lock(&p->lock);
+    p->measured[p->measured_count++] = info;
+    return 1;
+}
+
+void es_prep_drop_measures(es_preparer *p)
+{
+    for (int i = 0; i < p->measure_count; i++)
+        free(p->measure[i].room);
+    p->measure_count = 0;
+}
+
+void es_preparer_measure(es_preparer *p, const es_room *room, int from, int step)
+{
+    pthread_mutex_lock(&p->lock);
+    int queued = -1;
+    for (int i = 0; i < p->measure_count; i++)
+        if (!strcmp(p->measure[i].room->name, room->name) &&
+            !strcmp(p->measure[i].room->path, room->path))
+            queued = i;
+    /* The session's list may be read again before the thread gets to it:
+     * the queue keeps copies of its own. One queued already measures the
+     * channel asked last. */
+    const int at = queued >= 0 ? queued : p->measure_count;
+    es_room *copy = queued < 0 && p->measure_count < MEASURE_QUEUE ? es_room_dup(room) : NULL;
+    if (copy)
+        p->measure[p->measure_count++].room = copy;
+    if (copy || queued >= 0) {
+        p->measure[at].from = from;
+        p->measure[at].step = step;
+        pthread_cond_signal(&p->wake);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+int es_preparer_take_measurement(es_preparer *p, es_room_info *out)
+{
+    pthread_mutex_lock(&p->lock);
+    const int got = p->measured_count > 0;
+    if (got) {
+        *out = p->measured[0];
+        memmove(p->measured, p->measured + 1,
+                (size_t)--p->measured_count * sizeof *p->measured);
+        pthread_cond_signal(&p->wake);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return got;
 }

@@ -1,12 +1,66 @@
-/* The preparer's primings (preparer.h): a swap's ringing computed from
- * what the stream heard, once the processor adopts its engine, and its
- * buffer freed once the processor lets go of it. */
+/* The preparer's primings (preparer.h): how much input a new stream keeps
+ * for them, a swap's plan of what the past rings, its ringing computed
+ * from what the stream heard once the processor adopts its engine, and
+ * its buffer freed once the processor lets go of it. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
 #include "preparer_private.h"
+
+/* ---- what a stream keeps, and what a swap plans ---- */
+
+int es_prep_history_frames(double rate, int inputs, int past)
+{
+    const double bytes = (double)inputs * sizeof(float);
+    double frames = ES_HISTORY_SECONDS * rate;
+    if (frames * bytes > (double)ES_HISTORY_MAX_BYTES)
+        frames = (double)ES_HISTORY_MAX_BYTES / bytes;
+    if (past > frames && past * bytes <= (double)ES_HISTORY_ROOM_MAX_BYTES)
+        frames = past;
+    return (int)frames;
+}
+
+/* A swap's priming: the plan of what the past rings and its buffer, or
+ * why there is none in r->prime_note. */
+void es_prep_plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_result *r)
+{
+    const int past = ir->length + q->now.latency - 1;
+    if (past > q->now.history_frames) {
+        snprintf(r->prime_note, sizeof r->prime_note, "not primed: the room (%.1f s) is longer "
+                 "than the %.1f s of input the stream keeps", ir->length / q->rate,
+                 q->now.history_frames / q->rate);
+        return;
+    }
+    char why[256];
+    r->ringing = es_ringing_create(ir, q->now.latency, ES_PRIME_MAX_BYTES, why, sizeof why);
+    if (r->ringing)
+        r->ringing_out = es_alloc_channels(r->fmt.outputs,
+                                           (size_t)es_ringing_frames(r->ringing) + 1);
+    if (!r->ringing || !r->ringing_out) {
+        snprintf(r->prime_note, sizeof r->prime_note, "not primed: %s",
+                 r->ringing ? "out of memory" : why);
+        es_prep_free_priming(r->ringing, r->ringing_out, r->fmt.outputs);
+        r->ringing = NULL;
+        r->ringing_out = NULL;
+    }
+}
+
+void es_prep_free_priming(es_ringing *plan, float **out, int outputs)
+{
+    es_ringing_destroy(plan);
+    es_free_channels(out, outputs);
+}
+
+void es_prep_destroy_unused_priming(void *item)
+{
+    unused_priming *u = item;
+    es_ringing_destroy(u->plan);
+    es_free_channels(u->out, u->outputs);
+    free(u);
+}
 
 /* ---- primings ---- */
 
@@ -139,4 +193,18 @@ int es_preparer_take_primed(es_preparer *p, es_prime_report *out)
     }
     pthread_mutex_unlock(&p->lock);
     return got;
+}
+
+void es_prep_free_primings(es_preparer *p)
+{
+    /* A buffer a processor may still read (a stream left as it was, whose
+     * callback may yet return) is left for the process's life, never freed
+     * under it. */
+    for (int k = 0; k < PRIMES; k++) {
+        prime_job *j = &p->primes[k];
+        if (!j->used || es_history_holds(j->history, j->ticket))
+            continue;
+        es_prep_free_priming(j->plan, j->out, j->outputs);
+        es_history_unref(j->history);
+    }
 }

@@ -1,6 +1,8 @@
 /* The preparer's insides, shared by its files (internal to live/):
- * preparer.c (the thread, builds, the library's measuring and rescans,
- * the trash) and preparer_prime.c (primings). */
+ * preparer.c (the thread, its mailboxes, rescans, the trash),
+ * preparer_build.c (a request's stream built), preparer_sets.c (SOFA
+ * rooms, the headphone filter), preparer_prime.c (primings) and
+ * preparer_measure.c (the room panel's measurements). */
 #ifndef ES_PREPARER_PRIVATE_H
 #define ES_PREPARER_PRIVATE_H
 
@@ -79,35 +81,55 @@ struct es_preparer {
     int report_count;
 };
 
-/* A priming's plan and buffer, freed (either may be NULL). */
-void es_prep_free_priming(es_ringing *plan, float **out, int outputs);
+/* ---- builds (preparer_build.c), on the preparer's thread ---- */
+
+/* Builds the request's stream (unlocked): the engine alone when it fits
+ * the stream as it plays (a crossfade), else a new processor around it;
+ * what failed in the result's err. NULL: out of memory. */
+es_prep_result *es_prep_build(es_preparer *p, const es_prep_request *q);
+/* Whether engine e, made for r->fmt, plays in the stream as it is (a
+ * crossfade) rather than a new one. */
+int es_prep_fits_stream(const es_prep_request *q, const es_prep_result *r, const es_engine *e);
+/* The built engine into the result: alone when it fits the stream, else
+ * in a new processor that keeps enough input to prime later swaps of a
+ * room `length` frames long. */
+void es_prep_place(const es_prep_request *q, es_prep_result *r, es_engine *e, int length);
 /* Milliseconds since a monotonic time in ns. */
 double es_prep_ms_since(long long from_ns);
-/* The built engine into the result (preparer.c): alone when it fits the
- * stream, else in a new processor. */
-void es_prep_place(const es_prep_request *q, es_prep_result *r, es_engine *e, int length);
-/* Whether engine e plays in the stream as it is (a crossfade), and a
- * swap's priming through ir (preparer.c): its plan and buffer, or why
- * there is none in r->prime_note. */
-int es_prep_fits_stream(const es_prep_request *q, const es_prep_result *r, const es_engine *e);
-void es_prep_plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_result *r);
 /* preparer_sets.c: the room then the headphone filter (takes ir; NULL and
  * why in r->err), and a SOFA room built as an engine of filter sets. */
 es_ir *es_prep_with_headphone(const es_prep_request *q, es_ir *ir, es_prep_result *r);
 es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, const char *path,
                                   es_file_level level, long long started);
 
-/* preparer_measure.c: room `room`'s figures for the room panel, from
- * channel `from` on, going `step` way, into *info. */
-void es_prep_measure(es_preparer *p, const es_room *room, int from, int step,
-                     es_room_info *info);
+/* ---- the room panel's measurements (preparer_measure.c) ---- */
+
+/* Measures the first room queued (lock held, let go while it works) when
+ * the session has room for its result: 1 when it did. */
+int es_prep_step_measure(es_preparer *p);
+/* Frees the rooms still queued (lock held). */
+void es_prep_drop_measures(es_preparer *p);
 
 /* ---- primings (preparer_prime.c), on the preparer's thread ---- */
 
+/* The input a new stream keeps (preparer.h), for this many inputs and
+ * the room it starts with (`past`: its length and the engine's latency),
+ * frames. */
+int es_prep_history_frames(double rate, int inputs, int past);
+/* A swap's priming through ir: its plan and buffer, or why there is none
+ * in r->prime_note. */
+void es_prep_plan_priming(const es_prep_request *q, const es_ir *ir, es_prep_result *r);
+/* A priming's plan and buffer, freed (either may be NULL); and an
+ * unused_priming (the trash's). */
+void es_prep_free_priming(es_ringing *plan, float **out, int outputs);
+void es_prep_destroy_unused_priming(void *item);
 /* One step (lock held, let go while it works): runs one whose engine was
  * adopted, or frees one the processor let go of. 1 when it did something. */
 int es_prep_step_primings(es_preparer *p);
 /* How long the thread may sleep with primings under way (lock held). */
 double es_prep_priming_poll(const es_preparer *p);
+/* At the end, with the thread gone: frees every priming no processor may
+ * still read. */
+void es_prep_free_primings(es_preparer *p);
 
 #endif

@@ -89,12 +89,23 @@ int es_room_list_open(es_room_list *l, const es_library *lib, const char *playin
     l->say = say_to;
     l->say_ctx = ctx;
     l->version = 1;
+    l->shown = -1;
     if (es_library_copy(&l->view, lib) != 0 || !(l->info = infos(l->view.count))) {
         snprintf(err, n, "out of memory");
         return -1;
     }
     add_playing_file(l, playing);
     return 0;
+}
+
+void es_room_list_show(es_room_list *l, int index)
+{
+    l->shown = index;
+}
+
+int es_room_list_shown(const es_room_list *l)
+{
+    return l->shown;
 }
 
 void es_room_list_close(es_room_list *l)

@@ -22,6 +22,7 @@ typedef struct {
     es_library view;
     es_room_info **info;       /* one per entry, NULL until asked for */
     unsigned version;          /* goes up whenever the list changes */
+    int shown;                 /* the entry whose measurement the snapshot carries; -1 none */
     es_room_list_say say;
     void *say_ctx;
 } es_room_list;
@@ -37,6 +38,10 @@ void es_room_list_close(es_room_list *l);
 int es_room_list_index(const es_room_list *l, const char *room);
 /* The room playing changed: a file joins the list, a gone room leaves it. */
 void es_room_list_played(es_room_list *l, const char *playing);
+/* The entry whose measurement the snapshot carries from now on
+ * (es_session_show_room), and which it is (-1: none). */
+void es_room_list_show(es_room_list *l, int index);
+int es_room_list_shown(const es_room_list *l);
 /* Entry `index`'s measurement, allocated the first time (measured 0: it
  * must be asked of the preparer); NULL out of range or out of memory. */
 es_room_info *es_room_list_info(es_room_list *l, int index);

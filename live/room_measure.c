@@ -1,5 +1,5 @@
 /* Measuring a room on the session's stream (room_measure.h). */
-#define _GNU_SOURCE /* localtime_r */
+#define _GNU_SOURCE /* localtime_r, pthread_setname_np */
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -322,6 +322,7 @@ static void say_saved(es_room_measure *m)
 
 static void *work(void *arg)
 {
+    pthread_setname_np(pthread_self(), "es-measure"); /* a name it cannot take is no failure */
     es_room_measure *m = arg;
     es_measure_result *res = &m->result;
     char err[256];

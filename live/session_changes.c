@@ -35,16 +35,16 @@ static void still_playing(const es_session *s, const es_play_spec *q, char *out,
 static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err, size_t n)
 {
     const es_prep_request *q = &r->req;
-    if (s->priming) { /* the swap goes with the old stream, said as it was */
-        es_session_sayf(s, 0, "%s", s->priming_line);
-        s->priming = 0;
+    if (s->priming.ticket) { /* the swap goes with the old stream, said as it was */
+        es_session_sayf(s, 0, "%s", s->priming.line);
+        s->priming.ticket = 0;
     }
     es_stats before; /* the slots' counts, which go with the old processor */
     es_processor_stats(es_player_processor(s->player), &before);
     const int new_source = q->spec.source != s->playing.source;
     es_file_source *file = new_source ? r->file : s->file;
     /* A take whose file has the old channels ends here. */
-    if (r->inputs != s->inputs)
+    if (r->inputs != es_session_inputs(s))
         es_taps_finish(&s->taps, ES_TAP_INPUT, 0);
     if (r->fmt.outputs != es_processor_format(es_player_processor(s->player))->outputs)
         es_taps_finish(&s->taps, ES_TAP_OUTPUT, 0);
@@ -56,14 +56,13 @@ static int apply_reopen(es_session *s, es_prep_result *r, int restart, char *err
         es_player_abandon_device(s->player);
     if (es_player_reconfigure(s->player, &plc, proc, err, n) != 0)
         return -1;
-    clock_gettime(CLOCK_MONOTONIC, &s->since); /* the meters count from now */
+    es_watch_count_from_now(&s->watch);
     es_slots_carry(&s->slots, &before, restart ? q->slot : -1);
     if (new_source) { /* the stream no longer reads the old one */
         r->file = s->file; /* closed with the rest of the result */
         s->file = file;
-        s->source_said = 0;
+        es_session_watch_new_source(s);
     }
-    s->inputs = r->inputs;
     return 0;
 }
 
@@ -109,19 +108,20 @@ static void say_primed(es_session *s)
 {
     es_prime_report rep;
     while (es_preparer_take_primed(s->preparer, &rep)) {
-        if (!s->priming || rep.ticket != s->priming)
+        if (!s->priming.ticket || rep.ticket != s->priming.ticket)
             continue;
         if (rep.ok)
             es_session_sayf(s, 0, "%s (primed on %.1f s of what it heard, in %.0f ms)",
-                            s->priming_line, rep.heard_s, rep.ms);
+                            s->priming.line, rep.heard_s, rep.ms);
         else
-            es_session_sayf(s, 1, "%s (%s)", s->priming_line, rep.why);
-        s->priming = 0;
+            es_session_sayf(s, 1, "%s (%s)", s->priming.line, rep.why);
+        s->priming.ticket = 0;
     }
-    if (s->priming && s->player && !es_processor_swap_pending(es_player_processor(s->player))) {
+    if (s->priming.ticket && s->player &&
+        !es_processor_swap_pending(es_player_processor(s->player))) {
         es_session_sayf(s, 1, "%s (not primed within %.0f s: it plays without what the stream "
-                        "heard)", s->priming_line, ES_PRIME_WAIT_MS / 1000);
-        s->priming = 0;
+                        "heard)", s->priming.line, ES_PRIME_WAIT_MS / 1000);
+        s->priming.ticket = 0;
     }
 }
 
@@ -145,7 +145,7 @@ static int swap_in(es_session *s, es_prep_result *r, int restart, char *err, siz
                           r->ringing_out, r->fmt.outputs);
         r->ringing = NULL;
         r->ringing_out = NULL;
-        s->priming = ticket;
+        s->priming.ticket = ticket;
     }
     return 0;
 }
@@ -182,7 +182,7 @@ static apply_outcome apply(es_session *s, es_prep_result *r)
     const int restart = es_slots_restarts(&s->slots, q->slot, &q->spec);
     const int reopened = r->engine == NULL;
     if (r->engine) {
-        if (es_processor_swap_pending(proc) || !es_processor_can_swap(proc) || s->priming)
+        if (es_processor_swap_pending(proc) || !es_processor_can_swap(proc) || s->priming.ticket)
             return APPLY_WAITS;
         if (swap_in(s, r, restart, why, sizeof why) != 0) {
             forget(s, q);
@@ -196,16 +196,16 @@ static apply_outcome apply(es_session *s, es_prep_result *r)
     }
     if (r->note[0] && strcmp(q->spec.room, s->playing.room) != 0)
         es_session_sayf(s, 0, "%s", r->note);
-    char line[sizeof s->priming_line];
+    char line[sizeof s->priming.line];
     done_line(s, r, reopened, restart, line, sizeof line);
-    if (s->priming) /* said once it plays, with its priming */
-        snprintf(s->priming_line, sizeof s->priming_line, "%s", line);
+    if (s->priming.ticket) /* said once it plays, with its priming */
+        snprintf(s->priming.line, sizeof s->priming.line, "%s", line);
     else
         es_session_sayf(s, 0, "%s", line);
     if (es_play_spec_diff(&s->playing, &q->spec) & (ES_SPEC_ROOM | ES_SPEC_RAW))
-        es_session_watch_room_began(s, r->loud_db);
+        es_watch_room_began(&s->watch, r->loud_db);
     s->playing = q->spec;
-    es_head_set_room(s->head, r->poses, r->pose_count, r->pose_varies);
+    es_head_set_room(s->head.tracker, r->poses, r->pose_count, r->pose_varies);
     es_room_list_played(&s->list, s->playing.room); /* a file joins, a gone room leaves */
     es_slots_played(&s->slots, q->slot, &q->spec, restart, es_player_latency(s->player));
     return APPLY_PLAYED;
@@ -254,17 +254,17 @@ void es_session_submit(es_session *s, const char *what, int fallback, int prime)
     es_prep_request q = {.spec = s->target, .slot = s->target_slot, .fallback = fallback,
                          .prime = prime,
                          .rate = s->cfg.rate, .file = s->cfg.file,
-                         .can_capture = es_device_can_capture(s->device_name),
+                         .can_capture = es_device_can_capture(s->cfg.device),
                          .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
                          .headphone = s->headphone.ears ? &s->headphone : NULL};
     snprintf(q.what, sizeof q.what, "%.250s", what);
     es_head_view head;
-    es_head_view_get(s->head, &head);
+    es_head_view_get(s->head.tracker, &head);
     q.head_yaw = head.yaw;
     q.head_pitch = head.pitch;
     es_session_stream_now(s, &q.now);
     q.pc.ab = q.slot; /* a new processor counts its first engine there */
-    s->asked_id = es_preparer_submit(s->preparer, &q);
+    es_preparer_submit(s->preparer, &q);
     es_session_event(s, fallback ? ES_EV_ENGINE_FAILED : ES_EV_ASKED);
 }
 
@@ -275,7 +275,7 @@ static int can_change(es_session *s, const char *what)
         return 1;
     if (s->state.stream == ES_STREAM_LOST) /* reopening a dead server's stream fails or hangs */
         es_session_sayf(s, 1, "%s: device %s is lost: its stream stopped; nothing can "
-                        "change until earshot starts again", what, s->device_name);
+                        "change until earshot starts again", what, s->cfg.device);
     else
         es_session_sayf(s, 1, "%s: the session has stopped", what);
     return 0;
@@ -358,7 +358,7 @@ int es_session_set_source(es_session *s, es_source_kind kind)
 {
     char what[64];
     snprintf(what, sizeof what, "source %s", es_source_word(kind));
-    if (kind == ES_SOURCE_MIC && !es_device_can_capture(s->device_name)) {
+    if (kind == ES_SOURCE_MIC && !es_device_can_capture(s->cfg.device)) {
         es_session_sayf(s, 1, "microphone: the null device has no microphone; play a file "
                         "or the test signal, or use a sound device; still playing the %s",
                         es_source_word(s->playing.source));
@@ -489,9 +489,8 @@ int es_session_reset_meters(es_session *s)
         es_session_sayf(s, 1, "reset: too many changes queued; try again");
         return -1;
     }
-    clock_gettime(CLOCK_MONOTONIC, &s->since);
+    es_watch_reset_meters(&s->watch, es_player_xruns(s->player));
     es_slots_reset(&s->slots);
-    s->xruns_base = es_player_xruns(s->player);
     es_player_stalls_reset(s->player);
     return 0;
 }
@@ -506,7 +505,7 @@ int es_session_record(es_session *s, const char *path, const char *input_path, i
     }
     const char *paths[2] = {path, input_path};
     const int channels[2] = {es_processor_format(es_player_processor(s->player))->outputs,
-                             s->inputs};
+                             es_session_inputs(s)};
     char err[768];
     if (es_session_record_refused(s, paths, err, sizeof err) != 0) {
         es_session_sayf(s, 1, "record: %s", err);
@@ -543,12 +542,12 @@ int es_session_room_index(const es_session *s, const char *room)
 
 void es_session_show_room(es_session *s, int index)
 {
-    s->shown_room = index;
+    es_room_list_show(&s->list, index);
 }
 
 int es_session_step_room_channel(es_session *s, int step)
 {
-    es_room_info *info = es_room_list_info(&s->list, s->shown_room);
+    es_room_info *info = es_room_list_info(&s->list, es_room_list_shown(&s->list));
     if (!info || info->measured != 1 || info->channels < 2)
         return -1;
     info->asked = (info->channel + step + info->channels) % info->channels;
@@ -561,15 +560,15 @@ int es_session_head(es_session *s, double yaw, double pitch, double roll)
 {
     char why[200];
     es_head_view was;
-    es_head_view_get(s->head, &was);
+    es_head_view_get(s->head.tracker, &was);
     pitch = isnan(pitch) ? was.pitch : pitch;
     roll = isnan(roll) ? was.roll : roll;
-    if (es_head_turn(s->head, yaw, pitch, roll, es_now_ns(), why, sizeof why) != 0) {
+    if (es_head_turn(s->head.tracker, yaw, pitch, roll, es_now_ns(), why, sizeof why) != 0) {
         es_session_sayf(s, 1, "head: %s", why);
         return -1;
     }
     es_head_view v;
-    es_head_view_get(s->head, &v);
+    es_head_view_get(s->head.tracker, &v);
     if (v.sets < 1)
         es_session_sayf(s, 0, "head: yaw %.1f, pitch %.1f, roll %.1f held; %s has no sets to "
                         "follow it (a SOFA room does)", v.yaw, v.pitch, v.roll, s->playing.room);
@@ -584,7 +583,7 @@ int es_session_head(es_session *s, double yaw, double pitch, double roll)
 int es_session_head_nudge(es_session *s, double yaw, double pitch)
 {
     char why[200];
-    if (es_head_nudge(s->head, yaw, pitch, why, sizeof why) != 0) {
+    if (es_head_nudge(s->head.tracker, yaw, pitch, why, sizeof why) != 0) {
         es_session_sayf(s, 1, "head: %s", why);
         return -1;
     }

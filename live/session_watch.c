@@ -1,10 +1,14 @@
 /* Watching what the stream reports, once a poll: an engine that failed (a
  * GPU error: its CPU fallback is built) or whose output went non-finite
- * (built again, the same), a split engine's late shard, the sound's
- * safety (safety.h): samples silenced on the way in or out, and a runaway
- * that muted the output; a device that stalls or is lost, a latency probe
- * that finished (and its start, asked by a person), and a file source
- * that stopped. Each is said once, or at most once a second. */
+ * (built again, the same), a split engine's late shard, an engine that
+ * cannot keep up, the sound's safety (safety.h): samples silenced on the
+ * way in or out, and a runaway that muted the output; a device that
+ * stalls or is lost, and a file source that stopped. Each is said once, or
+ * at most once a second.
+ *
+ * The watch (watch.h) keeps what the polls need between them: the
+ * stream's clock, the counts said and when, the room playing. Its fields
+ * are this file's; the lines said once are the message log's memory. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,37 +23,112 @@
  * and each one quiet but on time): the device is in trouble. */
 #define STALL_SECONDS 1.0
 #define STALL_PERIODS 3
-/* A round-trip measurement: ES_PROBE_CLICKS clicks over this long, each
- * heard in its own window (0.5 s: the longest round trip measured). */
-#define PROBE_SECONDS 2.5
 #define LOST_SECONDS 5.0  /* stalled this long with the host still saying it runs: lost */
+
+/* The lines the watch says once, as the message log's topics. */
+enum {
+    ONCE_SOURCE,               /* the file source stopped */
+    ONCE_PAUSED,               /* the device's host is paused, not gone */
+    ONCE_SLOW,                 /* + the slot: its engine cannot keep up (about its generation) */
+    ONCE_TOPICS = ONCE_SLOW + ES_AB_SLOTS
+};
+_Static_assert(ONCE_TOPICS <= ES_MESSAGE_TOPICS, "the watch's once-lines fit the log");
+
+static double now_s(void)
+{
+    return 1e-9 * (double)es_now_ns();
+}
+
+/* ---- the stream's clock ---- */
+
+void es_watch_start(es_watch *w, uint64_t xruns)
+{
+    clock_gettime(CLOCK_MONOTONIC, &w->started);
+    w->since = w->progress_at = w->started;
+    w->xruns_base = xruns;
+}
+
+int es_watch_started(const es_watch *w)
+{
+    return w->started.tv_sec || w->started.tv_nsec;
+}
+
+void es_watch_count_from_now(es_watch *w)
+{
+    clock_gettime(CLOCK_MONOTONIC, &w->since);
+}
+
+void es_watch_reset_meters(es_watch *w, uint64_t xruns)
+{
+    clock_gettime(CLOCK_MONOTONIC, &w->since);
+    w->xruns_base = xruns;
+}
+
+void es_watch_stop(es_watch *w)
+{
+    clock_gettime(CLOCK_MONOTONIC, &w->stopped);
+}
+
+void es_watch_times(const es_watch *w, int stopped, double *elapsed, double *counted)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const struct timespec *end = stopped ? &w->stopped : &now;
+    *elapsed = es_seconds_between(&w->started, end);
+    *counted = es_seconds_between(&w->since, end);
+}
+
+uint64_t es_watch_xruns(const es_watch *w, uint64_t xruns)
+{
+    return xruns >= w->xruns_base ? xruns - w->xruns_base : xruns;
+}
+
+int es_watch_progress(es_watch *w, uint64_t blocks, const struct timespec *now, double *quiet)
+{
+    if (blocks != w->progress_blocks) {
+        w->progress_blocks = blocks;
+        w->progress_at = *now;
+        return 1;
+    }
+    *quiet = es_seconds_between(&w->progress_at, now);
+    return 0;
+}
+
+double es_watch_played(const es_watch *w)
+{
+    return es_seconds_between(&w->started, &w->progress_at);
+}
+
+/* ---- the engine ---- */
 
 /* A shard of a split engine that falls behind is named by its GPU in the
  * log, at most once a second, with its late blocks so far. A new instance
  * counts from 0 again. */
-static void watch_shards(es_session *s, const es_stats *st)
+static void say_late_shards(es_watch *w, es_message_log *log, const es_stats *st)
 {
-    const double now = 1e-9 * (double)es_now_ns();
-    const int quiet = now - s->shard_said_at < SAY_EVERY_S;
+    const double now = now_s();
+    const int quiet = now - w->shard_at < SAY_EVERY_S;
     for (int k = 0; k < st->shards; k++) {
         const uint64_t late = st->shard[k].late;
-        if (late < s->shard_said[k])
-            s->shard_said[k] = 0;
-        if (late == s->shard_said[k] || quiet)
+        if (late < w->shard_late[k])
+            w->shard_late[k] = 0;
+        if (late == w->shard_late[k] || quiet)
             continue;
-        es_session_sayf(s, 1, "%s: GPU %d (shard %d of %d, outputs %d-%d) late: %llu blocks so far",
-                        st->engine, st->shard[k].device, k + 1, st->shards,
-                        st->shard[k].first_output + 1,
-                        st->shard[k].first_output + st->shard[k].outputs,
-                        (unsigned long long)late);
-        s->shard_said[k] = late;
-        s->shard_said_at = now;
+        es_message_log_sayf(log, 1, "%s: GPU %d (shard %d of %d, outputs %d-%d) late: %llu "
+                            "blocks so far", st->engine, st->shard[k].device, k + 1,
+                            st->shards, st->shard[k].first_output + 1,
+                            st->shard[k].first_output + st->shard[k].outputs,
+                            (unsigned long long)late);
+        w->shard_late[k] = late;
+        w->shard_at = now;
     }
 }
 
 /* An engine that cannot keep up with its room (cpu-direct on a cathedral:
- * p99 119 %, hundreds of misses): said once per slot as it plays, with
- * the engine made for long rooms at small blocks, or a larger block. */
+ * p99 119 %, hundreds of misses): said once per slot as it plays (about
+ * the slot's generation: a slot that holds something new may be said
+ * again), with the engine made for long rooms at small blocks, or a
+ * larger block. */
 #define SLOW_AFTER_S 2.0
 #define SLOW_MISSES 10
 static void watch_keeping_up(es_session *s)
@@ -60,9 +139,8 @@ static void watch_keeping_up(es_session *s)
         return;
     const es_live_slot *sl = &snap->slot[k];
     if (!sl->set || sl->seconds < SLOW_AFTER_S || sl->stats.misses < SLOW_MISSES ||
-        sl->load_p99 < 1.0 || s->slow_said[k] == sl->generation + 1)
+        sl->load_p99 < 1.0 || !es_message_log_once(&s->log, ONCE_SLOW + k, sl->generation + 1))
         return;
-    s->slow_said[k] = sl->generation + 1;
     const char *room = strrchr(sl->spec.room, '/') ? strrchr(sl->spec.room, '/') + 1
                                                    : sl->spec.room;
     char better[160] = "a larger block ([ ]) gives each block more time";
@@ -85,7 +163,7 @@ static void watch_keeping_up(es_session *s)
  * machine's FALLBACK and FELL_BACK). */
 void es_session_watch_engine(es_session *s, const es_stats *st)
 {
-    watch_shards(s, st);
+    say_late_shards(&s->watch, &s->log, st);
     watch_keeping_up(s);
     if (!st->engine_failed && !st->engine_broken) {
         es_session_event(s, ES_EV_ENGINE_FINE);
@@ -108,10 +186,12 @@ void es_session_watch_engine(es_session *s, const es_stats *st)
     es_session_submit(s, what, 1, 1);
 }
 
+/* ---- the sound's safety ---- */
+
 /* A count that rose since it was last said: said now, or once a second. */
 static int due(uint64_t now, uint64_t *said, double *said_at)
 {
-    const double t = 1e-9 * (double)es_now_ns();
+    const double t = now_s();
     if (now < *said)
         *said = 0; /* the meters were reset */
     if (now == *said || t - *said_at < SAY_EVERY_S)
@@ -119,6 +199,18 @@ static int due(uint64_t now, uint64_t *said, double *said_at)
     *said = now;
     *said_at = t;
     return 1;
+}
+
+/* Samples silenced on the way in or out, said as their counts rise. */
+static void say_silenced(es_watch *w, es_message_log *log, const es_stats *st)
+{
+    if (due(st->bad_input, &w->bad_input, &w->bad_input_at))
+        es_message_log_sayf(log, 1, "input: %llu samples so far were not numbers (NaN, "
+                            "infinity) or beyond +60 dBFS: played as silence",
+                            (unsigned long long)st->bad_input);
+    if (due(st->bad_output, &w->bad_output, &w->bad_output_at))
+        es_message_log_sayf(log, 1, "output: %llu samples so far were not numbers: sent as "
+                            "silence", (unsigned long long)st->bad_output);
 }
 
 /* A room that trips the runaway detector within this long of beginning to
@@ -137,68 +229,94 @@ static int due(uint64_t now, uint64_t *said, double *said_at)
  * could still be over and trip the detector again). */
 #define LOUD_ROOM_UNMUTE_S 0.2
 
-void es_session_watch_room_began(es_session *s, double loud_db)
+void es_watch_room_began(es_watch *w, double loud_db)
 {
-    s->safety.room_at = 1e-9 * (double)es_now_ns();
-    s->safety.room_loud_db = loud_db;
-    s->safety.turned_down = 0;
+    w->room_at = now_s();
+    w->room_loud_db = loud_db;
+    w->turned_down = 0;
+}
+
+/* 1 when the muted output has a runaway the watch has not seen. */
+static int new_runaway(es_watch *w, const es_stats *st)
+{
+    if (st->muted != 1 || w->runaways == st->runaways)
+        return 0;
+    w->runaways = st->runaways;
+    return 1;
+}
+
+/* The level (dB) a runaway that is a loud room turns the output down to,
+ * from `gain`, and the line that says so (the room named `room`); NAN
+ * when it is a loop, to stay muted. Once a room. */
+static double loud_room_level(es_watch *w, const es_stats *st, float gain, const char *room,
+                              char *line, size_t n)
+{
+    if (w->turned_down || st->runaway_swelled || !isfinite(st->runaway_peak) ||
+        !(st->runaway_peak > 0) || now_s() - w->room_at > LOUD_ROOM_S ||
+        !(st->runaway_in_peak < es_db_to_gain(LOOP_INPUT_DB)))
+        return NAN;
+    /* Down by what it was over, or by what it is louder than a levelled
+     * room (the first block over may be the first of a louder passage),
+     * whichever is more. */
+    const double peak_db = 20 * log10(st->runaway_peak);
+    const double over_db = fmax(peak_db - LOUD_ROOM_PEAK_DB, w->room_loud_db);
+    const double was_db = gain > 0 ? 20 * log10(gain) : -INFINITY;
+    const double to_db = floor(was_db - over_db);
+    if (!isfinite(to_db) || to_db < ES_LEVEL_DB_MIN)
+        return NAN;
+    w->turned_down = 1;
+    char loud[64] = "";
+    if (w->room_loud_db > 0)
+        snprintf(loud, sizeof loud, " (%+.1f dB against a levelled room)", w->room_loud_db);
+    snprintf(line, n, "room %s is loud%s: it peaked at %+.1f dBFS; earshot turned the output "
+             "down to %+.0f dB, not a feedback loop (- + or `gain` set it)", room, loud,
+             peak_db, to_db);
+    return to_db;
+}
+
+/* The loud room's lower level ramps in before it plays again. */
+static void unmute_later(es_watch *w)
+{
+    w->unmute_at = now_s() + LOUD_ROOM_UNMUTE_S;
+}
+
+/* 1 when a loud room's lower level is in: the output plays again. */
+static int unmute_due(es_watch *w)
+{
+    if (!(w->unmute_at > 0) || now_s() < w->unmute_at)
+        return 0;
+    w->unmute_at = 0;
+    return 1;
 }
 
 /* A runaway that is a loud room: turned down by what it was over, and
  * played again. 1 when it was that; 0 to mute and call it a loop. */
 static int turn_down_loud_room(es_session *s, const es_stats *st)
 {
-    es_safety_watch *w = &s->safety;
-    const double now = 1e-9 * (double)es_now_ns();
-    if (w->turned_down || st->runaway_swelled || !isfinite(st->runaway_peak) ||
-        !(st->runaway_peak > 0) || now - w->room_at > LOUD_ROOM_S ||
-        !(st->runaway_in_peak < es_db_to_gain(LOOP_INPUT_DB)))
+    char line[1400];
+    const double to_db = loud_room_level(&s->watch, st, s->pc.mix.gain, s->playing.room, line,
+                                         sizeof line);
+    if (isnan(to_db))
         return 0;
-    /* Down by what it was over, or by what it is louder than a levelled
-     * room (the first block over may be the first of a louder passage),
-     * whichever is more. */
-    const double peak_db = 20 * log10(st->runaway_peak);
-    const double over_db = fmax(peak_db - LOUD_ROOM_PEAK_DB, w->room_loud_db);
-    const double was_db = s->pc.mix.gain > 0 ? 20 * log10(s->pc.mix.gain) : -INFINITY;
-    const double to_db = floor(was_db - over_db);
-    if (!isfinite(to_db) || to_db < ES_LEVEL_DB_MIN)
-        return 0;
-    w->turned_down = 1;
-    char loud[64] = "";
-    if (w->room_loud_db > 0)
-        snprintf(loud, sizeof loud, " (%+.1f dB against a levelled room)", w->room_loud_db);
-    es_session_sayf(s, 1, "room %s is loud%s: it peaked at %+.1f dBFS; earshot turned the "
-                    "output down to %+.0f dB, not a feedback loop (- + or `gain` set it)",
-                    s->playing.room, loud, peak_db, to_db);
+    es_session_sayf(s, 1, "%s", line);
     if (es_session_set_mix(s, ES_MIX_GAIN, &(es_mix){.gain = (float)es_db_to_gain(to_db)}) != 0)
         return 0;
-    w->unmute_at = now + LOUD_ROOM_UNMUTE_S;
+    unmute_later(&s->watch);
     return 1;
 }
 
 void es_session_watch_safety(es_session *s, const es_stats *st)
 {
-    es_safety_watch *w = &s->safety;
-    if (due(st->bad_input, &w->bad_input, &w->bad_input_at))
-        es_session_sayf(s, 1, "input: %llu samples so far were not numbers (NaN, infinity) or "
-                        "beyond +60 dBFS: played as silence",
-                        (unsigned long long)st->bad_input);
-    if (due(st->bad_output, &w->bad_output, &w->bad_output_at))
-        es_session_sayf(s, 1, "output: %llu samples so far were not numbers: sent as silence",
-                        (unsigned long long)st->bad_output);
-    if (w->unmute_at > 0 && 1e-9 * (double)es_now_ns() >= w->unmute_at) {
-        w->unmute_at = 0;
-        if (st->muted == 1)
-            es_session_unmute(s);
-    }
-    if (st->muted == 1 && w->runaways != st->runaways) {
-        w->runaways = st->runaways;
-        if (!turn_down_loud_room(s, st))
-            es_session_sayf(s, 1, "runaway: %s (a feedback loop?); the output is muted: ! or "
-                            "`unmute` plays again",
-                            st->mute_why ? st->mute_why : "the output ran away");
-    }
+    say_silenced(&s->watch, &s->log, st);
+    if (unmute_due(&s->watch) && st->muted == 1)
+        es_session_unmute(s);
+    if (new_runaway(&s->watch, st) && !turn_down_loud_room(s, st))
+        es_session_sayf(s, 1, "runaway: %s (a feedback loop?); the output is muted: ! or "
+                        "`unmute` plays again",
+                        st->mute_why ? st->mute_why : "the output ran away");
 }
+
+/* ---- the device ---- */
 
 /* How long the stream may deliver nothing before it is called stalled:
  * STALL_SECONDS, or STALL_PERIODS of its period or block if longer. */
@@ -222,32 +340,30 @@ void es_session_watch_device(es_session *s, const es_stats *st, const struct tim
 {
     if (!es_live_allows(s->state, ES_DO_WATCH))
         return;
-    if (st->blocks != s->progress_blocks) {
+    double quiet;
+    if (es_watch_progress(&s->watch, st->blocks, now, &quiet)) {
         if (s->state.stream == ES_STREAM_STALLED)
             es_session_sayf(s, 0, "device %s: audio running again",
                             es_player_device(s->player));
         es_session_event(s, ES_EV_BLOCKS);
-        s->progress_blocks = st->blocks;
-        s->progress_at = *now;
         return;
     }
-    const double quiet = es_seconds_between(&s->progress_at, now), stall = stall_seconds(s);
+    const double stall = stall_seconds(s);
     if (quiet <= stall)
         return;
     if (s->state.stream == ES_STREAM_PLAYING) {
         es_session_sayf(s, 1, "device %s: no audio for %.3g s (device lost or stalled)",
                         es_player_device(s->player), stall);
         es_session_event(s, ES_EV_QUIET);
-        s->paused_said = 0;
+        es_message_log_forget(&s->log, ONCE_PAUSED);
     }
     const int active = es_player_device_active(s->player);
     const int lost_after = quiet > fmax(LOST_SECONDS, 2 * stall);
     if (active && lost_after && es_player_device_paused(s->player)) {
-        if (!s->paused_said)
+        if (es_message_log_once(&s->log, ONCE_PAUSED, 1))
             es_session_sayf(s, 1, "device %s: its server has not called for %.0f s but still "
                             "holds earshot's ports (paused?): waiting for it; q quits",
                             es_player_device(s->player), quiet);
-        s->paused_said = 1;
         return;
     }
     if (!active || lost_after) {
@@ -255,80 +371,23 @@ void es_session_watch_device(es_session *s, const es_stats *st, const struct tim
                         "q quits", es_player_device(s->player),
                         active ? "has delivered no audio for 5 s"
                                : "stopped (its host API ended the stream)",
-                        es_seconds_between(&s->started, &s->progress_at));
+                        es_watch_played(&s->watch));
         es_player_abandon_device(s->player);
         es_session_event(s, ES_EV_GONE);
     }
 }
 
-const char *es_session_probe_refused(const es_session *s)
-{
-    if (es_live_allows(s->state, ES_DO_PROBE))
-        return NULL;
-    return s->state.stream == ES_STREAM_LOST      ? "the device is lost"
-           : s->state.probe == ES_PROBE_RUNNING ? "a measurement is under way"
-                                                : "the session has stopped";
-}
+/* ---- the file source ---- */
 
-int es_session_measure_latency(es_session *s)
-{
-    char why[256];
-    const char *refused = es_session_probe_refused(s);
-    if (refused) {
-        es_session_sayf(s, 1, "latency: %s", refused);
-        return -1;
-    }
-    if (es_player_probe_start(s->player, PROBE_SECONDS, why, sizeof why) != 0) {
-        es_session_sayf(s, 1, "latency: %s", why);
-        return -1;
-    }
-    es_session_event(s, ES_EV_PROBE_STARTED);
-    return 0;
-}
-
-void es_session_watch_probe(es_session *s)
-{
-    es_probe_result r;
-    if (s->state.probe != ES_PROBE_RUNNING || s->measure ||
-        !es_player_probe_poll(s->player, &r))
-        return;
-    es_session_event(s, ES_EV_PROBE_DONE);
-    s->probes++;
-    s->probe_frames = r.frames;
-    s->probe = r;
-    es_latency_parts lp;
-    es_player_latency_parts(s->player, &lp);
-    const int computed = lp.round_trip;
-    char got[160], parts[200];
-    es_round_trip_text(&lp, parts, sizeof parts);
-    if (r.heard == 0)
-        snprintf(got, sizeof got, "no click came back within %.1f s: is the output looped to "
-                 "the input?", r.window / s->cfg.rate);
-    else if (r.frames < 0 && r.heard < r.clicks)
-        snprintf(got, sizeof got, "%d of %d clicks came back (%d to %d fr): the loop drops "
-                 "sound; no figure", r.heard, r.clicks, r.low, r.high);
-    else if (r.frames < 0)
-        snprintf(got, sizeof got, "the %d clicks disagree (%d to %d fr): no figure", r.clicks,
-                 r.low, r.high);
-    if (r.frames < 0 && !lp.known)
-        es_session_sayf(s, 1, "latency: %s (computed: %s)", got, lp.note);
-    else if (r.frames < 0)
-        es_session_sayf(s, 1, "latency: %s (computed %d frames: %s)", got, computed, parts);
-    else if (!lp.known)
-        es_session_sayf(s, 0, "latency measured %d fr (%d clicks, %d to %d); computed: %s",
-                        r.frames, r.clicks, r.low, r.high, lp.note);
-    else
-        es_session_sayf(s, 0, "latency measured %d fr (%.2f ms; %d clicks, %d to %d fr), "
-                        "computed %d fr (%s; the engine adds %d)", r.frames,
-                        1e3 * r.frames / s->cfg.rate, r.clicks, r.low, r.high, computed, parts,
-                        lp.engine);
-}
-
-/* The file source stopped (a read error): said once. */
+/* The file source stopped (a read error): said once a source. */
 void es_session_watch_source(es_session *s)
 {
-    if (s->file && !s->source_said && es_file_source_error(s->file)[0]) {
-        es_session_sayf(s, 1, "input stopped: %s", es_file_source_error(s->file));
-        s->source_said = 1;
-    }
+    es_file_source *file = s->file;
+    if (file && es_file_source_error(file)[0] && es_message_log_once(&s->log, ONCE_SOURCE, 1))
+        es_session_sayf(s, 1, "input stopped: %s", es_file_source_error(file));
+}
+
+void es_session_watch_new_source(es_session *s)
+{
+    es_message_log_forget(&s->log, ONCE_SOURCE);
 }

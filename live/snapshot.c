@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "session_private.h"
 
 /* The engines, probed once (a GPU's probe asks the driver). */
@@ -25,7 +24,7 @@ static void stream(const es_session *s, es_live_snapshot *snap)
     snap->device_state = s->state.stream == ES_STREAM_LOST      ? ES_DEVICE_LOST
                          : s->state.stream == ES_STREAM_STALLED ? ES_DEVICE_STALLED
                                                                 : ES_DEVICE_PLAYING;
-    snap->can_capture = es_device_can_capture(s->device_name);
+    snap->can_capture = es_device_can_capture(s->cfg.device);
     snap->file = s->cfg.file;
     const char *slash = s->cfg.file ? strrchr(s->cfg.file, '/') : NULL;
     snprintf(snap->source, sizeof snap->source, "%s",
@@ -40,11 +39,8 @@ static void stream(const es_session *s, es_live_snapshot *snap)
     es_player_latency_parts(s->player, &snap->latency);
     es_latency_text(&snap->latency, s->cfg.rate, snap->latency_text, sizeof snap->latency_text);
     es_latency_parts_text(&snap->latency, snap->latency_parts, sizeof snap->latency_parts);
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    const struct timespec *end = s->state.stream == ES_STREAM_STOPPED ? &s->stopped : &now;
-    snap->elapsed = es_seconds_between(&s->started, end);
-    snap->counted = es_seconds_between(&s->since, end);
+    es_watch_times(&s->watch, s->state.stream == ES_STREAM_STOPPED, &snap->elapsed,
+                   &snap->counted);
     snap->blocks_expected = snap->counted * s->cfg.rate / s->playing.block;
 }
 
@@ -64,11 +60,10 @@ static void meters(const es_session *s, es_live_snapshot *snap)
     /* The slot playing: the latency heard now. */
     if (snap->playing_slot >= 0)
         snap->slot[snap->playing_slot].latency = es_player_latency(s->player);
-    const uint64_t xruns = es_player_xruns(s->player);
-    snap->xruns = xruns >= s->xruns_base ? xruns - s->xruns_base : xruns;
+    snap->xruns = es_watch_xruns(&s->watch, es_player_xruns(s->player));
     snap->have_stalls = es_player_stalls(s->player, &snap->stalls);
     es_engine_counts(&snap->engines_created, &snap->engines_destroyed);
-    es_head_view_get(s->head, &snap->head);
+    es_head_view_get(s->head.tracker, &snap->head);
     snap->exchange_p50_us = es_stats_exchange_quantile(st, 0.5);
     snap->exchange_p99_us = es_stats_exchange_quantile(st, 0.99);
 }
@@ -84,23 +79,7 @@ static void changes(es_session *s, es_live_snapshot *snap)
         snap->preparing = es_preparer_busy(s->preparer, snap->preparing_what,
                                            sizeof snap->preparing_what);
     }
-    snap->probing = s->state.probe == ES_PROBE_RUNNING && !s->measure;
-    snap->measuring = s->measure != NULL;
-    snap->measures_ended = s->measures_ended;
-    if (s->measured_valid) {
-        snap->measure_saved = s->measured.saved;
-        snap->measure_retry_db = s->measured.retry_level_db;
-        snprintf(snap->measure_line, sizeof snap->measure_line, "%s", s->measured.line);
-    }
-    if (s->measure)
-        es_room_measure_progress(s->measure, &snap->measure_pass, &snap->measure_passes,
-                                 &snap->measure_share);
-    snap->probes = s->probes;
-    snap->probe_frames = s->probe_frames;
-    snap->probe_low = s->probe.low;
-    snap->probe_high = s->probe.high;
-    snap->probe_heard = s->probe.heard;
-    snap->probe_clicks = s->probe.clicks;
+    es_measuring_view(&s->measuring, s->state.probe == ES_PROBE_RUNNING, snap);
 }
 
 static void recording(const es_session *s, es_live_snapshot *snap)
@@ -122,27 +101,15 @@ static void rooms(es_session *s, es_live_snapshot *snap)
     snap->remembered_gone = s->remembered_gone;
     snap->room_playing = es_room_list_index(&s->list, s->playing.room);
     snap->room_wanted = snap->preparing ? es_room_list_index(&s->list, s->target.room) : -1;
-    es_room_info *info = es_room_list_info(&s->list, s->shown_room);
+    const int shown = es_room_list_shown(&s->list);
+    es_room_info *info = es_room_list_info(&s->list, shown);
     if (!info) {
-        snap->shown = (es_room_info){.index = s->shown_room, .measured = -1,
-                                     .error = "no such room"};
+        snap->shown = (es_room_info){.index = shown, .measured = -1, .error = "no such room"};
         return;
     }
     if (info->measured == 0 && s->preparer)
-        es_preparer_measure(s->preparer, &s->list.view.rooms[s->shown_room], info->asked,
-                            info->step);
+        es_preparer_measure(s->preparer, &s->list.view.rooms[shown], info->asked, info->step);
     snap->shown = *info;
-}
-
-static void messages(const es_session *s, es_live_snapshot *snap)
-{
-    /* Only the lines said since the last snapshot are copied. */
-    const int first = snap->message_count > s->message_count - ES_LIVE_MESSAGES
-                          ? snap->message_count
-                          : s->message_count - ES_LIVE_MESSAGES;
-    for (int k = first < 0 ? 0 : first; k < s->message_count; k++)
-        snap->messages[k % ES_LIVE_MESSAGES] = s->messages[k % ES_LIVE_MESSAGES];
-    snap->message_count = s->message_count;
 }
 
 void es_session_publish(es_session *s)
@@ -154,19 +121,6 @@ void es_session_publish(es_session *s)
     changes(s, snap);
     recording(s, snap);
     rooms(s, snap);
-    messages(s, snap);
+    es_message_log_copy(&s->log, snap);
     snap->scope = &s->taps.scope;
-}
-
-int es_live_messages_kept(const es_live_snapshot *snap)
-{
-    return snap->message_count < ES_LIVE_MESSAGES ? snap->message_count : ES_LIVE_MESSAGES;
-}
-
-const es_live_message *es_live_message_at(const es_live_snapshot *snap, int k)
-{
-    const int kept = es_live_messages_kept(snap);
-    if (k < 0 || k >= kept)
-        return NULL;
-    return &snap->messages[(snap->message_count - kept + k) % ES_LIVE_MESSAGES];
 }
