@@ -35,9 +35,15 @@ static int run_engine(es_session *s, const es_command_args *a, int given)
     return es_session_set_engine(s, a->engine);
 }
 
+/* A room given by its file at the file's own level (on) or levelled as
+ * the library's rooms are (off): a crossfade to the room made again. A
+ * part of the spec, so no session call of its own (es_session_change). */
 static int run_raw(es_session *s, const es_command_args *a, int given)
 {
-    return es_session_set_raw(s, given ? a->on : !es_session_wanted(s)->raw);
+    es_play_spec next = *es_session_wanted(s);
+    next.raw = given ? a->on : !next.raw;
+    return es_session_change(s, &next, next.raw ? "raw on (a file's own level)"
+                                                : "raw off (levelled)");
 }
 
 static int run_block(es_session *s, const es_command_args *a, int given)

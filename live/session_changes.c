@@ -308,12 +308,11 @@ int es_session_set_engine(es_session *s, const es_engine_class *engine)
     return ask(s, what);
 }
 
-int es_session_set_raw(es_session *s, int raw)
+int es_session_change(es_session *s, const es_play_spec *next, const char *what)
 {
-    const char *what = raw ? "raw on (a file's own level)" : "raw off (levelled)";
     if (!can_change(s, what))
         return -1;
-    s->target.raw = raw != 0;
+    s->target = *next;
     return ask(s, what);
 }
 

@@ -97,9 +97,12 @@ const es_live_snapshot *es_session_snapshot(const es_session *s);
  * why) ---- */
 int es_session_set_room(es_session *s, const char *room);
 int es_session_set_engine(es_session *s, const es_engine_class *engine);
-/* A room given by its file at the file's own level (1) or levelled as
- * the library's rooms are (0): a crossfade to the room made again. */
-int es_session_set_raw(es_session *s, int raw);
+/* Any change of what plays: `next` (es_session_wanted() with the change
+ * made in it) asked for, said as `what` ("raw on"). What differs decides
+ * whether it is a crossfade or a reopen (es_play_spec_cost), so a command
+ * that changes a part of the spec needs no session call of its own (raw
+ * is one: live/commands.c). The calls below check their value first. */
+int es_session_change(es_session *s, const es_play_spec *next, const char *what);
 int es_session_set_block(es_session *s, int block);
 /* Partition size and GPU pipelining: a crossfade when the latency allows,
  * else the stream reopens with room for the new latency. */
