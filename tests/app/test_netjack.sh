@@ -26,8 +26,8 @@
 # without the network too; one not had in five tries is tried five more
 # times after the three runs (a busy spell of the machine can outlast five).
 #
-# What the timing shows, in a long run (NETJACK_SECONDS, 30; 20 in the
-# sanitizer build, whose point is memory, not time, so there the run's
+# What the timing shows, in a long run (NETJACK_SECONDS, 20; in the
+# sanitizer build, whose point is memory, not time, the run's
 # lost cycles are said, not judged: its slave lost one in 20 s outside
 # every stall the probe saw, against a quiet control): netjack2 loses no
 # cycle that the machine does not make it lose. Beside the master and the
@@ -67,7 +67,7 @@ make_wav=$(realpath "$2")
 tap=$(realpath "$3")
 match=$(realpath "$4")
 build=${5:-release}
-long=${NETJACK_SECONDS:-$([ "$build" = sanitized ] && echo 20 || echo 30)}
+long=${NETJACK_SECONDS:-20}
 tries=${NETJACK_TRIES:-5}
 . "$(dirname "$0")/jack_lib.sh"
 for t in jackd jack_lsp jack_load jack_unload; do
