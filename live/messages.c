@@ -64,8 +64,10 @@ void es_message_log_sayf(es_message_log *log, int problem, const char *fmt, ...)
 
 int es_message_log_once(es_message_log *log, int topic, uint64_t about)
 {
-    if (topic < 0 || topic >= ES_MESSAGE_TOPICS || log->said_about[topic] == about)
+    if (topic < 0 || topic >= ES_MESSAGE_TOPICS ||
+        (log->said[topic] && log->said_about[topic] == about))
         return 0;
+    log->said[topic] = 1;
     log->said_about[topic] = about;
     return 1;
 }
@@ -73,7 +75,7 @@ int es_message_log_once(es_message_log *log, int topic, uint64_t about)
 void es_message_log_forget(es_message_log *log, int topic)
 {
     if (topic >= 0 && topic < ES_MESSAGE_TOPICS)
-        log->said_about[topic] = 0;
+        log->said[topic] = 0;
 }
 
 int es_message_log_kept(const es_message_log *log)

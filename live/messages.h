@@ -23,8 +23,9 @@ typedef void (*es_message_listener)(void *ctx, int problem, const char *line);
 typedef struct {
     es_live_message lines[ES_LIVE_MESSAGES]; /* a ring: line k at k % ES_LIVE_MESSAGES */
     int count;                 /* lines ever said */
-    /* What each topic was last said about (0: not said, or forgotten). */
+    /* What each topic was last said about, where said[topic]. */
     uint64_t said_about[ES_MESSAGE_TOPICS];
+    unsigned char said[ES_MESSAGE_TOPICS];
     es_message_listener listener; /* or NULL */
     void *listener_ctx;
 } es_message_log;
@@ -39,8 +40,8 @@ void es_message_log_sayf(es_message_log *log, int problem, const char *fmt, ...)
 void es_message_log_vsayf(es_message_log *log, int problem, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
-/* Said once: 1 when `topic` has not been said about `about` (not 0: a
- * slot's generation + 1, or 1 for a line said once at all) since it was
+/* Said once: 1 when `topic` has not been said about `about` (any value:
+ * a slot's generation, or 1 for a line said once at all) since it was
  * last forgotten, and from now on it has; 0 when it has been. The caller
  * says the line on 1. */
 int es_message_log_once(es_message_log *log, int topic, uint64_t about);

@@ -56,7 +56,8 @@ typedef struct es_processor es_processor;
 #define ES_MIX_RAMP_MS 20.0
 /* Where the limiter sits when a person listens live (play, the
  * workstation), unless asked otherwise: a render is left as it is. Written
- * as play's --limiter shows its default. */
+ * as play's --limiter shows its default, so an integer: in arithmetic,
+ * (double)ES_LIMITER_DEFAULT_DB. */
 #define ES_LIMITER_DEFAULT_DB -1
 /* The limiter's gain recovers with this time constant once a peak passed. */
 #define ES_LIMITER_RELEASE_MS 150.0

@@ -141,6 +141,8 @@ static void said_once(void)
     es_message_log_forget(&log, 0);
     check(es_message_log_once(&log, 0, 2) == 1 && es_message_log_once(&log, 1, 1) == 0,
           "forgotten, it is said again; the other topic still remembers");
+    check(es_message_log_once(&log, 2, 0) == 1 && es_message_log_once(&log, 2, 0) == 0,
+          "about 0 too, said once (a count or an index may be 0)");
     check(es_message_log_once(&log, ES_MESSAGE_TOPICS, 1) == 0 &&
               es_message_log_once(&log, -1, 1) == 0,
           "a topic past the log's is never said");
