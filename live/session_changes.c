@@ -281,9 +281,13 @@ static int can_change(es_session *s, const char *what)
     return 0;
 }
 
-/* Asks for the target as it now stands, said as `what`. */
-static int ask(es_session *s, const char *what)
+/* Every change of what plays comes here: the calls below check their
+ * value, then ask for the spec with it changed. */
+int es_session_change(es_session *s, const es_play_spec *next, const char *what)
 {
+    if (!can_change(s, what))
+        return -1;
+    s->target = *next;
     es_session_submit(s, what, 0, 1);
     return 0;
 }
@@ -292,28 +296,18 @@ int es_session_set_room(es_session *s, const char *room)
 {
     char what[1100];
     snprintf(what, sizeof what, "room %s", room);
-    if (!can_change(s, what))
-        return -1;
-    es_play_spec_set_room(&s->target, room);
-    return ask(s, what);
+    es_play_spec next = s->target;
+    es_play_spec_set_room(&next, room);
+    return es_session_change(s, &next, what);
 }
 
 int es_session_set_engine(es_session *s, const es_engine_class *engine)
 {
     char what[128];
     snprintf(what, sizeof what, "engine %s", engine->name);
-    if (!can_change(s, what))
-        return -1;
-    s->target.engine = engine;
-    return ask(s, what);
-}
-
-int es_session_change(es_session *s, const es_play_spec *next, const char *what)
-{
-    if (!can_change(s, what))
-        return -1;
-    s->target = *next;
-    return ask(s, what);
+    es_play_spec next = s->target;
+    next.engine = engine;
+    return es_session_change(s, &next, what);
 }
 
 int es_session_set_options(es_session *s, const es_options *options)
@@ -333,10 +327,9 @@ int es_session_set_options(es_session *s, const es_options *options)
             return -1;
         }
     }
-    if (!can_change(s, what))
-        return -1;
-    s->target.options = *options;
-    return ask(s, what);
+    es_play_spec next = s->target;
+    next.options = *options;
+    return es_session_change(s, &next, what);
 }
 
 int es_session_set_block(es_session *s, int block)
@@ -347,10 +340,9 @@ int es_session_set_block(es_session *s, int block)
         es_session_sayf(s, 1, "%s: out of range (%d..%d)", what, ES_BLOCK_MIN, ES_BLOCK_MAX);
         return -1;
     }
-    if (!can_change(s, what))
-        return -1;
-    s->target.block = block;
-    return ask(s, what);
+    es_play_spec next = s->target;
+    next.block = block;
+    return es_session_change(s, &next, what);
 }
 
 int es_session_set_source(es_session *s, es_source_kind kind)
@@ -368,10 +360,9 @@ int es_session_set_source(es_session *s, es_source_kind kind)
                         "playing the %s", es_source_word(s->playing.source));
         return -1;
     }
-    if (!can_change(s, what))
-        return -1;
-    s->target.source = kind;
-    return ask(s, what);
+    es_play_spec next = s->target;
+    next.source = kind;
+    return es_session_change(s, &next, what);
 }
 
 int es_session_switch_slot(es_session *s, int slot)
@@ -396,7 +387,8 @@ int es_session_switch_slot(es_session *s, int slot)
                         "change its room or engine to compare", slot_letter[slot],
                         slot_letter[s->target_slot], s->target.engine->name, s->target.room);
     s->target_slot = slot;
-    return ask(s, what);
+    es_session_submit(s, what, 0, 1);
+    return 0;
 }
 
 /* What a levels change did, as a person reads it: each level that moved,
