@@ -5,7 +5,7 @@
 # line), played at block 64 on the null device with --osc, headless, its
 # JSON report read at the end.
 #   1. oscsend (liblo-tools) sends the yaw about 100 times a second for
-#      HEAD_SECONDS (default 30; 20 in the sanitizer build), sweeping
+#      HEAD_SECONDS (default 12), sweeping
 #      round: every message taken, the set the last yaw's, switches
 #      counted; engine misses counted (no more than a control of the same
 #      length and the same oscsend load sent to a port nobody reads, within
@@ -30,11 +30,11 @@
 #   test_head_tracking.sh EARSHOT [release|sanitized]
 set -u
 earshot=$(realpath "$1") build=${2:-release}
-# 20 s (about 2,000 switches, each timed, beside a control as long); the
+# 12 s (about 1,200 switches, each timed, beside a control as long); the
 # sanitizer build's misses and latency are said, not judged (its point is
 # memory, not time: scripts/test leaves this test, labelled realtime, out
 # of it).
-seconds=${HEAD_SECONDS:-20}
+seconds=${HEAD_SECONDS:-12}
 kemar=/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa
 [ -r "$kemar" ] || { echo "SKIP $kemar is missing (package libmysofa1)"; exit 77; }
 command -v oscsend >/dev/null || { echo "SKIP oscsend is missing (liblo-tools; scripts/setup --test)"; exit 77; }

@@ -206,36 +206,45 @@ fi
 # (a busy machine: 55 s for the 4 repeats, twice again) must still have
 # noise behind its last sweep; each tap stops when the measurement is done.
 "$make_wav" "$dir/noise.wav" noise 48000 1 5760000 11 0.02 >/dev/null
-# The noise tap joins while earshot waits (8 s, not the 2 s of the rest:
-# the tap loads 50 s of noise and a busy machine can take seconds), says
-# it is ready, and plays from the go, before the first sweep: a sweep
-# without the noise behind it reads a PNR as high as the room allows (a
-# sanitizer build in a fresh root once read 12 dB over 4 repeats, the
-# noise late for three). Each tap has left before the next joins.
-noisy() {
-    through_room_ref
-    "$tap" --play "$dir/noise.wav" --to meas:in_1 --seconds 120 --name noise --wait \
+# The noise tap starts before earshot does (it loads 120 s of noise, and a
+# busy machine can take seconds), wired to a port of the server's own and
+# silent until it says it is ready; once earshot's ports are up it is
+# wired to earshot's input and plays from the go, before the first sweep:
+# a sweep without the noise behind it reads a PNR as high as the room
+# allows (a sanitizer build in a fresh root once read 12 dB over 4
+# repeats, the noise late for three). Each tap has left before the next
+# starts.
+noise_start() {
+    "$tap" --play "$dir/noise.wav" --to system:playback_1 --seconds 120 --name noise --wait \
         >"$dir/noise.out" 2>&1 &
     noise_pid=$!
     helpers+=($noise_pid)
-    for _ in $(seq 60); do
-        grep -q '^jack_tap: ready' "$dir/noise.out" && { kill -USR1 $noise_pid; return 0; }
+    for _ in $(seq 300); do
+        grep -q '^jack_tap: ready' "$dir/noise.out" && return 0
+        kill -0 $noise_pid 2>/dev/null || break
         sleep 0.1
     done
-    bad "the noise tap was not ready in 6 s: $(cat "$dir/noise.out")"
+    bad "the noise tap was not ready in 30 s: $(cat "$dir/noise.out")"
+}
+noisy() {
+    through_room_ref && jack_connect noise:out_1 meas:in_1 &&
+        jack_disconnect noise:out_1 system:playback_1 && kill -USR1 $noise_pid
 }
 noise_off() { kill $noise_pid 2>/dev/null; wait $noise_pid 2>/dev/null; }
-measure "$dir/noisy" noisy --inputs 2 --reference 2 --room jconv-noisy --wait 8
+noise_start
+measure "$dir/noisy" noisy --inputs 2 --reference 2 --room jconv-noisy
 noise_off
 reported=$(sed -n 's/.*"pnr_db":\([-0-9.]*\).*/\1/p' "$dir/noisy.json")
 truth=$("$compare" --noise "$lib/jconv-noisy.wav" "$lib/jconv.wav" 2>&1 | sed -n 's/^PNR \(.*\) dB$/\1/p')
 awk -v r="${reported:-0}" -v t="${truth:-999}" 'BEGIN { exit !((r - t) ^ 2 < 4) }' &&
     ok "noise in the loop: PNR $reported dB reported, $truth dB true (2 dB)" ||
     bad "noise in the loop: PNR '$reported' reported, '$truth' true: $(cat "$dir/noisy.json" "$dir/noisy.err")"
-measure "$dir/one" noisy --inputs 2 --reference 2 --seconds 2 --room once --wait 8
+noise_start
+measure "$dir/one" noisy --inputs 2 --reference 2 --seconds 2 --room once
 noise_off
 one=$(sed -n 's/.*"pnr_db":\([-0-9.]*\).*/\1/p' "$dir/one.json")
-measure "$dir/four" noisy --inputs 2 --reference 2 --seconds 2 --repeats 4 --room four --wait 8
+noise_start
+measure "$dir/four" noisy --inputs 2 --reference 2 --seconds 2 --repeats 4 --room four
 noise_off
 four=$(sed -n 's/.*"pnr_db":\([-0-9.]*\).*/\1/p' "$dir/four.json")
 awk -v a="${one:-0}" -v b="${four:-0}" 'BEGIN { d = b - a - 6.02; exit !(a != 0 && d * d < 2.25) }' &&

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The screen never holds up the audio path: 30 s (SECONDS) of headless play, then 30 s
-# of the workstation at its full rate (every panel redrawn 30 times a
-# second; spectrum for half the time and spectrogram for the other), same
-# room, engine and default block (256) on the null device. The
+# The screen never holds up the audio path: SECONDS (20 in the suite) of
+# headless play, then as long of the workstation at its full rate (every
+# panel redrawn 30 times a second; spectrum for half the time and
+# spectrogram for the other), same room, engine and default block (256) on the null device. The
 # workstation's run may not have more deadline misses than the headless
 # one.
 #
