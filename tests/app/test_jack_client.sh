@@ -175,6 +175,8 @@ for block in 64 128 256 512; do
     play=$(jack_lsp -l lat:out_1 | sed -n 's/.*playback latency = \[ [0-9]* \([0-9]*\) \].*/\1/p')
     "$tap" --play "$dir/noise.wav" --to lat:in_1 --record "$dir/rec.wav" --from lat:out_1 \
         --seconds 1.5 >"$dir/lat.tap" 2>&1
+    # Recorded: earshot ends there (its report says the latency), not at 4 s.
+    kill -TERM $pid 2>/dev/null
     wait $pid
     pid=
     lost=$(sed -n 's/.*xruns \([0-9]*\), skipped \([0-9]*\).*/\1 \2/p' "$dir/lat.tap" | head -1)
