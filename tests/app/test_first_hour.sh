@@ -189,7 +189,22 @@ else
     keys C-u
     t send-keys -t ui -l -- -30
     keys Enter
-    if wait_for '>B measured-' 60; then
+    # A machine that stalls loses frames in a sweep, and earshot plays it
+    # again twice, then gives up and says so: a user presses M and Enter
+    # once more, and so does this, twice at most (a busy spell of a fresh
+    # root lost frames in five sweeps in a row at period 256).
+    for again in 1 2 3; do
+        wait_for '>B measured-' 60 && break
+        messages | grep -q 'lost frames during sweep .* times in a row' && [ $again -lt 3 ] ||
+            break
+        echo "     the machine lost frames in three sweeps in a row: M, -30 dBFS, Enter again"
+        keys M
+        wait_for 'Measure the room' 5
+        keys C-u
+        t send-keys -t ui -l -- -30
+        keys Enter
+    done
+    if screen | grep -q '>B measured-'; then
         ok "the level lowered to -30 dBFS, Enter: $(messages | grep -o 'measured room [^;]*' | head -1); slot B plays it"
     else
         bad "M on the JACK loop: the room did not play in slot B"
