@@ -34,7 +34,9 @@ static const char usage[] =
     "OUT may be \"-\" (standard output) or a FIFO or device node, which get the\n"
     "WAV as a stream; a link is followed and its target replaced.\n"
     "A SOFA room (a file, or a room of the library kept as one) renders the\n"
-    "set a head at --head YAW[,PITCH] hears, as playing it would pick it.\n"
+    "filter a head at --head YAW[,PITCH[,ROLL]] hears: the nearest measurement,\n"
+    "as playing picks it, or with --interp linear the measurements around\n"
+    "that direction blended, their onsets (the ITD) apart.\n"
     "\n"
     "Options:\n";
 
@@ -71,11 +73,16 @@ static const es_param params[] = {
      NULL, NULL},
     {"rooms", ES_PARAM_STRING, 0, 1023, NULL, "DIR", "another library folder with a rooms.txt",
      offsetof(render_args, room.rooms_dir), NULL, NULL},
-    {"head", ES_PARAM_STRING, 0, 63, NULL, "YAW[,PITCH]",
+    {"head", ES_PARAM_STRING, 0, 63, NULL, "YAW[,PITCH[,ROLL]]",
      "a SOFA room: the head's orientation, degrees (yaw: left\n"
-     "+, pitch: up +; 0,0 when not given): the set playing\n"
-     "would pick",
+     "+, pitch: up +, roll: right ear down +; 0 when not\n"
+     "given)",
      offsetof(render_args, room.head), NULL, NULL},
+    {"interp", ES_PARAM_CHOICE, 0, 0, "nearest", "HOW",
+     "a SOFA room: nearest (the measured filter nearest the\n"
+     "direction) or linear (the three around it blended, their\n"
+     "onsets apart)",
+     offsetof(render_args, room.interp), "nearest|linear", NULL},
     {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO",
      "--ir's channels as an I x O matrix (channel i*O + o: input\n"
      "i to output o), where the count alone is ambiguous (a\n"

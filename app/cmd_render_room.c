@@ -13,27 +13,29 @@
 #include "room_loader.h"
 #include "sofa.h"
 
-/* --head YAW[,PITCH]: 0, or -1 with a message. */
-static int parse_head(const char *text, float *yaw, float *pitch, char *err, size_t n)
+/* --head YAW[,PITCH[,ROLL]] into angle[3]: 0, or -1 with a message. */
+static int parse_head(const char *text, float angle[3], char *err, size_t n)
 {
-    double v[2] = {0, 0};
+    static const double limit[3] = {360, 90, 180};
     const char *at = text;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         char *end;
-        v[k] = strtod(at, &end);
-        if (end == at || !isfinite(v[k]) || (*end && *end != ',') || (k == 1 && *end)) {
-            snprintf(err, n, "--head '%s': give YAW or YAW,PITCH in degrees", text);
+        const double v = strtod(at, &end);
+        if (end == at || !isfinite(v) || (*end && *end != ',') || (k == 2 && *end)) {
+            snprintf(err, n, "--head '%s': give YAW, YAW,PITCH or YAW,PITCH,ROLL in degrees",
+                     text);
             return -1;
         }
+        if (fabs(v) > limit[k]) {
+            snprintf(err, n, "--head '%s': yaw -360 to 360, pitch -90 to 90, roll -180 to 180",
+                     text);
+            return -1;
+        }
+        angle[k] = (float)v;
         at = end + 1;
         if (!*end)
             break;
     }
-    if (fabs(v[0]) > 360 || fabs(v[1]) > 90) {
-        snprintf(err, n, "--head '%s': yaw -360 to 360, pitch -90 to 90", text);
-        return -1;
-    }
-    *yaw = (float)v[0], *pitch = (float)v[1];
     return 0;
 }
 
@@ -71,32 +73,53 @@ static int options_fit(const es_render_room *r, const char *sofa, char *err, siz
     return 0;
 }
 
-/* The set a head at --head hears, read at the input's rate; NULL and why. */
+/* What the render says of the filter it took. */
+static void say_blend(const char *path, const es_sofa *set, const es_sofa_blend *b,
+                      const float angle[3], float azimuth, float elevation)
+{
+    char parts[200] = "";
+    size_t used = 0;
+    for (int c = 0; c < b->count && used < sizeof parts; c++)
+        used += (size_t)snprintf(parts + used, sizeof parts - used, "%sset %d (%.1f, %.1f) x %.3f",
+                                 c ? ", " : "", b->index[c] + 1, set->pose[b->index[c]].azimuth,
+                                 set->pose[b->index[c]].elevation, b->weight[c]);
+    if (b->count == 1)
+        es_error("note: %s: SOFA %s, set %d of %d (azimuth %.1f, elevation %.1f) for yaw %g, "
+                 "pitch %g, roll %g", path, set->convention, b->index[0] + 1, set->count,
+                 set->pose[b->index[0]].azimuth, set->pose[b->index[0]].elevation, angle[0],
+                 angle[1], angle[2]);
+    else
+        es_error("note: %s: SOFA %s, azimuth %.2f, elevation %.2f for yaw %g, pitch %g, roll "
+                 "%g: %s", path, set->convention, azimuth + 0.0, elevation + 0.0, angle[0], angle[1],
+                 angle[2], parts);
+}
+
+/* The filter a head at --head hears (the nearest set, or --interp's
+ * blend), read at the input's rate; NULL and why. */
 static es_ir *sofa_set(const es_render_room *r, const char *path, double rate, int channels,
                        char *err, size_t n)
 {
-    float yaw = 0, pitch = 0;
-    if (r->head && parse_head(r->head, &yaw, &pitch, err, n) != 0)
+    float angle[3] = {0, 0, 0}, azimuth, elevation;
+    if (r->head && parse_head(r->head, angle, err, n) != 0)
         return NULL;
     es_sofa *set = es_sofa_load(path, rate, err, n);
     if (!set)
         return NULL;
     es_ir *ir = NULL;
-    const int k = es_sofa_for_head(set, yaw, pitch);
-    if (k < 0)
+    es_sofa_blend b;
+    es_sofa_head_direction(set, angle[0], angle[1], angle[2], &azimuth, &elevation);
+    if (es_sofa_blend_for(set, azimuth, elevation, (es_interp)r->interp, &b) != 0)
         snprintf(err, n, "%s: no measurement in the set", path);
     else if (set->inputs != channels)
         snprintf(err, n, "%s: its sets have %d source%s; the input has %d channel%s", path,
                  set->inputs, set->inputs == 1 ? "" : "s", channels, channels == 1 ? "" : "s");
-    else {
-        ir = set->sets[k];
-        set->sets[k] = NULL;
+    else if ((ir = b.count > 1 ? es_sofa_blend_ir(set, &b, err, n) : set->sets[b.index[0]])) {
+        if (b.count == 1)
+            set->sets[b.index[0]] = NULL; /* taken as it is */
         if (set->file_rate != set->rate)
             es_error("note: %s is %g Hz, resampled to %g Hz to match the input", path,
                      set->file_rate, set->rate);
-        es_error("note: %s: SOFA %s, set %d of %d (azimuth %.1f, elevation %.1f) for yaw "
-                 "%g, pitch %g", path, set->convention, k + 1, set->count, set->pose[k].azimuth,
-                 set->pose[k].elevation, yaw, pitch);
+        say_blend(path, set, &b, angle, azimuth, elevation);
     }
     es_sofa_free(set);
     return ir;

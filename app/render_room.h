@@ -14,7 +14,8 @@ typedef struct {
     const char *name;      /* --room NAME: a room of the library */
     const char *rooms_dir; /* --rooms DIR: another library folder */
     const char *layout;    /* --layout IxO: --ir's channels as a matrix */
-    const char *head;      /* --head YAW[,PITCH]: a SOFA room's set */
+    const char *head;      /* --head YAW[,PITCH[,ROLL]]: a SOFA room's set */
+    int interp;            /* --interp: an es_interp (between measured directions) */
 } es_render_room;
 
 /* The room at the rate and for the channels of the input (in_path, as

@@ -39,7 +39,7 @@ static void aim(es_head *h, long long arrival_ns)
     if (!h->poses || v->sets < 1)
         return;
     const es_sofa s = {.count = v->sets, .pose = h->poses, .varies = v->varies};
-    const int set = es_sofa_for_head(&s, v->yaw, v->pitch);
+    const int set = es_sofa_for_head(&s, v->yaw, v->pitch, v->roll);
     if (set < 0)
         return;
     v->set = set;

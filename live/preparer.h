@@ -66,7 +66,7 @@ typedef struct {
     const es_headphone_eq *headphone;
     /* The head's orientation held when asked, degrees: a room of filter
      * sets starts on (and is primed through) the set it points at. */
-    float head_yaw, head_pitch;
+    float head_yaw, head_pitch, head_roll;
 } es_prep_request;
 
 typedef struct {

@@ -80,7 +80,7 @@ es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, 
     es_engine *e = es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
                                          set->count, &q->spec.options, r->err, sizeof r->err);
     r->engine_ms = es_prep_ms_since(engine_from);
-    const int found = es_sofa_for_head(set, q->head_yaw, q->head_pitch);
+    const int found = es_sofa_for_head(set, q->head_yaw, q->head_pitch, q->head_roll);
     const int first = found > 0 ? found : 0;
     if (e)
         es_engine_select_set(e, first); /* unheard yet: it starts there, no crossfade */

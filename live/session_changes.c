@@ -262,6 +262,7 @@ void es_session_submit(es_session *s, const char *what, int fallback, int prime)
     es_head_view_get(s->head.tracker, &head);
     q.head_yaw = head.yaw;
     q.head_pitch = head.pitch;
+    q.head_roll = head.roll;
     es_session_stream_now(s, &q.now);
     q.pc.ab = q.slot; /* a new processor counts its first engine there */
     es_preparer_submit(s->preparer, &q);

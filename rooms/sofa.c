@@ -448,32 +448,11 @@ es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n)
     return s;
 }
 
-int es_sofa_nearest(const es_sofa *s, float azimuth, float elevation)
+int es_sofa_for_head(const es_sofa *s, float yaw, float pitch, float roll)
 {
-    const double rad = 3.14159265358979323846 / 180.0;
-    const double a = azimuth * rad, e = elevation * rad;
-    const double x = cos(e) * cos(a), y = cos(e) * sin(a), z = sin(e);
-    int best = -1;
-    double best_dot = -2;
-    for (int m = 0; s && m < s->count; m++) {
-        const double pa = s->pose[m].azimuth * rad, pe = s->pose[m].elevation * rad;
-        const double dot = x * cos(pe) * cos(pa) + y * cos(pe) * sin(pa) + z * sin(pe);
-        if (dot > best_dot) {
-            best_dot = dot;
-            best = m;
-        }
-    }
-    return best;
-}
-
-int es_sofa_for_head(const es_sofa *s, float yaw, float pitch)
-{
-    if (!s || s->count < 1)
-        return -1;
-    if (s->varies == ES_SOFA_FIXED || s->varies == ES_SOFA_REFITTED)
-        return 0;
-    /* Sources around a head: a source straight ahead in the room is, seen
-     * from the turned head, the other way round. */
-    const int source = s->varies == ES_SOFA_SOURCE;
-    return es_sofa_nearest(s, source ? -yaw : yaw, source ? -pitch : pitch);
+    float azimuth, elevation;
+    es_sofa_head_direction(s, yaw, pitch, roll, &azimuth, &elevation);
+    es_sofa_blend b;
+    return es_sofa_blend_for(s, azimuth, elevation, ES_INTERP_NEAREST, &b) != 0 ? -1
+                                                                             : b.index[0];
 }

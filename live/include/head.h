@@ -9,8 +9,9 @@
  * nearest (great circle) to the head's yaw and pitch. A head-related set
  * (SourcePosition varies) plays a source that holds still ahead in the
  * room: the HRIR nearest to where that source is, seen from the head
- * (azimuth -yaw, elevation -pitch). Roll selects nothing in either (no
- * convention earshot reads measures it); it is kept and shown.
+ * turned by yaw, then pitch, then roll (es_sofa_head_direction: yaw 90
+ * then roll 90 puts it overhead). In a room of head orientations roll
+ * selects nothing (a view carries no up vector); it is kept and shown.
  *
  * Every call is thread-safe (a mutex, never taken on the audio thread):
  * the OSC thread, the session and the screen share one es_head. */

@@ -88,11 +88,52 @@ int es_sofa_write_fits(int count, int ears, int taps, char *err, size_t n);
 /* The measurement whose pose is nearest (great-circle angle) to the
  * direction (degrees); -1 for an empty set. */
 int es_sofa_nearest(const es_sofa *s, float azimuth, float elevation);
-/* The set that plays for a head at yaw and pitch (degrees; BINAURAL.md):
- * the nearest head orientation, or for a set of sources around a head the
- * direction a source straight ahead in the room has from the turned head
- * (azimuth -yaw, elevation -pitch); set 0 for one fixed measurement or
- * refittings. -1 for an empty set. Only count, pose and varies are read. */
-int es_sofa_for_head(const es_sofa *s, float yaw, float pitch);
+/* The set that plays for a head at yaw, pitch and roll (degrees;
+ * BINAURAL.md): the nearest head orientation, or for a set of sources
+ * around a head the direction a source straight ahead in the room has
+ * from the turned head (es_sofa_head_direction); set 0 for one fixed
+ * measurement or refittings. -1 for an empty set. Only count, pose and
+ * varies are read. */
+int es_sofa_for_head(const es_sofa *s, float yaw, float pitch, float roll);
+/* The direction a head at yaw, pitch and roll looks up in the set: for a
+ * set of sources around a head, where a source straight ahead in the room
+ * is seen from the head turned by yaw, then pitch, then roll (right ear
+ * down); for head orientations, the view (yaw, pitch: a view carries no
+ * up vector, so roll chooses nothing there). */
+void es_sofa_head_direction(const es_sofa *s, float yaw, float pitch, float roll, float *azimuth,
+                            float *elevation);
+
+/* How a direction between the measured ones is heard: the nearest
+ * measurement as it was measured (for experiments that must hear only
+ * measured filters), or the measurements around it blended
+ * (sofa_blend.c, sofa_interp.c). */
+typedef enum { ES_INTERP_NEAREST, ES_INTERP_LINEAR } es_interp;
+/* "nearest" or "linear": 0 and *how, or -1. */
+int es_interp_parse(const char *text, es_interp *how);
+const char *es_interp_name(es_interp how);
+
+/* Up to three measurements and their weights (0..1, summing to 1). */
+typedef struct {
+    int count;
+    int index[3];
+    double weight[3];
+} es_sofa_blend;
+
+/* The blend for a direction (degrees, the set's frame): the enclosing
+ * triangle's barycentric weights, two either side along a ring for a set
+ * on one great circle, else the nearest; always the nearest alone for
+ * ES_INTERP_NEAREST, on a measured direction, for one fixed measurement
+ * (set 0). 0, or -1 for an empty set. Only count, pose and varies are
+ * read. */
+int es_sofa_blend_for(const es_sofa *s, float azimuth, float elevation, es_interp how,
+                      es_sofa_blend *b);
+/* The blend's filter: per path, the responses moved so that their onsets
+ * meet at the weighted mean of theirs (a fractional delay), then summed
+ * by weight; a blend of one is that set, sample for sample. NULL and one
+ * line when out of memory. */
+es_ir *es_sofa_blend_ir(const es_sofa *s, const es_sofa_blend *b, char *err, size_t n);
+/* Where a response first reaches -20 dB of its peak, in samples, to a
+ * fraction of one (0 for silence). */
+double es_sofa_onset(const float *h, int taps);
 
 #endif

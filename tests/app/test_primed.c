@@ -194,9 +194,10 @@ static void room_switch(void)
  * --head, a non-zero exit and no output file, each. */
 static void bad_heads(void)
 {
-    static const char *const bad[] = {"nan",   "inf", "-inf",  "''",  "400",   "0,100",
-                                      "1,",    ",1",  "x",     "1,2,3", "1e400", "0x",
-                                      "'1 2'", "--",  "-1e-400x"};
+    static const char *const bad[] = {"nan",    "inf",     "-inf",  "''",    "400",
+                                      "0,100",  "0,0,200", "1,",    ",1",    "x",
+                                      "1,2,3,4", "1,2,",   "1e400", "0x",    "'1 2'",
+                                      "--",     "-1e-400x"};
     int good = 0;
     const int count = (int)(sizeof bad / sizeof *bad);
     for (int k = 0; k < count; k++) {
