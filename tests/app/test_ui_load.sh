@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The screen never holds up the audio path: SECONDS (20 in the suite) of
+# The screen never holds up the audio path: SECONDS (16 in the suite) of
 # headless play, then as long of the workstation at its full rate (every
 # panel redrawn 30 times a second; spectrum for half the time and
 # spectrogram for the other), same room, engine and default block (256) on the null device. The
