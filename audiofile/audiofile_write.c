@@ -55,9 +55,8 @@ static int open_replace(es_audiofile *f, const struct stat *old, char *err, size
     return 0;
 }
 
-/* TARGET_STREAM: the node as it is, opened without waiting (a FIFO that
- * no program reads is said, not waited on), then blocking for the
- * writes. */
+/* TARGET_STREAM: the node as it is (es_open_node_for_writing: a FIFO that
+ * no program reads is said after a short grace, not waited on for good). */
 static int open_stream(es_audiofile *f, char *err, size_t n)
 {
     if (!strcmp(f->path, "-")) {
@@ -67,7 +66,7 @@ static int open_stream(es_audiofile *f, char *err, size_t n)
         }
         f->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
     } else {
-        f->fd = open(f->dest, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        f->fd = es_open_node_for_writing(f->dest);
         if (f->fd < 0 && errno == ENXIO) {
             snprintf(err, n, "%s: no program has the FIFO open for reading", f->path);
             return -1;
@@ -78,9 +77,6 @@ static int open_stream(es_audiofile *f, char *err, size_t n)
             f->fd = -1;
             return -1;
         }
-        const int flags = f->fd >= 0 ? fcntl(f->fd, F_GETFL) : -1;
-        if (flags >= 0)
-            (void)!fcntl(f->fd, F_SETFL, flags & ~O_NONBLOCK);
     }
     if (f->fd < 0) {
         snprintf(err, n, "%s: cannot write: %s", f->path, strerror(errno));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/files.h"
@@ -92,6 +93,23 @@ int es_fd_read_all(int fd, void *data, size_t len)
     return 0;
 }
 
+int es_open_node_for_writing(const char *path)
+{
+    int fd = -1;
+    for (int waited = 0;; waited += 10) {
+        fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd >= 0 || errno != ENXIO || waited >= ES_FIFO_GRACE_MS)
+            break;
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    }
+    if (fd < 0)
+        return -1;
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        (void)!fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    return fd;
+}
+
 int es_file_write_out(const char *path, const char *data, size_t len, char *err, size_t n)
 {
     if (!strcmp(path, "-")) {
@@ -111,15 +129,12 @@ int es_file_write_out(const char *path, const char *data, size_t len, char *err,
         snprintf(err, n, "%s: a folder", path);
         return -1;
     }
-    const int fd = open(target, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    const int fd = es_open_node_for_writing(target);
     if (fd < 0) {
         snprintf(err, n, "%s: %s", path,
                  errno == ENXIO ? "no program has the FIFO open for reading" : strerror(errno));
         return -1;
     }
-    const int flags = fcntl(fd, F_GETFL);
-    if (flags >= 0)
-        (void)!fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
     const int rc = es_fd_write_all(fd, data, len);
     const int saved = errno;
     close(fd);

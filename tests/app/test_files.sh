@@ -44,14 +44,20 @@ else
     echo "skip render into a device node: mknod is not allowed here"
 fi
 mkfifo out.fifo
-cat out.fifo >from_fifo.wav &
+# The reader opens the FIFO half a second after earshot starts, as a
+# reader a shell started just before may (a loaded machine once ran
+# earshot first, and it said there was no reader): earshot waits for one
+# up to ES_FIFO_GRACE_MS. The reader is bounded, so a failure cannot hang
+# the test (a reader whose writer never came waits in open() for good).
+{ sleep 0.5; timeout 30 cat out.fifo >from_fifo.wav; } &
 reader=$!
 render --ir ir.wav in.wav out.fifo >/dev/null 2>err.txt
 rc=$?
+[ $rc -eq 0 ] || kill $reader 2>/dev/null
 wait $reader
 [ $rc -eq 0 ] && [ -p out.fifo ] && same_samples from_fifo.wav ref.wav &&
     [ "$(seconds_of from_fifo.wav)" = "$(seconds_of ref.wav)" ] &&
-    ok "render into a FIFO: still a FIFO; the reader got a WAV with the file's samples, $(seconds_of from_fifo.wav) s" ||
+    ok "render into a FIFO whose reader opens it 0.5 s later: still a FIFO; the reader got a WAV with the file's samples, $(seconds_of from_fifo.wav) s" ||
     bad "render into a FIFO: exit $rc, $(cat err.txt), $(ls -l out.fifo from_fifo.wav)"
 start=$(now)
 timeout 10 "$earshot" render --ir ir.wav in.wav out.fifo >/dev/null 2>err.txt
@@ -91,13 +97,14 @@ if [ -c nullcopy ]; then
         bad "--record into a device node: exit $rc $(cat err.txt)"
 fi
 mkfifo rec.fifo dry.fifo
-cat rec.fifo >rec_from_fifo.wav &
+timeout 30 cat rec.fifo >rec_from_fifo.wav &
 r1=$!
-cat dry.fifo >dry_from_fifo.wav &
+timeout 30 cat dry.fifo >dry_from_fifo.wav &
 r2=$!
 "$earshot" play --device null --ir ir.wav --input in.wav --headless --seconds 1.5 \
     --record rec.fifo --record-input dry.fifo >/dev/null 2>err.txt
 rc=$?
+[ $rc -eq 0 ] || kill $r1 $r2 2>/dev/null
 wait $r1 $r2
 rec_s=$(seconds_of rec_from_fifo.wav)
 dry_s=$(seconds_of dry_from_fifo.wav)

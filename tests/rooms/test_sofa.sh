@@ -14,7 +14,9 @@
 #     `rooms` lists it with its convention and orientations, `rooms --show
 #     NAME` gives its rows, a damaged set is refused with nothing added,
 #     and `play --room NAME` plays it by head orientation (head 90: the
-#     second of four yaws).
+#     second of four yaws);
+#   - KEMAR playing follows three axes: `head 90 0 90` (yaw, then roll)
+#     puts the source ahead overhead.
 #   test_sofa.sh TEST_SOFA [EARSHOT]
 set -u
 kemar=/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa
@@ -107,4 +109,13 @@ rc=$?
     grep -qE "head +yaw 90.0 .*1 switches" "$dir/play.txt" &&
     ok "play --room turning follows the head: $(grep -o 'set 2 of 4[^;]*' "$dir/play.txt" | head -1)" ||
     bad "play --room turning: exit $rc: $(grep -E 'head|earshot:|ERROR' "$dir/play.txt")"
+# Three axes while playing: KEMAR's source ahead, the head turned by yaw 90
+# and then rolled 90 (right ear down), is overhead (es_sofa_head_direction).
+{ sleep 1.5; echo "head 90 0 90"; sleep 1; } | timeout 30 "$earshot" play --room "$kemar" \
+    --device null --headless --commands --seconds 3 >"$dir/roll.txt" 2>&1
+rc=$?
+said=$(grep -o 'head: yaw 90.0, pitch 0.0, roll 90.0: set [0-9]* of 710 ([^)]*)' "$dir/roll.txt" | head -1)
+[ $rc = 0 ] && grep -q 'elevation 90.0)$' <<<"$said" &&
+    ok "KEMAR playing, yaw 90 then roll 90: the source overhead ($said)" ||
+    bad "KEMAR, head 90 0 90: exit $rc: $(grep -E 'head|earshot:|ERROR' "$dir/roll.txt")"
 exit $fail

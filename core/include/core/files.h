@@ -46,6 +46,14 @@ int es_file_replace(const char *path, const char *data, size_t len, mode_t mode,
 int es_fd_write_all(int fd, const void *data, size_t len);
 int es_fd_read_all(int fd, void *data, size_t len);
 int es_file_write_out(const char *path, const char *data, size_t len, char *err, size_t n);
+/* A node that is not a regular file (a FIFO, a device), opened for writing
+ * without waiting on it, then blocking for the writes. A FIFO that no
+ * program reads yet is tried again for ES_FIFO_GRACE_MS: a reader a shell
+ * started just before (`cat FIFO &`) may not have opened it yet; after
+ * that it is no reader at all, not a wait for good. The descriptor, or -1
+ * with errno (ENXIO: still no reader). */
+#define ES_FIFO_GRACE_MS 2000
+int es_open_node_for_writing(const char *path);
 
 /* 1 when a and b name the same existing file (device and inode, links
  * followed: dir/../x.wav, a link), else 0. "-" is standard output, no
