@@ -86,10 +86,11 @@ for args in "--plot $d/none/p.svg" "--plot $d" "--plot-points $d/points" "--plot
 done
 # A FIFO is written into, not replaced.
 mkfifo "$d/fifo"
-cat "$d/fifo" >"$d/from-fifo" &
+# (The reader is bounded: one whose writer never came waits in open().)
+timeout 30 cat "$d/fifo" >"$d/from-fifo" &
 reader=$!
 "$earshot" bench --plot "$d/fifo" --engine cpu-direct --ir-seconds 0.01,0.02 --channels 1,2 \
-    --seconds 0.05 >/dev/null 2>&1 || { echo "FAIL: --plot into a FIFO"; fail=1; }
+    --seconds 0.05 >/dev/null 2>&1 || { echo "FAIL: --plot into a FIFO"; fail=1; kill $reader; }
 wait $reader
 [ -p "$d/fifo" ] && grep -q '</svg>' "$d/from-fifo" || { echo "FAIL: the FIFO was replaced or got no SVG"; fail=1; }
 # --sets: one engine over 4 filter sets, a switch every 2 blocks; an engine
