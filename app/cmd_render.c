@@ -23,6 +23,7 @@
 #include "core/param.h"
 #include "engine_params.h"
 #include "render_room.h"
+#include "sofa.h"
 
 static const char usage[] =
     "usage: earshot render --ir FILE|--room NAME [options] IN OUT\n"
@@ -83,6 +84,12 @@ static const es_param params[] = {
      "direction) or linear (the three around it blended, their\n"
      "onsets apart)",
      offsetof(render_args, room.interp), "nearest|linear", NULL},
+    {"split", ES_PARAM_CUSTOM, 0, 0, "auto", "MS|auto|none",
+     "a SOFA room of head orientations: its filter as playing\n"
+     "makes it, the head's part of the set to the split (auto:\n"
+     "the room's mixing time) and the tail of the set ahead\n"
+     "after it; none: the set whole",
+     offsetof(render_args, room.split_ms), NULL, es_split_parse},
     {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO",
      "--ir's channels as an I x O matrix (channel i*O + o: input\n"
      "i to output o), where the count alone is ambiguous (a\n"

@@ -105,8 +105,15 @@ static es_ir *sofa_set(const es_render_room *r, const char *path, double rate, i
     es_sofa *set = es_sofa_load(path, rate, err, n);
     if (!set)
         return NULL;
-    es_ir *ir = NULL;
+    es_ir *ir = NULL, *tail = NULL;
     es_sofa_blend b;
+    char split[160] = "";
+    int at = 0;
+    es_sofa_split_at(set, r->split_ms, &at, split, sizeof split);
+    if (at > 0 && !(tail = es_sofa_split(set, at, err, n))) {
+        es_sofa_free(set);
+        return NULL;
+    }
     es_sofa_head_direction(set, angle[0], angle[1], angle[2], &azimuth, &elevation);
     if (es_sofa_blend_for(set, azimuth, elevation, (es_interp)r->interp, &b) != 0)
         snprintf(err, n, "%s: no measurement in the set", path);
@@ -121,6 +128,14 @@ static es_ir *sofa_set(const es_render_room *r, const char *path, double rate, i
                      set->file_rate, set->rate);
         say_blend(path, set, &b, angle, azimuth, elevation);
     }
+    if (ir && tail) { /* the head heard with the tail of the set ahead, as playing joins them */
+        es_ir *whole = es_sofa_join(ir, tail, at, err, n);
+        es_ir_destroy(ir);
+        ir = whole;
+    }
+    if (ir && split[0])
+        es_error("note: %s: %s", path, split);
+    es_ir_destroy(tail);
     es_sofa_free(set);
     return ir;
 }

@@ -16,6 +16,7 @@ typedef struct {
     const char *layout;    /* --layout IxO: --ir's channels as a matrix */
     const char *head;      /* --head YAW[,PITCH[,ROLL]]: a SOFA room's set */
     int interp;            /* --interp: an es_interp (between measured directions) */
+    double split_ms;       /* --split: where a room of head orientations splits (sofa.h) */
 } es_render_room;
 
 /* The room at the rate and for the channels of the input (in_path, as

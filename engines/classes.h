@@ -12,4 +12,8 @@ extern const es_engine_class es_engine_cuda_circular;
 extern const es_engine_class es_engine_cuda_partitioned;
 extern const es_engine_class es_engine_cuda_nonuniform;
 
+/* Counts an engine made by a composition of others (split_room.c), as
+ * es_engine_create counts its own: es_engine_destroy counts it undone. */
+void es_engine_count_created(void);
+
 #endif

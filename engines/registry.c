@@ -38,6 +38,13 @@ const es_engine_class *es_engine_fallback(const char *failed)
     return es_engine_find(k && k->fallback ? k->fallback : "cpu-partitioned");
 }
 
+const es_engine_class *es_engine_heads_class(const es_engine_class *k)
+{
+    if (k->caps & ES_CAP_SETS)
+        return k;
+    return (k->caps & ES_CAP_GPU) ? &es_engine_cuda_partitioned : &es_engine_cpu_partitioned;
+}
+
 const char *es_engine_names(char *buf, size_t n)
 {
     size_t at = 0;
@@ -297,6 +304,11 @@ void es_engine_destroy(es_engine *e)
         return;
     atomic_fetch_add_explicit(&engines_destroyed, 1, memory_order_relaxed);
     e->klass->destroy(e);
+}
+
+void es_engine_count_created(void)
+{
+    atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);
 }
 
 void es_engine_counts(uint64_t *created, uint64_t *destroyed)

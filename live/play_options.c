@@ -10,6 +10,7 @@
 #include "engine_params.h"
 #include "head.h"
 #include "processor.h"
+#include "sofa.h"
 
 #define OPT(f) offsetof(es_play_options, f)
 
@@ -94,6 +95,11 @@ const es_param es_play_params[] = {
     {"headphone", ES_PARAM_STRING, 0, 1023, NULL, "FILE",
      "a headphone filter after every room: a WAV (1 or 2\n"
      "ears), or one designed from a SimpleHeadphoneIR SOFA set", OPT(headphone), NULL, NULL},
+    {"split", ES_PARAM_CUSTOM, 0, 0, "auto", "MS|auto|none",
+     "a SOFA room of head orientations: where the part that\n"
+     "turns with the head ends and one tail for all begins (auto:\n"
+     "the room's mixing time; none: whole sets, which only\n"
+     "cpu-partitioned and cuda-partitioned hold)", OPT(split_ms), NULL, es_split_parse},
     {"osc", ES_PARAM_INT, 1, 65535, NULL, "PORT",
      "a head tracker's OSC messages on this UDP port: the\n"
      "head's orientation, which a SOFA room follows", OPT(osc), NULL, NULL},
@@ -219,7 +225,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                               .record = o->record, .record_input = o->record_input,
                               .playing = ES_SLOT_A, .osc_port = o->osc,
                               .osc_bind = o->osc_bind,
-                              .headphone = o->headphone,
+                              .headphone = o->headphone, .split_ms = o->split_ms,
                               .mix = {.wet = 1, .dry = 0, .gain = 1, .trim_db = (float)o->trim,
                                       .limiter = !isnan(o->limiter),
                                       .ceiling_db = isnan(o->limiter) ? 0 : (float)o->limiter}};

@@ -67,6 +67,9 @@ typedef struct {
     /* The head's orientation held when asked, degrees: a room of filter
      * sets starts on (and is primed through) the set it points at. */
     float head_yaw, head_pitch, head_roll;
+    /* Where a SOFA room of head orientations splits (sofa.h: ES_SPLIT_*,
+     * or ms). */
+    double split_ms;
 } es_prep_request;
 
 typedef struct {

@@ -18,13 +18,119 @@ es_ir *es_prep_with_headphone(const es_prep_request *q, es_ir *ir, es_prep_resul
     return both;
 }
 
-/* A SOFA room: every set resident in one engine of filter sets, starting
- * on the set the head held when the change was asked points at (the
- * tracker's next orientation picks from there), and each set's pose in
- * the result for it. A swap is primed through that set: what the past
- * rings is what the head heard had the room always played. (A head that
- * turns between the asking and the swap plays the new set at once; the
- * ringing stays the first set's for the room's length.) */
+/* The sets through the headphone filter and levelled as every room is
+ * (room_level.h), one gain for all; what the gain is in `gain`. 0, or -1
+ * and why in r->err. */
+static int level_sets(const es_prep_request *q, es_prep_result *r, es_sofa *set,
+                      es_file_level level, char *gain, size_t n)
+{
+    for (int k = 0; q->headphone && k < set->count; k++)
+        if (!(set->sets[k] = es_prep_with_headphone(q, set->sets[k], r)))
+            return -1;
+    if (q->headphone)
+        set->taps = set->sets[0]->length;
+    char why[128];
+    double gain_db;
+    if (es_sofa_level_db(set, &gain_db, why, sizeof why) != 0) {
+        snprintf(r->err, sizeof r->err, "%.600s: %s", q->spec.room, why);
+        return -1;
+    }
+    if (level == ES_FILE_LEVELLED) {
+        es_sofa_scale_db(set, gain_db);
+        snprintf(gain, n, "gain %+.1f dB", gain_db);
+    } else {
+        r->loud_db = -gain_db;
+        snprintf(gain, n, "as the file has it (raw: %+.1f dB against a levelled room)", -gain_db);
+    }
+    return 0;
+}
+
+/* Each set's pose into the result, for the head tracker: 0, or -1. */
+static int keep_poses(es_prep_result *r, const es_sofa *set)
+{
+    r->poses = malloc((size_t)set->count * sizeof *r->poses);
+    if (!r->poses) {
+        snprintf(r->err, sizeof r->err, "out of memory");
+        return -1;
+    }
+    memcpy(r->poses, set->pose, (size_t)set->count * sizeof *r->poses);
+    r->pose_count = set->count;
+    r->pose_varies = set->varies;
+    return 0;
+}
+
+/* The engine over the sets: whole, on the engine asked for when it holds
+ * sets; else (split at `at`, or an engine that holds none) the heads on
+ * the heads' engine and the tail on the one asked for. */
+static es_engine *sets_engine(const es_prep_request *q, es_prep_result *r, const es_sofa *set,
+                              const es_ir *tail, int at)
+{
+    const es_engine_class *heads_k = es_engine_heads_class(q->spec.engine);
+    if (!tail && heads_k == q->spec.engine)
+        return es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
+                                     set->count, &q->spec.options, r->err, sizeof r->err);
+    /* A heads' engine of another class takes its own partition (the
+     * block's) and the GPUs asked for. */
+    es_options heads_opt = q->spec.options;
+    if (heads_k != q->spec.engine)
+        heads_opt.partition = 0;
+    return es_engine_create_split(heads_k, q->spec.engine, &r->fmt,
+                                  (const es_ir *const *)set->sets, set->count, &heads_opt, tail,
+                                  at, &q->spec.options, r->err, sizeof r->err);
+}
+
+/* The room of sets from a loaded, levelled set (which it frees): split
+ * at --split, its engine made, started and primed on the set the head
+ * points at. */
+static void build_from(const es_prep_request *q, es_prep_result *r, es_sofa *set,
+                       const char *gain)
+{
+    const int whole_taps = set->taps;
+    char split[160] = "", heads_on[96] = "";
+    int at = 0;
+    es_sofa_split_at(set, q->split_ms, &at, split, sizeof split);
+    es_ir *tail = NULL;
+    if (at > 0 && !(tail = es_sofa_split(set, at, r->err, sizeof r->err))) {
+        es_sofa_free(set);
+        return;
+    }
+    const es_engine_class *heads_k = es_engine_heads_class(q->spec.engine);
+    if (heads_k != q->spec.engine)
+        snprintf(heads_on, sizeof heads_on, ", the %s on %s", tail ? "heads" : "sets",
+                 heads_k->name);
+    snprintf(r->note, sizeof r->note, "%.100s: SOFA %.40s, %d %s, %d taps, %s%s%s%s",
+             q->spec.room, set->convention, set->count, es_sofa_varies_words(set->varies),
+             whole_taps, split, split[0] ? ", " : "", gain, heads_on);
+    const long long engine_from = es_now_ns();
+    es_engine *e = sets_engine(q, r, set, tail, at);
+    r->engine_ms = es_prep_ms_since(engine_from);
+    const int found = es_sofa_for_head(set, q->head_yaw, q->head_pitch, q->head_roll);
+    const int first = found > 0 ? found : 0;
+    if (e)
+        es_engine_select_set(e, first); /* unheard yet: it starts there, no crossfade */
+    if (e && q->prime && es_prep_fits_stream(q, r, e)) {
+        /* What the first set rings: its head with the tail. */
+        es_ir *whole = es_sofa_join(set->sets[first], tail, at, r->prime_note,
+                                    sizeof r->prime_note);
+        if (whole)
+            es_prep_plan_priming(q, whole, r);
+        es_ir_destroy(whole);
+    }
+    es_ir_destroy(tail);
+    es_sofa_free(set);
+    if (e)
+        es_prep_place(q, r, e, whole_taps);
+}
+
+/* A SOFA room: every set resident in one engine of filter sets (or, split
+ * in time at --split, every set's head there and one tail on the engine
+ * asked for: es_engine_create_split), starting on the set the head held
+ * when the change was asked points at (the tracker's next orientation
+ * picks from there), and each set's pose in the result for it. A swap is
+ * primed through that set: what the past rings is what the head heard
+ * had the room always played. (A head that turns between the asking and
+ * the swap plays the new set at once; the ringing stays the first set's
+ * for the room's length.) */
 es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, const char *path,
                                   es_file_level level, long long started)
 {
@@ -34,63 +140,18 @@ es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, 
     if (!set)
         return r;
     r->room_loaded = 1;
-    if (set->inputs != r->inputs) {
+    char gain[96];
+    if (set->inputs != r->inputs)
         snprintf(r->err, sizeof r->err, "its sets have %d sources; the stream plays from %d "
                  "input%s", set->inputs, r->inputs, r->inputs == 1 ? "" : "s");
+    if (set->inputs != r->inputs || level_sets(q, r, set, level, gain, sizeof gain) != 0 ||
+        keep_poses(r, set) != 0) {
         es_sofa_free(set);
         return r;
-    }
-    for (int k = 0; q->headphone && k < set->count; k++)
-        if (!(set->sets[k] = es_prep_with_headphone(q, set->sets[k], r))) {
-            es_sofa_free(set);
-            return r;
-        }
-    if (q->headphone)
-        set->taps = set->sets[0]->length;
-    /* Levelled as every room is (room_level.h), one gain for all its sets. */
-    char gain[96], why[128];
-    double gain_db;
-    if (es_sofa_level_db(set, &gain_db, why, sizeof why) != 0) {
-        snprintf(r->err, sizeof r->err, "%.600s: %s", q->spec.room, why);
-        es_sofa_free(set);
-        return r;
-    }
-    if (level == ES_FILE_LEVELLED) {
-        es_sofa_scale_db(set, gain_db);
-        snprintf(gain, sizeof gain, "gain %+.1f dB", gain_db);
-    } else {
-        r->loud_db = -gain_db;
-        snprintf(gain, sizeof gain, "as the file has it (raw: %+.1f dB against a levelled room)",
-                 -gain_db);
     }
     r->fmt = (es_format){.sample_rate = q->rate, .max_block = q->spec.block,
                          .inputs = r->inputs, .outputs = set->outputs};
-    r->poses = malloc((size_t)set->count * sizeof *r->poses);
-    if (!r->poses) {
-        snprintf(r->err, sizeof r->err, "out of memory");
-        es_sofa_free(set);
-        return r;
-    }
-    memcpy(r->poses, set->pose, (size_t)set->count * sizeof *r->poses);
-    r->pose_count = set->count;
-    r->pose_varies = set->varies;
-    snprintf(r->note, sizeof r->note, "%.120s: SOFA %.40s, %d %s, %d taps, %s", q->spec.room,
-             set->convention, set->count, es_sofa_varies_words(set->varies), set->taps, gain);
-    const long long engine_from = es_now_ns();
-    es_engine *e = es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
-                                         set->count, &q->spec.options, r->err, sizeof r->err);
-    r->engine_ms = es_prep_ms_since(engine_from);
-    const int found = es_sofa_for_head(set, q->head_yaw, q->head_pitch, q->head_roll);
-    const int first = found > 0 ? found : 0;
-    if (e)
-        es_engine_select_set(e, first); /* unheard yet: it starts there, no crossfade */
-    if (e && q->prime && es_prep_fits_stream(q, r, e))
-        es_prep_plan_priming(q, set->sets[first], r);
-    const int length = set->taps;
-    es_sofa_free(set);
-    if (e)
-        es_prep_place(q, r, e, length);
+    build_from(q, r, set, gain);
     r->took_ms = es_prep_ms_since(started);
     return r;
 }
-

@@ -256,7 +256,8 @@ void es_session_submit(es_session *s, const char *what, int fallback, int prime)
                          .rate = s->cfg.rate, .file = s->cfg.file,
                          .can_capture = es_device_can_capture(s->cfg.device),
                          .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
-                         .headphone = s->headphone.ears ? &s->headphone : NULL};
+                         .headphone = s->headphone.ears ? &s->headphone : NULL,
+                         .split_ms = s->cfg.split_ms};
     snprintf(q.what, sizeof q.what, "%.250s", what);
     es_head_view head;
     es_head_view_get(s->head.tracker, &head);

@@ -90,7 +90,8 @@ static void first_request(es_session *s, es_prep_request *q)
     *q = (es_prep_request){.spec = s->cfg.slot[slot], .slot = slot, .rate = s->cfg.rate,
                            .file = s->cfg.file, .can_capture = 1,
                            .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
-                           .headphone = s->headphone.ears ? &s->headphone : NULL};
+                           .headphone = s->headphone.ears ? &s->headphone : NULL,
+                           .split_ms = s->cfg.split_ms};
     snprintf(q->what, sizeof q->what, "the first stream");
     q->pc.ab = slot; /* the processor counts its first engine there */
 }

@@ -239,6 +239,23 @@ es_engine *es_engine_create_sets(const es_engine_class *k, const es_format *fmt,
                                  const es_ir *const *sets, int count, const es_options *opt,
                                  char *err, size_t n);
 
+/* A room of filter sets split in time (split_room.c): `heads` (the part
+ * that switches with a listener's head) on `head_k`, which holds sets,
+ * and `tail` (NULL: none), one filter for every set that starts
+ * `tail_at` samples into the room, on `tail_k`. The instance sums the
+ * two, as one engine over each head with the tail added at `tail_at`;
+ * it switches sets as an engine of sets does, and its class is tail_k's
+ * (its name, its caps with ES_CAP_SETS) over the composition's calls. Its
+ * latency is the larger of the two engines'. */
+es_engine *es_engine_create_split(const es_engine_class *head_k, const es_engine_class *tail_k,
+                                  const es_format *fmt, const es_ir *const *heads, int count,
+                                  const es_options *head_opt, const es_ir *tail, int tail_at,
+                                  const es_options *tail_opt, char *err, size_t n);
+/* The engine that holds a split room's heads for `k`: k itself when it
+ * holds sets, else the one of its kind that does (cuda-partitioned for a
+ * GPU's, cpu-partitioned for the CPU's). */
+const es_engine_class *es_engine_heads_class(const es_engine_class *k);
+
 /* Set `set` plays from the start of the next block: that block fades,
  * frame by frame over the block (a raised cosine), from the old set's
  * output to the new one's, both computed from the same input history, so

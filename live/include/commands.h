@@ -34,6 +34,7 @@ typedef struct {
     int osc;            /* --osc PORT: a head tracker's messages; 0: none */
     const char *osc_bind; /* --osc-bind ADDR: where they are listened for; NULL: loopback */
     const char *headphone; /* --headphone FILE, or NULL */
+    double split_ms;    /* --split: where a SOFA room's heads end (sofa.h's ES_SPLIT_*, or ms) */
 } es_play_options;
 
 /* How long `play --headless` plays without --seconds (the workstation

@@ -58,6 +58,10 @@ typedef struct {
     int osc_port;              /* a head tracker's OSC messages on this UDP port; 0: none */
     const char *osc_bind;      /* ...of this address (a literal); NULL: head.h's default */
     const char *headphone;     /* a headphone filter after every room (rooms/headphone.h), or NULL */
+    /* Where a SOFA room of head orientations splits into the heads that
+     * switch and one tail (sofa.h: ES_SPLIT_AUTO, the room's mixing
+     * time; ES_SPLIT_NONE, whole sets; or ms). Zero: whole sets. */
+    double split_ms;
 } es_session_config;
 
 /* One line for the person: what happened; `problem` when it went wrong. */

@@ -136,4 +136,35 @@ es_ir *es_sofa_blend_ir(const es_sofa *s, const es_sofa_blend *b, char *err, siz
  * fraction of one (0 for silence). */
 double es_sofa_onset(const float *h, int taps);
 
+/* A room of head orientations split in time (sofa_split.c): the head
+ * part, which switches with the head, and one tail for every orientation.
+ * `--split` says where: ES_SPLIT_AUTO (the room's mixing time), a time
+ * in ms, or ES_SPLIT_NONE (whole sets). */
+#define ES_SPLIT_AUTO (-1.0)
+#define ES_SPLIT_NONE 0.0
+/* "auto", "none" or milliseconds (1 to 10000) into the double at `ms`:
+ * 0, or -1 and what to give in `why` (an option table's parser, --split). */
+int es_split_parse(const char *text, void *ms, char *why, size_t n);
+/* The set a head ahead (yaw, pitch and roll 0) plays: the tail's. */
+int es_sofa_reference(const es_sofa *s);
+/* The reference's mixing time by echo density, ms after its direct
+ * sound (*direct, samples); -1 when the response never mixes (an
+ * anechoic set, a response shorter than the window). */
+double es_sofa_mixing_ms(const es_sofa *s, int *direct);
+/* Where `s` splits for `ms` (ES_SPLIT_*, or milliseconds): *at in
+ * samples, 0 for whole sets (none asked, one measurement, refittings, a
+ * room that never mixes or ends before the split); `why` says which and
+ * where in words. 0 always (a split that cannot be is whole). */
+int es_sofa_split_at(const es_sofa *s, double ms, int *at, char *why, size_t n);
+/* Splits every set of `s` at `at` (> 0): each becomes its head (its
+ * first `at` samples, then a 5 ms fade out), s->taps the heads' length;
+ * returns the tail, the reference set's response from sample `at` on,
+ * faded in over the same 5 ms (its sample 0 is the room's sample `at`).
+ * A head joined to the tail (es_sofa_join) is the reference's response
+ * exactly. NULL and one line when out of memory (s is then unusable). */
+es_ir *es_sofa_split(es_sofa *s, int at, char *err, size_t n);
+/* One filter: the head with the tail added from sample `at` (tail may be
+ * NULL: the head alone). NULL and one line when out of memory. */
+es_ir *es_sofa_join(const es_ir *head, const es_ir *tail, int at, char *err, size_t n);
+
 #endif

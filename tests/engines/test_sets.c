@@ -4,6 +4,14 @@
  * GPU).
  *
  *   test_sets [ENGINE]      (cpu-partitioned)
+ *   test_sets --split ENGINE
+ *
+ * --split: a room split in time (es_engine_create_split): each set a head
+ * on the engine of ENGINE's kind that holds sets, and one tail shared by
+ * every set, starting before or after the heads end, on ENGINE itself
+ * (any of the six). The checks are the same, each set being its head
+ * with the tail added at its start: the tail never switches, so only the
+ * heads fade.
  *
  * On fresh random input and filters (the seed is printed), with switches
  * asked at random moments, the output is checked against the float64
@@ -39,6 +47,13 @@
 #define FRAMES 12000
 
 static const es_engine_class *engine;
+/* --split: each set's head, the tail and where it starts. */
+static int split_mode;
+
+typedef struct {
+    es_ir *tail;
+    int at;
+} shared_tail;
 
 typedef struct {
     int at;  /* frame of the request: before the call that starts there */
@@ -205,6 +220,49 @@ static void plays_what_was_asked(es_ir **sets, const stream *s, const requests *
     free(want);
 }
 
+/* The head with the tail added from frame `at`: the set it plays. */
+static es_ir *joined(const es_ir *head, const shared_tail *t)
+{
+    const int length = t->at + t->tail->length > head->length ? t->at + t->tail->length
+                                                               : head->length;
+    es_ir *j = es_ir_create(head->inputs, head->outputs, length, head->sample_rate);
+    for (int r = 0; r < head->inputs * head->outputs; r++) {
+        if (!head->taps[r] && !t->tail->taps[r])
+            continue;
+        float *y = es_ir_path(j, r / head->outputs, r % head->outputs);
+        for (int k = 0; head->taps[r] && k < head->length; k++)
+            y[k] = head->taps[r][k];
+        for (int k = 0; t->tail->taps[r] && k < t->tail->length; k++)
+            y[t->at + k] += t->tail->taps[r][k];
+    }
+    return j;
+}
+
+/* The engine over the sets; with --split, over heads and a random tail,
+ * the sets then each head joined to it. */
+static es_engine *make(es_ir **sets, const es_format *fmt, const es_options *opt,
+                       const char *layout, int part, uint64_t *rng, char *err, size_t n)
+{
+    if (!split_mode)
+        return es_engine_create_sets(engine, fmt, (const es_ir *const *)sets, SETS, opt, err, n);
+    shared_tail t = {.tail = random_set(layout, es_test_int(rng, 2 * part, 30 * part), rng),
+                     .at = es_test_int(rng, sets[0]->length / 2, sets[0]->length + part)};
+    /* The engine asked for picks its own partition for the tail. */
+    const es_options tail_opt = {.offline = 1};
+    es_engine *e = es_engine_create_split(es_engine_heads_class(engine), engine, fmt,
+                                          (const es_ir *const *)sets, SETS, opt, t.tail, t.at,
+                                          &tail_opt, err, n);
+    printf("     a tail of %d taps from frame %d, on %s; the heads on %s\n", t.tail->length,
+           t.at, engine->name, es_engine_heads_class(engine)->name);
+    for (int k = 0; k < SETS; k++) {
+        es_ir *whole = joined(sets[k], &t);
+        es_ir_destroy(sets[k]);
+        sets[k] = whole;
+    }
+    es_ir_destroy(t.tail);
+    return e;
+}
+
 /* length 0: random, 3 to 40 partitions. */
 static void check(const char *layout, int part, int random_calls, int length, uint64_t *rng)
 {
@@ -219,10 +277,10 @@ static void check(const char *layout, int part, int random_calls, int length, ui
                      .outputs = s.outs};
     /* offline: a GPU engine's result is waited for, never dropped late. */
     es_options opt = {.partition = part, .offline = 1};
-    s.e = es_engine_create_sets(engine, &fmt, (const es_ir *const *)sets, SETS, &opt, err,
-                                sizeof err);
-    snprintf(what, sizeof what, "%s: %s, %d sets of %d taps, partition %d, %s calls",
-             engine->name, layout, SETS, length, part, random_calls ? "random" : "whole-block");
+    snprintf(what, sizeof what, "%s%s: %s, %d sets of %d taps, partition %d, %s calls",
+             split_mode ? "split, tail on " : "", engine->name, layout, SETS, length, part,
+             random_calls ? "random" : "whole-block");
+    s.e = make(sets, &fmt, &opt, layout, part, rng, err, sizeof err);
     if (!s.e) {
         printf("FAIL %s: %s\n", what, err);
         es_test_failures++;
@@ -269,13 +327,15 @@ static void refusals(uint64_t *rng)
 
 int main(int argc, char **argv)
 {
-    engine = es_engine_find(argc > 1 ? argv[1] : "cpu-partitioned");
+    split_mode = argc > 2 && !strcmp(argv[1], "--split");
+    engine = es_engine_find(argc > 1 ? argv[argc - 1] : "cpu-partitioned");
     if (!engine) {
-        fprintf(stderr, "usage: test_sets [ENGINE]\n");
+        fprintf(stderr, "usage: test_sets [ENGINE] | --split ENGINE\n");
         return 2;
     }
     char why[256];
-    if (!engine->probe(why, sizeof why)) {
+    if (!engine->probe(why, sizeof why) ||
+        (split_mode && !es_engine_heads_class(engine)->probe(why, sizeof why))) {
         printf("SKIP %s: %s\n", engine->name, why);
         return 77;
     }
@@ -286,7 +346,11 @@ int main(int argc, char **argv)
     check("true-stereo", 32, 1, 0, &rng);
     /* Over 1 MB of spectra a set: time-blocked passes, whose sums ahead
      * a switch drops (the output is longer than the input's frames). */
-    check("mono-stereo", 256, 0, 48000, &rng);
-    refusals(&rng);
+    if (!split_mode)
+        check("mono-stereo", 256, 0, 48000, &rng);
+    else /* heads of 50 ms, as a room's are */
+        check("mono-stereo", 64, 0, 2400, &rng);
+    if (!split_mode)
+        refusals(&rng);
     return es_test_failures ? 1 : 0;
 }

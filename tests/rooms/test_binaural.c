@@ -18,7 +18,15 @@
  *     a 72 x 2 s set (110 MB) too, past the 32 MiB where libmysofa stops
  *     reading headers; a file already there is never written over;
  *   - refusals, one line each: a set that is not source directions, an
- *     HRIR set at another rate, an orientation count out of range.
+ *     HRIR set at another rate, an orientation count out of range;
+ *   - the split in time (rooms/sofa_split.c): the mixing time by echo
+ *     density grows with the room (a 144 m3 room, the 10,080 m3 hall),
+ *     each between half of Lindau's perceptual model for its volume
+ *     (tmp50, 20 V/S + 12 ms) and twice his tmp95 (0.0117 V + 50.1 ms);
+ *     KEMAR's own HRIRs never mix (whole sets); on a set whose
+ *     orientations' tails differ, each head is its own set to the split
+ *     bit for bit and the tail the reference's (yaw 0) after it: the
+ *     reference's head joined to the tail is its set within -130 dB.
  *
  *   test_binaural KEMAR.sofa DIR      (exit 77: no KEMAR) */
 #define _DEFAULT_SOURCE
@@ -251,6 +259,99 @@ static void refusals(const es_sofa *set, const char *kemar_path)
     es_sofa_free(k44);
 }
 
+/* The mixing time of a room of `size` (absorption 0.3 everywhere), 4
+ * orientations, against Lindau's models for its volume. */
+static double mixing_time(const es_sofa *kemar, double x, double y, double z)
+{
+    const double listener[3] = {x * 0.4, y * 0.5, 1.5}, source[3] = {x * 0.6, y * 0.5, 1.5};
+    es_room_spec s = shoebox(x, y, z, 0.3, listener, source);
+    s.seconds = 0.6;
+    char err[600], line[600];
+    es_sofa *set = es_room_synthesise_binaural(&s, kemar, 4, err, sizeof err);
+    if (!set) {
+        check(0, err);
+        return -1;
+    }
+    int direct = 0;
+    const double ms = es_sofa_mixing_ms(set, &direct);
+    const double volume = x * y * z, surface = 2 * (x * y + x * z + y * z);
+    const double tmp50 = 20 * volume / surface + 12, tmp95 = 0.0117 * volume + 50.1;
+    snprintf(line, sizeof line, "a %gx%gx%g room (%.0f m3): mixing time %.1f ms after the "
+             "direct sound (Lindau: tmp50 %.1f ms, tmp95 %.1f ms; want %.1f to %.1f)", x, y, z,
+             volume, ms, tmp50, tmp95, tmp50 / 2, 2 * tmp95);
+    check(ms >= tmp50 / 2 && ms <= 2 * tmp95, line);
+    es_sofa_free(set);
+    return ms;
+}
+
+/* The split of a set whose tails differ: the synthesised room's tail is
+ * one for every orientation, so each orientation's is scaled by its own
+ * gain after 30 ms first. */
+static void split(const es_sofa *kemar)
+{
+    const double small = mixing_time(kemar, 8, 6, 3);
+    const double big = mixing_time(kemar, 30, 24, 14);
+    char err[600], line[600];
+    snprintf(line, sizeof line, "the larger room mixes later (%.1f ms against %.1f)", big, small);
+    check(big > small, line);
+    int at = -1;
+    char why[200] = "";
+    es_sofa_split_at(kemar, ES_SPLIT_AUTO, &at, why, sizeof why);
+    snprintf(line, sizeof line, "KEMAR's HRIRs play whole: %s", why);
+    check(at == 0 && strstr(why, "no mixing time"), line);
+    const double listener[3] = {3.2, 3, 1.5}, source[3] = {4.8, 3, 1.5};
+    es_room_spec s = shoebox(8, 6, 3, 0.3, listener, source);
+    s.seconds = 0.4;
+    es_sofa *set = es_room_synthesise_binaural(&s, kemar, 4, err, sizeof err);
+    es_sofa *orig = es_room_synthesise_binaural(&s, kemar, 4, err, sizeof err);
+    if (!set || !orig) {
+        check(0, err);
+        return;
+    }
+    for (int k = 0; k < set->count; k++)
+        for (int e = 0; e < 2; e++)
+            for (int t = (int)(0.030 * set->rate); t < set->taps; t++) {
+                set->sets[k]->taps[e][t] *= (float)(1 + 0.25 * k);
+                orig->sets[k]->taps[e][t] *= (float)(1 + 0.25 * k);
+            }
+    es_sofa_split_at(set, ES_SPLIT_AUTO, &at, why, sizeof why);
+    const int taps = set->taps, ref = es_sofa_reference(set);
+    es_ir *tail = at > 0 ? es_sofa_split(set, at, err, sizeof err) : NULL;
+    if (!tail) {
+        check(0, at > 0 ? err : why);
+        es_sofa_free(set);
+        es_sofa_free(orig);
+        return;
+    }
+    int heads_exact = 1;
+    double worst = 0, peak = 0;
+    for (int k = 0; k < set->count; k++)
+        for (int e = 0; e < 2; e++)
+            heads_exact &= !memcmp(set->sets[k]->taps[e], orig->sets[k]->taps[e],
+                                   (size_t)at * sizeof(float));
+    es_ir *joined = es_sofa_join(set->sets[ref], tail, at, err, sizeof err);
+    for (int e = 0; joined && e < 2; e++)
+        for (int t = 0; t < taps; t++) {
+            peak = fmax(peak, fabs(orig->sets[ref]->taps[e][t]));
+            worst = fmax(worst, fabs((double)joined->taps[e][t] - orig->sets[ref]->taps[e][t]));
+        }
+    const double db = worst > 0 ? 20 * log10(worst / peak) : -300;
+    /* Orientation 2's tail is the reference's, not its own 1.5 times. */
+    const float *late2 = tail->taps[0] + (int)(0.02 * set->rate);
+    const float *own2 = orig->sets[2]->taps[0] + at + (int)(0.02 * set->rate);
+    const float *ref2 = orig->sets[ref]->taps[0] + at + (int)(0.02 * set->rate);
+    const int tail_is_ref = late2[0] == ref2[0] && late2[0] != own2[0];
+    snprintf(line, sizeof line, "%s: %d taps, heads of %d; each head its own set to %d bit for "
+             "bit: %s; the reference (set %d) joined again within %.1f dB; the tail the "
+             "reference's, not set 3's own: %s", why, taps, set->taps, at,
+             heads_exact ? "yes" : "NO", ref + 1, db, tail_is_ref ? "yes" : "NO");
+    check(heads_exact && joined && db <= -130 && tail_is_ref && set->taps < taps, line);
+    es_ir_destroy(joined);
+    es_ir_destroy(tail);
+    es_sofa_free(set);
+    es_sofa_free(orig);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -313,6 +414,7 @@ int main(int argc, char **argv)
         check(!no && strstr(err, "orientations"), line2);
         es_sofa_free(no);
     }
+    split(kemar);
     es_sofa_free(kemar);
     return failures ? 1 : 0;
 }
