@@ -129,19 +129,20 @@ static int make_plans(upols *u, int measure, char *err, size_t n)
     return 0;
 }
 
-/* H_j = FFT(h[jP .. jP+P) zero-padded to 2P) / 2P: the 1/2P folds FFTW's
- * unnormalised inverse into the filter, so process() never scales. */
-static void transform_filter(upols *u, const float *h, int length, float *spectra)
+/* The 1/2P folds FFTW's unnormalised inverse into the filter, so
+ * process() never scales. */
+void upols_transform_filter(const upols *u, const float *h, int length, float *spectra,
+                            float *time, float *cplx)
 {
     const float scale = 1.0f / (float)(2 * u->part);
     for (int j = 0; j < u->parts; j++) {
-        memset(u->time, 0, (size_t)2 * u->part * sizeof(float));
+        memset(time, 0, (size_t)2 * u->part * sizeof(float));
         int from = j * u->part;
         int count = length - from < u->part ? length - from : u->part;
         for (int t = 0; t < count; t++)
-            u->time[t] = h[from + t] * scale;
-        fftwf_execute_dft_r2c(u->forward, u->time, (fftwf_complex *)u->cplx);
-        u->k.split(spectra + (size_t)j * 2 * u->stride, u->cplx, u->part + 1, u->stride);
+            time[t] = h[from + t] * scale;
+        fftwf_execute_dft_r2c(u->forward, time, (fftwf_complex *)cplx);
+        u->k.split(spectra + (size_t)j * 2 * u->stride, cplx, u->part + 1, u->stride);
     }
 }
 
@@ -174,7 +175,7 @@ static int transform_set(upols *u, const es_ir *ir, int s)
             free(like);
             return -1;
         }
-        transform_filter(u, ir->taps[r], ir->length, filter[r]);
+        upols_transform_filter(u, ir->taps[r], ir->length, filter[r], u->time, u->cplx);
     }
     free(like);
     return 0;
@@ -289,6 +290,16 @@ static ES_RT void upols_select_set(es_engine *e, int set)
         u->set_next = set;
 }
 
+static int upols_set_settled(const es_engine *e)
+{
+    return atomic_load_explicit(&((const upols *)e)->settled, memory_order_acquire);
+}
+
+static int upols_load(es_engine *e, int set, const es_ir *ir, char *err, size_t n)
+{
+    return upols_load_set((upols *)e, set, ir, err, n);
+}
+
 static ES_RT void upols_status(const es_engine *e, es_engine_status *st)
 {
     const upols *u = (const upols *)e;
@@ -354,6 +365,7 @@ static ES_RT void upols_process(es_engine *e, const float *const *in,
         run_chunk(u, in, out, done, chunk);
         done += chunk;
     }
+    atomic_store_explicit(&u->settled, u->switching ? -1 : u->set_now, memory_order_release);
 }
 
 static int upols_latency(const es_engine *e)
@@ -403,6 +415,8 @@ const es_engine_class es_engine_cpu_partitioned = {
     .create = upols_create,
     .create_sets = upols_create_sets,
     .select_set = upols_select_set,
+    .load_set = upols_load,
+    .set_settled = upols_set_settled,
     .status = upols_status,
     .process = upols_process,
     .latency = upols_latency,

@@ -6,6 +6,7 @@
 #define ES_PARTITIONED_H
 
 #include <fftw3.h>
+#include <stdatomic.h>
 
 #include "cmac_kernel.h"
 #include "partitioned_steps.h"
@@ -60,6 +61,9 @@ typedef struct {
     float *fade;       /* [P]: the new set's share of frame t of a switch block */
     float *y_old;      /* [P]: the old set's output in a switch block */
     uint64_t switches;
+    /* Published at the end of each call, for other threads: set_now once
+     * its switch is over, -1 while a switch block fades (es_engine_set_settled). */
+    atomic_int settled;
 } upols;
 
 /* A float sum over thousands of partitions loses precision as it grows
@@ -93,6 +97,14 @@ ES_RT void upols_switch_chunk(upols *u, const float *const *in, float *const *ou
  * -1 out of memory. */
 int upols_sets_alloc(upols *u, int sets);
 void upols_sets_free(upols *u);
+/* H_j = FFT(h[jP .. jP+P) zero-padded to 2P) / 2P into spectra, through
+ * the scratch time[2P] and cplx[2(P+1)] (a thread of its own brings its
+ * own: the audio thread's are u->time and u->cplx). */
+void upols_transform_filter(const upols *u, const float *h, int length, float *spectra,
+                            float *time, float *cplx);
+/* Set `set`'s filters replaced by ir's, off the audio thread
+ * (es_engine_load_set): 0, or -1 and why. */
+int upols_load_set(upols *u, int set, const es_ir *ir, char *err, size_t n);
 /* Frames of input i into the current block; its transform unless silent. */
 ES_RT void upols_take_input(upols *u, const float *x, int i, int frames);
 /* y = frames of the current block from the spectrum acc (or silence). */

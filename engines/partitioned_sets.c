@@ -21,6 +21,7 @@
  * partition) begins with the next block: the wait is at most the rest of
  * the partition, which a host sets to its block for tracking. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,4 +135,64 @@ ES_RT void upols_switch_chunk(upols *u, const float *const *in, float *const *ou
     upols_advance(u, frames);
     if (u->fill == 0)
         u->switching = 0;
+}
+
+/* A set's rows replaced while the engine plays others (a blend between
+ * measured sets, made for where the head is now): the new spectra are
+ * made with scratch of their own, then the set's row table is swapped
+ * and the old freed. The audio thread reads a set's table only when it
+ * switches to it, after taking the request the caller publishes once this
+ * returns (a release store, its acquire), so it sees the whole new set. */
+int upols_load_set(upols *u, int set, const es_ir *ir, char *err, size_t n)
+{
+    if (set < 0 || set >= u->sets || u->sets < 2) {
+        snprintf(err, n, "no set %d to load (the engine holds %d)", set + 1, u->sets);
+        return -1;
+    }
+    if (ir->inputs != u->inputs || ir->outputs != u->outputs ||
+        ir->length > u->parts * u->part) {
+        snprintf(err, n, "a %d x %d set of %d taps does not fit sets of %d x %d and %d taps",
+                 ir->inputs, ir->outputs, ir->length, u->inputs, u->outputs,
+                 u->parts * u->part);
+        return -1;
+    }
+    if (atomic_load_explicit(&u->settled, memory_order_acquire) == set) {
+        snprintf(err, n, "set %d plays now", set + 1);
+        return -1;
+    }
+    const size_t spectrum = (size_t)2 * u->stride;
+    const int rows = u->inputs * u->outputs;
+    float **filter = calloc((size_t)rows, sizeof *filter);
+    unsigned char *shared = calloc((size_t)rows, 1);
+    float *time = es_alloc((size_t)2 * u->part * sizeof(float));
+    float *cplx = es_alloc((size_t)2 * (u->part + 1) * sizeof(float));
+    int ok = filter && shared && time && cplx;
+    for (int r = 0; ok && r < rows; r++) {
+        if (!ir->taps[r])
+            continue;
+        if (!(filter[r] = es_alloc((size_t)u->parts * spectrum * sizeof(float))))
+            ok = 0;
+        else
+            upols_transform_filter(u, ir->taps[r], ir->length, filter[r], time, cplx);
+    }
+    es_free(time);
+    es_free(cplx);
+    if (!ok) {
+        for (int r = 0; filter && r < rows; r++)
+            es_free(filter[r]);
+        free(filter);
+        free(shared);
+        snprintf(err, n, "out of memory for a set of %d taps", ir->length);
+        return -1;
+    }
+    float **old = u->set_filter[set];
+    unsigned char *old_shared = u->set_shared[set];
+    u->set_filter[set] = filter;
+    u->set_shared[set] = shared;
+    for (int r = 0; old && r < rows; r++)
+        if (!old_shared || !old_shared[r])
+            es_free(old[r]);
+    free(old);
+    free(old_shared);
+    return 0;
 }

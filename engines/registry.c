@@ -306,6 +306,20 @@ void es_engine_destroy(es_engine *e)
     e->klass->destroy(e);
 }
 
+int es_engine_load_set(es_engine *e, int set, const es_ir *ir, char *err, size_t n)
+{
+    if (!e->klass->load_set) {
+        snprintf(err, n, "%s holds fixed filter sets", e->klass->name);
+        return -1;
+    }
+    return e->klass->load_set(e, set, ir, err, n);
+}
+
+int es_engine_set_settled(const es_engine *e)
+{
+    return e->klass->set_settled ? e->klass->set_settled(e) : -1;
+}
+
 void es_engine_count_created(void)
 {
     atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);

@@ -36,6 +36,8 @@ typedef struct {
     delay_line *head_line, *tail_line; /* [inputs], NULL where the delay is 0 */
     const float **head_in, **tail_in;  /* [inputs] */
     float **tail_out;                  /* [outputs][max_block] */
+    void (*gone)(void *ctx, es_engine *e); /* es_engine_watch */
+    void *gone_ctx;
 } split_room;
 
 /* Writes `frames` of each input into its ring at s->at; then points in[]
@@ -114,6 +116,8 @@ static void split_destroy(es_engine *e)
     split_room *s = (split_room *)e;
     if (!s)
         return;
+    if (s->gone)
+        s->gone(s->gone_ctx, e);
     es_engine_destroy(s->head);
     es_engine_destroy(s->tail);
     free_lines(s->head_line, s->inputs);
@@ -168,6 +172,25 @@ static ES_RT void split_select_set(es_engine *e, int set)
     es_engine_select_set(((split_room *)e)->head, set);
 }
 
+static int split_load_set(es_engine *e, int set, const es_ir *ir, char *err, size_t n)
+{
+    return es_engine_load_set(((split_room *)e)->head, set, ir, err, n);
+}
+
+static int split_set_settled(const es_engine *e)
+{
+    return es_engine_set_settled(((const split_room *)e)->head);
+}
+
+void es_engine_watch(es_engine *e, void (*gone)(void *ctx, es_engine *e), void *ctx)
+{
+    if (e->klass->destroy != split_destroy)
+        return;
+    split_room *s = (split_room *)e;
+    s->gone = gone;
+    s->gone_ctx = ctx;
+}
+
 static delay_line *make_lines(int inputs, int size, int max_block)
 {
     delay_line *lines = calloc((size_t)inputs, sizeof *lines);
@@ -206,6 +229,8 @@ es_engine *es_engine_create_split(const es_engine_class *head_k, const es_engine
     s->klass.create_sets = NULL;
     s->klass.offline_block = NULL;
     s->klass.select_set = split_select_set;
+    s->klass.load_set = split_load_set;
+    s->klass.set_settled = split_set_settled;
     s->base.klass = &s->klass;
     s->inputs = fmt->inputs;
     s->outputs = fmt->outputs;

@@ -17,6 +17,11 @@ es_head *es_head_create(es_set_requests *requests)
         return NULL;
     pthread_mutex_init(&h->lock, NULL);
     h->requests = requests;
+    if (!(h->blend = es_head_blend_create(requests))) {
+        pthread_mutex_destroy(&h->lock);
+        free(h);
+        return NULL;
+    }
     h->view.set = -1;
     return h;
 }
@@ -26,6 +31,7 @@ void es_head_destroy(es_head *h)
     if (!h)
         return;
     es_osc_listener_stop(h->osc); /* first: its thread counts into h */
+    es_head_blend_destroy(h->blend);
     pthread_mutex_destroy(&h->lock);
     free(h->poses);
     free(h);
@@ -44,7 +50,22 @@ static void aim(es_head *h, long long arrival_ns)
         return;
     v->set = set;
     v->pose = h->poses[set];
-    es_set_request(h->requests, set, arrival_ns);
+    if (h->blending) { /* what the blender will make of it, for the view */
+        float azimuth, elevation;
+        es_sofa_head_direction(&s, v->yaw, v->pitch, v->roll, &azimuth, &elevation);
+        es_sofa_blend_for(&s, azimuth, elevation, ES_INTERP_LINEAR, &v->blend);
+    }
+    if (!h->blending || !es_head_blend_aim(h->blend, v->yaw, v->pitch, v->roll, arrival_ns))
+        es_set_request(h->requests, set, arrival_ns);
+}
+
+int es_head_set_blend(es_head *h, es_engine *e, es_sofa *heads, int kept, int first)
+{
+    pthread_mutex_lock(&h->lock);
+    const int rc = es_head_blend_room(h->blend, e, heads, kept, first);
+    h->blending = e && heads && rc == 0;
+    pthread_mutex_unlock(&h->lock);
+    return rc;
 }
 
 void es_head_set_room(es_head *h, const es_sofa_pose *poses, int count, es_sofa_varies varies)
@@ -108,7 +129,27 @@ void es_head_view_get(es_head *h, es_head_view *v)
 {
     pthread_mutex_lock(&h->lock);
     *v = h->view;
+    v->blending = h->blending;
     pthread_mutex_unlock(&h->lock);
+    es_head_blend_stats st;
+    es_head_blend_stats_get(h->blend, &st);
+    v->blends = st.blends;
+}
+
+int es_head_blend_words(const es_head_view *v, char *out, size_t n)
+{
+    const es_sofa_blend *b = &v->blend;
+    if (!v->blending || b->count < 2 || !n)
+        return 0;
+    size_t used = 0;
+    out[0] = 0;
+    for (int c = 0; c < b->count && used < n; c++)
+        used += (size_t)snprintf(out + used, n - used, "%sset %d x %.2f",
+                                 c == 0 ? "blend of " : c == b->count - 1 ? " and " : ", ",
+                                 b->index[c] + 1, b->weight[c]);
+    if (used < n)
+        snprintf(out + used, n - used, " of %d", v->sets);
+    return 1;
 }
 
 void es_head_osc_count(es_head *h, int taken, int bad_values, int bad_form, int unknown,

@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "head.h"
+#include "head_blend.h"
 
 /* The UDP socket a head tracker sends to and the thread that reads it
  * (osc_listener.c). */
@@ -19,6 +20,8 @@ struct es_head {
     es_sofa_pose *poses;     /* the room's, copied; NULL: not tracked */
     es_head_view view;       /* everything es_head_view_get hands out */
     es_osc_listener *osc;    /* NULL: not listening */
+    es_head_blend *blend;    /* --interp linear: directions between the measured */
+    int blending;            /* the room playing is blended for */
 };
 
 /* Bundles inside bundles deeper than this are refused, counted as a bad

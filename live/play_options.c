@@ -100,6 +100,11 @@ const es_param es_play_params[] = {
      "turns with the head ends and one tail for all begins (auto:\n"
      "the room's mixing time; none: whole sets, which only\n"
      "cpu-partitioned and cuda-partitioned hold)", OPT(split_ms), NULL, es_split_parse},
+    {"interp", ES_PARAM_CHOICE, 0, 0, "nearest", "HOW",
+     "a SOFA room: nearest (the measured filter nearest the\n"
+     "head's direction) or linear (the three around it blended,\n"
+     "their onsets apart, on a thread of their own as the head\n"
+     "turns)", OPT(interp), "nearest|linear", NULL},
     {"osc", ES_PARAM_INT, 1, 65535, NULL, "PORT",
      "a head tracker's OSC messages on this UDP port: the\n"
      "head's orientation, which a SOFA room follows", OPT(osc), NULL, NULL},
@@ -225,7 +230,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                               .record = o->record, .record_input = o->record_input,
                               .playing = ES_SLOT_A, .osc_port = o->osc,
                               .osc_bind = o->osc_bind,
-                              .headphone = o->headphone, .split_ms = o->split_ms,
+                              .headphone = o->headphone, .split_ms = o->split_ms, .interp = o->interp,
                               .mix = {.wet = 1, .dry = 0, .gain = 1, .trim_db = (float)o->trim,
                                       .limiter = !isnan(o->limiter),
                                       .ceiling_db = isnan(o->limiter) ? 0 : (float)o->limiter}};

@@ -36,6 +36,7 @@ static void free_result(es_prep_result *r)
     es_processor_destroy(r->proc);
     es_file_source_close(r->file);
     free(r->poses);
+    es_sofa_free(r->blend_heads);
     free(r);
 }
 

@@ -70,6 +70,9 @@ typedef struct {
     /* Where a SOFA room of head orientations splits (sofa.h: ES_SPLIT_*,
      * or ms). */
     double split_ms;
+    /* How a SOFA room hears directions between the measured ones (sofa.h's
+     * es_interp): linear keeps two sets for blends (head_blend.c). */
+    int interp;
 } es_prep_request;
 
 typedef struct {
@@ -101,6 +104,13 @@ typedef struct {
     es_sofa_pose *poses;
     int pose_count;
     es_sofa_varies pose_varies;
+    /* --interp linear: the room's sets as they play (for the head
+     * tracker's blender, which takes them), its engine (the blender loads
+     * into it: blend_kept and blend_kept + 1 are kept for blends) and the
+     * set it starts on; NULL: nearest sets only. */
+    es_sofa *blend_heads;
+    es_engine *blend_engine;
+    int blend_kept, blend_first;
 } es_prep_result;
 
 typedef struct es_preparer es_preparer;

@@ -59,24 +59,52 @@ static int keep_poses(es_prep_result *r, const es_sofa *set)
     return 0;
 }
 
+/* 1 when directions between the measured ones are blended as the room
+ * plays: --interp linear, measurements to blend between, and a heads'
+ * engine that loads sets while it plays. */
+static int blends(const es_prep_request *q, const es_sofa *set)
+{
+    return q->interp == ES_INTERP_LINEAR && set->count > 1 &&
+           (set->varies == ES_SOFA_SOURCE || set->varies == ES_SOFA_VIEW) &&
+           es_engine_heads_class(q->spec.engine)->load_set;
+}
+
 /* The engine over the sets: whole, on the engine asked for when it holds
- * sets; else (split at `at`, or an engine that holds none) the heads on
- * the heads' engine and the tail on the one asked for. */
+ * sets; else (split at `at`, an engine that holds none, or blends) the
+ * heads on the heads' engine and the tail on the one asked for, with two
+ * sets more kept for blends (starting as the first set), which only a
+ * split room lets a blender load (it watches the room's end). */
 static es_engine *sets_engine(const es_prep_request *q, es_prep_result *r, const es_sofa *set,
-                              const es_ir *tail, int at)
+                              const es_ir *tail, int at, int first)
 {
     const es_engine_class *heads_k = es_engine_heads_class(q->spec.engine);
-    if (!tail && heads_k == q->spec.engine)
+    const int blending = blends(q, set);
+    if (!tail && heads_k == q->spec.engine && !blending)
         return es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
                                      set->count, &q->spec.options, r->err, sizeof r->err);
+    const int count = set->count + (blending ? 2 : 0);
+    const es_ir **heads = malloc((size_t)count * sizeof *heads);
+    if (!heads) {
+        snprintf(r->err, sizeof r->err, "out of memory");
+        return NULL;
+    }
+    for (int k = 0; k < count; k++)
+        heads[k] = set->sets[k < set->count ? k : first];
     /* A heads' engine of another class takes its own partition (the
      * block's) and the GPUs asked for. */
     es_options heads_opt = q->spec.options;
     if (heads_k != q->spec.engine)
         heads_opt.partition = 0;
-    return es_engine_create_split(heads_k, q->spec.engine, &r->fmt,
-                                  (const es_ir *const *)set->sets, set->count, &heads_opt, tail,
-                                  at, &q->spec.options, r->err, sizeof r->err);
+    es_engine *e = es_engine_create_split(heads_k, q->spec.engine, &r->fmt, heads, count,
+                                          &heads_opt, tail, at, &q->spec.options, r->err,
+                                          sizeof r->err);
+    free(heads);
+    if (e && blending) {
+        r->blend_engine = e;
+        r->blend_kept = set->count;
+        r->blend_first = first;
+    }
+    return e;
 }
 
 /* The room of sets from a loaded, levelled set (which it frees): split
@@ -86,7 +114,7 @@ static void build_from(const es_prep_request *q, es_prep_result *r, es_sofa *set
                        const char *gain)
 {
     const int whole_taps = set->taps;
-    char split[160] = "", heads_on[96] = "";
+    char split[160] = "", heads_on[96] = "", interp[96] = "";
     int at = 0;
     es_sofa_split_at(set, q->split_ms, &at, split, sizeof split);
     es_ir *tail = NULL;
@@ -98,14 +126,18 @@ static void build_from(const es_prep_request *q, es_prep_result *r, es_sofa *set
     if (heads_k != q->spec.engine)
         snprintf(heads_on, sizeof heads_on, ", the %s on %s", tail ? "heads" : "sets",
                  heads_k->name);
-    snprintf(r->note, sizeof r->note, "%.100s: SOFA %.40s, %d %s, %d taps, %s%s%s%s",
+    if (blends(q, set))
+        snprintf(interp, sizeof interp, ", blended between measurements");
+    else if (q->interp == ES_INTERP_LINEAR && set->count > 1)
+        snprintf(interp, sizeof interp, ", nearest sets (%s loads no blends)", heads_k->name);
+    snprintf(r->note, sizeof r->note, "%.100s: SOFA %.40s, %d %s, %d taps, %s%s%s%s%s",
              q->spec.room, set->convention, set->count, es_sofa_varies_words(set->varies),
-             whole_taps, split, split[0] ? ", " : "", gain, heads_on);
-    const long long engine_from = es_now_ns();
-    es_engine *e = sets_engine(q, r, set, tail, at);
-    r->engine_ms = es_prep_ms_since(engine_from);
+             whole_taps, split, split[0] ? ", " : "", gain, heads_on, interp);
     const int found = es_sofa_for_head(set, q->head_yaw, q->head_pitch, q->head_roll);
     const int first = found > 0 ? found : 0;
+    const long long engine_from = es_now_ns();
+    es_engine *e = sets_engine(q, r, set, tail, at, first);
+    r->engine_ms = es_prep_ms_since(engine_from);
     if (e)
         es_engine_select_set(e, first); /* unheard yet: it starts there, no crossfade */
     if (e && q->prime && es_prep_fits_stream(q, r, e)) {
@@ -117,7 +149,10 @@ static void build_from(const es_prep_request *q, es_prep_result *r, es_sofa *set
         es_ir_destroy(whole);
     }
     es_ir_destroy(tail);
-    es_sofa_free(set);
+    if (r->blend_engine)
+        r->blend_heads = set; /* the blender's, through the head tracker */
+    else
+        es_sofa_free(set);
     if (e)
         es_prep_place(q, r, e, whole_taps);
 }

@@ -209,10 +209,12 @@ void es_session_close(es_session *s)
      * until it is gone, and the preparer frees it. */
     es_player_close(s->player);
     s->player = NULL;
-    /* Its OSC thread stops; no stream reads the requests now. */
+    stop_preparing(s); /* the preparer read the headphone filter; it has stopped */
+    /* Its OSC thread stops; no stream reads the requests now. After the
+     * preparer: no engine its blender watches is destroyed any more on
+     * another thread (head_blend.c). */
     es_head_destroy(s->head.tracker);
     s->head.tracker = NULL;
-    stop_preparing(s); /* the preparer read the headphone filter; it has stopped */
     es_taps_close(&s->taps);
     es_file_source_close(s->file);
     es_room_list_close(&s->list);

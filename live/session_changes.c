@@ -205,6 +205,9 @@ static apply_outcome apply(es_session *s, es_prep_result *r)
     if (es_play_spec_diff(&s->playing, &q->spec) & (ES_SPEC_ROOM | ES_SPEC_RAW))
         es_watch_room_began(&s->watch, r->loud_db);
     s->playing = q->spec;
+    es_head_set_blend(s->head.tracker, r->blend_engine, r->blend_heads, r->blend_kept,
+                      r->blend_first);
+    r->blend_heads = NULL; /* the tracker's */
     es_head_set_room(s->head.tracker, r->poses, r->pose_count, r->pose_varies);
     es_room_list_played(&s->list, s->playing.room); /* a file joins, a gone room leaves */
     es_slots_played(&s->slots, q->slot, &q->spec, restart, es_player_latency(s->player));
@@ -257,7 +260,7 @@ void es_session_submit(es_session *s, const char *what, int fallback, int prime)
                          .can_capture = es_device_can_capture(s->cfg.device),
                          .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
                          .headphone = s->headphone.ears ? &s->headphone : NULL,
-                         .split_ms = s->cfg.split_ms};
+                         .split_ms = s->cfg.split_ms, .interp = s->cfg.interp};
     snprintf(q.what, sizeof q.what, "%.250s", what);
     es_head_view head;
     es_head_view_get(s->head.tracker, &head);
@@ -562,7 +565,11 @@ int es_session_head(es_session *s, double yaw, double pitch, double roll)
     }
     es_head_view v;
     es_head_view_get(s->head.tracker, &v);
-    if (v.sets < 1)
+    char blend[200];
+    if (v.sets >= 1 && es_head_blend_words(&v, blend, sizeof blend))
+        es_session_sayf(s, 0, "head: yaw %.1f, pitch %.1f, roll %.1f: %s", v.yaw, v.pitch,
+                        v.roll, blend);
+    else if (v.sets < 1)
         es_session_sayf(s, 0, "head: yaw %.1f, pitch %.1f, roll %.1f held; %s has no sets to "
                         "follow it (a SOFA room does)", v.yaw, v.pitch, v.roll, s->playing.room);
     else

@@ -91,7 +91,7 @@ static void first_request(es_session *s, es_prep_request *q)
                            .file = s->cfg.file, .can_capture = 1,
                            .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
                            .headphone = s->headphone.ears ? &s->headphone : NULL,
-                           .split_ms = s->cfg.split_ms};
+                           .split_ms = s->cfg.split_ms, .interp = s->cfg.interp};
     snprintf(q->what, sizeof q->what, "the first stream");
     q->pc.ab = slot; /* the processor counts its first engine there */
 }
@@ -168,6 +168,9 @@ static int open_stream(es_session *s, char *err, size_t n)
         es_preparer_discard_result(s->preparer, r);
         return -1;
     }
+    es_head_set_blend(s->head.tracker, r->blend_engine, r->blend_heads, r->blend_kept,
+                      r->blend_first);
+    r->blend_heads = NULL; /* the tracker's */
     es_head_set_room(s->head.tracker, r->poses, r->pose_count, r->pose_varies);
     const int outputs = r->fmt.outputs;
     /* The ports are named once, by the first room, and keep their names. */

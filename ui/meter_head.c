@@ -38,6 +38,17 @@ void ui_meter_head_json(const es_live_snapshot *s, FILE *to)
                 h->pose.azimuth, h->pose.elevation);
     else
         fprintf(to, ",\"set\":null,\"azimuth\":null,\"elevation\":null");
+    fprintf(to, ",\"interp\":\"%s\",\"blends\":%llu,\"blend\":",
+            h->blending ? "linear" : "nearest", (ull)h->blends);
+    if (h->blending && h->blend.count > 0) {
+        fputc('[', to);
+        for (int c = 0; c < h->blend.count; c++)
+            fprintf(to, "%s{\"set\":%d,\"weight\":%.4f}", c ? "," : "", h->blend.index[c] + 1,
+                    h->blend.weight[c]);
+        fputc(']', to);
+    } else {
+        fprintf(to, "null");
+    }
     fprintf(to, ",\"requests\":%llu,\"superseded\":%llu,\"switches\":%llu",
             (ull)st->set_requests, (ull)st->set_superseded, (ull)st->set_switches);
     if (st->set_switches)
@@ -70,7 +81,10 @@ void ui_meter_head_text(const es_live_snapshot *s, FILE *to)
     if (!h->sets && !h->osc_port && !h->turns)
         return;
     fprintf(to, "  head        yaw %.1f pitch %.1f roll %.1f", h->yaw, h->pitch, h->roll);
-    if (h->sets && h->set >= 0)
+    char blend[200];
+    if (h->sets && es_head_blend_words(h, blend, sizeof blend))
+        fprintf(to, ": %s (%llu blends made)", blend, (ull)h->blends);
+    else if (h->sets && h->set >= 0)
         fprintf(to, ": set %d of %d (%s azimuth %.1f, elevation %.1f)", h->set + 1, h->sets,
                 h->varies == ES_SOFA_SOURCE ? "source at" : "measured at", h->pose.azimuth,
                 h->pose.elevation);

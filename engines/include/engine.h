@@ -165,6 +165,10 @@ struct es_engine_class {
     es_engine *(*create_sets)(const es_format *fmt, const es_ir *const *sets, int count,
                               const es_options *opt, char *err, size_t n);
     ES_RT void (*select_set)(es_engine *e, int set);
+    /* Optional, with ES_CAP_SETS (NULL: the sets are fixed): see
+     * es_engine_load_set and es_engine_set_settled. */
+    int (*load_set)(es_engine *e, int set, const es_ir *ir, char *err, size_t n);
+    int (*set_settled)(const es_engine *e);
 };
 
 /* ---- registry (registry.c) ---- */
@@ -251,6 +255,14 @@ es_engine *es_engine_create_split(const es_engine_class *head_k, const es_engine
                                   const es_format *fmt, const es_ir *const *heads, int count,
                                   const es_options *head_opt, const es_ir *tail, int tail_at,
                                   const es_options *tail_opt, char *err, size_t n);
+/* Whoever holds a split room's pointer beside its owner (a head
+ * tracker's blender, which loads sets into it) lets go in `gone`, which
+ * the room calls first when it is destroyed, on the thread destroying
+ * it. One watcher a room; gone NULL clears it. Set it while the room
+ * cannot be destroyed (the caller's own ordering), and clear it the same
+ * way. Ignored for an engine that is no split room. */
+void es_engine_watch(es_engine *e, void (*gone)(void *ctx, es_engine *e), void *ctx);
+
 /* The engine that holds a split room's heads for `k`: k itself when it
  * holds sets, else the one of its kind that does (cuda-partitioned for a
  * GPU's, cpu-partitioned for the CPU's). */
@@ -270,6 +282,21 @@ static inline ES_RT void es_engine_select_set(es_engine *e, int set)
     if (e->klass->select_set)
         e->klass->select_set(e, set);
 }
+
+/* Set `set`'s filters replaced by ir's (the sets' shape, no longer than
+ * they were made), while the engine plays: a blend between measured sets
+ * made for where a head is, into a set kept for it. Off the audio thread,
+ * which must neither play nor fade from that set, nor have a request for
+ * it outstanding, until this returns; the request for it that follows
+ * (es_set_request: a release store) brings the new filters with it. Slow
+ * (allocates, transforms). 0, or -1 and why (an engine whose sets are
+ * fixed, a set that does not fit, or plays now). */
+int es_engine_load_set(es_engine *e, int set, const es_ir *ir, char *err, size_t n);
+/* Any thread: the set playing once its switch is over, as the engine's
+ * last call left it; -1 while a switch fades, or for an engine whose sets
+ * cannot be loaded. A set asked for (by index) has been taken and its
+ * fade is over once this returns it. */
+int es_engine_set_settled(const es_engine *e);
 
 /* NULL-safe. Counted, with es_engine_create, in es_engine_counts. */
 void es_engine_destroy(es_engine *e);

@@ -35,6 +35,7 @@ typedef struct {
     const char *osc_bind; /* --osc-bind ADDR: where they are listened for; NULL: loopback */
     const char *headphone; /* --headphone FILE, or NULL */
     double split_ms;    /* --split: where a SOFA room's heads end (sofa.h's ES_SPLIT_*, or ms) */
+    int interp;         /* --interp: sofa.h's es_interp */
 } es_play_options;
 
 /* How long `play --headless` plays without --seconds (the workstation

@@ -38,6 +38,12 @@ typedef struct {
     float yaw, pitch, roll;      /* the last orientation taken */
     int set;                     /* the set it picked (-1: none yet) */
     es_sofa_pose pose;           /* that set's pose */
+    /* --interp linear: 1 while the room playing is blended for; the
+     * blends made, and the last asked for (the measurements and their
+     * weights; a measured direction's one). */
+    int blending;
+    uint64_t blends;
+    es_sofa_blend blend;         /* for the orientation held (the blender's to make) */
     uint64_t turns;              /* orientations taken (every origin) */
     /* OSC (head_osc.c, osc_listener.c): the address and UDP port
      * listened on (port 0: none); messages received, taken, refused for
@@ -65,6 +71,13 @@ void es_head_destroy(es_head *h);
  * at once (its engine starts at set 0). */
 void es_head_set_room(es_head *h, const es_sofa_pose *poses, int count, es_sofa_varies varies);
 
+/* --interp linear, for the room about to be set (es_head_set_room
+ * follows): its engine, a split room whose sets kept and kept + 1 are
+ * kept for blends, its sets as they play (taken) and the set it starts
+ * on. From then on each orientation is blended on a thread of its own
+ * (head_blend.c) and asked for. NULL e: nearest sets only. 0, or -1 when
+ * the blending could not start (nearest sets then). */
+int es_head_set_blend(es_head *h, es_engine *e, es_sofa *heads, int kept, int first);
 /* An orientation that arrived at arrival_ns (es_now_ns). 0, or -1 and why
  * (a value not a number or out of range; nothing changes). */
 int es_head_turn(es_head *h, double yaw, double pitch, double roll, long long arrival_ns,
@@ -73,6 +86,9 @@ int es_head_turn(es_head *h, double yaw, double pitch, double roll, long long ar
 int es_head_nudge(es_head *h, double yaw, double pitch, char *why, size_t n);
 
 void es_head_view_get(es_head *h, es_head_view *v);
+/* "blend of set 3 x 0.30 and set 4 x 0.70 of 36": 1 when the view holds a
+ * blend of two or three measurements, else 0 (a measured set plays). */
+int es_head_blend_words(const es_head_view *v, char *out, size_t n);
 
 /* Where a head tracker is listened for unless the command line says
  * otherwise: this machine only. Debian's liblo resolves "localhost" to

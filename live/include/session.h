@@ -62,6 +62,9 @@ typedef struct {
      * switch and one tail (sofa.h: ES_SPLIT_AUTO, the room's mixing
      * time; ES_SPLIT_NONE, whole sets; or ms). Zero: whole sets. */
     double split_ms;
+    /* Directions between the measured ones (sofa.h's es_interp):
+     * ES_INTERP_LINEAR blends them while the room plays (head_blend.c). */
+    int interp;
 } es_session_config;
 
 /* One line for the person: what happened; `problem` when it went wrong. */

@@ -17,6 +17,13 @@
  *     splits a set whose tails differ);
  *   - --split none on cpu-nonuniform: whole sets, on cpu-partitioned as
  *     the start says, nulling against `render --split none`;
+ *   - --interp linear on cpu-nonuniform: the head turned from 0 to 15
+ *     degrees in steps of half a degree every 20 ms (between the sets
+ *     measured at 0 and 30), then held: every window once it is held nulls
+ *     against `render --head 15 --interp linear` within -120 dB (the blend
+ *     made while the room played is the one render makes); the start says
+ *     it blends, the last line the blend (sets 1 and 2, 0.50 each), the
+ *     report a blend made for nearly every step and no switch missed;
  *   - --split values that are no split: one line naming --split, exit 2.
  *
  *   test_sofa_engines EARSHOT MAKE_WAV */
@@ -200,6 +207,45 @@ static void whole_sets(void)
               what);
 }
 
+/* --interp linear: a slow turn between two measurements, then held. */
+static void blended_turn(void)
+{
+    const int rc = app_sh(
+        "(sleep 2.5; for y in $(seq 0.5 0.5 15); do echo \"head $y\"; sleep 0.02; done; "
+        "sleep 3; echo quit) | '%s' play --device null --headless --commands "
+        "--seconds 60 --room ./turn.sofa --raw --engine cpu-nonuniform --interp linear --block 64 "
+        "--input noise.wav --limiter off --record wet.wav --record-input dry.wav --json "
+        ">blend.json 2>said.txt",
+        app_earshot);
+    char said[2048] = "", last[2048] = "", json[65536] = "";
+    app_line_with("said.txt", "SOFA", said, sizeof said);
+    app_line_with("said.txt", "head: yaw 15.0", last, sizeof last);
+    app_read("blend.json", json, sizeof json);
+    printf("    said: %s    and: %s", said, last);
+    const char *blends = strstr(json, "\"blends\":");
+    const long made = blends ? atol(blends + 9) : -1;
+    const char *m = strstr(json, "\"misses\":");
+    const long misses = m ? atol(m + 9) : -1;
+    double db[64];
+    const int count = windows("--head 15 --interp linear", db, 64);
+    print_windows("against render --head 15 --interp linear", db, count);
+    /* Held from about 3.3 s of the commands (the stream starts after
+     * them): the windows from 4 s on are yaw 15's blend. */
+    double worst = -300;
+    int held = 0;
+    for (int k = 8; k < count; k++, held++)
+        worst = fmax(worst, db[k]);
+    char what[600];
+    snprintf(what, sizeof what, "--interp linear (exit %d): %s; 30 half-degree steps made %ld "
+             "blends; held at yaw 15, windows 8-%d within %.1f dB of render's blend; %ld "
+             "engine misses", rc, strstr(said, "blended between measurements") ? "said blending"
+             : "NOT SAID", made, count - 1, worst, misses);
+    app_check(rc == 0 && strstr(said, "blended between measurements") &&
+                  strstr(last, "blend of set 1 x 0.50 and set 2 x 0.50 of 12") && made >= 25 &&
+                  held >= 2 && worst <= NULL_DB,
+              what);
+}
+
 static void bad_splits(void)
 {
     static const char *const bad[] = {"0", "-5", "abc", "''", "20000", "nan", "10ms"};
@@ -240,6 +286,7 @@ int main(int argc, char **argv)
         engine_turns(engines[k]);
     split_filters();
     whole_sets();
+    blended_turn();
     bad_splits();
     return app_test_end();
 }

@@ -182,9 +182,23 @@ static void run(const es_engine_class *k, const char *layout, int length, int ma
     es_ir_destroy(ir);
 }
 
-/* An engine of filter sets (ES_CAP_SETS) switching every few calls, in
- * calls of random sizes: the switch blocks' second pass and fade too. */
-static void run_sets(const es_engine_class *k, uint64_t *rng)
+/* The engine over the sets: of class k, or with `tail` a split room
+ * (the sets its heads on k's engine of sets, the tail on k). */
+static es_engine *make_sets(const es_engine_class *k, const es_format *fmt, es_ir **sets,
+                            int count, const es_options *opt, const es_ir *tail, char *err,
+                            size_t n)
+{
+    if (!tail)
+        return es_engine_create_sets(k, fmt, (const es_ir *const *)sets, count, opt, err, n);
+    return es_engine_create_split(es_engine_heads_class(k), k, fmt, (const es_ir *const *)sets,
+                                  count, opt, tail, 4000, opt, err, n);
+}
+
+/* An engine of filter sets (ES_CAP_SETS), or a split room whose heads
+ * are such an engine's and whose tail is k's, switching every few calls,
+ * in calls of random sizes: the switch blocks' second pass and fade too,
+ * the split's delays. */
+static void run_sets(const es_engine_class *k, int split, uint64_t *rng)
 {
     enum { SETS = 6, MAX_BLOCK = 128 };
     char err[256], what[160];
@@ -198,10 +212,10 @@ static void run_sets(const es_engine_class *k, uint64_t *rng)
      * computed switches nothing there (3998 of 4000 late on an H100 with
      * three other tests beside it). */
     es_options opt = {.partition = 64, .offline = (k->caps & ES_CAP_GPU) != 0};
-    es_engine *e = es_engine_create_sets(k, &fmt, (const es_ir *const *)sets, SETS, &opt, err,
-                                         sizeof err);
-    snprintf(what, sizeof what, "%s, %d filter sets switching every 1 to 8 calls", k->name,
-             SETS);
+    es_ir *tail = split ? es_test_ir("mono-stereo", 20000, rng) : NULL;
+    es_engine *e = make_sets(k, &fmt, sets, SETS, &opt, tail, err, sizeof err);
+    snprintf(what, sizeof what, "%s%s, %d filter sets switching every 1 to 8 calls",
+             split ? "a split room, its tail on " : "", k->name, SETS);
     float **in = es_test_planar(1, MAX_BLOCK), **out = es_test_planar(2, MAX_BLOCK);
     for (int t = 0; t < MAX_BLOCK; t++)
         in[0][t] = (float)es_test_uniform(rng);
@@ -226,8 +240,7 @@ static void run_sets(const es_engine_class *k, uint64_t *rng)
         /* The same through a processor, the requests made between
          * callbacks (lock-free themselves: counted too). */
         es_processor_config pc = {.mix = {.wet = 0.01f, .gain = 1}};
-        es_engine *e2 = es_engine_create_sets(k, &fmt, (const es_ir *const *)sets, SETS, &opt,
-                                              err, sizeof err);
+        es_engine *e2 = make_sets(k, &fmt, sets, SETS, &opt, tail, err, sizeof err);
         es_processor *p = e2 ? es_processor_create(&fmt, e2, &pc, err, sizeof err) : NULL;
         if (p) {
             char via[200];
@@ -258,6 +271,7 @@ static void run_sets(const es_engine_class *k, uint64_t *rng)
     es_test_free_planar(out, 2);
     for (int s = 0; s < SETS; s++)
         es_ir_destroy(sets[s]);
+    es_ir_destroy(tail);
 }
 
 int main(void)
@@ -277,7 +291,9 @@ int main(void)
         run(es_engines[k], "stereo", 2000, 256, PROCESSOR, &rng);
         run(es_engines[k], "stereo", 2000, 256, PRIMED, &rng);
         if (es_engines[k]->caps & ES_CAP_SETS)
-            run_sets(es_engines[k], &rng);
+            run_sets(es_engines[k], 0, &rng);
+        if (es_engine_heads_class(es_engines[k])->probe(why, sizeof why))
+            run_sets(es_engines[k], 1, &rng);
     }
     printf("%d engines, %d failed\n", engines, failures);
     return failures ? 1 : 0;
