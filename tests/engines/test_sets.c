@@ -35,8 +35,15 @@
  *   - a matrix with a path missing (2 x 2 with 1 -> 0 absent) as well as
  *     a mono source to two ears;
  *   - filters long enough for time-blocked MAC passes, whose sums ahead,
- *     made with the old set, a switch drops. */
+ *     made with the old set, a switch drops;
+ *   - a set loaded while the engine plays another (es_engine_load_set, on
+ *     a thread of its own while blocks are processed, as a head tracker's
+ *     blender loads one): once asked for, the blocks after the switch are
+ *     the float64 convolution of the whole input by the loaded filter;
+ *     loading the set that plays, a set past the last, or a filter longer
+ *     than the sets is refused in one line. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +61,8 @@ typedef struct {
     es_ir *tail;
     int at;
 } shared_tail;
+/* The last split room's tail (make), for a set loaded into it. */
+static shared_tail last_tail;
 
 typedef struct {
     int at;  /* frame of the request: before the call that starts there */
@@ -259,7 +268,8 @@ static es_engine *make(es_ir **sets, const es_format *fmt, const es_options *opt
         es_ir_destroy(sets[k]);
         sets[k] = whole;
     }
-    es_ir_destroy(t.tail);
+    es_ir_destroy(last_tail.tail);
+    last_tail = t;
     return e;
 }
 
@@ -301,6 +311,116 @@ static void check(const char *layout, int part, int random_calls, int length, ui
     es_test_free_planar(s.in, s.ins);
     es_test_free_planar(s.out, s.outs);
     es_engine_destroy(s.e);
+}
+
+typedef struct {
+    es_engine *e;
+    const es_ir *ir;
+    int set, rc;
+    char err[256];
+} load_job;
+
+static void *load_thread(void *arg)
+{
+    load_job *j = arg;
+    j->rc = es_engine_load_set(j->e, j->set, j->ir, j->err, sizeof j->err);
+    return NULL;
+}
+
+static void load_refusals(es_engine *e, const es_ir *loaded, uint64_t *rng);
+
+/* A set loaded on another thread while set 0 plays, then asked for. */
+static void loads(uint64_t *rng)
+{
+    enum { PART = 64, LENGTH = 1500 };
+    char err[256], what[600];
+    es_ir *sets[SETS];
+    for (int k = 0; k < SETS; k++)
+        sets[k] = random_set("mono-stereo", LENGTH, rng);
+    es_ir *loaded = random_set("mono-stereo", LENGTH - 100, rng);
+    es_format fmt = {.sample_rate = 48000, .max_block = PART, .inputs = 1, .outputs = 2};
+    es_options opt = {.partition = PART, .offline = 1};
+    es_engine *e = make(sets, &fmt, &opt, "mono-stereo", PART, rng, err, sizeof err);
+    if (!e) {
+        printf("FAIL loads: %s\n", err);
+        es_test_failures++;
+        return;
+    }
+    /* With --split the sets are now each head with the tail: the loaded
+     * head plays with the same tail, which make() put at the start of
+     * the heads' length or later. */
+    stream s = {.e = e, .ins = 1, .outs = 2, .part = PART};
+    s.in = es_test_planar(1, FRAMES);
+    s.out = es_test_planar(2, FRAMES);
+    for (int t = 0; t < FRAMES; t++)
+        s.in[0][t] = (float)es_test_uniform(rng);
+    const float *ip[1];
+    float *op[2];
+    load_job job = {.e = e, .ir = loaded, .set = SETS - 1};
+    pthread_t loader;
+    const int switch_at = FRAMES / 2 / PART * PART;
+    for (int at = 0; at < FRAMES; at += PART) {
+        if (at == 8 * PART)
+            pthread_create(&loader, NULL, load_thread, &job);
+        if (at == switch_at) {
+            pthread_join(loader, NULL);
+            es_engine_select_set(e, SETS - 1);
+        }
+        ip[0] = s.in[0] + at;
+        op[0] = s.out[0] + at, op[1] = s.out[1] + at;
+        es_engine_process(e, ip, op, FRAMES - at < PART ? FRAMES - at : PART);
+    }
+    /* The loaded filter as the room plays it: with --split, the loaded
+     * head with the room's tail. */
+    es_ir *want_ir = split_mode ? joined(loaded, &last_tail) : loaded;
+    double **ref = es_ref_convolve(want_ir, s.in, FRAMES, FRAMES);
+    const int from = switch_at + PART;
+    double peak = 0, diff = 0;
+    for (int o = 0; o < 2; o++)
+        for (int t = from; t < FRAMES; t++) {
+            peak = fmax(peak, fabs(ref[o][t]));
+            diff = fmax(diff, fabs(s.out[o][t] - ref[o][t]));
+        }
+    const double err_db = diff > 0 ? 20 * log10(diff / peak) : -300;
+    snprintf(what, sizeof what, "%s%s: a set loaded on another thread while set 1 played (%s), "
+             "asked for: after the switch block %.1f dB from the float64 convolution by it",
+             split_mode ? "split, tail on " : "", engine->name, job.rc ? job.err : "loaded",
+             err_db);
+    es_test_check(job.rc == 0 && err_db < -110, what);
+    for (int o = 0; o < 2; o++)
+        free(ref[o]);
+    free(ref);
+    if (want_ir != loaded)
+        es_ir_destroy(want_ir);
+    load_refusals(e, loaded, rng);
+    es_ir_destroy(loaded);
+    for (int k = 0; k < SETS; k++)
+        es_ir_destroy(sets[k]);
+    es_test_free_planar(s.in, 1);
+    es_test_free_planar(s.out, 2);
+    es_engine_destroy(e);
+}
+
+/* What es_engine_load_set refuses, in one line each: the set that plays
+ * (the last loaded), a set past the last, a filter longer than the sets. */
+static void load_refusals(es_engine *e, const es_ir *loaded, uint64_t *rng)
+{
+    char err[256], what[600];
+    const int playing = es_engine_set_settled(e);
+    const int rc_playing = es_engine_load_set(e, playing, loaded, err, sizeof err);
+    snprintf(what, sizeof what, "loading set %d, which plays, refused: %s", playing + 1,
+             rc_playing ? err : "(loaded)");
+    es_test_check(playing == SETS - 1 && rc_playing != 0 && strstr(err, "plays now"), what);
+    const int rc_past = es_engine_load_set(e, SETS, loaded, err, sizeof err);
+    snprintf(what, sizeof what, "loading a set past the last refused: %s",
+             rc_past ? err : "(loaded)");
+    es_test_check(rc_past != 0, what);
+    es_ir *longer = random_set("mono-stereo", 40 * loaded->length, rng);
+    const int rc_long = es_engine_load_set(e, 0, longer, err, sizeof err);
+    snprintf(what, sizeof what, "a set longer than the sets refused: %s",
+             rc_long ? err : "(loaded)");
+    es_test_check(rc_long != 0 && strstr(err, "does not fit"), what);
+    es_ir_destroy(longer);
 }
 
 /* What es_engine_create_sets refuses, in one line each. */
@@ -352,5 +472,8 @@ int main(int argc, char **argv)
         check("mono-stereo", 64, 0, 2400, &rng);
     if (!split_mode)
         refusals(&rng);
+    if (es_engine_heads_class(engine)->load_set)
+        loads(&rng);
+    es_ir_destroy(last_tail.tail);
     return es_test_failures ? 1 : 0;
 }
