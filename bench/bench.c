@@ -149,7 +149,13 @@ static const es_param params[] = {
      "the room in N filter sets (a head-tracked room's\n"
      "orientations), one engine over all, a switch to another\n"
      "set every --switch-every blocks (the engines that switch\n"
-     "sets: cpu-partitioned, cuda-partitioned)", offsetof(bench_args, base.sets), NULL, NULL},
+     "sets: cpu-partitioned, cuda-partitioned; with --split,\n"
+     "every engine)", offsetof(bench_args, base.sets), NULL, NULL},
+    {"split", ES_PARAM_DOUBLE, 1, 10000, NULL, "MS",
+     "with --sets: each set a head of MS and one tail for all,\n"
+     "as play splits a SOFA room of head orientations (the\n"
+     "heads on the engine's kind that holds sets, the tail on\n"
+     "the engine: every engine)", offsetof(bench_args, base.split_ms), NULL, NULL},
     {"switch-every", ES_PARAM_INT, 1, 1000000, "1", "K",
      "with --sets: a switch every K blocks (1: every block,\n"
      "each one paying for two sets)", offsetof(bench_args, base.switch_every), NULL, NULL},
@@ -258,7 +264,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                "\"device_max_us\":%.3f,\"device_p50_us\":%.3f,\"device_p99_us\":%.3f,"
                "\"helpers_realtime\":%d,\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
-               "\"cut_short\":%s,\"copy_out\":%s,\"sets\":%d,\"set_switches\":%llu,"
+               "\"cut_short\":%s,\"copy_out\":%s,\"sets\":%d,\"split_ms\":%g,\"set_switches\":%llu,"
                "\"switch_p50_us\":%.3f,\"switch_p99_us\":%.3f,"
                "\"gpus\":\"%s\",\"shards\":[",
                c->engine->name, c->ir_seconds, r->taps, r->paths, c->block, c->rate,
@@ -270,8 +276,8 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->helpers_realtime, r->realtime_factor,
                r->gmacs, r->create_ms, r->create_first_ms, r->latency,
                r->cut_short ? "true" : "false", c->copy_out ? "true" : "false",
-               c->sets > 1 ? c->sets : 1, (unsigned long long)r->set_switches,
-               r->switch_p50_us, r->switch_p99_us,
+               c->sets > 1 ? c->sets : 1, c->sets > 1 ? c->split_ms : 0,
+               (unsigned long long)r->set_switches, r->switch_p50_us, r->switch_p99_us,
                es_gpu_list_text(&c->options.gpu.list, gpus, sizeof gpus));
         for (int k = 0; k < r->shards; k++)
             printf("%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu,"
@@ -290,8 +296,9 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
         if (r->late_levels)
             printf("  %llu late tail levels", (unsigned long long)r->late_levels);
         if (c->sets > 1)
-            printf("  %d sets, %llu switches (their blocks p50/p99 %.1f/%.1f us)", c->sets,
-                   (unsigned long long)r->set_switches, r->switch_p50_us, r->switch_p99_us);
+            printf("  %d sets%s, %llu switches (their blocks p50/p99 %.1f/%.1f us)", c->sets,
+                   c->split_ms > 0 ? " split" : "", (unsigned long long)r->set_switches,
+                   r->switch_p50_us, r->switch_p99_us);
         if (r->device_bytes)
             printf("  GPU %.1f MB held", r->device_bytes / 1e6);
         if (r->device_p50_us >= 0)

@@ -146,7 +146,9 @@ typedef struct {
     const es_bench_config *cfg;
     int ins, outs, sets;
     long blocks;                /* to measure, after the warm-up */
-    es_ir **set;                /* [sets]: the room, a filter set each */
+    es_ir **set;                /* [sets]: the room, a filter set each (split: its heads) */
+    es_ir *tail;                /* split: the tail of every set */
+    int tail_at;
     float **in, **out;          /* [ins], [outs]: the block buffers */
     float **views;              /* [outs]: where the engine left each output */
     double *us, *switch_us;     /* [blocks]: each measured block's time, and
@@ -166,10 +168,17 @@ typedef struct {
 static int allocate(measurement *m, es_bench_result *r)
 {
     const int taps = r->taps;
+    m->tail_at = m->sets > 1 && m->cfg->split_ms > 0
+                     ? (int)llround(m->cfg->split_ms / 1000 * m->cfg->rate) : 0;
+    if (m->tail_at >= taps)
+        m->tail_at = 0; /* a room that ends before the split plays whole */
+    const int head_taps = m->tail_at ? m->tail_at : taps;
     m->set = calloc((size_t)m->sets, sizeof *m->set);
     for (int k = 0; m->set && k < m->sets && taps >= 1; k++)
-        m->set[k] = synthetic_room(m->cfg, taps, 12345u + 7919u * (uint32_t)k);
+        m->set[k] = synthetic_room(m->cfg, head_taps, 12345u + 7919u * (uint32_t)k);
     int rooms = m->set != NULL;
+    if (m->tail_at)
+        rooms &= (m->tail = synthetic_room(m->cfg, taps - m->tail_at, 4242u)) != NULL;
     for (int k = 0; m->set && k < m->sets; k++)
         rooms &= m->set[k] != NULL;
     m->in = calloc((size_t)m->ins, sizeof *m->in);
@@ -193,10 +202,21 @@ static int allocate(measurement *m, es_bench_result *r)
     return 0;
 }
 
-/* The engine over the room, or over its sets. */
+/* The engine over the room, over its sets, or over their heads and one
+ * tail (as play builds a SOFA room: the heads' engine of another class at
+ * its own partition). */
 static es_engine *make_engine(const es_bench_config *cfg, const es_format *fmt, es_ir **set,
-                              int sets, es_bench_result *r)
+                              int sets, const es_ir *tail, int tail_at, es_bench_result *r)
 {
+    const es_engine_class *heads_k = es_engine_heads_class(cfg->engine);
+    if (sets > 1 && (tail || heads_k != cfg->engine)) {
+        es_options heads_opt = cfg->options;
+        if (heads_k != cfg->engine)
+            heads_opt.partition = 0;
+        return es_engine_create_split(heads_k, cfg->engine, fmt, (const es_ir *const *)set, sets,
+                                      &heads_opt, tail, tail_at, &cfg->options, r->error,
+                                      sizeof r->error);
+    }
     if (sets > 1)
         return es_engine_create_sets(cfg->engine, fmt, (const es_ir *const *)set, sets,
                                      &cfg->options, r->error, sizeof r->error);
@@ -210,13 +230,13 @@ static int build_engine(measurement *m, es_bench_result *r)
     const es_format fmt = {.sample_rate = m->cfg->rate, .max_block = m->cfg->block,
                            .inputs = m->ins, .outputs = m->outs};
     double t0 = now_s();
-    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, r);
+    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, m->tail, m->tail_at, r);
     r->create_first_ms = 1e3 * (now_s() - t0);
     if (!m->e)
         return -1;
     es_engine_destroy(m->e);
     t0 = now_s();
-    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, r);
+    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, m->tail, m->tail_at, r);
     r->create_ms = 1e3 * (now_s() - t0);
     if (!m->e)
         return -1;
@@ -403,6 +423,7 @@ static void release(measurement *m, es_bench_result *r)
     es_engine_destroy(m->e);
     for (int k = 0; m->set && k < m->sets; k++)
         es_ir_destroy(m->set[k]);
+    es_ir_destroy(m->tail);
     free(m->set);
     for (int c = 0; m->in && c < m->ins; c++)
         es_free(m->in[c]);

@@ -32,6 +32,11 @@ typedef struct {
      * all of them (es_engine_create_sets), switching to another set every
      * `switch_every` blocks (0: every block). */
     int sets, switch_every;
+    /* With sets, > 0: the room split in time at this many ms, as a SOFA
+     * room of head orientations plays (es_engine_create_split): each set
+     * a head of that length, one tail of the rest for all, on the engine
+     * (the heads on its engine of sets). */
+    double split_ms;
     es_options options;
 } es_bench_config;
 
