@@ -271,6 +271,9 @@ ES_RT void es_processor_process(es_processor *p, const float *const *in,
                                 .engines = ran, .clipped = clipped, .limited = limited,
                                 .ab = ab, .freewheel = p->freewheel};
     es_accounting_count(&p->acct, &done);
-    es_sets_heard(&p->sets, &p->xfade, st, es_now_ns());
+    const long long end_ns = es_now_ns();
+    if (!st->first_block_ns)
+        st->first_block_ns = end_ns;
+    es_sets_heard(&p->sets, &p->xfade, st, end_ns);
     es_accounting_publish(&p->acct);
 }

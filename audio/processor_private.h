@@ -38,6 +38,8 @@ typedef struct {
     uint64_t sent_before;    /* requests made before this processor */
     int waiting, wanted;     /* a switch asked for, not heard yet: its set */
     uint64_t since_us;       /* arrival of the oldest request not yet heard */
+    uint64_t moved_us;       /* the motion it answers (us) */
+    int moved_known;         /* 0: the motion read may have been a newer request's */
     uint64_t switches_before;
     const es_engine *engine; /* the engine the waiting request went to */
 } es_set_watch;

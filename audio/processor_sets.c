@@ -10,7 +10,16 @@
  * callback and hands the set to the engines; they switch within their
  * next block. The latency of a switch counts from the oldest request not
  * yet heard, so a request replaced before it was played still counts
- * from when the listener moved. */
+ * from when the listener moved.
+ *
+ * Two latencies end where the block that carries the new set leaves
+ * earshot: the filter exchange from when the set was asked of the stream
+ * (the request's word), and motion-to-sound from the motion it answers
+ * (a tracker's packet as the kernel received it: a second word, written
+ * just before the request's). A newer request may write its motion
+ * between the audio thread's taking of the word and its reading of the
+ * motion; the word is then non-zero again, and that switch's
+ * motion-to-sound is left uncounted rather than counted short. */
 #include <stdatomic.h>
 
 #include "processor_private.h"
@@ -18,14 +27,21 @@
 #define STAMP_BITS 48
 #define STAMP_MASK ((UINT64_C(1) << STAMP_BITS) - 1)
 
-void es_set_request(es_set_requests *r, int set, long long arrival_ns)
+void es_set_request_moved(es_set_requests *r, int set, long long asked_ns, long long moved_ns)
 {
     if (set < 0 || set > 65534)
         return;
     const uint64_t word = (uint64_t)(set + 1) << STAMP_BITS |
-                          ((uint64_t)(arrival_ns / 1000) & STAMP_MASK);
+                          ((uint64_t)(asked_ns / 1000) & STAMP_MASK);
+    atomic_store_explicit(&r->moved, (uint64_t)(moved_ns / 1000) & STAMP_MASK,
+                          memory_order_relaxed);
     atomic_store_explicit(&r->word, word, memory_order_release);
     atomic_fetch_add_explicit(&r->sent, 1, memory_order_relaxed);
+}
+
+void es_set_request(es_set_requests *r, int set, long long arrival_ns)
+{
+    es_set_request_moved(r, set, arrival_ns, arrival_ns);
 }
 
 void es_processor_select_set(es_processor *p, int set, long long arrival_ns)
@@ -47,6 +63,9 @@ ES_RT void es_sets_take(es_set_watch *w, const es_crossfade *x, es_stats *st)
     if (!word)
         return;
     const int set = (int)(word >> STAMP_BITS) - 1;
+    const uint64_t moved = atomic_load_explicit(&w->requests->moved, memory_order_relaxed);
+    /* A newer word since: the motion read may be its. */
+    const int moved_known = !atomic_load_explicit(&w->requests->word, memory_order_acquire);
     st->set_requests++;
     es_engine *a = es_crossfade_playing(x), *b = es_crossfade_incoming(x);
     /* In a crossfade the engine coming in takes it too, whatever the one
@@ -60,6 +79,8 @@ ES_RT void es_sets_take(es_set_watch *w, const es_crossfade *x, es_stats *st)
     if (!w->waiting || a != w->engine) {
         w->engine = a;
         w->since_us = word & STAMP_MASK;
+        w->moved_us = moved;
+        w->moved_known = moved_known;
         es_engine_status e;
         es_engine_get_status(a, &e);
         w->switches_before = e.set_switches;
@@ -94,5 +115,13 @@ ES_RT void es_sets_heard(es_set_watch *w, const es_crossfade *x, es_stats *st, l
     st->exchange_max_us = us > st->exchange_max_us ? us : st->exchange_max_us;
     const int bin = (int)(us / ES_EXCHANGE_BIN_US);
     st->exchange_hist[bin < ES_EXCHANGE_BINS ? bin : ES_EXCHANGE_BINS - 1]++;
+    if (w->moved_known) {
+        const double moved_us = (double)((now_us - w->moved_us) & STAMP_MASK);
+        st->motion_switches++;
+        st->motion_last_us = moved_us;
+        st->motion_max_us = moved_us > st->motion_max_us ? moved_us : st->motion_max_us;
+        const int mbin = (int)(moved_us / ES_EXCHANGE_BIN_US);
+        st->motion_hist[mbin < ES_EXCHANGE_BINS ? mbin : ES_EXCHANGE_BINS - 1]++;
+    }
     w->waiting = 0;
 }

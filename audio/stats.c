@@ -29,24 +29,35 @@ double es_stats_load_quantile(const es_stats *s, double q)
     return es_load_quantile(s->load_hist, s->load_max, q);
 }
 
-double es_stats_exchange_quantile(const es_stats *s, double q)
+/* A latency histogram's quantile: a bin's upper edge, never above the
+ * worst seen; 0 with none. */
+static double latency_quantile(const uint32_t *hist, double max_us, double q)
 {
     uint64_t total = 0, seen = 0;
     for (int b = 0; b < ES_EXCHANGE_BINS; b++)
-        total += s->exchange_hist[b];
+        total += hist[b];
     if (!total)
         return 0;
     uint64_t want = (uint64_t)ceil(q * (double)total);
     want = want > 0 ? want : 1;
     for (int b = 0; b < ES_EXCHANGE_BINS; b++) {
-        seen += s->exchange_hist[b];
+        seen += hist[b];
         if (seen >= want) {
             const double edge = (b + 1) * ES_EXCHANGE_BIN_US;
-            return b < ES_EXCHANGE_BINS - 1 && edge < s->exchange_max_us ? edge
-                                                                          : s->exchange_max_us;
+            return b < ES_EXCHANGE_BINS - 1 && edge < max_us ? edge : max_us;
         }
     }
-    return s->exchange_max_us;
+    return max_us;
+}
+
+double es_stats_exchange_quantile(const es_stats *s, double q)
+{
+    return latency_quantile(s->exchange_hist, s->exchange_max_us, q);
+}
+
+double es_stats_motion_quantile(const es_stats *s, double q)
+{
+    return latency_quantile(s->motion_hist, s->motion_max_us, q);
 }
 
 /* Everything the stream cost: the audio thread's CPU time and the

@@ -204,12 +204,13 @@ static int allocate(measurement *m, es_bench_result *r)
 
 /* The engine over the room, over its sets, or over their heads and one
  * tail (as play builds a SOFA room: the heads' engine of another class at
- * its own partition). */
+ * its own partition). Whole sets only on an engine that holds them: the
+ * bench times the engine it names. */
 static es_engine *make_engine(const es_bench_config *cfg, const es_format *fmt, es_ir **set,
                               int sets, const es_ir *tail, int tail_at, es_bench_result *r)
 {
     const es_engine_class *heads_k = es_engine_heads_class(cfg->engine);
-    if (sets > 1 && (tail || heads_k != cfg->engine)) {
+    if (sets > 1 && tail) {
         es_options heads_opt = cfg->options;
         if (heads_k != cfg->engine)
             heads_opt.partition = 0;

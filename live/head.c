@@ -56,7 +56,7 @@ static void aim(es_head *h, long long arrival_ns)
         es_sofa_blend_for(&s, azimuth, elevation, ES_INTERP_LINEAR, &v->blend);
     }
     if (!h->blending || !es_head_blend_aim(h->blend, v->yaw, v->pitch, v->roll, arrival_ns))
-        es_set_request(h->requests, set, arrival_ns);
+        es_set_request_moved(h->requests, set, es_now_ns(), arrival_ns);
 }
 
 int es_head_set_blend(es_head *h, es_engine *e, es_sofa *heads, int kept, int first)

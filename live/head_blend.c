@@ -16,7 +16,8 @@
  *
  * A blend whose direction is measured (or that has one measurement) asks
  * for that set itself, unblended. The request carries the orientation's
- * arrival, so the filter exchange the meters show counts the blending.
+ * arrival, so the motion-to-sound latency the meters show counts the
+ * blending (the filter exchange runs from the request).
  *
  * The engine is the processor's: it may be retired and destroyed on
  * another thread at any time. The blender watches it (es_engine_watch):
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "head_blend.h"
 
 struct es_head_blend {
@@ -95,7 +97,7 @@ static void blend_pending(es_head_blend *b)
         b->stats.measured++;
     }
     b->stats.last = blend;
-    es_set_request(b->requests, set, b->arrival_ns);
+    es_set_request_moved(b->requests, set, es_now_ns(), b->arrival_ns);
     b->asked = set;
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -87,15 +88,35 @@ static int bound_socket(const struct addrinfo *ai, char *why, size_t n)
 #ifdef SO_RXQ_OVFL
     /* Where the system does not say its drops, they go uncounted. */
     (void)setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on);
-#else
-    (void)on;
 #endif
+    /* The kernel's time of each packet's arrival: where motion-to-sound
+     * starts (a busy thread may read it later). */
+    (void)setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
         snprintf(why, n, "%s", strerror(errno));
         close(fd);
         return -1;
     }
     return fd;
+}
+
+/* When the packet arrived, on es_now_ns's clock: `read` (when it was
+ * read) less its age by the kernel's stamp (the real-time clock), where
+ * the kernel gave one and it is sane. */
+static long long arrived(const struct msghdr *msg, long long read)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)msg); c;
+         c = CMSG_NXTHDR((struct msghdr *)msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            const long long age = (now.tv_sec - ts.tv_sec) * 1000000000LL +
+                                  (now.tv_nsec - ts.tv_nsec);
+            return age >= 0 && age < 1000000000LL ? read - age : read;
+        }
+    return read;
 }
 
 /* The system's count of the packets it dropped, where it gave one. */
@@ -118,7 +139,7 @@ static void read_waiting(es_osc_listener *l)
 {
     for (int k = 0; k < PACKETS_PER_WAKE; k++) {
         union {
-            char bytes[CMSG_SPACE(sizeof(uint32_t))];
+            char bytes[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct timespec))];
             struct cmsghdr align;
         } control;
         struct iovec iov = {.iov_base = l->packet, .iov_len = sizeof l->packet};
@@ -133,7 +154,7 @@ static void read_waiting(es_osc_listener *l)
             es_head_osc_packet_count(l->head, 1, 0, "a packet longer than 65,536 bytes");
             continue;
         }
-        es_head_osc_packet(l->head, l->packet, (size_t)got, arrival);
+        es_head_osc_packet(l->head, l->packet, (size_t)got, arrived(&msg, arrival));
     }
 }
 

@@ -66,6 +66,8 @@ static void meters(const es_session *s, es_live_snapshot *snap)
     es_head_view_get(s->head.tracker, &snap->head);
     snap->exchange_p50_us = es_stats_exchange_quantile(st, 0.5);
     snap->exchange_p99_us = es_stats_exchange_quantile(st, 0.99);
+    snap->motion_p50_us = es_stats_motion_quantile(st, 0.5);
+    snap->motion_p99_us = es_stats_motion_quantile(st, 0.99);
 }
 
 static void changes(es_session *s, es_live_snapshot *snap)

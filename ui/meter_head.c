@@ -57,6 +57,13 @@ void ui_meter_head_json(const es_live_snapshot *s, FILE *to)
                 st->exchange_max_us / 1000, st->exchange_last_us / 1000);
     else
         fprintf(to, ",\"exchange_ms\":null");
+    if (st->motion_switches)
+        fprintf(to, ",\"motion_to_sound_ms\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f,"
+                "\"last\":%.3f,\"switches\":%llu}", s->motion_p50_us / 1000,
+                s->motion_p99_us / 1000, st->motion_max_us / 1000, st->motion_last_us / 1000,
+                (ull)st->motion_switches);
+    else
+        fprintf(to, ",\"motion_to_sound_ms\":null");
     if (h->osc_port) {
         fprintf(to, ",\"osc\":{\"address\":");
         es_json_string(to, h->osc_address);
@@ -94,6 +101,9 @@ void ui_meter_head_text(const es_live_snapshot *s, FILE *to)
     if (st->set_switches)
         fprintf(to, ", filter exchange p50 %.2f ms p99 %.2f ms max %.2f ms", s->exchange_p50_us / 1000,
                 s->exchange_p99_us / 1000, st->exchange_max_us / 1000);
+    if (st->motion_switches)
+        fprintf(to, ", motion-to-sound p50 %.2f ms p99 %.2f ms max %.2f ms",
+                s->motion_p50_us / 1000, s->motion_p99_us / 1000, st->motion_max_us / 1000);
     fprintf(to, " (%llu requests, %llu replaced by a newer one)\n", (ull)st->set_requests,
             (ull)st->set_superseded);
     if (h->osc_port)

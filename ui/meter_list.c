@@ -26,6 +26,10 @@ static void j_seconds(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.3f",
 static void j_counted(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.3f", s->counted); }
 static void j_blocks(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.blocks); }
 static void j_expected(const es_live_snapshot *s, FILE *to) { fprintf(to, "%.1f", s->blocks_expected); }
+static void j_first_block(const es_live_snapshot *s, FILE *to)
+{
+    fprintf(to, "%lld", s->stats.first_block_ns);
+}
 static void j_misses(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.misses); }
 static void j_late(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.late_results); }
 static void j_stalls(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.stalls); }
@@ -423,6 +427,10 @@ const ui_meter ui_meters[] = {
     {ROW("counted", "s", "counted_seconds", NULL), j_counted, NULL, NULL, 0, NULL},
     {ROW("blocks", "", "blocks", NULL), j_blocks, t_blocks, NULL, 0, NULL},
     {ROW("expected", "", "blocks_expected", NULL), j_expected, NULL, NULL, 0, NULL},
+    {ROW("first", "ns", "first_block_ns",
+         "when the first counted block left earshot, on the machine's monotonic clock "
+         "(CLOCK_MONOTONIC): block k left about k periods later on a device that keeps time"),
+     j_first_block, NULL, NULL, 0, NULL},
     {ROW("miss", "blocks", "misses",
          "an engine miss: a block over its budget while the audio thread was busy for 80 % "
          "of it or more, or a GPU or tail result not ready in time"),

@@ -84,13 +84,19 @@ typedef struct {
  * never holds a processor. */
 typedef struct {
     atomic_uint_fast64_t word; /* set + 1 in the top 16 bits, arrival (us) below; 0 none */
+    atomic_uint_fast64_t moved; /* the newest request's motion (us), written before word */
     atomic_uint_fast64_t sent; /* requests made */
 } es_set_requests;
 
 /* Asks for filter set `set` (0..65534; others are ignored), which came in
- * at arrival_ns (es_now_ns): from it the filter-exchange latency runs
- * (es_stats). Lock-free; any thread. */
+ * at arrival_ns (es_now_ns): from it the filter-exchange latency runs,
+ * and the motion-to-sound latency too (es_stats). Lock-free; any thread. */
 void es_set_request(es_set_requests *r, int set, long long arrival_ns);
+/* The same for a request asked at asked_ns (the filter exchange runs from
+ * there) that answers a motion at moved_ns (es_now_ns's clock: a head
+ * tracker's packet as the kernel stamped it, or a key; the
+ * motion-to-sound latency runs from there). */
+void es_set_request_moved(es_set_requests *r, int set, long long asked_ns, long long moved_ns);
 
 typedef struct {
     es_mix mix;

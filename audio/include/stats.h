@@ -136,6 +136,16 @@ typedef struct {
     uint64_t set_requests, set_superseded, set_switches;
     uint32_t exchange_hist[ES_EXCHANGE_BINS];
     double exchange_last_us, exchange_max_us;
+    /* Motion-to-sound: from the motion a switch answers (a tracker's
+     * packet as the kernel stamped it on arrival; a key or command when
+     * it was given) to the same end; switches whose motion was known. */
+    uint64_t motion_switches;
+    uint32_t motion_hist[ES_EXCHANGE_BINS];
+    double motion_last_us, motion_max_us;
+    /* When the first counted block left earshot (es_now_ns: the monotonic
+     * clock), so that an outside clock can place the blocks: block k
+     * left about k periods later on a device that keeps time. */
+    long long first_block_ns;
 } es_stats;
 
 /* ---- the audio thread's side (the processor's), real-time safe ---- */
@@ -177,6 +187,8 @@ double es_stats_load_quantile(const es_stats *s, double q);
 /* The filter-exchange latency below which a share q of the switches came,
  * us: a bin's upper edge, never above the worst seen; 0 with none. */
 double es_stats_exchange_quantile(const es_stats *s, double q);
+/* The same for the motion-to-sound latency. */
+double es_stats_motion_quantile(const es_stats *s, double q);
 /* The same for a histogram and its worst block (an A/B slot's). */
 double es_load_quantile(const uint32_t hist[ES_LOAD_BINS], double load_max, double q);
 /* An A/B slot's figures over its own window: throughput is the samples

@@ -126,9 +126,11 @@ typedef struct {
     uint64_t engines_created, engines_destroyed; /* in this process */
     /* Head tracking (head.h): the orientation, the set it picked, the
      * tracker's messages; the switches and their filter-exchange latency
-     * are the processor's (stats.set_switches, exchange_*). */
+     * are the processor's (stats.set_switches, exchange_*), and so is
+     * the motion-to-sound latency (stats.motion_*). */
     es_head_view head;
     double exchange_p50_us, exchange_p99_us;
+    double motion_p50_us, motion_p99_us;
 
     /* ---- the latency measurement (es_session_measure_latency) ---- */
     int probing;               /* 1 while the click is out */

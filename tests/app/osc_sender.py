@@ -9,6 +9,11 @@ OSC package), for the head tracker's tests.
   osc_sender.py yaw HOST PORT YAW [COUNT [LATER]]
       /earshot/head YAW (a float) COUNT times (default 1), 20 ms apart;
       with LATER (seconds), each inside a bundle timed that far ahead.
+  osc_sender.py flips HOST PORT SECONDS RATE OUT
+      /earshot/head 0 and /earshot/head 180 in turn, RATE a second for
+      SECONDS (each due at its own time from the start, not after the
+      last); OUT gets a line per packet: the monotonic clock (ns,
+      CLOCK_MONOTONIC) just before it was sent, and its yaw.
 """
 import socket
 import struct
@@ -90,6 +95,22 @@ def yaw(host, port, degrees, count=1, later=None):
         time.sleep(0.02)
 
 
+def flips(host, port, seconds, rate, out):
+    sock = socket.socket(family(host), socket.SOCK_DGRAM)
+    packets = [message("/earshot/head", "f", struct.pack(">f", y)) for y in (0.0, 180.0)]
+    lines = []
+    start = time.monotonic()
+    for k in range(int(seconds * rate)):
+        wait = start + k / rate - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        sent = time.monotonic_ns()
+        sock.sendto(packets[k % 2], (host, port))
+        lines.append("%d %d\n" % (sent, 180 * (k % 2)))
+    with open(out, "w") as f:
+        f.writelines(lines)
+
+
 def main(argv):
     what, host, port = argv[1], argv[2], int(argv[3])
     if what == "flood":
@@ -97,8 +118,10 @@ def main(argv):
     elif what == "yaw":
         yaw(host, port, float(argv[4]), int(argv[5]) if len(argv) > 5 else 1,
             float(argv[6]) if len(argv) > 6 else None)
+    elif what == "flips":
+        flips(host, port, float(argv[4]), int(argv[5]), argv[6])
     else:
-        sys.exit("osc_sender.py: flood or yaw, not " + what)
+        sys.exit("osc_sender.py: flood, yaw or flips, not " + what)
 
 
 if __name__ == "__main__":

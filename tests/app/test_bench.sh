@@ -106,4 +106,13 @@ PY
 out=$("$earshot" bench --engine cpu-direct --fan-out 2 --ir-seconds 0.1 --sets 4 --seconds 0.2 2>&1)
 grep -q "cpu-direct does not switch filter sets" <<<"$out" ||
     { echo "FAIL: bench --sets on cpu-direct: $out"; fail=1; }
+# Split, every engine plays the sets: the heads on cpu-partitioned.
+out=$("$earshot" bench --engine cpu-direct --fan-out 2 --ir-seconds 0.1 --sets 4 --split 20 \
+    --seconds 0.2 --json 2>&1)
+python3 - "$out" <<'PY' || { echo "FAIL: bench --sets --split on cpu-direct: $out"; fail=1; }
+import json, sys
+r = json.loads(sys.argv[1].splitlines()[-1])
+assert r["engine"] == "cpu-direct" and r["sets"] == 4 and r["split_ms"] == 20, r
+assert r["set_switches"] > 0, r
+PY
 exit $fail

@@ -5,14 +5,17 @@ turned to M yaw angles evenly round (ListenerView), each filter a unit
 step at tap 3 scaled by 0.5 + 0.1 m, and Data.Delay (M x R) of DL samples
 on receiver 1 and DR on the others.
 
-  make_sofa.py PATH CONVENTION M R E N RATE DL DR [nan|room|phones]
+  make_sofa.py PATH CONVENTION M R E N RATE DL DR [nan|room|phones|flip]
 
 `nan` puts a NaN in the last measurement's filter; `room` makes each
 filter decaying noise instead (a 0.5 s decay, -30 dB below a unit step),
 a room's tail as loud at every orientation; `phones` makes each a
 headphone's response (SimpleHeadphoneIR): a unit pulse and a resonance
 (3 kHz on receiver 1, 4.5 kHz on the others) that grows by a tenth with
-each fitting. Written in one go, as most tools write SOFA: libmysofa 1.3
+each fitting; `flip` makes an ITD that flips from one measurement to the
+next: a unit pulse on receiver 1 at tap 3 and on the others at tap 27
+(0.5 ms later at 48 kHz) in even measurements, the other way round in odd
+ones. Written in one go, as most tools write SOFA: libmysofa 1.3
 then refuses a Data.IR of more than 32 MiB (its headers land past 32 MiB
 into the file; earshot's own writer, rooms/sofa_write.c, avoids that), so
 the tests' sets from here stay under that."""
@@ -70,6 +73,11 @@ if len(sys.argv) > 10 and sys.argv[10] == "room":
     rng = np.random.default_rng(38)
     decay = np.exp(-np.arange(N) / (0.5 * rate / 6.9))
     ir = rng.standard_normal((M, R, E, N)) * decay * 0.03
+if len(sys.argv) > 10 and sys.argv[10] == "flip":
+    ir[:] = 0
+    for m in range(M):
+        ir[m, 0, :, 3 + 24 * (m % 2)] = 1.0
+        ir[m, 1:, :, 3 + 24 * (1 - m % 2)] = 1.0
 if E == 1:
     var("Data.IR", ("M", "R", "N"), ir[:, :, 0, :])
 else:
