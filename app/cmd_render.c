@@ -90,11 +90,14 @@ static const es_param params[] = {
      "the room's mixing time) and the tail of the set ahead\n"
      "after it; none: the set whole",
      offsetof(render_args, room.split_ms), NULL, es_split_parse},
-    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO",
+    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO|5.1|...",
      "--ir's channels as an I x O matrix (channel i*O + o: input\n"
      "i to output o), where the count alone is ambiguous (a\n"
      "4-channel 1x4 B-format room is not true stereo); a\n"
-     "library room's layout is its manifest's", offsetof(render_args, room.layout), NULL, NULL},
+     "library room's layout is its manifest's. A SOFA set of\n"
+     "loudspeakers (MultiSpeakerBRIR): IN's loudspeaker layout\n"
+     "(stereo, 5.0, 5.1, 7.1, 7.1.4), each channel through the\n"
+     "loudspeaker at its place", offsetof(render_args, room.layout), NULL, NULL},
     {"engine", ES_PARAM_CUSTOM, 0, 0, NULL, "NAME",
      "convolution engine (default: the cheaper offline plan of\n"
      "cpu-partitioned and cpu-nonuniform; earshot engines lists them)",

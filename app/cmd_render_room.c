@@ -65,9 +65,14 @@ static int options_fit(const es_render_room *r, const char *sofa, char *err, siz
         snprintf(err, n, "--head is for a SOFA room; %s is not one", r->ir_path);
         return -1;
     }
-    if (r->layout && sofa[0]) {
-        snprintf(err, n, "--layout is for a WAV's channels; %s is a SOFA set, its layout its own",
-                 r->ir_path);
+    if (r->layout && sofa[0] && !es_speaker_layout_channels(r->layout)) {
+        snprintf(err, n, "--layout '%s': a SOFA set of loudspeakers takes a loudspeaker layout "
+                 "(%s)", r->layout, es_speaker_layout_names());
+        return -1;
+    }
+    if (r->layout && !sofa[0] && es_speaker_layout_channels(r->layout)) {
+        snprintf(err, n, "--layout %s is for a SOFA set of loudspeakers (MultiSpeakerBRIR); %s is "
+                 "not one", r->layout, r->ir_path);
         return -1;
     }
     return 0;
@@ -105,6 +110,18 @@ static es_ir *sofa_set(const es_render_room *r, const char *path, double rate, i
     es_sofa *set = es_sofa_load(path, rate, err, n);
     if (!set)
         return NULL;
+    char speakers[600];
+    const int wanted = r->layout ? es_speaker_layout_channels(r->layout) : channels;
+    if (wanted != channels)
+        snprintf(err, n, "--layout %s takes %d channels; the input has %d", r->layout, wanted,
+                 channels);
+    if (wanted != channels ||
+        (r->layout && es_sofa_speakers(set, r->layout, speakers, sizeof speakers, err, n) != 0)) {
+        es_sofa_free(set);
+        return NULL;
+    }
+    if (r->layout)
+        es_error("note: %s: %s", path, speakers);
     es_ir *ir = NULL, *tail = NULL;
     es_sofa_blend b;
     char split[160] = "";
@@ -118,8 +135,10 @@ static es_ir *sofa_set(const es_render_room *r, const char *path, double rate, i
     if (es_sofa_blend_for(set, azimuth, elevation, (es_interp)r->interp, &b) != 0)
         snprintf(err, n, "%s: no measurement in the set", path);
     else if (set->inputs != channels)
-        snprintf(err, n, "%s: its sets have %d source%s; the input has %d channel%s", path,
-                 set->inputs, set->inputs == 1 ? "" : "s", channels, channels == 1 ? "" : "s");
+        snprintf(err, n, "%s: its sets have %d source%s; the input has %d channel%s%s", path,
+                 set->inputs, set->inputs == 1 ? "" : "s", channels, channels == 1 ? "" : "s",
+                 set->emitter && !r->layout ? " (a file laid out for loudspeakers: give "
+                                              "--layout 5.1, 7.1.4, ...)" : "");
     else if ((ir = b.count > 1 ? es_sofa_blend_ir(set, &b, err, n) : set->sets[b.index[0]])) {
         if (b.count == 1)
             set->sets[b.index[0]] = NULL; /* taken as it is */

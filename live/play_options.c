@@ -65,10 +65,12 @@ const es_param es_play_params[] = {
     {"no-connect", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "--device jack: wire nothing (the patch bay's to do)", OPT(jack.no_connect), NULL,
      NULL},
-    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO",
+    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO|5.1|...",
      "a file room's channels as an I x O matrix (channel i*O + o:\n"
      "input i to output o) where the count alone is ambiguous; a\n"
-     "library room's layout is its manifest's", OPT(layout), NULL, NULL},
+     "library room's layout is its manifest's. A SOFA set of\n"
+     "loudspeakers (MultiSpeakerBRIR): the input's loudspeaker\n"
+     "layout (stereo, 5.0, 5.1, 7.1, 7.1.4)", OPT(layout), NULL, NULL},
     {"inputs", ES_PARAM_INT, 1, 64, NULL, "N",
      "with --input mic: open N input channels (default: as many as\n"
      "the room has inputs: N of an NxM or jconvolver room, 2 of a\n"
@@ -193,8 +195,10 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
         return -1;
     }
     int layout_in = 0, layout_out = 0;
-    if (o->layout && !es_layout_matrix(o->layout, &layout_in, &layout_out)) {
-        snprintf(err, n, "--layout '%.20s': give inputs x outputs, as 1x4", o->layout);
+    const int speakers = o->layout && es_speaker_layout_channels(o->layout);
+    if (o->layout && !speakers && !es_layout_matrix(o->layout, &layout_in, &layout_out)) {
+        snprintf(err, n, "--layout '%.20s': give inputs x outputs, as 1x4, or a loudspeaker "
+                 "layout (%s)", o->layout, es_speaker_layout_names());
         return -1;
     }
     struct stat st;
@@ -231,6 +235,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                               .playing = ES_SLOT_A, .osc_port = o->osc,
                               .osc_bind = o->osc_bind,
                               .headphone = o->headphone, .split_ms = o->split_ms, .interp = o->interp,
+                              .speakers = speakers ? o->layout : NULL,
                               .mix = {.wet = 1, .dry = 0, .gain = 1, .trim_db = (float)o->trim,
                                       .limiter = !isnan(o->limiter),
                                       .ceiling_db = isnan(o->limiter) ? 0 : (float)o->limiter}};

@@ -73,6 +73,9 @@ typedef struct {
     /* How a SOFA room hears directions between the measured ones (sofa.h's
      * es_interp): linear keeps two sets for blends (head_blend.c). */
     int interp;
+    /* The input's loudspeaker layout for a SOFA set of loudspeakers
+     * ("5.1"), or NULL. */
+    const char *speakers;
 } es_prep_request;
 
 typedef struct {

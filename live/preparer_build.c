@@ -99,6 +99,11 @@ es_prep_result *es_prep_build(es_preparer *p, const es_prep_request *q)
         return es_prep_build_sets(q, r, sofa, listed || !q->spec.raw ? ES_FILE_LEVELLED
                                                                       : ES_FILE_RAW,
                                   started);
+    if (q->speakers) {
+        snprintf(r->err, sizeof r->err, "--layout %s is for a SOFA set of loudspeakers "
+                 "(MultiSpeakerBRIR); %.600s is not one", q->speakers, q->spec.room);
+        return r;
+    }
     const long long room_from = es_now_ns();
     es_ir *ir = es_room_loader_get(p->rooms, q->spec.room, q->rate, r->inputs,
                                    q->spec.raw ? ES_FILE_RAW : ES_FILE_LEVELLED, &r->loud_db,

@@ -130,9 +130,12 @@ static void build_from(const es_prep_request *q, es_prep_result *r, es_sofa *set
         snprintf(interp, sizeof interp, ", blended between measurements");
     else if (q->interp == ES_INTERP_LINEAR && set->count > 1)
         snprintf(interp, sizeof interp, ", nearest sets (%s loads no blends)", heads_k->name);
-    snprintf(r->note, sizeof r->note, "%.100s: SOFA %.40s, %d %s, %d taps, %s%s%s%s%s",
+    char speakers[64] = "";
+    if (q->speakers)
+        snprintf(speakers, sizeof speakers, ", the input as %s loudspeakers", q->speakers);
+    snprintf(r->note, sizeof r->note, "%.100s: SOFA %.40s, %d %s, %d taps, %s%s%s%s%s%s",
              q->spec.room, set->convention, set->count, es_sofa_varies_words(set->varies),
-             whole_taps, split, split[0] ? ", " : "", gain, heads_on, interp);
+             whole_taps, split, split[0] ? ", " : "", gain, heads_on, interp, speakers);
     const int found = es_sofa_for_head(set, q->head_yaw, q->head_pitch, q->head_roll);
     const int first = found > 0 ? found : 0;
     const long long engine_from = es_now_ns();
@@ -175,10 +178,22 @@ es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, 
     if (!set)
         return r;
     r->room_loaded = 1;
-    char gain[96];
+    char gain[96], speakers[600] = "";
+    const int wanted = q->speakers ? es_speaker_layout_channels(q->speakers) : r->inputs;
+    if (wanted != r->inputs)
+        snprintf(r->err, sizeof r->err, "--layout %s takes %d channels; the input has %d",
+                 q->speakers, wanted, r->inputs);
+    if (wanted != r->inputs || (q->speakers && es_sofa_speakers(set, q->speakers, speakers,
+                                                                sizeof speakers, r->err,
+                                                                sizeof r->err))) {
+        es_sofa_free(set);
+        return r;
+    }
     if (set->inputs != r->inputs)
         snprintf(r->err, sizeof r->err, "its sets have %d sources; the stream plays from %d "
-                 "input%s", set->inputs, r->inputs, r->inputs == 1 ? "" : "s");
+                 "input%s%s", set->inputs, r->inputs, r->inputs == 1 ? "" : "s",
+                 set->emitter && !q->speakers ? " (a file laid out for loudspeakers: give "
+                                                "--layout 5.1, 7.1.4, ...)" : "");
     if (set->inputs != r->inputs || level_sets(q, r, set, level, gain, sizeof gain) != 0 ||
         keep_poses(r, set) != 0) {
         es_sofa_free(set);

@@ -16,6 +16,8 @@
 
 #include "irfile.h"
 #include "sofa.h"
+
+#define ES_SOFA_PI 3.14159265358979323846
 #include "sofa_netcdf.h"
 
 /* What earshot reads: the conventions whose Data.IR are filters, and what
@@ -115,6 +117,7 @@ void es_sofa_free(es_sofa *s)
         es_ir_destroy(s->sets[m]);
     free(s->sets);
     free(s->pose);
+    free(s->emitter);
     free(s);
 }
 
@@ -266,6 +269,55 @@ static int poses_of(es_sofa *s, struct MYSOFA_HRTF *h, int which, const char *pa
     return 0;
 }
 
+/* A position of `a` (spherical after mysofa_tospherical: azimuth and
+ * elevation in degrees, distance) at `index` as x, y, z; 0 when absent. */
+static void cartesian(const struct MYSOFA_ARRAY *a, size_t index, double xyz[3])
+{
+    xyz[0] = xyz[1] = xyz[2] = 0;
+    if (!a->values || a->elements < 3 * (index + 1))
+        return;
+    const float *v = a->values + 3 * index;
+    const double az = v[0] * ES_SOFA_PI / 180, el = v[1] * ES_SOFA_PI / 180;
+    xyz[0] = v[2] * cos(el) * cos(az);
+    xyz[1] = v[2] * cos(el) * sin(az);
+    xyz[2] = v[2] * sin(el);
+}
+
+/* Where each emitter (a MultiSpeakerBRIR's loudspeakers) is seen from the
+ * listener: SourcePosition (the array's centre) + EmitterPosition (each
+ * loudspeaker from it) - ListenerPosition, the first measurement's, as
+ * spherical degrees. NULL emitter for one emitter or positions absent or
+ * not numbers (the set then plays by channel order alone). */
+static void emitters_of(es_sofa *s, const struct MYSOFA_HRTF *h)
+{
+    const unsigned E = h->E;
+    const struct MYSOFA_ARRAY *ep = &h->EmitterPosition;
+    if (E < 2 || !ep->values || (ep->elements != 3 * E && ep->elements != 3 * E * h->M))
+        return;
+    const size_t stride = ep->elements == 3 * E ? 1 : h->M; /* E x C x M: the first m */
+    es_sofa_pose *out = calloc(E, sizeof *out);
+    double src[3], lis[3];
+    cartesian(&h->SourcePosition, 0, src);
+    cartesian(&h->ListenerPosition, 0, lis);
+    for (unsigned e = 0; out && e < E; e++) {
+        const float *v3[3] = {ep->values + (3 * e + 0) * stride, ep->values + (3 * e + 1) * stride,
+                              ep->values + (3 * e + 2) * stride};
+        const double az = *v3[0] * ES_SOFA_PI / 180, el = *v3[1] * ES_SOFA_PI / 180, r = *v3[2];
+        const double x = src[0] - lis[0] + r * cos(el) * cos(az),
+                     y = src[1] - lis[1] + r * cos(el) * sin(az),
+                     z = src[2] - lis[2] + r * sin(el);
+        const double dist = sqrt(x * x + y * y + z * z);
+        if (!isfinite(dist) || dist == 0) {
+            free(out);
+            return;
+        }
+        double azimuth = atan2(y, x) * 180 / ES_SOFA_PI;
+        out[e] = (es_sofa_pose){(float)(azimuth < 0 ? azimuth + 360 : azimuth),
+                                (float)(asin(z / dist) * 180 / ES_SOFA_PI), (float)dist};
+    }
+    s->emitter = out;
+}
+
 /* Measurement m's E x R filters into rows (row e * R + r, N each, made
  * here), every sample checked. 0, or -1 said (rows left to the caller). */
 static int rows_of(const char *path, const struct MYSOFA_HRTF *h, unsigned m, float **rows,
@@ -390,6 +442,7 @@ static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate,
         es_sofa_free(s);
         return NULL;
     }
+    emitters_of(s, h);
     return s;
 }
 

@@ -37,6 +37,7 @@ typedef struct {
     char err[512];
     char convention[48];
     int32_t varies, count, inputs, outputs, taps;
+    int32_t emitters; /* 1: the emitters' positions follow the poses */
     double file_rate, rate, max_delay;
 } answer_head;
 
@@ -67,8 +68,11 @@ static _Noreturn void child_reads(int out, const char *path, double rate, double
     head.file_rate = s->file_rate;
     head.rate = s->rate;
     head.max_delay = s->max_delay;
+    head.emitters = s->emitter != NULL;
     int bad = es_fd_write_all(out, &head, sizeof head) ||
-              es_fd_write_all(out, s->pose, (size_t)s->count * sizeof *s->pose);
+              es_fd_write_all(out, s->pose, (size_t)s->count * sizeof *s->pose) ||
+              (s->emitter &&
+               es_fd_write_all(out, s->emitter, (size_t)s->inputs * sizeof *s->emitter));
     const size_t rows = (size_t)s->inputs * (size_t)s->outputs;
     for (int m = 0; !bad && m < s->count; m++)
         for (size_t r = 0; !bad && r < rows; r++) {
@@ -141,6 +145,10 @@ static es_sofa *read_answer(int in, const char *path, char *err, size_t n)
     s->rate = head.rate;
     s->max_delay = head.max_delay;
     if (es_fd_read_all(in, s->pose, (size_t)s->count * sizeof *s->pose) != 0)
+        goto short_answer;
+    if (head.emitters && !(s->emitter = calloc((size_t)s->inputs, sizeof *s->emitter)))
+        goto no_memory;
+    if (s->emitter && es_fd_read_all(in, s->emitter, (size_t)s->inputs * sizeof *s->emitter))
         goto short_answer;
     for (int m = 0; m < s->count; m++) {
         es_ir *ir = s->sets[m] = es_ir_create(s->inputs, s->outputs, s->taps, s->rate);

@@ -65,6 +65,9 @@ typedef struct {
     /* Directions between the measured ones (sofa.h's es_interp):
      * ES_INTERP_LINEAR blends them while the room plays (head_blend.c). */
     int interp;
+    /* A SOFA set of loudspeakers plays the input laid out so (sofa.h's
+     * es_sofa_speakers: "5.1"); NULL: by its emitters' order. */
+    const char *speakers;
 } es_session_config;
 
 /* One line for the person: what happened; `problem` when it went wrong. */

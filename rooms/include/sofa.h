@@ -39,6 +39,9 @@ typedef struct {
     double file_rate, rate;
     double max_delay;     /* the largest Data.Delay, in samples at the stream rate */
     es_sofa_pose *pose;   /* [count] */
+    /* [inputs]: where each emitter (a MultiSpeakerBRIR's loudspeakers) is
+     * seen from the listener; NULL for one emitter, or none given. */
+    es_sofa_pose *emitter;
     es_ir **sets;         /* [count], each inputs x outputs, `taps` long */
 } es_sofa;
 
@@ -166,5 +169,21 @@ es_ir *es_sofa_split(es_sofa *s, int at, char *err, size_t n);
 /* One filter: the head with the tail added from sample `at` (tail may be
  * NULL: the head alone). NULL and one line when out of memory. */
 es_ir *es_sofa_join(const es_ir *head, const es_ir *tail, int at, char *err, size_t n);
+
+/* Loudspeakers on headphones (sofa_speakers.c): a file laid out as a
+ * loudspeaker layout names it (stereo, 5.0, 5.1, 7.1, 7.1.4: ITU-R
+ * BS.2051's places, a WAV file's channel order) through a set with one
+ * emitter per loudspeaker (MultiSpeakerBRIR). The channels of `name`, or
+ * 0 when it is no such layout. */
+int es_speaker_layout_channels(const char *name);
+/* "stereo, 5.0, 5.1, 7.1, 7.1.4", for messages. */
+const char *es_speaker_layout_names(void);
+/* Every set of `s` made one of the layout's channels x the receivers:
+ * each channel through the emitter nearest its place (within 45 degrees),
+ * the LFE through the front left's and right's at -3 dB each; s->inputs
+ * the layout's channels, s->emitter their loudspeakers' places. 0 and the
+ * mapping in words in `note`, or -1 and one line (no such layout, a set
+ * without emitter positions, a channel with no loudspeaker near). */
+int es_sofa_speakers(es_sofa *s, const char *layout, char *note, size_t nn, char *err, size_t n);
 
 #endif

@@ -6,6 +6,7 @@ step at tap 3 scaled by 0.5 + 0.1 m, and Data.Delay (M x R) of DL samples
 on receiver 1 and DR on the others.
 
   make_sofa.py PATH CONVENTION M R E N RATE DL DR [nan|room|phones|flip]
+  make_sofa.py PATH MultiSpeakerBRIR M 2 E N RATE 0 0 speakers 5.0|7.1.4
 
 `nan` puts a NaN in the last measurement's filter; `room` makes each
 filter decaying noise instead (a 0.5 s decay, -30 dB below a unit step),
@@ -15,7 +16,13 @@ headphone's response (SimpleHeadphoneIR): a unit pulse and a resonance
 each fitting; `flip` makes an ITD that flips from one measurement to the
 next: a unit pulse on receiver 1 at tap 3 and on the others at tap 27
 (0.5 ms later at 48 kHz) in even measurements, the other way round in odd
-ones. Written in one go, as most tools write SOFA: libmysofa 1.3
+ones; `speakers` places the E emitters where a 5.0 or 7.1.4 layout's
+loudspeakers stand (EmitterPosition, spherical, seen from the listener at
+the origin) and gives each a response that depends only on where it is
+seen from the turned head: for a loudspeaker at azimuth a and elevation e
+heard by a head at yaw y, with s = sin(a - y) cos e, a pulse on the left
+ear at tap 10 - round(8 s) and on the right at 10 + round(8 s) (the near
+ear first), and a second pulse at tap 40 + round(10 sin e). Written in one go, as most tools write SOFA: libmysofa 1.3
 then refuses a Data.IR of more than 32 MiB (its headers land past 32 MiB
 into the file; earshot's own writer, rooms/sofa_write.c, avoids that), so
 the tests' sets from here stay under that."""
@@ -54,8 +61,22 @@ yaw = np.arange(M) * 360.0 / M
 var("ListenerView", ("M", "C"), np.stack([yaw, np.zeros(M), np.ones(M)], 1),
     Type="spherical", Units="degree, degree, metre")
 var("ReceiverPosition", ("R", "C", "I"), np.zeros((R, 3, 1)), Type="cartesian", Units="metre")
-var("SourcePosition", ("I", "C"), [[2, 0, 0]], Type="cartesian", Units="metre")
-var("EmitterPosition", ("E", "C", "I"), np.zeros((E, 3, 1)), Type="cartesian", Units="metre")
+speaking = len(sys.argv) > 10 and sys.argv[10] == "speakers"
+# The loudspeakers' array centred on the listener (EmitterPosition is each
+# loudspeaker from SourcePosition).
+var("SourcePosition", ("I", "C"), [[0, 0, 0]] if speaking else [[2, 0, 0]], Type="cartesian",
+    Units="metre")
+SPEAKERS = {"5.0": [(30, 0), (-30, 0), (0, 0), (110, 0), (-110, 0)],
+            "7.1.4": [(30, 0), (-30, 0), (0, 0), (135, 0), (-135, 0), (90, 0), (-90, 0),
+                      (45, 45), (-45, 45), (135, 45), (-135, 45)]}
+speakers = SPEAKERS[sys.argv[11]] if len(sys.argv) > 11 and sys.argv[10] == "speakers" else None
+if speakers:
+    assert len(speakers) == E, "E must be the layout's loudspeakers"
+    var("EmitterPosition", ("E", "C", "I"),
+        np.array([[[a], [e], [2.0]] for a, e in speakers]), Type="spherical",
+        Units="degree, degree, metre")
+else:
+    var("EmitterPosition", ("E", "C", "I"), np.zeros((E, 3, 1)), Type="cartesian", Units="metre")
 ir = np.zeros((M, R, E, N))
 for m in range(M):
     ir[m, :, :, 3] = 0.5 + 0.1 * m
@@ -78,6 +99,14 @@ if len(sys.argv) > 10 and sys.argv[10] == "flip":
     for m in range(M):
         ir[m, 0, :, 3 + 24 * (m % 2)] = 1.0
         ir[m, 1:, :, 3 + 24 * (1 - m % 2)] = 1.0
+if speakers:
+    ir[:] = 0
+    for m in range(M):
+        for k, (a, e) in enumerate(speakers):
+            s = np.sin(np.radians(a - yaw[m])) * np.cos(np.radians(e))
+            ir[m, 0, k, 10 - int(round(8 * s))] = 1.0
+            ir[m, 1, k, 10 + int(round(8 * s))] = 1.0
+            ir[m, :, k, 40 + int(round(10 * np.sin(np.radians(e))))] += 0.5
 if E == 1:
     var("Data.IR", ("M", "R", "N"), ir[:, :, 0, :])
 else:
