@@ -178,6 +178,10 @@ static int new_binaural(destination *d, const char *dir, const es_room_spec *spe
     remove(file);
     printf("room '%s' added: %s (SOFA SingleRoomSRIR, %d head orientations, %.2f s at %g Hz)\n",
            d->meta.name, path, set->count, set->taps / set->rate, set->rate);
+    if (!es_sofa_libmysofa_reads(set->count, set->outputs, set->taps))
+        es_error("note: %s holds %.0f MB of filters, past the 268 MB that libmysofa (and "
+                 "players built on it) reads; earshot reads it through netCDF", path,
+                 (double)set->count * set->outputs * set->taps * sizeof(double) / 1e6);
     rc = 0;
 done:
     if (tmp[0]) {

@@ -15,8 +15,9 @@
 
 #define ES_NETCDF_CALLS(X)                                                                    \
     X(nc_close) X(nc_create) X(nc_def_dim) X(nc_def_var) X(nc_def_var_chunking)              \
-    X(nc_enddef) X(nc_get_vara_float) X(nc_inq_dimlen) X(nc_inq_var) X(nc_inq_varid)         \
-    X(nc_open) X(nc_put_att_text) X(nc_put_var_double) X(nc_put_vara_double) X(nc_strerror)
+    X(nc_enddef) X(nc_get_att_text) X(nc_get_vara_float) X(nc_inq_attlen) X(nc_inq_dimid)    \
+    X(nc_inq_dimlen) X(nc_inq_var) X(nc_inq_varid) X(nc_open) X(nc_put_att_text)             \
+    X(nc_put_var_double) X(nc_put_vara_double) X(nc_strerror)
 
 typedef struct {
 #define ES_NETCDF_SLOT(name) __typeof__(name) *name;
@@ -36,7 +37,10 @@ int es_netcdf_load(char *why, size_t n);
 #define nc_def_var (es_libnetcdf.nc_def_var)
 #define nc_def_var_chunking (es_libnetcdf.nc_def_var_chunking)
 #define nc_enddef (es_libnetcdf.nc_enddef)
+#define nc_get_att_text (es_libnetcdf.nc_get_att_text)
 #define nc_get_vara_float (es_libnetcdf.nc_get_vara_float)
+#define nc_inq_attlen (es_libnetcdf.nc_inq_attlen)
+#define nc_inq_dimid (es_libnetcdf.nc_inq_dimid)
 #define nc_inq_dimlen (es_libnetcdf.nc_inq_dimlen)
 #define nc_inq_var (es_libnetcdf.nc_inq_var)
 #define nc_inq_varid (es_libnetcdf.nc_inq_varid)

@@ -489,8 +489,19 @@ es_sofa *es_sofa_read(const char *path, double rate, char *err, size_t n)
     int code = 0;
     struct MYSOFA_HRTF *h = mysofa_load(path, &code);
     if (!h) {
-        snprintf(err, n, "%s: %s", path, mysofa_says(code));
-        return NULL;
+        /* Past libmysofa's limits (a set over 256 MiB of filters, headers
+         * past 32 MiB into the file): netCDF alone reads it, where it can
+         * be loaded; else, or when it refuses the file too, libmysofa's
+         * word stands. */
+        char why[320], netcdf_err[600];
+        h = es_sofa_netcdf_read(path, why, sizeof why, netcdf_err, sizeof netcdf_err);
+        if (!h) {
+            snprintf(err, n, "%s: %s", path, mysofa_says(code));
+            return NULL;
+        }
+        es_sofa *s = from_hrtf(path, h, rate, NULL, err, n);
+        mysofa_free(h);
+        return s;
     }
     /* libmysofa for the attributes and dimensions; the arrays netCDF's,
      * where it can be had (sofa_netcdf.c says why). */

@@ -10,11 +10,19 @@
  * serves for the attributes and dimensions alone. This runs where
  * libmysofa does: in the reader's child process (sofa_guard.c), under
  * its time limit, so neither HDF5 nor netCDF is mapped by the process
- * that plays. */
+ * that plays.
+ *
+ * A file libmysofa does not read at all (past its limits: no object
+ * header past 32 MiB into the file, no contiguous variable over 256 MiB)
+ * is read by netCDF alone (es_sofa_netcdf_read): its dimensions, the
+ * attributes earshot checks, and every array with its Type and Units, as
+ * libmysofa would have laid them out, so that the rest of the reading is
+ * the same. */
 #include <mysofa.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "netcdf_loaded.h"
 #include "sofa.h"
@@ -33,6 +41,18 @@ static const struct {
     {"Data.Delay", offsetof(struct MYSOFA_HRTF, DataDelay), 0},
     {"ListenerView", offsetof(struct MYSOFA_HRTF, ListenerView), 0},
     {"SourcePosition", offsetof(struct MYSOFA_HRTF, SourcePosition), 0},
+};
+
+/* What the file alone gives besides (es_sofa_netcdf_read): the positions
+ * libmysofa's reading supplies otherwise. */
+static const struct {
+    const char *name;
+    size_t offset;
+} positions[] = {
+    {"ListenerPosition", offsetof(struct MYSOFA_HRTF, ListenerPosition)},
+    {"ListenerUp", offsetof(struct MYSOFA_HRTF, ListenerUp)},
+    {"ReceiverPosition", offsetof(struct MYSOFA_HRTF, ReceiverPosition)},
+    {"EmitterPosition", offsetof(struct MYSOFA_HRTF, EmitterPosition)},
 };
 
 /* netCDF's types in the words its CDL uses. */
@@ -158,4 +178,121 @@ int es_sofa_netcdf_arrays(struct MYSOFA_HRTF *h, const char *path, char *why, si
     }
     nc_close(nc);
     return rc;
+}
+
+/* A text attribute of variable `var` (NC_GLOBAL: the file's), malloc'd
+ * and NUL-ended; NULL when absent. */
+static char *text_of(int nc, int var, const char *name)
+{
+    size_t len;
+    if (nc_inq_attlen(nc, var, name, &len) != NC_NOERR || len > 65536)
+        return NULL;
+    char *v = malloc(len + 1);
+    if (v && nc_get_att_text(nc, var, name, v) != NC_NOERR) {
+        free(v);
+        return NULL;
+    }
+    if (v)
+        v[len] = '\0';
+    return v;
+}
+
+/* Prepends the attribute `name` of `var`, where the file has it, to
+ * *list: 0, or -1 out of memory. */
+static int keep_text(int nc, int var, const char *name, struct MYSOFA_ATTRIBUTE **list)
+{
+    char *value = text_of(nc, var, name);
+    if (!value)
+        return 0;
+    struct MYSOFA_ATTRIBUTE *a = malloc(sizeof *a);
+    char *copy = malloc(strlen(name) + 1);
+    if (!a || !copy) {
+        free(a), free(copy), free(value);
+        return -1;
+    }
+    strcpy(copy, name);
+    *a = (struct MYSOFA_ATTRIBUTE){.next = *list, .name = copy, .value = value};
+    *list = a;
+    return 0;
+}
+
+/* The dimensions, 0 where the file has none. */
+static int dimensions(int nc, struct MYSOFA_HRTF *h)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } dims[] = {{"I", offsetof(struct MYSOFA_HRTF, I)}, {"C", offsetof(struct MYSOFA_HRTF, C)},
+                {"R", offsetof(struct MYSOFA_HRTF, R)}, {"E", offsetof(struct MYSOFA_HRTF, E)},
+                {"N", offsetof(struct MYSOFA_HRTF, N)}, {"M", offsetof(struct MYSOFA_HRTF, M)}};
+    for (size_t k = 0; k < sizeof dims / sizeof *dims; k++) {
+        int id;
+        size_t len = 0;
+        if (nc_inq_dimid(nc, dims[k].name, &id) == NC_NOERR)
+            nc_inq_dimlen(nc, id, &len);
+        if (len > 0xffffffffu)
+            return -1;
+        *(unsigned *)((char *)h + dims[k].offset) = (unsigned)len;
+    }
+    return 0;
+}
+
+/* Every array earshot reads, with its Type and Units: 0, or -1 said. */
+static int all_arrays(int nc, struct MYSOFA_HRTF *h, const char *path, char *err, size_t n)
+{
+    for (size_t k = 0; k < sizeof arrays / sizeof *arrays + sizeof positions / sizeof *positions;
+         k++) {
+        const int mine = k < sizeof arrays / sizeof *arrays;
+        const char *name = mine ? arrays[k].name : positions[k - sizeof arrays / sizeof *arrays].name;
+        const size_t at = mine ? arrays[k].offset
+                               : positions[k - sizeof arrays / sizeof *arrays].offset;
+        struct MYSOFA_ARRAY *a = (struct MYSOFA_ARRAY *)((char *)h + at);
+        if (read_array(nc, path, name, mine && arrays[k].filters, a, err, n) != 0)
+            return -1;
+        int var;
+        if (nc_inq_varid(nc, name, &var) == NC_NOERR &&
+            (keep_text(nc, var, "Type", &a->attributes) != 0 ||
+             keep_text(nc, var, "Units", &a->attributes) != 0)) {
+            snprintf(err, n, "%s: out of memory", path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+struct MYSOFA_HRTF *es_sofa_netcdf_read(const char *path, char *why, size_t wn, char *err,
+                                        size_t n)
+{
+    err[0] = '\0';
+    char loaded[320];
+    if (!es_netcdf_load(loaded, sizeof loaded)) {
+        snprintf(why, wn, "%s", loaded);
+        return NULL;
+    }
+    int nc;
+    const int opened = nc_open(path, NC_NOWRITE, &nc);
+    if (opened != NC_NOERR) {
+        snprintf(why, wn, "netCDF does not open it (%s)", nc_strerror(opened));
+        return NULL;
+    }
+    struct MYSOFA_HRTF *h = calloc(1, sizeof *h);
+    static const char *const globals[] = {"Conventions", "SOFAConventions", "DataType",
+                                          "RoomType"};
+    int ok = h != NULL;
+    for (size_t k = 0; ok && k < sizeof globals / sizeof *globals; k++)
+        ok = keep_text(nc, NC_GLOBAL, globals[k], &h->attributes) == 0;
+    if (ok && dimensions(nc, h) != 0) {
+        snprintf(err, n, "%s: a dimension past what earshot reads", path);
+        ok = 0;
+    }
+    if (ok && all_arrays(nc, h, path, err, n) != 0)
+        ok = 0;
+    nc_close(nc);
+    if (ok)
+        return h;
+    if (!err[0])
+        snprintf(err, n, "%s: out of memory", path);
+    if (h)
+        mysofa_free(h);
+    return NULL;
 }

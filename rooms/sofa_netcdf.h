@@ -17,5 +17,13 @@ struct MYSOFA_HRTF;
  * point, an array too large). */
 int es_sofa_netcdf_arrays(struct MYSOFA_HRTF *h, const char *path, char *why, size_t wn,
                           char *err, size_t n);
+/* The whole file as netCDF alone reads it, laid out as libmysofa lays a
+ * file out (the dimensions, the attributes SOFAConventions, DataType and
+ * the others earshot checks, every array earshot reads with its Type and
+ * Units; mysofa_free frees it): for a file libmysofa does not read. NULL
+ * and why in `why` (netCDF cannot be loaded or does not open it: err
+ * empty), or a refusal in `err`. */
+struct MYSOFA_HRTF *es_sofa_netcdf_read(const char *path, char *why, size_t wn, char *err,
+                                        size_t n);
 
 #endif

@@ -9,7 +9,9 @@
  * closed (its headers now near its start), then opened again and Data.IR
  * written, contiguous, at its end. libmysofa also reads a contiguous
  * variable of up to 256 MiB (33.5 million doubles): 72 orientations of
- * 2 s at 48 kHz, or 360 of 0.9 s. */
+ * 2 s at 48 kHz, or 360 of 0.9 s. A larger set is written all the same:
+ * earshot reads it through netCDF alone (sofa_netcdf.c), and says that
+ * readers built on libmysofa will not. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +26,19 @@
 
 int es_sofa_write_fits(int count, int ears, int taps, char *err, size_t n)
 {
-    const double bytes = (double)count * ears * taps * sizeof(double);
-    if (bytes <= (double)CONTIGUOUS_MAX)
+    const double samples = (double)count * ears * taps;
+    if (samples <= ES_SOFA_SAMPLES_MAX && taps <= ES_SOFA_TAPS_MAX)
         return 0;
-    snprintf(err, n, "%d orientations x %d ears x %d taps is %.0f MB of filters; libmysofa "
-             "reads at most %.0f MB (fewer orientations, or a shorter room)", count, ears, taps,
-             bytes / 1e6, CONTIGUOUS_MAX / 1e6);
+    snprintf(err, n, "%d orientations x %d ears x %d taps is %.0f MB of filters; earshot holds "
+             "at most %.0f million samples, %d taps a filter (fewer orientations, or a shorter "
+             "room)", count, ears, taps, samples * sizeof(double) / 1e6,
+             ES_SOFA_SAMPLES_MAX / 1e6, ES_SOFA_TAPS_MAX);
     return -1;
+}
+
+int es_sofa_libmysofa_reads(int count, int ears, int taps)
+{
+    return (double)count * ears * taps * sizeof(double) <= (double)CONTIGUOUS_MAX;
 }
 
 /* A double variable with its SOFA Type and Units (NULL: none). */

@@ -84,9 +84,14 @@ typedef struct {
  * refuses a set past them). 0, or -1 with one line and no file. */
 int es_sofa_write(const char *path, const es_sofa *set, const es_sofa_about *about, char *err,
                   size_t n);
-/* 0 when a set of that size can be written so that libmysofa reads it;
- * else -1 and one line saying how large it is and what fits. */
+/* 0 when a set of that size can be written (and read back: past
+ * libmysofa's 256 MiB earshot reads it through netCDF alone); else -1
+ * and one line saying how large it is and what fits. */
 int es_sofa_write_fits(int count, int ears, int taps, char *err, size_t n);
+/* 1 when readers built on libmysofa 1.3 read a set of that size as
+ * es_sofa_write writes it (its filters within 256 MiB); 0 when only
+ * readers through netCDF or HDF5 (earshot, the SOFA toolboxes) do. */
+int es_sofa_libmysofa_reads(int count, int ears, int taps);
 
 /* The measurement whose pose is nearest (great-circle angle) to the
  * direction (degrees); -1 for an empty set. */
