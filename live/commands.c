@@ -373,6 +373,19 @@ static int run_head(es_session *s, const es_command_args *a, int given)
     return es_session_head(s, a->mix[0], given > 1 ? a->mix[1] : NAN, given > 2 ? a->mix[2] : NAN);
 }
 
+/* One angle, the other two held. */
+static int run_pitch(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_head(s, NAN, a->mix[0], NAN);
+}
+
+static int run_roll(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_head(s, NAN, NAN, a->mix[0]);
+}
+
 /* A step a key turns the head by: a quarter of a typical BRIR set's 5
  * degree grid would go unheard, and 15 is a sixth of a quarter turn. */
 #define HEAD_STEP_DEG 15.0
@@ -381,7 +394,21 @@ static int run_head(es_session *s, const es_command_args *a, int given)
 static int nudge_head(es_session *s, int up, char *err, size_t n)
 {
     (void)err, (void)n;
-    return es_session_head_nudge(s, up ? HEAD_STEP_DEG : -HEAD_STEP_DEG, 0);
+    return es_session_head_nudge(s, up ? HEAD_STEP_DEG : -HEAD_STEP_DEG, 0, 0);
+}
+
+/* 15 degrees up (up) or down. */
+static int nudge_pitch(es_session *s, int up, char *err, size_t n)
+{
+    (void)err, (void)n;
+    return es_session_head_nudge(s, 0, up ? HEAD_STEP_DEG : -HEAD_STEP_DEG, 0);
+}
+
+/* 15 degrees to the right ear down (up) or the left. */
+static int nudge_roll(es_session *s, int up, char *err, size_t n)
+{
+    (void)err, (void)n;
+    return es_session_head_nudge(s, 0, 0, up ? HEAD_STEP_DEG : -HEAD_STEP_DEG);
 }
 
 static int run_quit(es_session *s, const es_command_args *a, int given)
@@ -453,12 +480,20 @@ const es_command es_commands[] = {
      run_measure, NULL},
     {"rescan", "read the room library again now", 0,
      {NONE, NONE, NONE}, run_rescan, NULL},
-    {"head", "head orientation, degrees: yaw (left +), pitch (up +), roll; a SOFA room "
-     "follows it (z x)", 1,
+    {"head", "head orientation, degrees: yaw (left +), pitch (up +), roll (right ear down "
+     "+); a SOFA room follows it (z x)", 1,
      {{"yaw", ES_PARAM_DOUBLE, -360, 360, NULL, "YAW", NULL, ARG(mix[0]), NULL, NULL},
       {"pitch", ES_PARAM_DOUBLE, -90, 90, NULL, "PITCH", NULL, ARG(mix[1]), NULL, NULL},
       {"roll", ES_PARAM_DOUBLE, -180, 180, NULL, "ROLL", NULL, ARG(mix[2]), NULL, NULL}},
      run_head, nudge_head},
+    {"pitch", "head pitch, degrees (up +), yaw and roll held (Z X)", 1,
+     {{"pitch", ES_PARAM_DOUBLE, -90, 90, NULL, "PITCH", NULL, ARG(mix[0]), NULL, NULL}, NONE,
+      NONE},
+     run_pitch, nudge_pitch},
+    {"roll", "head roll, degrees (right ear down +), yaw and pitch held (C V)", 1,
+     {{"roll", ES_PARAM_DOUBLE, -180, 180, NULL, "ROLL", NULL, ARG(mix[0]), NULL, NULL}, NONE,
+      NONE},
+     run_roll, nudge_roll},
     {"panic", "mute at once and clear every history (the engine is built again, "
      "empty)", 0, {NONE, NONE, NONE}, run_panic, nudge_panic},
     {"unmute", "play again after a panic or a runaway", 0, {NONE, NONE, NONE}, run_unmute, NULL},

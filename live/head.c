@@ -116,13 +116,13 @@ int es_head_turn(es_head *h, double yaw, double pitch, double roll, long long ar
     return 0;
 }
 
-int es_head_nudge(es_head *h, double yaw, double pitch, char *why, size_t n)
+int es_head_nudge(es_head *h, double yaw, double pitch, double roll, char *why, size_t n)
 {
     pthread_mutex_lock(&h->lock);
     const double y = h->view.yaw + yaw, p = fmax(-90.0, fmin(90.0, h->view.pitch + pitch));
-    const double r = h->view.roll;
+    const double r = h->view.roll + roll;
     pthread_mutex_unlock(&h->lock);
-    return es_head_turn(h, wrap(y), p, r, es_now_ns(), why, n);
+    return es_head_turn(h, wrap(y), p, wrap(r), es_now_ns(), why, n);
 }
 
 void es_head_view_get(es_head *h, es_head_view *v)

@@ -553,17 +553,9 @@ int es_session_step_room_channel(es_session *s, int step)
     return 0;
 }
 
-int es_session_head(es_session *s, double yaw, double pitch, double roll)
+/* Where the head is now, and what it hears there, in one line. */
+static void say_head(es_session *s)
 {
-    char why[200];
-    es_head_view was;
-    es_head_view_get(s->head.tracker, &was);
-    pitch = isnan(pitch) ? was.pitch : pitch;
-    roll = isnan(roll) ? was.roll : roll;
-    if (es_head_turn(s->head.tracker, yaw, pitch, roll, es_now_ns(), why, sizeof why) != 0) {
-        es_session_sayf(s, 1, "head: %s", why);
-        return -1;
-    }
     es_head_view v;
     es_head_view_get(s->head.tracker, &v);
     char blend[200];
@@ -578,15 +570,31 @@ int es_session_head(es_session *s, double yaw, double pitch, double roll)
                         "azimuth %.1f, elevation %.1f)", v.yaw, v.pitch, v.roll, v.set + 1,
                         v.sets, v.varies == ES_SOFA_SOURCE ? "the source at" : "measured at",
                         v.pose.azimuth, v.pose.elevation);
-    return 0;
 }
 
-int es_session_head_nudge(es_session *s, double yaw, double pitch)
+int es_session_head(es_session *s, double yaw, double pitch, double roll)
 {
     char why[200];
-    if (es_head_nudge(s->head.tracker, yaw, pitch, why, sizeof why) != 0) {
+    es_head_view was;
+    es_head_view_get(s->head.tracker, &was);
+    yaw = isnan(yaw) ? was.yaw : yaw;
+    pitch = isnan(pitch) ? was.pitch : pitch;
+    roll = isnan(roll) ? was.roll : roll;
+    if (es_head_turn(s->head.tracker, yaw, pitch, roll, es_now_ns(), why, sizeof why) != 0) {
         es_session_sayf(s, 1, "head: %s", why);
         return -1;
     }
+    say_head(s);
+    return 0;
+}
+
+int es_session_head_nudge(es_session *s, double yaw, double pitch, double roll)
+{
+    char why[200];
+    if (es_head_nudge(s->head.tracker, yaw, pitch, roll, why, sizeof why) != 0) {
+        es_session_sayf(s, 1, "head: %s", why);
+        return -1;
+    }
+    say_head(s);
     return 0;
 }

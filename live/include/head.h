@@ -82,8 +82,9 @@ int es_head_set_blend(es_head *h, es_engine *e, es_sofa *heads, int kept, int fi
  * (a value not a number or out of range; nothing changes). */
 int es_head_turn(es_head *h, double yaw, double pitch, double roll, long long arrival_ns,
                  char *why, size_t n);
-/* The orientation held, turned by the given degrees (keys). */
-int es_head_nudge(es_head *h, double yaw, double pitch, char *why, size_t n);
+/* The orientation held, turned by the given degrees (keys): pitch kept
+ * within -90..90, yaw and roll wrapped into (-180, 180]. */
+int es_head_nudge(es_head *h, double yaw, double pitch, double roll, char *why, size_t n);
 
 void es_head_view_get(es_head *h, es_head_view *v);
 /* "blend of set 3 x 0.30 and set 4 x 0.70 of 36": 1 when the view holds a

@@ -86,12 +86,13 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
 int es_session_stop(es_session *s);
 void es_session_close(es_session *s);
 
-/* Head tracking (head.h): the orientation, in degrees (pitch or roll NAN:
+/* Head tracking (head.h): the orientation, in degrees (an angle NAN:
  * held as it is); said in one line (the set it picks, or that the room
  * has none). 0, or -1 said. */
 int es_session_head(es_session *s, double yaw, double pitch, double roll);
-/* The orientation turned by the given degrees (keys). */
-int es_session_head_nudge(es_session *s, double yaw, double pitch);
+/* The orientation turned by the given degrees (keys), said as `head`
+ * says it. */
+int es_session_head_nudge(es_session *s, double yaw, double pitch, double roll);
 
 /* Call often (every 20-30 ms); never waits on a preparation. Plays what
  * the preparer finished (a crossfade, or a stream reopened), hands retired

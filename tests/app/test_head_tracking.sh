@@ -70,7 +70,8 @@ refused 1 "not a set of source directions" --binaural "$dir/brir.sofa"
 refused 1 "missing.sofa" --binaural "$dir/missing.sofa"
 refused 2 "orientations" --binaural "$kemar" --orientations 0
 refused 2 "orientations" --binaural "$kemar" --orientations many
-refused 1 "libmysofa reads at most" --binaural "$kemar" --orientations 360 --seconds 2
+# Past what earshot holds (2^31 samples), refused before anything is made.
+refused 1 "earshot holds at most" --binaural "$kemar" --orientations 3600 --seconds 10
 # A free UDP port: the first of a few that nothing holds.
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 

@@ -14,7 +14,7 @@ export EARSHOT_WISDOM=off
 
 # Every key the help must name (keys.c's table), and every meter it defines.
 help_keys=("up/down Enter" "up down j k" "1-9" "Tab" "[ ]" "{ }" "p" "< >" ", ." "- +"
-           "b Space" "L" "g" "s" "r" "c" "l" "M" "R" "q F10" "/ n N" "o" "v" "m" "? h F1" "Esc"
+           "b Space" "L" "g" "z x" "Z X" "C V" "s" "r" "c" "l" "M" "R" "q F10" "/ n N" "o" "v" "m" "? h F1" "Esc"
            "Ctrl-C" "Ctrl-L" "mouse" "Shift+drag")
 help_meters=("miss" "xruns" "stalls" "wake" "DSP load" "p50 p99 max" "latency" "Msmp/s"
              "x RT" "GPU")
@@ -82,6 +82,10 @@ for size in 80x24 120x40; do
     key_says c 'meters cleared' "$size: c clears the meters"
     key_says l 'latency: it needs the microphone' "$size: l on the test signal says why not"
     key_says R 'rooms: 6 (no change)' "$size: R reads the library again"
+    key_says z 'head: yaw 15.0, pitch 0.0, roll 0.0 held' "$size: z turns the head left"
+    key_says Z 'head: yaw 15.0, pitch 15.0, roll 0.0 held' "$size: Z tilts it up"
+    key_says V 'head: yaw 15.0, pitch 15.0, roll 15.0 held' "$size: V rolls it to the right ear"
+    key_says C 'pitch 15.0, roll 0.0 held' "$size: C rolls it back"
     keys k
     check "$size: k moves the cursor up" "wait_for '> stairwell' 3"
     keys j
