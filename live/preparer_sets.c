@@ -60,13 +60,22 @@ static int keep_poses(es_prep_result *r, const es_sofa *set)
 }
 
 /* 1 when directions between the measured ones are blended as the room
- * plays: --interp linear, measurements to blend between, and a heads'
- * engine that loads sets while it plays. */
+ * plays: --interp linear and measurements to blend between. */
 static int blends(const es_prep_request *q, const es_sofa *set)
 {
     return q->interp == ES_INTERP_LINEAR && set->count > 1 &&
-           (set->varies == ES_SOFA_SOURCE || set->varies == ES_SOFA_VIEW) &&
-           es_engine_heads_class(q->spec.engine)->load_set;
+           (set->varies == ES_SOFA_SOURCE || set->varies == ES_SOFA_VIEW);
+}
+
+/* The engine that holds the heads: the engine asked for when it holds
+ * sets, else the one of its kind that does; one that loads blends while
+ * it plays when the room blends (cuda-partitioned does not yet: a GPU
+ * engine's heads are then the CPU's, short as they are, and the tail the
+ * GPU's). */
+static const es_engine_class *heads_class(const es_prep_request *q, const es_sofa *set)
+{
+    const es_engine_class *k = es_engine_heads_class(q->spec.engine);
+    return blends(q, set) && !k->load_set ? es_engine_find("cpu-partitioned") : k;
 }
 
 /* The engine over the sets: whole, on the engine asked for when it holds
@@ -77,7 +86,7 @@ static int blends(const es_prep_request *q, const es_sofa *set)
 static es_engine *sets_engine(const es_prep_request *q, es_prep_result *r, const es_sofa *set,
                               const es_ir *tail, int at, int first)
 {
-    const es_engine_class *heads_k = es_engine_heads_class(q->spec.engine);
+    const es_engine_class *heads_k = heads_class(q, set);
     const int blending = blends(q, set);
     if (!tail && heads_k == q->spec.engine && !blending)
         return es_engine_create_sets(q->spec.engine, &r->fmt, (const es_ir *const *)set->sets,
@@ -95,6 +104,8 @@ static es_engine *sets_engine(const es_prep_request *q, es_prep_result *r, const
     es_options heads_opt = q->spec.options;
     if (heads_k != q->spec.engine)
         heads_opt.partition = 0;
+    if (!(heads_k->caps & ES_CAP_GPU)) /* the CPU's heads under a GPU's tail */
+        heads_opt.gpu = (es_gpu_options){0}, heads_opt.gpu_pipelined = 0;
     es_engine *e = es_engine_create_split(heads_k, q->spec.engine, &r->fmt, heads, count,
                                           &heads_opt, tail, at, &q->spec.options, r->err,
                                           sizeof r->err);
@@ -122,14 +133,12 @@ static void build_from(const es_prep_request *q, es_prep_result *r, es_sofa *set
         es_sofa_free(set);
         return;
     }
-    const es_engine_class *heads_k = es_engine_heads_class(q->spec.engine);
+    const es_engine_class *heads_k = heads_class(q, set);
     if (heads_k != q->spec.engine)
         snprintf(heads_on, sizeof heads_on, ", the %s on %s", tail ? "heads" : "sets",
                  heads_k->name);
     if (blends(q, set))
         snprintf(interp, sizeof interp, ", blended between measurements");
-    else if (q->interp == ES_INTERP_LINEAR && set->count > 1)
-        snprintf(interp, sizeof interp, ", nearest sets (%s loads no blends)", heads_k->name);
     char speakers[64] = "";
     if (q->speakers)
         snprintf(speakers, sizeof speakers, ", the input as %s loudspeakers", q->speakers);

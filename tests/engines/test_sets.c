@@ -4,7 +4,7 @@
  * GPU).
  *
  *   test_sets [ENGINE]      (cpu-partitioned)
- *   test_sets --split ENGINE
+ *   test_sets --split [--cpu-heads] ENGINE
  *
  * --split: a room split in time (es_engine_create_split): each set a head
  * on the engine of ENGINE's kind that holds sets, and one tail shared by
@@ -54,8 +54,15 @@
 #define FRAMES 12000
 
 static const es_engine_class *engine;
-/* --split: each set's head, the tail and where it starts. */
-static int split_mode;
+/* --split: each set's head, the tail and where it starts; --cpu-heads:
+ * the heads on cpu-partitioned whatever the tail's engine (as play puts
+ * them under a GPU's tail to blend). */
+static int split_mode, cpu_heads;
+
+static const es_engine_class *heads_of(const es_engine_class *k)
+{
+    return cpu_heads ? es_engine_find("cpu-partitioned") : es_engine_heads_class(k);
+}
 
 typedef struct {
     es_ir *tail;
@@ -258,11 +265,11 @@ static es_engine *make(es_ir **sets, const es_format *fmt, const es_options *opt
                      .at = es_test_int(rng, sets[0]->length / 2, sets[0]->length + part)};
     /* The engine asked for picks its own partition for the tail. */
     const es_options tail_opt = {.offline = 1};
-    es_engine *e = es_engine_create_split(es_engine_heads_class(engine), engine, fmt,
+    es_engine *e = es_engine_create_split(heads_of(engine), engine, fmt,
                                           (const es_ir *const *)sets, SETS, opt, t.tail, t.at,
                                           &tail_opt, err, n);
     printf("     a tail of %d taps from frame %d, on %s; the heads on %s\n", t.tail->length,
-           t.at, engine->name, es_engine_heads_class(engine)->name);
+           t.at, engine->name, heads_of(engine)->name);
     for (int k = 0; k < SETS; k++) {
         es_ir *whole = joined(sets[k], &t);
         es_ir_destroy(sets[k]);
@@ -448,6 +455,7 @@ static void refusals(uint64_t *rng)
 int main(int argc, char **argv)
 {
     split_mode = argc > 2 && !strcmp(argv[1], "--split");
+    cpu_heads = argc > 3 && !strcmp(argv[2], "--cpu-heads");
     engine = es_engine_find(argc > 1 ? argv[argc - 1] : "cpu-partitioned");
     if (!engine) {
         fprintf(stderr, "usage: test_sets [ENGINE] | --split ENGINE\n");
@@ -455,7 +463,7 @@ int main(int argc, char **argv)
     }
     char why[256];
     if (!engine->probe(why, sizeof why) ||
-        (split_mode && !es_engine_heads_class(engine)->probe(why, sizeof why))) {
+        (split_mode && !heads_of(engine)->probe(why, sizeof why))) {
         printf("SKIP %s: %s\n", engine->name, why);
         return 77;
     }
@@ -472,7 +480,7 @@ int main(int argc, char **argv)
         check("mono-stereo", 64, 0, 2400, &rng);
     if (!split_mode)
         refusals(&rng);
-    if (es_engine_heads_class(engine)->load_set)
+    if (heads_of(engine)->load_set)
         loads(&rng);
     es_ir_destroy(last_tail.tail);
     return es_test_failures ? 1 : 0;
