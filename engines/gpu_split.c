@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classes.h"
 #include "gpu_device.h"
 #include "gpu_pipeline.h"
 #include "gpu_split.h"
@@ -267,14 +268,12 @@ es_engine *es_gpu_split_create(const es_engine_class *k, const es_format *fmt, c
         return NULL;
     }
     s->inner = k;
-    s->klass = *k;
-    s->klass.process = split_process;
-    s->klass.process_views = split_process_views;
-    s->klass.latency = split_latency;
-    s->klass.reset = split_reset;
-    s->klass.destroy = split_destroy;
-    s->klass.status = split_status;
-    s->klass.freewheel = split_freewheel;
+    static const es_engine_class calls = {
+        .process = split_process, .process_views = split_process_views,
+        .latency = split_latency, .reset = split_reset, .destroy = split_destroy,
+        .status = split_status, .freewheel = split_freewheel};
+    s->klass = es_engine_class_over(k, &calls);
+    s->klass.caps &= ~ES_CAP_SETS; /* its shards hold one filter matrix */
     s->base.klass = &s->klass;
     s->shards = gpus->count;
 #ifdef ES_TESTING

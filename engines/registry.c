@@ -320,6 +320,17 @@ int es_engine_set_settled(const es_engine *e)
     return e->klass->set_settled ? e->klass->set_settled(e) : -1;
 }
 
+es_engine_class es_engine_class_over(const es_engine_class *of, const es_engine_class *calls)
+{
+    es_engine_class k = *calls;
+    k.name = of->name;
+    k.summary = of->summary;
+    k.caps = of->caps;
+    k.probe = of->probe;
+    k.fallback = of->fallback;
+    return k;
+}
+
 void es_engine_count_created(void)
 {
     atomic_fetch_add_explicit(&engines_created, 1, memory_order_relaxed);

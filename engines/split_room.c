@@ -216,21 +216,13 @@ es_engine *es_engine_create_split(const es_engine_class *head_k, const es_engine
         snprintf(err, n, "out of memory");
         return NULL;
     }
-    s->klass = *tail_k;
+    static const es_engine_class calls = {
+        .process = split_process, .latency = split_latency, .reset = split_reset,
+        .destroy = split_destroy, .status = split_status, .freewheel = split_freewheel,
+        .select_set = split_select_set, .load_set = split_load_set,
+        .set_settled = split_set_settled};
+    s->klass = es_engine_class_over(tail_k, &calls);
     s->klass.caps |= ES_CAP_SETS;
-    s->klass.process = split_process;
-    s->klass.latency = split_latency;
-    s->klass.reset = split_reset;
-    s->klass.destroy = split_destroy;
-    s->klass.status = split_status;
-    s->klass.freewheel = split_freewheel;
-    s->klass.process_views = NULL;
-    s->klass.create = NULL;
-    s->klass.create_sets = NULL;
-    s->klass.offline_block = NULL;
-    s->klass.select_set = split_select_set;
-    s->klass.load_set = split_load_set;
-    s->klass.set_settled = split_set_settled;
     s->base.klass = &s->klass;
     s->inputs = fmt->inputs;
     s->outputs = fmt->outputs;

@@ -32,4 +32,16 @@ float **app_load(const char *name, es_audio_info *info);
 /* A file of the folder, whole, into buf (NUL-terminated); its length. */
 size_t app_read(const char *name, char *buf, size_t n);
 
+/* app_windows.c: the residual of `got` against `want` over frames
+ * from..from+n, in dB of want's energy there (of `floor_db` below full
+ * scale, for a quieter window). */
+double app_residual_db(float **got, float **want, int channels, long from, long n,
+                       double floor_db);
+/* wet.wav against `earshot render RENDER_ARGS dry.wav ref.wav` (the
+ * folder's recording and its input), window by window: the residuals
+ * into db[], their count (0 on failure, said and counted). */
+int app_render_windows(const char *render_args, long window, double floor_db, double *db,
+                       int most);
+void app_print_windows(const char *what, double window_s, const double *db, int count);
+
 #endif

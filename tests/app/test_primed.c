@@ -34,21 +34,6 @@
 #define WINDOW (RATE / 2)
 #define FLOOR_DB -80.0 /* a window quieter than this is judged against it */
 
-/* The residual of `got` against `want` over frames from..from+n, in dB of
- * the window's RMS (or of FLOOR_DB, for a quieter window). */
-static double residual_db(float **got, float **want, int channels, long from, long n)
-{
-    double diff = 0, ref = 0;
-    for (int c = 0; c < channels; c++)
-        for (long t = from; t < from + n; t++) {
-            const double d = (double)got[c][t] - want[c][t];
-            diff += d * d;
-            ref += (double)want[c][t] * want[c][t];
-        }
-    const double floor = pow(10, FLOOR_DB / 10) * (double)n * channels;
-    return diff == 0 ? -300 : 10 * log10(diff / fmax(ref, floor));
-}
-
 /* Speech from espeak-ng (sentences of the Harvard kind), at its own
  * rate: earshot resamples it as it plays. */
 static int make_speech(void)
@@ -81,37 +66,16 @@ static int play(const char *commands)
 }
 
 /* wet.wav and the render of dry.wav through `room` (render's words for
- * it: "--room NAME", or a SOFA room's "--ir FILE --head YAW"; its first
- * frames): the windows' residuals into db[], their count (0 on
- * failure). */
+ * it: "--room NAME", or a SOFA room's "--ir FILE --head YAW"): the 0.5 s
+ * windows' residuals into db[], their count (0 on failure). */
 static int windows(const char *room, double *db, int most)
 {
-    if (app_sh("'%s' render %s dry.wav ref.wav >/dev/null 2>&1", app_earshot, room) != 0) {
-        printf("FAIL render %s dry.wav\n", room);
-        app_failures++;
-        return 0;
-    }
-    es_audio_info wi, ri;
-    float **wet = app_load("wet.wav", &wi), **ref = app_load("ref.wav", &ri);
-    int count = 0;
-    if (wet && ref && wi.channels == ri.channels && ri.frames >= wi.frames)
-        for (long from = 0; from + WINDOW <= (long)wi.frames && count < most; from += WINDOW)
-            db[count++] = residual_db(wet, ref, wi.channels, from, WINDOW);
-    else
-        printf("FAIL wet.wav and ref.wav do not match in shape\n"), app_failures++;
-    if (wet)
-        es_audiofile_free_channels(wet, wi.channels);
-    if (ref)
-        es_audiofile_free_channels(ref, ri.channels);
-    return count;
+    return app_render_windows(room, WINDOW, FLOOR_DB, db, most);
 }
 
 static void print_windows(const char *what, const double *db, int count)
 {
-    printf("    %s, 0.5 s windows (dB):", what);
-    for (int k = 0; k < count; k++)
-        printf(" %.0f", db[k]);
-    printf("\n");
+    app_print_windows(what, 0.5, db, count);
 }
 
 static void engine_switches(void)

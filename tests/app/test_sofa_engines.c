@@ -42,52 +42,23 @@
 #define NULL_DB -120.0
 #define KEMAR "/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa"
 
-/* The residual of got against want over from..from+n, in dB of want's
- * energy there (of a floor 80 dB under full scale for a quiet window). */
 static double residual_db(float **got, float **want, int channels, long from, long n)
 {
-    double diff = 0, ref = 0;
-    for (int c = 0; c < channels; c++)
-        for (long t = from; t < from + n; t++) {
-            const double d = (double)got[c][t] - want[c][t];
-            diff += d * d;
-            ref += (double)want[c][t] * want[c][t];
-        }
-    const double floor = 1e-8 * (double)n * channels;
-    return diff == 0 ? -300 : 10 * log10(diff / fmax(ref, floor));
+    return app_residual_db(got, want, channels, from, n, -80);
 }
 
-/* wet.wav against `render OPTIONS dry.wav`: the 0.5 s windows' residuals
- * into db[], their count (0 on failure). */
+/* wet.wav against `render --ir turn.sofa OPTIONS dry.wav`: the 0.5 s
+ * windows' residuals into db[], their count (0 on failure). */
 static int windows(const char *options, double *db, int most)
 {
-    if (app_sh("'%s' render --ir turn.sofa %s dry.wav ref.wav >/dev/null 2>&1", app_earshot,
-               options) != 0) {
-        printf("FAIL render %s dry.wav\n", options);
-        app_failures++;
-        return 0;
-    }
-    es_audio_info wi, ri;
-    float **wet = app_load("wet.wav", &wi), **ref = app_load("ref.wav", &ri);
-    int count = 0;
-    if (wet && ref && wi.channels == ri.channels && ri.frames >= wi.frames)
-        for (long from = 0; from + WINDOW <= (long)wi.frames && count < most; from += WINDOW)
-            db[count++] = residual_db(wet, ref, wi.channels, from, WINDOW);
-    else
-        printf("FAIL wet.wav and ref.wav do not match in shape\n"), app_failures++;
-    if (wet)
-        es_audiofile_free_channels(wet, wi.channels);
-    if (ref)
-        es_audiofile_free_channels(ref, ri.channels);
-    return count;
+    char args[300];
+    snprintf(args, sizeof args, "--ir turn.sofa %s", options);
+    return app_render_windows(args, WINDOW, -80, db, most);
 }
 
 static void print_windows(const char *what, const double *db, int count)
 {
-    printf("    %s, 0.5 s windows (dB):", what);
-    for (int k = 0; k < count; k++)
-        printf(" %.0f", db[k]);
-    printf("\n");
+    app_print_windows(what, 0.5, db, count);
 }
 
 /* Plays the room on `engine` (with `options`), the head turned to 30
