@@ -55,13 +55,16 @@ static void sleep_us(long us)
 
 /* With the lock held: waits (letting the lock go) until the target has
  * settled on the set asked for last; 0, or -1 when the target went or
- * the blender stops. */
+ * the blender stops. A block or two is the usual wait, looked at every
+ * 250 us; a stream that does not run (stopped, paused) is looked at
+ * every 10 ms after the first 100. */
 static int wait_settled(es_head_blend *b)
 {
     es_engine *e = b->target;
-    while (!b->stop && b->target == e && e && es_engine_set_settled(e) != b->asked) {
+    for (int looks = 0;
+         !b->stop && b->target == e && e && es_engine_set_settled(e) != b->asked; looks++) {
         pthread_mutex_unlock(&b->lock);
-        sleep_us(250);
+        sleep_us(looks < 400 ? 250 : 10000);
         pthread_mutex_lock(&b->lock);
     }
     return !b->stop && b->target == e && e ? 0 : -1;
