@@ -115,7 +115,10 @@ int ui_meter_head_short(const es_live_snapshot *s, char *out, size_t n)
     const es_head_view *h = &s->head;
     if (!h->sets || h->set < 0)
         return 0;
-    if (s->stats.set_switches)
+    if (s->stats.motion_switches)
+        snprintf(out, n, "head %.0f set %d/%d m2s p99 %.2f xchg %.2f ms", h->yaw, h->set + 1,
+                 h->sets, s->motion_p99_us / 1000, s->exchange_p99_us / 1000);
+    else if (s->stats.set_switches)
         snprintf(out, n, "head %.0f set %d/%d xchg p99 %.2f ms", h->yaw, h->set + 1, h->sets,
                  s->exchange_p99_us / 1000);
     else
@@ -159,11 +162,15 @@ int ui_meter_osc_tight(const es_live_snapshot *s, char *out, size_t n)
     return osc_line(s, 1, out, n);
 }
 
-/* Narrow: the filter exchange alone; the header shows the yaw and set. */
+/* Narrow: motion-to-sound alone (the filter exchange where no motion was
+ * timed); the header shows the yaw and set. */
 int ui_meter_head_tight(const es_live_snapshot *s, char *out, size_t n)
 {
     if (!s->head.sets || s->head.set < 0 || !s->stats.set_switches)
         return 0;
-    snprintf(out, n, "xchg %.2fms", s->exchange_p99_us / 1000);
+    if (s->stats.motion_switches)
+        snprintf(out, n, "m2s %.2fms", s->motion_p99_us / 1000);
+    else
+        snprintf(out, n, "xchg %.2fms", s->exchange_p99_us / 1000);
     return 1;
 }

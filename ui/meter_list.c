@@ -469,9 +469,10 @@ const ui_meter ui_meters[] = {
          "goes, no deadline, so none is a miss; every engine waits for its results)"),
      j_freewheel, NULL, NULL, 0, NULL},
     {ROW("head", "degrees, ms", "head",
-         "head tracking: the orientation, the SOFA set it picked, and the filter exchange: "
-         "from a turn's arrival (an OSC message, a key) to the end of the callback whose "
-         "block carries the new set, p50 p99 max"),
+         "head tracking: the orientation, the SOFA set it picked, and two latencies to the "
+         "end of the callback whose block carries the new set, p50 p99 max: motion-to-sound "
+         "(m2s) from the turn itself (an OSC packet as the kernel received it, a key), and "
+         "the filter exchange (xchg) from when the set was asked of the stream"),
      ui_meter_head_json, ui_meter_head_text, ui_meter_head_short, 1, ui_meter_head_tight},
     {ROW("OSC", "messages", NULL,
          "the head tracker's OSC listener: the address it listens on (127.0.0.1 unless "

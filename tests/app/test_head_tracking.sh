@@ -251,8 +251,8 @@ if wait_for "SOFA SingleRoomSRIR" 20 || wait_for "head 0 set 1/72" 20; then
     wait_for "head 30 set 7/72 |" 5 && seen7=1 || seen7=0
     keys x
     wait_for "head 15 set 4/72 |" 5 && seen4=1 || seen4=0
-    wait_for "head 15 set 4/72 xchg p99" 5 || seen4=0
-    line=$(screen | grep -o "head 15 set 4/72 xchg[^|]*" | head -1)
+    wait_for "head 15 set 4/72 m2s p99" 5 || seen4=0
+    line=$(screen | grep -o "head 15 set 4/72 m2s[^|]*" | head -1)
     keys q
     quit_check "the workstation with a SOFA room" >/dev/null
     cp "$dir/ui.json" "$dir/report.json" 2>/dev/null
