@@ -8,7 +8,17 @@
  * anonymous memory file, and exits; the parent waits for it up to
  * es_sofa_time_limit, kills it past that, and reads the answer back,
  * checking every size against the limits sofa.c reads by. Whatever went
- * wrong, the caller gets one line naming the file. */
+ * wrong, the caller gets one line naming the file.
+ *
+ * The child does not read in the copy fork made: a process of several
+ * threads (the live session: the preparer forks while the file source's
+ * and the audio's threads run) may be forked while another thread holds a
+ * lock of the allocator's, and then the child's first malloc waits for
+ * ever (seen with ASan's allocator, which has no fork handlers). So the
+ * child execs this same program afresh (/proc/self/exe), which reads the
+ * file before main (sofa_reader_entry: the request comes in the
+ * environment, made before the fork), and only where the exec fails does
+ * the forked copy read itself. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -82,6 +92,64 @@ static _Noreturn void child_reads(int out, const char *path, double rate, double
                   (present && es_fd_write_all(out, row, (size_t)s->taps * sizeof(float)));
         }
     _exit(bad ? 1 : 0);
+}
+
+/* The request a reader started afresh finds in its environment. */
+#define READER_FD "EARSHOT_SOFA_READER_FD"
+#define READER_RATE "EARSHOT_SOFA_READER_RATE"
+#define READER_LIMIT "EARSHOT_SOFA_READER_LIMIT"
+#define READER_PATH "EARSHOT_SOFA_READER_PATH"
+
+/* Before main, in every program that reads SOFA: a process started to
+ * read one (es_sofa_load's child, exec'd) reads it and exits here. */
+__attribute__((constructor)) static void sofa_reader_entry(void)
+{
+    const char *fd = getenv(READER_FD), *rate = getenv(READER_RATE);
+    const char *limit = getenv(READER_LIMIT), *path = getenv(READER_PATH);
+    if (!fd || !rate || !limit || !path)
+        return;
+    child_reads(atoi(fd), path, atof(rate), atof(limit));
+}
+
+extern char **environ;
+
+/* The environment of a reader started afresh: this one's, less any
+ * reader's request, and this request. NULL when out of memory; free with
+ * free_environment. */
+static char **reader_environment(int fd, const char *path, double rate, double limit)
+{
+    size_t count = 0;
+    while (environ && environ[count])
+        count++;
+    char **env = calloc(count + 5, sizeof *env);
+    size_t at = 0;
+    for (size_t k = 0; env && k < count; k++)
+        if (strncmp(environ[k], "EARSHOT_SOFA_READER_", 20) != 0)
+            env[at++] = environ[k];
+    char *own[4] = {malloc(64), malloc(64), malloc(64), malloc(strlen(path) + 40)};
+    if (!env || !own[0] || !own[1] || !own[2] || !own[3]) {
+        for (int k = 0; k < 4; k++)
+            free(own[k]);
+        free(env);
+        return NULL;
+    }
+    snprintf(own[0], 64, "%s=%d", READER_FD, fd);
+    snprintf(own[1], 64, "%s=%.17g", READER_RATE, rate);
+    snprintf(own[2], 64, "%s=%.17g", READER_LIMIT, limit);
+    snprintf(own[3], strlen(path) + 40, "%s=%s", READER_PATH, path);
+    for (int k = 0; k < 4; k++)
+        env[at++] = own[k];
+    return env;
+}
+
+static void free_environment(char **env)
+{
+    size_t k = 0;
+    while (env && env[k] && strncmp(env[k], "EARSHOT_SOFA_READER_", 20) != 0)
+        k++;
+    for (; env && env[k]; k++)
+        free(env[k]);
+    free(env);
 }
 
 /* Waits up to `limit` seconds for the child to end; its status in
@@ -195,11 +263,20 @@ es_sofa *es_sofa_load(const char *path, double rate, char *err, size_t n)
         snprintf(err, n, "%s: cannot start its reader (%s)", path, strerror(errno));
         return NULL;
     }
+    char **env = reader_environment(answer, path, rate, limit);
+    char *const argv[] = {"earshot-sofa-reader", NULL};
     const pid_t pid = fork();
     if (pid == 0) {
         close(done[0]);
+        /* Both kept across the exec: the answer, and the pipe whose end
+         * tells the parent the reader has gone. */
+        fcntl(answer, F_SETFD, 0);
+        fcntl(done[1], F_SETFD, 0);
+        if (env)
+            execve("/proc/self/exe", argv, env);
         child_reads(answer, path, rate, limit);
     }
+    free_environment(env);
     close(done[1]);
     if (pid < 0) {
         snprintf(err, n, "%s: cannot start its reader (%s)", path, strerror(errno));

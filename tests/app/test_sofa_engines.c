@@ -99,6 +99,8 @@ static void engine_turns(const char *engine)
     const int rc = play(engine, "");
     char said[2048] = "";
     app_line_with("said.txt", "SOFA", said, sizeof said);
+    if (rc != 0)
+        (void)app_sh("echo '    play said:'; sed 's/^/    | /' said.txt | head -20");
     printf("    said: %s", said);
     const int heads_elsewhere = strcmp(engine, "cpu-partitioned") != 0;
     const int says = strstr(said, "split at") &&
