@@ -42,6 +42,7 @@ static void stream(const es_session *s, es_live_snapshot *snap)
     es_watch_times(&s->watch, s->state.stream == ES_STREAM_STOPPED, &snap->elapsed,
                    &snap->counted);
     snap->blocks_expected = snap->counted * s->cfg.rate / s->playing.block;
+    snap->skipped_seconds = s->player ? es_player_skipped_seconds(s->player) : 0;
 }
 
 static void meters(const es_session *s, es_live_snapshot *snap)

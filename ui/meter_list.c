@@ -30,6 +30,10 @@ static void j_first_block(const es_live_snapshot *s, FILE *to)
 {
     fprintf(to, "%lld", s->stats.first_block_ns);
 }
+static void j_skipped(const es_live_snapshot *s, FILE *to)
+{
+    fprintf(to, "%.6f", s->skipped_seconds);
+}
 static void j_misses(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.misses); }
 static void j_late(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.late_results); }
 static void j_stalls(const es_live_snapshot *s, FILE *to) { fprintf(to, "%llu", (ull)s->stats.stalls); }
@@ -431,6 +435,11 @@ const ui_meter ui_meters[] = {
          "when the first counted block left earshot, on the machine's monotonic clock "
          "(CLOCK_MONOTONIC): block k left about k periods later on a device that keeps time"),
      j_first_block, NULL, NULL, 0, NULL},
+    {ROW("skipped", "s", "skipped_seconds",
+         "time the device's clock skipped after overruns: a device that keeps time (the null "
+         "device) starts the period after an overrun late rather than rushing, and every later "
+         "block leaves that much after its place on the grid"),
+     j_skipped, NULL, NULL, 0, NULL},
     {ROW("miss", "blocks", "misses",
          "an engine miss: a block over its budget while the audio thread was busy for 80 % "
          "of it or more, or a GPU or tail result not ready in time"),

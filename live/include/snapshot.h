@@ -110,6 +110,7 @@ typedef struct {
     double elapsed;            /* seconds since the stream started */
     double counted;            /* seconds since the meters last started counting */
     double blocks_expected;    /* over `counted`, from the clock */
+    double skipped_seconds;    /* the device's clock skipped after overruns (the null device's) */
 
     /* ---- a change under way ---- */
     int preparing;             /* 1 while a change is built or waits to play */

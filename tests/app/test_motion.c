@@ -14,7 +14,9 @@
  * time less the packet's send time (the grid is the device's clock; a
  * block really leaves a little after its grid time, by its wake-up and
  * computation less the first block's, so a flip sent up to 0.5 ms after
- * a switch block's grid time is still the one it answers). Judged:
+ * a switch block's grid time is still the one it answers; and what the
+ * device's clock skipped after an overrun at the start, the report's
+ * skipped_seconds, moves every later block that much). Judged:
  *   - earshot's figures (head.motion_to_sound_ms) for nearly every flip
  *     (5,700 of 6,000 switches or more), p99 within one block plus 1 ms;
  *   - the output's own: as many flips found, each into the set asked (but
@@ -113,6 +115,7 @@ static int switches(float **wet, const float *dry, long blocks, long *at, int *t
 /* earshot's own figures, from its report. */
 typedef struct {
     double p50, p99, max, measured, exchange_p99, first_ns, misses;
+    double skipped_ns; /* what the device's clock skipped after overruns */
 } figures;
 
 static figures read_report(void)
@@ -126,7 +129,8 @@ static figures read_report(void)
                      .measured = json_number(json, motion, "switches"),
                      .exchange_p99 = json_number(json, "\"exchange_ms\"", "p99"),
                      .first_ns = json_number(json, NULL, "first_block_ns"),
-                     .misses = json_number(json, NULL, "misses")};
+                     .misses = json_number(json, NULL, "misses"),
+                     .skipped_ns = 1e9 * json_number(json, NULL, "skipped_seconds")};
 }
 
 /* The sender's lines: each packet's send time and yaw; their count. */
@@ -161,8 +165,14 @@ static int measure_output(float **wet, const float *dry, long frames, const figu
     const double period_ns = 1e9 * BLOCK / RATE;
     int matched = 0, k = 0;
     *wrong = 0;
+    /* What the device's clock skipped after an overrun (a start that
+     * overran its first period: the null device then starts late rather
+     * than rushing) comes before the flips: every block after it left that
+     * much later. */
+    const double skipped = f->skipped_ns > 0 ? f->skipped_ns : 0;
+    printf("    the device's clock skipped %.2f ms\n", skipped / 1e6);
     for (int s = 0; s < *found && count; s++) {
-        const double left = f->first_ns + (double)at[s] * period_ns;
+        const double left = f->first_ns + (double)at[s] * period_ns + skipped;
         while (k + 1 < count && sent[k + 1] < left + GRID_SLACK_NS)
             k++;
         if (sent[k] >= left + GRID_SLACK_NS)
