@@ -12,7 +12,7 @@ int ui_key(ui_model *m, int key);
 /* The help's lines (every key with its help, then the meters'
  * definitions), UI_HELP_W wide each; returns how many. */
 #define UI_HELP_W 100
-#define UI_HELP_CAP 112
+#define UI_HELP_CAP 160
 int ui_help_lines(char lines[][UI_HELP_W]);
 
 #endif
