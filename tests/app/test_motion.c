@@ -197,6 +197,15 @@ static void check_output(const figures *f, int release)
                (long)wi.frames, wi.channels, (long)di.frames);
     const int flips = seconds * FLIPS_A_SECOND;
     const double o50 = quantile(ms, matched, 0.5), o99 = quantile(ms, matched, 0.99);
+    /* A clock that skipped more than the grid's slack (a stall of the
+     * machine) moved the blocks after the skip by an amount the recording
+     * does not say where: their times cannot be placed, and are said, not
+     * judged. */
+    const int placed = f->skipped_ns <= GRID_SLACK_NS;
+    if (!placed)
+        printf("    the device's clock skipped %.2f ms (the machine stalled): the blocks after "
+               "that cannot be placed on the grid, so the output's times are not judged\n",
+               f->skipped_ns / 1e6);
     char what[600];
     snprintf(what, sizeof what, "in the output: %d switches found, %d matched to the %d flips "
              "sent, %d placed before the flip they answer (at most 1 in 1,000: a block that "
@@ -204,8 +213,10 @@ static void check_output(const figures *f, int release)
              "ms against earshot's %.2f and %.2f (within 0.5 ms)%s", found, matched, flips,
              wrong, o50, o99, matched > 0 ? ms[matched - 1] : NAN, f->p50, f->p99,
              release ? "" : " (times not judged: sanitizers)");
-    app_check(matched >= 0.95 * flips && wrong <= flips / 1000 &&
-                  (!release || (fabs(o50 - f->p50) <= 0.5 && fabs(o99 - f->p99) <= 0.5)),
+    app_check(matched >= 0.95 * flips &&
+                  (!placed || (wrong <= flips / 1000 &&
+                               (!release || (fabs(o50 - f->p50) <= 0.5 &&
+                                             fabs(o99 - f->p99) <= 0.5)))),
               what);
     if (wet)
         es_audiofile_free_channels(wet, wi.channels);
