@@ -89,6 +89,15 @@ ES_RT void es_sets_take(es_set_watch *w, const es_crossfade *x, es_stats *st)
     w->wanted = set;
 }
 
+/* One latency into its histogram, last and largest. */
+static ES_RT void tally(double us, uint32_t *hist, double *last, double *max)
+{
+    *last = us;
+    *max = us > *max ? us : *max;
+    const int bin = (int)(us / ES_EXCHANGE_BIN_US);
+    hist[bin < ES_EXCHANGE_BINS ? bin : ES_EXCHANGE_BINS - 1]++;
+}
+
 ES_RT void es_sets_heard(es_set_watch *w, const es_crossfade *x, es_stats *st, long long end_ns)
 {
     if (!w->waiting)
@@ -109,19 +118,13 @@ ES_RT void es_sets_heard(es_set_watch *w, const es_crossfade *x, es_stats *st, l
         return;
     }
     const uint64_t now_us = ((uint64_t)end_ns / 1000) & STAMP_MASK;
-    const double us = (double)((now_us - w->since_us) & STAMP_MASK);
     st->set_switches++;
-    st->exchange_last_us = us;
-    st->exchange_max_us = us > st->exchange_max_us ? us : st->exchange_max_us;
-    const int bin = (int)(us / ES_EXCHANGE_BIN_US);
-    st->exchange_hist[bin < ES_EXCHANGE_BINS ? bin : ES_EXCHANGE_BINS - 1]++;
+    tally((double)((now_us - w->since_us) & STAMP_MASK), st->exchange_hist,
+          &st->exchange_last_us, &st->exchange_max_us);
     if (w->moved_known) {
-        const double moved_us = (double)((now_us - w->moved_us) & STAMP_MASK);
         st->motion_switches++;
-        st->motion_last_us = moved_us;
-        st->motion_max_us = moved_us > st->motion_max_us ? moved_us : st->motion_max_us;
-        const int mbin = (int)(moved_us / ES_EXCHANGE_BIN_US);
-        st->motion_hist[mbin < ES_EXCHANGE_BINS ? mbin : ES_EXCHANGE_BINS - 1]++;
+        tally((double)((now_us - w->moved_us) & STAMP_MASK), st->motion_hist,
+              &st->motion_last_us, &st->motion_max_us);
     }
     w->waiting = 0;
 }
