@@ -202,6 +202,7 @@ void es_engine_get_status(const es_engine *e, es_engine_status *st)
 {
     memset(st, 0, sizeof *st);
     st->helpers_realtime = -1;
+    st->field_order = -1;
     if (e && e->klass->status)
         e->klass->status(e, st);
 }

@@ -106,6 +106,14 @@ typedef struct {
     es_gpu_status gpu;     /* GPU engines: device memory and time (engine_gpu.h) */
     int set;               /* engines of filter sets: the set playing (0 otherwise) */
     uint64_t set_switches; /* switches from one set to another so far */
+    /* A field room (ambisonic.h): its order (-1: not one), the orientation
+     * its last block turned to, the blocks whose rotation changed, and
+     * the time its rotation and decoding took a block (the last, and the
+     * largest since it was made), us. */
+    int field_order;
+    float field_yaw, field_pitch, field_roll;
+    uint64_t field_turns;
+    double field_us, field_us_max;
 } es_engine_status;
 
 typedef struct es_engine_class es_engine_class;
@@ -169,6 +177,9 @@ struct es_engine_class {
      * es_engine_load_set and es_engine_set_settled. */
     int (*load_set)(es_engine *e, int set, const es_ir *ir, char *err, size_t n);
     int (*set_settled)(const es_engine *e);
+    /* Optional (NULL: nothing turns): a field room's orientation
+     * (ambisonic.h, es_engine_orient). Real-time safe, any thread. */
+    ES_RT void (*orient)(es_engine *e, float yaw, float pitch, float roll);
 };
 
 /* ---- registry (registry.c) ---- */
