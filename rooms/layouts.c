@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "field_layout.h"
 #include "library.h"
 
 const char *es_layout_for_channels(int channels)
@@ -15,7 +16,10 @@ int es_layout_check(const char *layout, int channels, char *err, size_t n)
 {
     int want = 0, ins, outs;
     char extra;
-    if (!strcmp(layout, "mono"))
+    es_field_layout field;
+    if (es_field_layout_parse(layout, &field))
+        want = field.inputs * ES_AMBI_CHANNELS(field.order);
+    else if (!strcmp(layout, "mono"))
         want = 1;
     else if (!strcmp(layout, "stereo"))
         want = 2;
@@ -25,7 +29,8 @@ int es_layout_check(const char *layout, int channels, char *err, size_t n)
              ins <= 64 && outs <= 64)
         want = ins * outs;
     else {
-        snprintf(err, n, "layout '%s' is not mono, stereo, true-stereo or NxM", layout);
+        snprintf(err, n, "layout '%s' is not mono, stereo, true-stereo, NxM or Ambisonic "
+                 "(ambix3, n3d5, fuma1, 2xambix1)", layout);
         return -1;
     }
     if (channels > 0 && channels != want) {
@@ -38,6 +43,12 @@ int es_layout_check(const char *layout, int channels, char *err, size_t n)
 
 int es_layout_matrix(const char *layout, int *inputs, int *outputs)
 {
+    es_field_layout f;
+    if (es_field_layout_parse(layout, &f)) {
+        *inputs = f.inputs;
+        *outputs = ES_AMBI_CHANNELS(f.order);
+        return 1;
+    }
     char extra;
     return sscanf(layout, "%dx%d%c", inputs, outputs, &extra) == 2 && *inputs >= 1 &&
            *outputs >= 1 && *inputs <= 64 && *outputs <= 64;

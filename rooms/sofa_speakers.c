@@ -71,6 +71,16 @@ int es_speaker_layout_channels(const char *name)
     return l ? l->count : 0;
 }
 
+int es_speaker_layout_places(const char *name, es_sofa_pose *places, int *lfe)
+{
+    const speaker_layout *l = find(name);
+    for (int c = 0; l && c < l->count; c++) {
+        places[c] = (es_sofa_pose){l->ch[c].azimuth, l->ch[c].elevation, 1};
+        lfe[c] = l->ch[c].lfe;
+    }
+    return l ? l->count : 0;
+}
+
 const char *es_speaker_layout_names(void)
 {
     return "stereo, 5.0, 5.1, 7.1, 7.1.4";

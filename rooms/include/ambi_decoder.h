@@ -53,3 +53,44 @@ void es_ambi_decode_direction(const es_ir *decoder, int order, double azimuth, d
                               float *const *out);
 
 #endif
+
+/* ---- what a field room is decoded to (field_decoder.c) ---- */
+
+/* The head a field room is heard through when none is named: the KEMAR
+ * set Debian's libmysofa ships. */
+#define ES_FIELD_HRIR_DEFAULT "/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa"
+
+typedef struct {
+    const char *hrir;       /* a SOFA set of HRIRs; NULL: ES_FIELD_HRIR_DEFAULT */
+    es_decoder_kind kind;   /* --decoder */
+    const char *speakers;   /* a loudspeaker array (a layout's name or a file):
+                             * AllRAD (ambi_speakers.c); NULL: two ears */
+} es_field_options;
+
+/* The decoder for a field of `order` at `rate`, as `o` asks, and what it
+ * is in `note`. Made once for each set (by its file's identity), order,
+ * kind and rate in this process, and handed out as a copy: the next room
+ * of the same order decodes at once. NULL and one line naming the set or
+ * array and what is wrong. Thread-safe. */
+es_ir *es_field_decoder(const es_field_options *o, int order, double rate, char *note,
+                        size_t nn, char *err, size_t n);
+/* The outputs the decoder makes: 2, or the array's loudspeakers; 0 and
+ * one line when the array is not one. */
+int es_field_outputs(const es_field_options *o, char *err, size_t n);
+
+/* ---- loudspeaker arrays (ambi_speakers.c) ---- */
+
+#define ES_ARRAY_MAX 64
+/* An array's loudspeakers: a layout's name (sofa.h's: 5.1, 7.1.4, ...)
+ * or a file of lines "AZIMUTH ELEVATION [NAME]" (degrees, SOFA's frame;
+ * '#' starts a comment). places[ES_ARRAY_MAX]; lfe[c] 1 for a channel that
+ * takes no part of the field (an LFE). The count, or 0 and one line. */
+int es_array_read(const char *what, es_sofa_pose *places, int *lfe, char *err, size_t n);
+/* AllRAD (Zotter and Frank 2012): the field decoded to a dense, even
+ * grid of virtual loudspeakers with max-rE weights, each panned to the
+ * real ones by VBAP (an imaginary loudspeaker below an array with none
+ * there, its feed left out), scaled so that a diffuse field keeps its
+ * energy. ES_AMBI_CHANNELS(order) x count gains (filters one tap long),
+ * an LFE's column silent. NULL and one line. */
+es_ir *es_ambi_allrad_decoder(const es_sofa_pose *places, const int *lfe, int count, int order,
+                              double rate, char *err, size_t n);

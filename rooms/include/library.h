@@ -6,7 +6,7 @@
  *   description = Stone cathedral nave, 60 x 25 x 30 m
  *   source      = synthesised by earshot (image sources + Eyring tail)
  *   licence     = CC0-1.0
- *   layout      = stereo        mono | stereo | true-stereo | NxM
+ *   layout      = stereo        mono | stereo | true-stereo | NxM | ambixN | ...
  *   gain        = 0             dB, added after the normalisation
  *   predelay    = 0             ms of silence before the IR
  *   rate        = 48000         optional: the rate the file must have
@@ -119,7 +119,8 @@ void es_room_stamp(es_room *room);
 
 /* Checks a layout word against a channel count: 0, or -1 with a message. */
 int es_layout_check(const char *layout, int channels, char *err, size_t n);
-/* 1 and the matrix's sides when `layout` is NxM; 0 for mono, stereo,
+/* 1 and the matrix's sides when `layout` is NxM or Ambisonic
+ * (field_layout.h: ambix3 is 1 x 16); 0 for mono, stereo,
  * true-stereo, "" or anything else. */
 int es_layout_matrix(const char *layout, int *inputs, int *outputs);
 /* The layout word for a channel count when the manifest has none. */

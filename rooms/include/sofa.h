@@ -181,6 +181,10 @@ es_ir *es_sofa_join(const es_ir *head, const es_ir *tail, int at, char *err, siz
  * emitter per loudspeaker (MultiSpeakerBRIR). The channels of `name`, or
  * 0 when it is no such layout. */
 int es_speaker_layout_channels(const char *name);
+/* The layout's places (BS.2051's, distance 1) and which channel is its
+ * LFE (lfe[c] 1), places[12] and lfe[12]: the count, 0 for no such
+ * layout. */
+int es_speaker_layout_places(const char *name, es_sofa_pose *places, int *lfe);
 /* "stereo, 5.0, 5.1, 7.1, 7.1.4", for messages. */
 const char *es_speaker_layout_names(void);
 /* Every set of `s` made one of the layout's channels x the receivers:
