@@ -75,7 +75,7 @@ static const es_param params[] = {
     {"rooms", ES_PARAM_STRING, 0, 1023, NULL, "DIR", "another library folder with a rooms.txt",
      offsetof(render_args, room.rooms_dir), NULL, NULL},
     {"head", ES_PARAM_STRING, 0, 63, NULL, "YAW[,PITCH[,ROLL]]",
-     "a SOFA room: the head's orientation, degrees (yaw: left\n"
+     "a SOFA or Ambisonic room: the head's orientation, degrees (yaw: left\n"
      "+, pitch: up +, roll: right ear down +; 0 when not\n"
      "given)",
      offsetof(render_args, room.head), NULL, NULL},
@@ -90,14 +90,27 @@ static const es_param params[] = {
      "the room's mixing time) and the tail of the set ahead\n"
      "after it; none: the set whole",
      offsetof(render_args, room.split_ms), NULL, es_split_parse},
-    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO|5.1|...",
+    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO|ambix3|5.1|...",
      "--ir's channels as an I x O matrix (channel i*O + o: input\n"
      "i to output o), where the count alone is ambiguous (a\n"
-     "4-channel 1x4 B-format room is not true stereo); a\n"
-     "library room's layout is its manifest's. A SOFA set of\n"
-     "loudspeakers (MultiSpeakerBRIR): IN's loudspeaker layout\n"
-     "(stereo, 5.0, 5.1, 7.1, 7.1.4), each channel through the\n"
-     "loudspeaker at its place", offsetof(render_args, room.layout), NULL, NULL},
+     "4-channel 1x4 B-format room is not true stereo), or as an\n"
+     "Ambisonic room (ambixN, n3dN, fuma1; Ix... for I inputs),\n"
+     "decoded and turned with --head; a library room's layout\n"
+     "is its manifest's. A SOFA set of loudspeakers\n"
+     "(MultiSpeakerBRIR): IN's loudspeaker layout (stereo, 5.0,\n"
+     "5.1, 7.1, 7.1.4), each channel through the loudspeaker at\n"
+     "its place", offsetof(render_args, room.layout), NULL, NULL},
+    {"hrir", ES_PARAM_STRING, 0, 1023, NULL, "FILE",
+     "an Ambisonic room: the head it is decoded through, a SOFA\n"
+     "set of HRIRs (default: KEMAR, " ES_FIELD_HRIR_DEFAULT ")",
+     offsetof(render_args, room.hrir), NULL, NULL},
+    {"decoder", ES_PARAM_CHOICE, 0, 0, "auto", "HOW",
+     "an Ambisonic room's binaural decoder: ls, magls, auto (ls at\n"
+     "first order, magls above)", offsetof(render_args, room.decoder), "auto|ls|magls", NULL},
+    {"speakers", ES_PARAM_STRING, 0, 1023, NULL, "LAYOUT|FILE",
+     "an Ambisonic room on a loudspeaker array (AllRAD): 5.1,\n"
+     "7.1.4, ... or a file of lines AZ EL [NAME]", offsetof(render_args, room.speakers), NULL,
+     NULL},
     {"engine", ES_PARAM_CUSTOM, 0, 0, NULL, "NAME",
      "convolution engine (default: the cheaper offline plan of\n"
      "cpu-partitioned and cpu-nonuniform; earshot engines lists them)",
@@ -249,6 +262,7 @@ typedef struct {
     es_audio_info info;           /* IN's */
     es_audiofile *in, *out;
     es_ir *ir;                    /* until the engine holds what it needs of it */
+    es_render_field field;        /* an Ambisonic room's decoder and head */
     es_format fmt;
     es_processor *proc;
     float **inbuf, **outbuf;      /* chunk frames each, fmt's channels */
@@ -274,7 +288,7 @@ static int open_input(const render_args *a, render_run *r, char *err, size_t n)
  * why. */
 static int load_room(const render_args *a, render_run *r, char *err, size_t n)
 {
-    if (!(r->ir = es_render_room_load(&a->room, a->in_path, &r->info, err, n)))
+    if (!(r->ir = es_render_room_load(&a->room, a->in_path, &r->info, &r->field, err, n)))
         return -1;
     if (r->ir->outputs > ES_MAX_RENDER_CHANNELS || r->ir->inputs > ES_MAX_RENDER_CHANNELS) {
         snprintf(err, n, "%s: %d x %d channels; at most %d each way", a->room.ir_path,
@@ -283,7 +297,8 @@ static int load_room(const render_args *a, render_run *r, char *err, size_t n)
     }
     give_back_freed();
     r->fmt = (es_format){.sample_rate = r->info.sample_rate, .max_block = a->block,
-                         .inputs = r->ir->inputs, .outputs = r->ir->outputs};
+                         .inputs = r->ir->inputs,
+                         .outputs = r->field.order ? r->field.decoder->outputs : r->ir->outputs};
     return 0;
 }
 
@@ -295,8 +310,14 @@ static int make_processor(render_args *a, render_run *r, char *err, size_t n)
     if (es_gpu_list_for(a->engine, &a->options.gpu.list, err, n) != 0)
         return -1;
     char why[256];
-    es_engine *engine = es_engine_create(a->engine, &r->fmt, r->ir, &a->options, why,
-                                         sizeof why);
+    es_engine *engine = r->field.order
+                            ? es_engine_create_field(a->engine, &r->fmt, r->ir, &a->options,
+                                                     r->field.decoder, r->field.order, why,
+                                                     sizeof why)
+                            : es_engine_create(a->engine, &r->fmt, r->ir, &a->options, why,
+                                               sizeof why);
+    if (engine && r->field.order)
+        es_engine_orient(engine, r->field.head[0], r->field.head[1], r->field.head[2]);
     if (!engine) {
         snprintf(err, n, "%s: %s", a->room.ir_path, why);
         return -1;
@@ -333,7 +354,7 @@ static int open_output(const render_args *a, render_run *r, char *err, size_t n)
     /* The engine holds what it needs of the room: the taps go now (a 64 x
      * 64 room of 4096-tap filters is 1 MB of them), and their memory back
      * to the system. */
-    const int ir_length = r->ir->length;
+    const int ir_length = r->ir->length + (r->field.order ? r->field.decoder->length - 1 : 0);
     es_ir_destroy(r->ir);
     r->ir = NULL;
     give_back_freed();
@@ -463,6 +484,7 @@ static void report(const render_args *a, const render_run *r)
 
 static void close_run(render_run *r)
 {
+    es_ir_destroy(r->field.decoder);
     es_audiofile_close(r->out);
     es_audiofile_close(r->in);
     es_processor_destroy(r->proc);

@@ -13,8 +13,7 @@
 #include "room_loader.h"
 #include "sofa.h"
 
-/* --head YAW[,PITCH[,ROLL]] into angle[3]: 0, or -1 with a message. */
-static int parse_head(const char *text, float angle[3], char *err, size_t n)
+int es_render_head_parse(const char *text, float angle[3], char *err, size_t n)
 {
     static const double limit[3] = {360, 90, 180};
     const char *at = text;
@@ -61,10 +60,6 @@ static void sofa_of(const es_render_room *r, char *path, size_t n)
 /* --head is for a SOFA room, --layout for any other: 0, or -1 and why. */
 static int options_fit(const es_render_room *r, const char *sofa, char *err, size_t n)
 {
-    if (r->head && !sofa[0]) {
-        snprintf(err, n, "--head is for a SOFA room; %s is not one", r->ir_path);
-        return -1;
-    }
     if (r->layout && sofa[0] && !es_speaker_layout_channels(r->layout)) {
         snprintf(err, n, "--layout '%s': a SOFA set of loudspeakers takes a loudspeaker layout "
                  "(%s)", r->layout, es_speaker_layout_names());
@@ -105,7 +100,7 @@ static es_ir *sofa_set(const es_render_room *r, const char *path, double rate, i
                        char *err, size_t n)
 {
     float angle[3] = {0, 0, 0}, azimuth, elevation;
-    if (r->head && parse_head(r->head, angle, err, n) != 0)
+    if (r->head && es_render_head_parse(r->head, angle, err, n) != 0)
         return NULL;
     es_sofa *set = es_sofa_load(path, rate, err, n);
     if (!set)
@@ -212,7 +207,8 @@ static void say_file_notes(const es_render_room *r, const char *in_path,
 }
 
 es_ir *es_render_room_load(const es_render_room *r, const char *in_path,
-                           const es_audio_info *info, char *err, size_t n)
+                           const es_audio_info *info, es_render_field *field, char *err,
+                           size_t n)
 {
     char sofa[1100];
     sofa_of(r, sofa, sizeof sofa);
@@ -226,5 +222,9 @@ es_ir *es_render_room_load(const es_render_room *r, const char *in_path,
                                        err, n);
     if (ir)
         say_file_notes(r, in_path, info, &irinfo, ir, sofa[0] != 0);
+    if (ir && es_render_room_field(r, ir, sofa[0] != 0, field, err, n) < 0) {
+        es_ir_destroy(ir);
+        return NULL;
+    }
     return ir;
 }

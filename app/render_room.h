@@ -7,6 +7,7 @@
 
 #include "audiofile.h"
 #include "engine.h"
+#include "ambi_decoder.h"
 
 /* What names the room: render's options, as given. */
 typedef struct {
@@ -17,14 +18,35 @@ typedef struct {
     const char *head;      /* --head YAW[,PITCH[,ROLL]]: a SOFA room's set */
     int interp;            /* --interp: an es_interp (between measured directions) */
     double split_ms;       /* --split: where a room of head orientations splits (sofa.h) */
+    /* An Ambisonic room: --hrir, --decoder (es_decoder_kind), --speakers */
+    const char *hrir, *speakers;
+    int decoder;
 } es_render_room;
+
+/* An Ambisonic room's decoder and the head it turns to. */
+typedef struct {
+    int order;          /* 0: not such a room */
+    es_ir *decoder;     /* the caller's to free */
+    float head[3];      /* --head: yaw, pitch, roll */
+} es_render_field;
 
 /* The room at the rate and for the channels of the input (in_path, as
  * `info` describes it), as playing it would take it: an IR file by its
  * channel count or as --layout's matrix, a library room prepared, or the
  * set of a SOFA room a head at --head hears. What was changed or guessed
- * on the way (a resampling, a layout) is said on stderr. NULL and why. */
+ * on the way (a resampling, a layout) is said on stderr. An Ambisonic
+ * room's decoder and head in *field (es_render_room_field). NULL and
+ * why. */
 es_ir *es_render_room_load(const es_render_room *room, const char *in_path,
-                           const es_audio_info *info, char *err, size_t n);
+                           const es_audio_info *info, es_render_field *field, char *err,
+                           size_t n);
+/* --head YAW[,PITCH[,ROLL]] into angle[3]: 0, or -1 with a message. */
+int es_render_head_parse(const char *text, float angle[3], char *err, size_t n);
+/* The room loaded (`ir`; `sofa` 1 for a SOFA room's set) when it is in
+ * spherical harmonics (cmd_render_field.c): made ACN/SN3D in place, and
+ * its decoder and head in *field: 1. 0 for any other room (--head then
+ * refused but for SOFA), -1 and why. */
+int es_render_room_field(const es_render_room *r, es_ir *ir, int sofa, es_render_field *field,
+                         char *err, size_t n);
 
 #endif

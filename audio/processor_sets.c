@@ -22,6 +22,7 @@
  * motion-to-sound is left uncounted rather than counted short. */
 #include <stdatomic.h>
 
+#include "ambisonic.h"
 #include "processor_private.h"
 
 #define STAMP_BITS 48
@@ -55,8 +56,31 @@ void es_sets_init(es_set_watch *w, es_set_requests *from_host)
     w->sent_before = atomic_load(&w->requests->sent);
 }
 
+void es_set_request_orientation(es_set_requests *r, float yaw, float pitch, float roll)
+{
+    atomic_store_explicit(&r->orientation, es_orientation_pack(yaw, pitch, roll),
+                          memory_order_relaxed);
+}
+
+/* The head's orientation to both engines (a field room turns; any other
+ * ignores it): each block, so an engine just swapped in turns at once. */
+static ES_RT void orient(es_set_watch *w, const es_crossfade *x)
+{
+    const uint64_t word = atomic_load_explicit(&w->requests->orientation, memory_order_relaxed);
+    if (!word)
+        return;
+    float a[3];
+    es_orientation_unpack(word, a);
+    es_engine *playing = es_crossfade_playing(x), *incoming = es_crossfade_incoming(x);
+    if (playing)
+        es_engine_orient(playing, a[0], a[1], a[2]);
+    if (incoming)
+        es_engine_orient(incoming, a[0], a[1], a[2]);
+}
+
 ES_RT void es_sets_take(es_set_watch *w, const es_crossfade *x, es_stats *st)
 {
+    orient(w, x);
     if (!atomic_load_explicit(&w->requests->word, memory_order_relaxed))
         return;
     const uint64_t word = atomic_exchange_explicit(&w->requests->word, 0, memory_order_acquire);

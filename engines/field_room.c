@@ -11,9 +11,8 @@
  * after it on cpu-partitioned; a decoder of one tap a path (AllRAD's
  * gains) is applied as a matrix.
  *
- * The orientation arrives through one atomic word (three angles in
- * 1/2048 degree, 21 bits each), so any thread may set it and the audio
- * thread never waits. */
+ * The orientation arrives through one atomic word (es_orientation_pack),
+ * so any thread may set it and the audio thread never waits. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,12 +22,6 @@
 #include "ambisonic.h"
 #include "classes.h"
 #include "core/clock.h"
-
-#define ANGLE_UNITS 2048.0
-#define ANGLE_BITS 21
-#define ANGLE_MASK ((UINT64_C(1) << ANGLE_BITS) - 1)
-#define ANGLE_BIAS (UINT64_C(1) << (ANGLE_BITS - 1))
-#define ORIENTED (UINT64_C(1) << 63)
 
 typedef struct {
     es_engine base;
@@ -47,28 +40,9 @@ typedef struct {
     double us, us_max;
 } field_room;
 
-static uint64_t pack(float yaw, float pitch, float roll)
-{
-    const float a[3] = {yaw, pitch, roll};
-    uint64_t word = ORIENTED;
-    for (int k = 0; k < 3; k++) {
-        const double v = isfinite(a[k]) ? fmax(-360.0, fmin(360.0, a[k])) : 0.0;
-        const uint64_t units = (uint64_t)(int64_t)lround(v * ANGLE_UNITS) + ANGLE_BIAS;
-        word |= (units & ANGLE_MASK) << (k * ANGLE_BITS);
-    }
-    return word;
-}
-
-static void unpack(uint64_t word, float a[3])
-{
-    for (int k = 0; k < 3; k++)
-        a[k] = (float)(((double)((word >> (k * ANGLE_BITS)) & ANGLE_MASK) - (double)ANGLE_BIAS) /
-                       ANGLE_UNITS);
-}
-
 static ES_RT void field_orient(es_engine *e, float yaw, float pitch, float roll)
 {
-    atomic_store_explicit(&((field_room *)e)->asked, pack(yaw, pitch, roll),
+    atomic_store_explicit(&((field_room *)e)->asked, es_orientation_pack(yaw, pitch, roll),
                           memory_order_relaxed);
 }
 
@@ -126,7 +100,7 @@ static ES_RT void field_process(es_engine *e, const float *const *in, float *con
     const long long from = es_now_ns();
     const uint64_t asked = atomic_load_explicit(&f->asked, memory_order_relaxed);
     if (asked && asked != f->applied) {
-        unpack(asked, f->angles);
+        es_orientation_unpack(asked, f->angles);
         es_rotation m;
         es_head_field_matrix(f->angles[0], f->angles[1], f->angles[2], &m);
         es_sh_rotation(f->order, &m, f->next);

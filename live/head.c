@@ -42,6 +42,8 @@ void es_head_destroy(es_head *h)
 static void aim(es_head *h, long long arrival_ns)
 {
     es_head_view *v = &h->view;
+    /* A field room turns with every orientation, whatever else plays. */
+    es_set_request_orientation(h->requests, v->yaw, v->pitch, v->roll);
     if (!h->poses || v->sets < 1)
         return;
     const es_sofa s = {.count = v->sets, .pose = h->poses, .varies = v->varies};

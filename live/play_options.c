@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "core/files.h"
 #include "engine_params.h"
+#include "field_layout.h"
 #include "head.h"
 #include "processor.h"
 #include "sofa.h"
@@ -65,12 +66,13 @@ const es_param es_play_params[] = {
     {"no-connect", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "--device jack: wire nothing (the patch bay's to do)", OPT(jack.no_connect), NULL,
      NULL},
-    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO|5.1|...",
+    {"layout", ES_PARAM_STRING, 0, 15, NULL, "IxO|ambix3|5.1|...",
      "a file room's channels as an I x O matrix (channel i*O + o:\n"
-     "input i to output o) where the count alone is ambiguous; a\n"
-     "library room's layout is its manifest's. A SOFA set of\n"
-     "loudspeakers (MultiSpeakerBRIR): the input's loudspeaker\n"
-     "layout (stereo, 5.0, 5.1, 7.1, 7.1.4)", OPT(layout), NULL, NULL},
+     "input i to output o) where the count alone is ambiguous, or\n"
+     "as an Ambisonic room: ambixN (ACN/SN3D), n3dN, fuma1, Ix...\n"
+     "for I inputs; a library room's layout is its manifest's. A\n"
+     "SOFA set of loudspeakers (MultiSpeakerBRIR): the input's\n"
+     "loudspeaker layout (stereo, 5.0, 5.1, 7.1, 7.1.4)", OPT(layout), NULL, NULL},
     {"inputs", ES_PARAM_INT, 1, 64, NULL, "N",
      "with --input mic: open N input channels (default: as many as\n"
      "the room has inputs: N of an NxM or jconvolver room, 2 of a\n"
@@ -107,6 +109,17 @@ const es_param es_play_params[] = {
      "head's direction) or linear (the three around it blended,\n"
      "their onsets apart, on a thread of their own as the head\n"
      "turns)", OPT(interp), "nearest|linear", NULL},
+    {"hrir", ES_PARAM_STRING, 0, 1023, NULL, "FILE",
+     "an Ambisonic room: the head it is decoded through, a SOFA\n"
+     "set of HRIRs (default: KEMAR, " ES_FIELD_HRIR_DEFAULT ")", OPT(hrir), NULL, NULL},
+    {"decoder", ES_PARAM_CHOICE, 0, 0, "auto", "HOW",
+     "an Ambisonic room's binaural decoder: ls, magls (magnitude\n"
+     "least squares above 2 kHz), auto (ls at first order, magls\n"
+     "above)", OPT(decoder), "auto|ls|magls", NULL},
+    {"speakers", ES_PARAM_STRING, 0, 1023, NULL, "LAYOUT|FILE",
+     "an Ambisonic room on a loudspeaker array (AllRAD) in place\n"
+     "of two ears: 5.1, 7.1.4, ... or a file of lines AZ EL [NAME]", OPT(speakers), NULL,
+     NULL},
     {"osc", ES_PARAM_INT, 1, 65535, NULL, "PORT",
      "a head tracker's OSC messages on this UDP port: the\n"
      "head's orientation, which a SOFA room follows", OPT(osc), NULL, NULL},
@@ -197,8 +210,19 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
     int layout_in = 0, layout_out = 0;
     const int speakers = o->layout && es_speaker_layout_channels(o->layout);
     if (o->layout && !speakers && !es_layout_matrix(o->layout, &layout_in, &layout_out)) {
-        snprintf(err, n, "--layout '%.20s': give inputs x outputs, as 1x4, or a loudspeaker "
-                 "layout (%s)", o->layout, es_speaker_layout_names());
+        snprintf(err, n, "--layout '%.20s': give inputs x outputs, as 1x4, an Ambisonic "
+                 "layout (ambix3, fuma1, 2xambix1), or a loudspeaker layout (%s)", o->layout,
+                 es_speaker_layout_names());
+        return -1;
+    }
+    es_field_layout field_layout;
+    const es_field_options field = {.hrir = o->hrir, .kind = (es_decoder_kind)o->decoder,
+                                    .speakers = o->speakers};
+    if (o->speakers && es_field_outputs(&field, err, n) == 0)
+        return -1;
+    struct stat hrir;
+    if (o->hrir && (stat(o->hrir, &hrir) != 0 || !S_ISREG(hrir.st_mode))) {
+        snprintf(err, n, "--hrir %.600s: no such file (a SOFA set of HRIRs)", o->hrir);
         return -1;
     }
     struct stat st;
@@ -236,6 +260,11 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                               .osc_bind = o->osc_bind,
                               .headphone = o->headphone, .split_ms = o->split_ms, .interp = o->interp,
                               .speakers = speakers ? o->layout : NULL,
+                              .field = field,
+                              .field_layout = o->layout && es_field_layout_parse(o->layout,
+                                                                                  &field_layout)
+                                                  ? o->layout
+                                                  : NULL,
                               .mix = {.wet = 1, .dry = 0, .gain = 1, .trim_db = (float)o->trim,
                                       .limiter = !isnan(o->limiter),
                                       .ceiling_db = isnan(o->limiter) ? 0 : (float)o->limiter}};

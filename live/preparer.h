@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "file_source.h"
+#include "ambi_decoder.h"
 #include "headphone.h"
 #include "history.h"
 #include "play_spec.h"
@@ -76,6 +77,11 @@ typedef struct {
     /* The input's loudspeaker layout for a SOFA set of loudspeakers
      * ("5.1"), or NULL. */
     const char *speakers;
+    /* A field room's decoder, and a file room's field layout (NULL: its
+     * own, a library room's manifest's, or a configuration's B-format
+     * outputs). */
+    es_field_options field;
+    const char *field_layout;
 } es_prep_request;
 
 typedef struct {
@@ -114,6 +120,8 @@ typedef struct {
     es_sofa *blend_heads;
     es_engine *blend_engine;
     int blend_kept, blend_first;
+    /* A field room's order (ambisonic.h), turned by the head; 0: none. */
+    int field_order;
 } es_prep_result;
 
 typedef struct es_preparer es_preparer;

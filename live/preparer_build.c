@@ -112,6 +112,9 @@ es_prep_result *es_prep_build(es_preparer *p, const es_prep_request *q)
     if (!ir)
         return r;
     r->room_loaded = 1;
+    es_field_layout field;
+    if (es_prep_field_of(p, q, listed, ir, &field))
+        return es_prep_build_field(q, r, ir, &field, started);
     if (q->headphone && !(ir = es_prep_with_headphone(q, ir, r)))
         return r;
     if (!q->now.exists)

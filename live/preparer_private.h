@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "field_layout.h"
 #include "preparer.h"
 
 #define MEASURE_QUEUE 64
@@ -96,6 +97,13 @@ int es_prep_fits_stream(const es_prep_request *q, const es_prep_result *r, const
 void es_prep_place(const es_prep_request *q, es_prep_result *r, es_engine *e, int length);
 /* Milliseconds since a monotonic time in ns. */
 double es_prep_ms_since(long long from_ns);
+/* preparer_field.c: 1 and the room's field layout when `ir` (the room
+ * `listed`, or q's file) is a room in spherical harmonics; and the room
+ * built as one (takes room; the result with an engine, or r->err). */
+int es_prep_field_of(es_preparer *p, const es_prep_request *q, const es_room *listed,
+                     const es_ir *ir, es_field_layout *f);
+es_prep_result *es_prep_build_field(const es_prep_request *q, es_prep_result *r, es_ir *room,
+                                    es_field_layout *f, long long started);
 /* preparer_sets.c: the room then the headphone filter (takes ir; NULL and
  * why in r->err), and a SOFA room built as an engine of filter sets. */
 es_ir *es_prep_with_headphone(const es_prep_request *q, es_ir *ir, es_prep_result *r);

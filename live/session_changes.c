@@ -261,7 +261,7 @@ void es_session_submit(es_session *s, const char *what, int fallback, int prime)
                          .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
                          .headphone = s->headphone.ears ? &s->headphone : NULL,
                          .split_ms = s->cfg.split_ms, .interp = s->cfg.interp,
-                         .speakers = s->cfg.speakers};
+                         .speakers = s->cfg.speakers, .field = s->cfg.field, .field_layout = s->cfg.field_layout};
     snprintf(q.what, sizeof q.what, "%.250s", what);
     es_head_view head;
     es_head_view_get(s->head.tracker, &head);

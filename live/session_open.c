@@ -92,7 +92,8 @@ static void first_request(es_session *s, es_prep_request *q)
                            .mic_inputs = s->cfg.mic_inputs, .pc = s->pc,
                            .headphone = s->headphone.ears ? &s->headphone : NULL,
                            .split_ms = s->cfg.split_ms, .interp = s->cfg.interp,
-                           .speakers = s->cfg.speakers};
+                           .speakers = s->cfg.speakers, .field = s->cfg.field,
+                           .field_layout = s->cfg.field_layout};
     snprintf(q->what, sizeof q->what, "the first stream");
     q->pc.ab = slot; /* the processor counts its first engine there */
 }

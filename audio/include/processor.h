@@ -86,7 +86,14 @@ typedef struct {
     atomic_uint_fast64_t word; /* set + 1 in the top 16 bits, arrival (us) below; 0 none */
     atomic_uint_fast64_t moved; /* the newest request's motion (us), written before word */
     atomic_uint_fast64_t sent; /* requests made */
+    /* The head's orientation (es_orientation_pack; 0 none), for a field
+     * room (ambisonic.h), which turns with it every block. */
+    atomic_uint_fast64_t orientation;
 } es_set_requests;
+
+/* The head now at yaw, pitch and roll (degrees): a field room playing
+ * turns to it from its next block. Lock-free; any thread. */
+void es_set_request_orientation(es_set_requests *r, float yaw, float pitch, float roll);
 
 /* Asks for filter set `set` (0..65534; others are ignored), which came in
  * at arrival_ns (es_now_ns): from it the filter-exchange latency runs,

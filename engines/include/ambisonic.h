@@ -15,6 +15,7 @@
 #define ES_AMBISONIC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "engine.h"
 
@@ -70,6 +71,32 @@ const char *es_ambi_norm_name(es_ambi_norm norm);
 es_engine *es_engine_create_field(const es_engine_class *room_k, const es_format *fmt,
                                   const es_ir *room, const es_options *opt, const es_ir *decoder,
                                   int order, char *err, size_t n);
+
+/* Yaw, pitch and roll in one 64-bit word, for a hand-over through one
+ * atomic word: each angle (clamped to -360..360) in 1/2048 degree, 21
+ * bits, and the top bit set, so that 0 means none yet. */
+#define ES_ORIENT_UNITS 2048.0
+#define ES_ORIENT_BITS 21
+static inline uint64_t es_orientation_pack(float yaw, float pitch, float roll)
+{
+    const float a[3] = {yaw, pitch, roll};
+    const uint64_t mask = (UINT64_C(1) << ES_ORIENT_BITS) - 1, bias = mask / 2 + 1;
+    uint64_t word = UINT64_C(1) << 63;
+    for (int k = 0; k < 3; k++) {
+        const double v = a[k] == a[k] ? (a[k] < -360 ? -360 : a[k] > 360 ? 360 : a[k]) : 0;
+        const double units = v * ES_ORIENT_UNITS;
+        const int64_t whole = (int64_t)(units < 0 ? units - 0.5 : units + 0.5);
+        word |= ((uint64_t)(whole + (int64_t)bias) & mask) << (k * ES_ORIENT_BITS);
+    }
+    return word;
+}
+static inline void es_orientation_unpack(uint64_t word, float a[3])
+{
+    const uint64_t mask = (UINT64_C(1) << ES_ORIENT_BITS) - 1, bias = mask / 2 + 1;
+    for (int k = 0; k < 3; k++)
+        a[k] = (float)((double)((int64_t)((word >> (k * ES_ORIENT_BITS)) & mask) -
+                                (int64_t)bias) / ES_ORIENT_UNITS);
+}
 
 /* A field room's orientation, from the next block on (any thread; the
  * newest wins). Ignored by any other engine. */

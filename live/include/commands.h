@@ -36,6 +36,11 @@ typedef struct {
     const char *headphone; /* --headphone FILE, or NULL */
     double split_ms;    /* --split: where a SOFA room's heads end (sofa.h's ES_SPLIT_*, or ms) */
     int interp;         /* --interp: sofa.h's es_interp */
+    /* A room in spherical harmonics: --hrir FILE (NULL: KEMAR), --decoder
+     * (ambi_decoder.h's es_decoder_kind), --speakers LAYOUT|FILE (NULL:
+     * two ears). */
+    const char *hrir, *speakers;
+    int decoder;
 } es_play_options;
 
 /* How long `play --headless` plays without --seconds (the workstation

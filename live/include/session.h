@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "acoustics.h"
+#include "ambi_decoder.h"
 #include "library.h"
 #include "play_spec.h"
 #include "response.h"
@@ -68,6 +69,11 @@ typedef struct {
     /* A SOFA set of loudspeakers plays the input laid out so (sofa.h's
      * es_sofa_speakers: "5.1"); NULL: by its emitters' order. */
     const char *speakers;
+    /* A room in spherical harmonics (field_layout.h): what it is decoded
+     * to (--hrir, --decoder, --speakers), and a file room's layout
+     * (--layout ambix3), or NULL. */
+    es_field_options field;
+    const char *field_layout;
 } es_session_config;
 
 /* One line for the person: what happened; `problem` when it went wrong. */

@@ -52,7 +52,6 @@ double es_ambi_diffuse_coherence(const es_sofa *hrir, const es_ir *decoder, int 
 void es_ambi_decode_direction(const es_ir *decoder, int order, double azimuth, double elevation,
                               float *const *out);
 
-#endif
 
 /* ---- what a field room is decoded to (field_decoder.c) ---- */
 
@@ -94,3 +93,5 @@ int es_array_read(const char *what, es_sofa_pose *places, int *lfe, char *err, s
  * an LFE's column silent. NULL and one line. */
 es_ir *es_ambi_allrad_decoder(const es_sofa_pose *places, const int *lfe, int count, int order,
                               double rate, char *err, size_t n);
+
+#endif

@@ -1,6 +1,6 @@
 /* es_make_wav: writes the test files the app tests need, good and bad.
  *
- *   es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED] [GAIN]
+ *   es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED] [GAIN] [AT]
  *
  * KIND: noise    uniform noise in [-0.5, 0.5), float WAV
  *       decay    noise under an exponential decay (an IR), float WAV
@@ -17,7 +17,14 @@
  *                2 s room about as much energy after the direct sound as
  *                in it, and a gain at its strongest frequencies of about
  *                4 times the direct sound's)
- *       dirac    one sample of GAIN at frame SEED, silence elsewhere */
+ *       dirac    one sample of GAIN at frame SEED, silence elsewhere
+ *       bformat  a first-order B-format room (FuMa: W X Y Z, W at -3 dB;
+ *                CHANNELS must be 4): a direct sound of GAIN at frame AT
+ *                (default 10 ms) from azimuth SEED degrees (counter-
+ *                clockwise from ahead, level), then from 1 ms after it a
+ *                diffuse tail of
+ *                +-GAIN/64 decaying 60 dB by the end, each channel's own
+ *                noise at a diffuse field's level for it */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +33,46 @@
 
 #include <sndfile.h>
 
+/* "room": the noise in buf shaped as a room's response. */
+static void shape_room(float *buf, long frames, int channels, int rate, float gain)
+{
+    const long direct = rate / 100, tail = direct + rate / 1000;
+    for (long t = 0; t < frames; t++)
+        for (int c = 0; c < channels; c++) {
+            float v = 0;
+            if (t == direct)
+                v = gain;
+            else if (t >= tail)
+                v = buf[t * channels + c] / 32 *
+                    (float)exp(-6.9 * (double)(t - direct) / (double)(frames - direct));
+            buf[t * channels + c] = v;
+        }
+}
+
+/* "bformat": the noise in buf (4 channels) shaped as a B-format room. */
+static void shape_bformat(float *buf, long frames, int rate, unsigned azimuth, float gain,
+                          long direct)
+{
+    const long tail = direct + rate / 1000;
+    const double az = (double)azimuth * 3.14159265358979 / 180;
+    const double at[4] = {1 / sqrt(2.0), cos(az), sin(az), 0};
+    const double diffuse[4] = {1 / sqrt(2.0), 1 / sqrt(3.0), 1 / sqrt(3.0), 1 / sqrt(3.0)};
+    for (long t = 0; t < frames; t++)
+        for (int c = 0; c < 4; c++) {
+            float v = 0;
+            if (t == direct)
+                v = (float)(gain * at[c]);
+            else if (t >= tail)
+                v = (float)(buf[t * 4 + c] / 32 * diffuse[c] *
+                            exp(-6.9 * (double)(t - direct) / (double)(frames - direct)));
+            buf[t * 4 + c] = v;
+        }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED] [GAIN]\n");
+        fprintf(stderr, "usage: es_make_wav OUT KIND [RATE] [CHANNELS] [FRAMES] [SEED] [GAIN] [AT]\n");
         return 2;
     }
     const char *path = argv[1], *kind = argv[2];
@@ -66,19 +109,10 @@ int main(int argc, char **argv)
     if (!strcmp(kind, "dirac"))
         for (long t = 0; t < frames * channels; t++)
             buf[t] = t / channels == (long)seed ? gain : 0;
-    if (!strcmp(kind, "room")) {
-        const long direct = rate / 100, tail = direct + rate / 1000;
-        for (long t = 0; t < frames; t++)
-            for (int c = 0; c < channels; c++) {
-                float v = 0;
-                if (t == direct)
-                    v = gain;
-                else if (t >= tail)
-                    v = buf[t * channels + c] / 32 *
-                        (float)exp(-6.9 * (double)(t - direct) / (double)(frames - direct));
-                buf[t * channels + c] = v;
-            }
-    }
+    if (!strcmp(kind, "room"))
+        shape_room(buf, frames, channels, rate, gain);
+    if (!strcmp(kind, "bformat") && channels == 4)
+        shape_bformat(buf, frames, rate, seed, gain, argc > 8 ? atol(argv[8]) : rate / 100);
     if (!strcmp(kind, "pluck")) {
         float peak = 0;
         for (long t = 0; t < frames; t++) {

@@ -249,6 +249,33 @@ static es_ir *random_ir(int inputs, int outputs, int length, uint64_t *rng)
     return ir;
 }
 
+/* Runs e over in (the head turning as head_at says), out[] aligned by
+ * the latency; what the calls counted into *counted. */
+static void run_turning(es_engine *e, float *const *in, float *const *out, es_rt_counts *counted)
+{
+    const int latency = es_engine_latency(e);
+    float **block = es_test_planar(2, BLOCK), *zero = calloc(BLOCK, sizeof(float));
+    for (int b = 0; b < (FRAMES + latency + BLOCK - 1) / BLOCK; b++) {
+        float a[3];
+        head_at(b, a);
+        const float *src[1] = {b * BLOCK < FRAMES ? in[0] + b * BLOCK : zero};
+        es_rt_count_begin();
+        es_engine_orient(e, a[0], a[1], a[2]);
+        es_engine_process(e, src, block, BLOCK);
+        const es_rt_counts c = es_rt_count_end();
+        counted->allocs += c.allocs, counted->frees += c.frees;
+        counted->locks += c.locks, counted->waits += c.waits;
+        for (int t = 0; t < BLOCK; t++) {
+            const int at = b * BLOCK + t - latency;
+            if (at >= 0 && at < FRAMES)
+                for (int o = 0; o < 2; o++)
+                    out[o][at] = block[o][t];
+        }
+    }
+    free(zero);
+    es_test_free_planar(block, 2);
+}
+
 static int field_engine(const char *name, uint64_t *rng)
 {
     const es_engine_class *k = es_engine_find(name);
@@ -274,25 +301,8 @@ static int field_engine(const char *name, uint64_t *rng)
     for (int t = 0; t < FRAMES; t++)
         in[0][t] = (float)es_test_uniform(rng);
     const int latency = es_engine_latency(e);
-    float **block = es_test_planar(2, BLOCK), *zero = calloc(BLOCK, sizeof(float));
     es_rt_counts counted = {0};
-    for (int b = 0; b < (FRAMES + latency + BLOCK - 1) / BLOCK; b++) {
-        float a[3];
-        head_at(b, a);
-        const float *src[1] = {b * BLOCK < FRAMES ? in[0] + b * BLOCK : zero};
-        es_rt_count_begin();
-        es_engine_orient(e, a[0], a[1], a[2]);
-        es_engine_process(e, src, block, BLOCK);
-        const es_rt_counts c = es_rt_count_end();
-        counted.allocs += c.allocs, counted.frees += c.frees;
-        counted.locks += c.locks, counted.waits += c.waits;
-        for (int t = 0; t < BLOCK; t++) {
-            const int at = b * BLOCK + t - latency;
-            if (at >= 0 && at < FRAMES)
-                for (int o = 0; o < 2; o++)
-                    out[o][at] = block[o][t];
-        }
-    }
+    run_turning(e, in, out, &counted);
     if (latency != 0) {
         /* The rotation runs on the output's blocks: with latency the
          * float64 model would have to follow the engine's; the CPU
@@ -326,8 +336,6 @@ static int field_engine(const char *name, uint64_t *rng)
     for (int o = 0; o < 2; o++)
         free(ref[o]);
     free(ref);
-    free(zero);
-    es_test_free_planar(block, 2);
     es_test_free_planar(in, 1);
     es_test_free_planar(out, 2);
     es_engine_destroy(e);
