@@ -21,6 +21,7 @@
 #include "library.h"
 #include "room_recipe.h"
 #include "core/param.h"
+#include "field_layout.h"
 #include "rooms_cli.h"
 #include "sofa.h"
 #include "synth.h"
@@ -199,13 +200,16 @@ typedef struct {
     es_room_spec spec;
     const char *binaural; /* --binaural HRIR.sofa; NULL: a microphone pair */
     int orientations;
+    int ambisonic;        /* --ambisonic N: a field of order N; 0: none */
 } new_room;
 
-/* --binaural and --orientations: 1 taken, 0 not one of them, -1 said. */
+/* --binaural, --orientations and --ambisonic: 1 taken, 0 not one of
+ * them, -1 said. */
 static int binaural_option(new_room *r, int argc, char **argv, int *i)
 {
     const char *o = argv[*i];
-    if (strcmp(o, "--binaural") != 0 && strcmp(o, "--orientations") != 0)
+    const int ambisonic = !strcmp(o, "--ambisonic");
+    if (strcmp(o, "--binaural") != 0 && strcmp(o, "--orientations") != 0 && !ambisonic)
         return 0;
     const char *v = es_arg_value(argc, argv, i);
     if (!v)
@@ -216,12 +220,12 @@ static int binaural_option(new_room *r, int argc, char **argv, int *i)
     }
     char *end;
     const long k = strtol(v, &end, 10);
-    if (*end || end == v || k < 1 || k > ES_BINAURAL_ORIENTATIONS_MAX) {
-        es_error("rooms new: --orientations '%s': a whole number, 1 to %d", v,
-                 ES_BINAURAL_ORIENTATIONS_MAX);
+    const int max = ambisonic ? ES_AMBI_ORDER_MAX : ES_BINAURAL_ORIENTATIONS_MAX;
+    if (*end || end == v || k < 1 || k > max) {
+        es_error("rooms new: %s '%s': a whole number, 1 to %d", o, v, max);
         return -1;
     }
-    r->orientations = (int)k;
+    *(ambisonic ? &r->ambisonic : &r->orientations) = (int)k;
     return 1;
 }
 
@@ -255,6 +259,17 @@ static int read_new_options(new_room *r, int argc, char **argv)
             return 2;
     }
     /* Words for the other rendering alone: one line, not silently unused. */
+    if (r->ambisonic && r->binaural) {
+        es_error("rooms new: --ambisonic makes a room any head hears (--hrir when it plays); "
+                 "--binaural makes one for one head: give one of them");
+        return 2;
+    }
+    for (int i = 3; i < argc; i++)
+        if (r->ambisonic && (!strcmp(argv[i], "--orientations") || !strcmp(argv[i], "--spacing"))) {
+            es_error("rooms new: %s is not for --ambisonic (a field turns with any head)",
+                     argv[i]);
+            return 2;
+        }
     for (int i = 3; i < argc; i++)
         if ((!r->binaural && !strcmp(argv[i], "--orientations")) ||
             (r->binaural && !strcmp(argv[i], "--spacing"))) {
@@ -339,6 +354,8 @@ static int cmd_new(int argc, char **argv)
         return 1;
     double t60[ES_OCTAVE_BANDS];
     es_room_eyring(&r.spec, t60);
+    if (r.ambisonic)
+        return es_rooms_new_ambisonic(&r.d, dir, &r.spec, r.ambisonic, t60);
     if (!r.binaural)
         return new_stereo(&r, dir, t60);
     describe_binaural(&r, t60);
@@ -405,6 +422,9 @@ static int cmd_import(int argc, char **argv)
     snprintf(d.meta.layout, sizeof d.meta.layout, "%dx%d", ins, outs);
     if (paths == 1 || (ins == 2 && outs == 2))
         snprintf(d.meta.layout, sizeof d.meta.layout, "%s", paths == 1 ? "mono" : "true-stereo");
+    const es_field_layout bformat = {.inputs = ins, .order = 1, .norm = ES_AMBI_FUMA};
+    if (es_field_layout_bformat((const char(*)[64])room.output_name, outs))
+        es_field_layout_word(&bformat, d.meta.layout, sizeof d.meta.layout);
     if (!d.source[0])
         snprintf(d.source, sizeof d.source, "imported from jconvolver %s", conf);
     /* The configuration's port names, kept in the manifest: the room

@@ -7,6 +7,7 @@
 
 #include "acoustics.h"
 #include "library.h"
+#include "synth.h"
 #include "prepare.h"
 
 /* new, add, import-jconvolver, build-shipped: argv[1] is the subcommand. */
@@ -61,5 +62,11 @@ void es_rooms_list_row(const es_room *r, const es_acoustics *a, double seconds, 
  * first measurement's first path measured, and the set in the
  * description's place. 0, or 1 said (the room left out). */
 int es_rooms_list_sofa(const es_room *room, int json);
+
+/* rooms new ... --ambisonic N (cmd_rooms_field.c): the room synthesised
+ * in spherical harmonics of order N and saved into dir, laid out ambixN.
+ * The exit status. */
+int es_rooms_new_ambisonic(es_rooms_destination *d, const char *dir, const es_room_spec *spec,
+                           int order, const double *t60);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "field_layout.h"
 #include "library.h"
 #include "program_level.h"
 #include "room_level.h"
@@ -59,6 +60,17 @@ int es_layout_outputs(const char *layout, int channels)
 int es_channels_level_db(const float *const *ch, int channels, int frames, double rate,
                          const char *layout, double *gain_db, char *err, size_t n)
 {
+    es_field_layout f;
+    if (es_field_layout_parse(layout, &f) && channels == f.inputs * ES_AMBI_CHANNELS(f.order)) {
+        /* A field is heard at about its W's level at each ear: W alone
+         * (FuMa's at -3 dB) counts, each input's. */
+        double power = 0;
+        for (int i = 0; i < f.inputs && power >= 0; i++) {
+            const double p = es_program_power(ch[i * ES_AMBI_CHANNELS(f.order)], frames, rate);
+            power = p < 0 ? -1 : power + p * (f.norm == ES_AMBI_FUMA ? 2 : 1);
+        }
+        return level_for(power, gain_db, err, n);
+    }
     return level_for(es_paths_program_power(ch, channels, frames, rate,
                                             es_layout_outputs(layout, channels)),
                      gain_db, err, n);

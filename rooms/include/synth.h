@@ -62,4 +62,14 @@ int es_room_frames(const es_room_spec *s);
  * (free each and the array). Peak scaled to 0.5. 0, or -1 with a message. */
 int es_room_synthesise(const es_room_spec *s, float ***ch, int *frames, char *err, size_t n);
 
+/* The same room heard at the listener point as a sound field in
+ * spherical harmonics of `order` (1..7; ambisonic.h: ACN/SN3D, AmbiX),
+ * ES_AMBI_CHANNELS(order) channels (synth_ambisonic.c): each image source
+ * encoded at its direction of arrival, the tail a diffuse field (each
+ * channel its own noise, degree l at 1/(2l+1) of W's energy). The frame:
+ * yaw 0 looks at the source, level (x ahead, y left, z up), as the
+ * binaural synthesis's. W's peak scaled to 0.5. 0, or -1 with a message. */
+int es_room_synthesise_ambisonic(const es_room_spec *s, int order, float ***ch, int *frames,
+                                 char *err, size_t n);
+
 #endif
