@@ -123,6 +123,15 @@ ES_RT uint64_t es_slot_new_late(es_crossfade *x, es_slot *s, double *device_us,
         memcpy(st->engine_error, e.message, sizeof st->engine_error);
     }
     if (s == &x->slots[x->active]) {
+        st->field_order = e.field_order;
+        if (e.field_order >= 0) {
+            st->field_yaw = e.field_yaw, st->field_pitch = e.field_pitch;
+            st->field_roll = e.field_roll, st->field_turns = e.field_turns;
+            st->field_us_last = e.field_us;
+            st->field_us_max = e.field_us > st->field_us_max ? e.field_us : st->field_us_max;
+            st->field_us_sum += e.field_us;
+            st->field_blocks++;
+        }
         st->shards = e.gpu.shards;
         memcpy(st->shard, e.gpu.shard, sizeof(es_shard_status) * (size_t)e.gpu.shards);
     }

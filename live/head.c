@@ -85,6 +85,15 @@ void es_head_set_room(es_head *h, const es_sofa_pose *poses, int count, es_sofa_
     pthread_mutex_unlock(&h->lock);
 }
 
+void es_head_set_field(es_head *h, int order, const char *decoder)
+{
+    pthread_mutex_lock(&h->lock);
+    h->view.field_order = order;
+    snprintf(h->view.field_decoder, sizeof h->view.field_decoder, "%s",
+             order && decoder ? decoder : "");
+    pthread_mutex_unlock(&h->lock);
+}
+
 static int check(double value, double max, const char *what, char *why, size_t n)
 {
     if (isfinite(value) && fabs(value) <= max)

@@ -120,8 +120,10 @@ typedef struct {
     es_sofa *blend_heads;
     es_engine *blend_engine;
     int blend_kept, blend_first;
-    /* A field room's order (ambisonic.h), turned by the head; 0: none. */
+    /* A field room's order (ambisonic.h), turned by the head (0: none),
+     * and its decoder in words. */
     int field_order;
+    char field_decoder[200];
 } es_prep_result;
 
 typedef struct es_preparer es_preparer;

@@ -71,6 +71,13 @@ es_prep_result *es_prep_build_field(const es_prep_request *q, es_prep_result *r,
         return r;
     }
     r->field_order = f->order;
+    const char *head = q->field.hrir ? q->field.hrir : ES_FIELD_HRIR_DEFAULT;
+    const char *base = strrchr(head, '/');
+    if (q->field.speakers)
+        snprintf(r->field_decoder, sizeof r->field_decoder, "%.190s", how);
+    else
+        snprintf(r->field_decoder, sizeof r->field_decoder, "%.2s%.100s through %.80s",
+                 how, how + 2, base ? base + 1 : head);
     const size_t used = strlen(r->note);
     snprintf(r->note + used, sizeof r->note - used, "; Ambisonic order %d (%s%s), turned "
              "with the head; %s", f->order, word, was == ES_AMBI_SN3D ? "" : ", read as ACN/SN3D",

@@ -205,10 +205,7 @@ static apply_outcome apply(es_session *s, es_prep_result *r)
     if (es_play_spec_diff(&s->playing, &q->spec) & (ES_SPEC_ROOM | ES_SPEC_RAW))
         es_watch_room_began(&s->watch, r->loud_db);
     s->playing = q->spec;
-    es_head_set_blend(s->head.tracker, r->blend_engine, r->blend_heads, r->blend_kept,
-                      r->blend_first);
-    r->blend_heads = NULL; /* the tracker's */
-    es_head_set_room(s->head.tracker, r->poses, r->pose_count, r->pose_varies);
+    es_session_head_follows(s, r);
     es_room_list_played(&s->list, s->playing.room); /* a file joins, a gone room leaves */
     es_slots_played(&s->slots, q->slot, &q->spec, restart, es_player_latency(s->player));
     return APPLY_PLAYED;
@@ -562,6 +559,9 @@ static void say_head(es_session *s)
     if (v.sets >= 1 && es_head_blend_words(&v, blend, sizeof blend))
         es_session_sayf(s, 0, "head: yaw %.1f, pitch %.1f, roll %.1f: %s", v.yaw, v.pitch,
                         v.roll, blend);
+    else if (v.field_order)
+        es_session_sayf(s, 0, "head: yaw %.1f, pitch %.1f, roll %.1f: the field turns",
+                        v.yaw, v.pitch, v.roll);
     else if (v.sets < 1)
         es_session_sayf(s, 0, "head: yaw %.1f, pitch %.1f, roll %.1f held; %s has no sets to "
                         "follow it (a SOFA room does)", v.yaw, v.pitch, v.roll, s->playing.room);

@@ -82,6 +82,15 @@ static int resolve_slots(es_session *s, char *err, size_t n)
     return 0;
 }
 
+void es_session_head_follows(es_session *s, es_prep_result *r)
+{
+    es_head_set_blend(s->head.tracker, r->blend_engine, r->blend_heads, r->blend_kept,
+                      r->blend_first);
+    r->blend_heads = NULL; /* the tracker's */
+    es_head_set_room(s->head.tracker, r->poses, r->pose_count, r->pose_varies);
+    es_head_set_field(s->head.tracker, r->field_order, r->field_decoder);
+}
+
 /* The first stream's request: what slot `playing` holds, against no
  * stream at all. */
 static void first_request(es_session *s, es_prep_request *q)
@@ -170,10 +179,7 @@ static int open_stream(es_session *s, char *err, size_t n)
         es_preparer_discard_result(s->preparer, r);
         return -1;
     }
-    es_head_set_blend(s->head.tracker, r->blend_engine, r->blend_heads, r->blend_kept,
-                      r->blend_first);
-    r->blend_heads = NULL; /* the tracker's */
-    es_head_set_room(s->head.tracker, r->poses, r->pose_count, r->pose_varies);
+    es_session_head_follows(s, r);
     const int outputs = r->fmt.outputs;
     /* The ports are named once, by the first room, and keep their names. */
     _Static_assert(ES_JCONVOLVER_NAME == ES_JACK_PORT_NAME &&

@@ -121,4 +121,8 @@ void es_session_drop_measure(es_session *s);
 /* snapshot.c: the snapshot made anew from the session as it is. */
 void es_session_publish(es_session *s);
 
+/* session_open.c: the head tracker follows the room `r` built (its
+ * sets, its blends, a field), which starts to play. */
+void es_session_head_follows(es_session *s, es_prep_result *r);
+
 #endif

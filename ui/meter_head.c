@@ -25,6 +25,38 @@ static void osc_text(const es_head_view *h, FILE *to)
             (ull)h->osc_dropped, h->osc_last_bad[0] ? "; last: " : "", h->osc_last_bad);
 }
 
+/* A field room: its order, decoder, orientation and what turning it
+ * costs a block. */
+static void field_json(const es_live_snapshot *s, FILE *to)
+{
+    const es_head_view *h = &s->head;
+    const es_stats *st = &s->stats;
+    if (!h->field_order || st->field_order < 1) {
+        fprintf(to, ",\"field\":null");
+        return;
+    }
+    fprintf(to, ",\"field\":{\"order\":%d,\"decoder\":", st->field_order);
+    es_json_string(to, h->field_decoder);
+    fprintf(to, ",\"yaw\":%.2f,\"pitch\":%.2f,\"roll\":%.2f,\"turns\":%llu,"
+            "\"rotate_decode_us\":{\"mean\":%.2f,\"max\":%.2f,\"last\":%.2f}}",
+            st->field_yaw, st->field_pitch, st->field_roll, (ull)st->field_turns,
+            st->field_blocks ? st->field_us_sum / (double)st->field_blocks : 0.0,
+            st->field_us_max, st->field_us_last);
+}
+
+static void field_text(const es_live_snapshot *s, FILE *to)
+{
+    const es_head_view *h = &s->head;
+    const es_stats *st = &s->stats;
+    if (!h->field_order || st->field_order < 1)
+        return;
+    fprintf(to, "  field       Ambisonic order %d at yaw %.1f pitch %.1f roll %.1f, %llu turns; "
+            "rotation and decoding %.1f us a block (mean), %.1f us max; %s\n", st->field_order,
+            st->field_yaw, st->field_pitch, st->field_roll, (ull)st->field_turns,
+            st->field_blocks ? st->field_us_sum / (double)st->field_blocks : 0.0,
+            st->field_us_max, h->field_decoder);
+}
+
 void ui_meter_head_json(const es_live_snapshot *s, FILE *to)
 {
     const es_head_view *h = &s->head;
@@ -78,6 +110,7 @@ void ui_meter_head_json(const es_live_snapshot *s, FILE *to)
     } else {
         fprintf(to, ",\"osc\":null");
     }
+    field_json(s, to);
     fputc('}', to);
 }
 
@@ -85,7 +118,7 @@ void ui_meter_head_text(const es_live_snapshot *s, FILE *to)
 {
     const es_head_view *h = &s->head;
     const es_stats *st = &s->stats;
-    if (!h->sets && !h->osc_port && !h->turns)
+    if (!h->sets && !h->osc_port && !h->turns && !h->field_order)
         return;
     fprintf(to, "  head        yaw %.1f pitch %.1f roll %.1f", h->yaw, h->pitch, h->roll);
     char blend[200];
@@ -95,6 +128,8 @@ void ui_meter_head_text(const es_live_snapshot *s, FILE *to)
         fprintf(to, ": set %d of %d (%s azimuth %.1f, elevation %.1f)", h->set + 1, h->sets,
                 h->varies == ES_SOFA_SOURCE ? "source at" : "measured at", h->pose.azimuth,
                 h->pose.elevation);
+    else if (h->field_order)
+        fprintf(to, " (a field: it turns with the head)");
     else
         fprintf(to, " (the room has no sets to follow it)");
     fprintf(to, "; %llu switches", (ull)st->set_switches);
@@ -108,11 +143,18 @@ void ui_meter_head_text(const es_live_snapshot *s, FILE *to)
             (ull)st->set_superseded);
     if (h->osc_port)
         osc_text(h, to);
+    field_text(s, to);
 }
 
 int ui_meter_head_short(const es_live_snapshot *s, char *out, size_t n)
 {
     const es_head_view *h = &s->head;
+    if (h->field_order && s->stats.field_order > 0) {
+        snprintf(out, n, "head %.0f field order %d rot %.0f us", h->yaw, s->stats.field_order,
+                 s->stats.field_blocks ? s->stats.field_us_sum / (double)s->stats.field_blocks
+                                       : 0.0);
+        return 1;
+    }
     if (!h->sets || h->set < 0)
         return 0;
     if (s->stats.motion_switches)

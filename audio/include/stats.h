@@ -142,6 +142,14 @@ typedef struct {
     uint64_t motion_switches;
     uint32_t motion_hist[ES_EXCHANGE_BINS];
     double motion_last_us, motion_max_us;
+    /* A field room playing (ambisonic.h; field_order -1: none): its
+     * order, the orientation its last block turned to, blocks whose
+     * rotation changed, and the time its rotation and decoding took a
+     * block: the last, the largest, and their sum over field_blocks. */
+    int field_order;
+    float field_yaw, field_pitch, field_roll;
+    uint64_t field_turns, field_blocks;
+    double field_us_last, field_us_max, field_us_sum;
     /* When the first counted block left earshot (es_now_ns: the monotonic
      * clock), so that an outside clock can place the blocks: block k
      * left about k periods later on a device that keeps time. */

@@ -34,6 +34,11 @@ typedef struct es_head es_head;
 
 typedef struct {
     int sets;                    /* sets of the room playing; 0: not a tracked room */
+    /* A room in spherical harmonics playing (es_head_set_field): its
+     * order (0: none), which turns with every orientation, and its
+     * decoder in words. */
+    int field_order;
+    char field_decoder[200];
     es_sofa_varies varies;
     float yaw, pitch, roll;      /* the last orientation taken */
     int set;                     /* the set it picked (-1: none yet) */
@@ -70,6 +75,10 @@ void es_head_destroy(es_head *h);
  * count 0 for a room of one matrix. The orientation held is asked of it
  * at once (its engine starts at set 0). */
 void es_head_set_room(es_head *h, const es_sofa_pose *poses, int count, es_sofa_varies varies);
+
+/* The room now playing is a field of `order` (0: it is not), decoded as
+ * `decoder` says. */
+void es_head_set_field(es_head *h, int order, const char *decoder);
 
 /* --interp linear, for the room about to be set (es_head_set_room
  * follows): its engine, a split room whose sets kept and kept + 1 are
