@@ -16,6 +16,7 @@
 #include "audiofile.h"
 #include "app.h"
 #include "irfile.h"
+#include "field_layout.h"
 #include "library.h"
 #include "prepare.h"
 #include "rooms_cli.h"
@@ -211,6 +212,33 @@ typedef struct {
     double rate, gain_db, trimmed_s;
 } shown_ir;
 
+/* A field room's energy by degree and its direct sound's direction
+ * (field_layout.h), as text or as the JSON object's "field" member. */
+static void show_field(const shown_ir *ir, int json)
+{
+    es_field_layout f;
+    es_field_analysis a;
+    if (!es_field_layout_parse(ir->layout, &f) ||
+        es_field_analyse((const float *const *)ir->ch, ir->channels, ir->frames, ir->rate, &f, &a) != 0) {
+        if (json)
+            printf(",\"field\":null");
+        return;
+    }
+    if (json) {
+        printf(",\"field\":{\"order\":%d,\"energy_db\":[", a.order);
+        for (int l = 0; l <= a.order; l++)
+            printf("%s%.2f", l ? "," : "", isfinite(a.energy_db[l]) ? a.energy_db[l] : -999.0);
+        printf("],\"direct\":{\"azimuth\":%.1f,\"elevation\":%.1f,\"at_s\":%.5f}}",
+               a.azimuth, a.elevation, a.onset_s);
+        return;
+    }
+    printf("\n  field       Ambisonic order %d; energy by degree against W's:", a.order);
+    for (int l = 1; l <= a.order; l++)
+        printf(" %+.1f", a.energy_db[l]);
+    printf(" dB\n  direct      from azimuth %.1f, elevation %.1f (the first-order intensity "
+           "at %.1f ms)\n", a.azimuth, a.elevation, 1e3 * a.onset_s);
+}
+
 /* --show --json: one object, the bands of channel `measured`, then every
  * channel's broadband figures. */
 static void show_json(const shown_ir *ir, const es_room_acoustics *a, int measured)
@@ -237,6 +265,7 @@ static void show_json(const shown_ir *ir, const es_room_acoustics *a, int measur
         es_rooms_band_row(label, &a->band[b], 1, b == ES_MEASURE_BANDS - 1, 0);
     }
     per_channel(ir->ch, ir->channels, ir->frames, ir->rate, ir->layout, 1);
+    show_field(ir, 1);
     printf("}\n");
 }
 
@@ -296,6 +325,7 @@ static void show_text(const shown_ir *ir, const es_room_acoustics *a, int measur
         es_rooms_band_row(label, &a->band[b], 0, 0, 0);
     }
     reasons("broadband", &a->broadband);
+    show_field(ir, 0);
     if (ir->channels > 1)
         per_channel(ir->ch, ir->channels, ir->frames, ir->rate, ir->layout, 0);
     plot(ir->ch[measured], ir->frames, ir->rate, a->broadband.usable_s);

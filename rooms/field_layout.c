@@ -1,5 +1,6 @@
 /* Rooms in spherical harmonics: their layout words and normalisations
  * (field_layout.h). */
+#define _DEFAULT_SOURCE /* M_PI */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -94,4 +95,52 @@ void es_field_to_sn3d(es_ir *ir, es_field_layout *f)
         scale_output(ir, 0, sqrt(2.0));
     }
     f->norm = ES_AMBI_SN3D;
+}
+
+int es_field_analyse(const float *const *ch, int channels, int frames, double rate,
+                     const es_field_layout *f, es_field_analysis *a)
+{
+    const int k = ES_AMBI_CHANNELS(f->order);
+    if (channels < k || !ch[0])
+        return -1;
+    /* The first input's channels, as ACN/SN3D would hold them. */
+    static const int fuma_of_acn[4] = {0, 2, 3, 1};
+    const float *acn[ES_AMBI_CHANNELS(ES_AMBI_ORDER_MAX)];
+    double gain[ES_AMBI_CHANNELS(ES_AMBI_ORDER_MAX)];
+    for (int c = 0; c < k; c++) {
+        const int l = (int)floor(sqrt(c + 0.5));
+        acn[c] = ch[f->norm == ES_AMBI_FUMA ? fuma_of_acn[c] : c];
+        gain[c] = f->norm == ES_AMBI_N3D ? 1 / sqrt(2.0 * l + 1)
+                  : f->norm == ES_AMBI_FUMA && c == 0 ? sqrt(2.0)
+                                                      : 1;
+    }
+    memset(a, 0, sizeof *a);
+    a->order = f->order;
+    double energy[ES_AMBI_ORDER_MAX + 1] = {0}, peak = 0;
+    for (int c = 0; c < k; c++) {
+        const int l = (int)floor(sqrt(c + 0.5));
+        for (int t = 0; acn[c] && t < frames; t++)
+            energy[l] += pow(gain[c] * acn[c][t], 2);
+    }
+    for (int t = 0; t < frames; t++)
+        peak = fmax(peak, fabs(acn[0][t]));
+    if (!(energy[0] > 0) || !(peak > 0))
+        return -1;
+    for (int l = 0; l <= f->order; l++)
+        a->energy_db[l] = energy[l] > 0 ? 10 * log10(energy[l] / energy[0]) : -INFINITY;
+    int onset = 0;
+    while (onset < frames && fabs(acn[0][onset]) < 0.1 * peak)
+        onset++;
+    a->onset_s = onset / rate;
+    double in[3] = {0, 0, 0};
+    const int from = onset - (int)(0.00025 * rate), to = onset + (int)(0.001 * rate);
+    for (int t = from < 0 ? 0 : from; t < to && t < frames; t++) {
+        const double w = gain[0] * acn[0][t];
+        in[0] += w * gain[3] * (acn[3] ? acn[3][t] : 0);
+        in[1] += w * gain[1] * (acn[1] ? acn[1][t] : 0);
+        in[2] += w * gain[2] * (acn[2] ? acn[2][t] : 0);
+    }
+    a->azimuth = atan2(in[1], in[0]) * 180 / M_PI;
+    a->elevation = atan2(in[2], hypot(in[0], in[1])) * 180 / M_PI;
+    return 0;
 }

@@ -34,4 +34,20 @@ int es_field_layout_bformat(const char names[][64], int count);
  * place; f->norm becomes ES_AMBI_SN3D. */
 void es_field_to_sn3d(es_ir *ir, es_field_layout *f);
 
+/* What a field room's first input holds (its channels as laid out):
+ * the energy of each degree against degree 0's (ACN/SN3D: a plane wave
+ * and a diffuse field both give 0 dB at every degree, a band-limited or
+ * noisy recording less at the high ones), and its direct sound's
+ * direction of arrival from the first-order intensity vector (W times X,
+ * Y, Z over the millisecond from the onset, where W first reaches a
+ * tenth of its peak). */
+typedef struct {
+    int order;
+    double energy_db[ES_AMBI_ORDER_MAX + 1];
+    double onset_s, azimuth, elevation;
+} es_field_analysis;
+/* 0, or -1 when the channels do not fit the layout or W is silent. */
+int es_field_analyse(const float *const *ch, int channels, int frames, double rate,
+                     const es_field_layout *f, es_field_analysis *a);
+
 #endif
