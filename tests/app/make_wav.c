@@ -18,6 +18,7 @@
  *                in it, and a gain at its strongest frequencies of about
  *                4 times the direct sound's)
  *       dirac    one sample of GAIN at frame SEED, silence elsewhere
+ *       sine     a sine of SEED Hz at GAIN, on every channel
  *       bformat  a first-order B-format room (FuMa: W X Y Z, W at -3 dB;
  *                CHANNELS must be 4): a direct sound of GAIN at frame AT
  *                (default 10 ms) from azimuth SEED degrees (counter-
@@ -109,6 +110,9 @@ int main(int argc, char **argv)
     if (!strcmp(kind, "dirac"))
         for (long t = 0; t < frames * channels; t++)
             buf[t] = t / channels == (long)seed ? gain : 0;
+    for (long t = 0; !strcmp(kind, "sine") && t < frames; t++)
+        for (int c = 0; c < channels; c++)
+            buf[t * channels + c] = gain * (float)sin(2 * 3.14159265358979 * seed * t / rate);
     if (!strcmp(kind, "room"))
         shape_room(buf, frames, channels, rate, gain);
     if (!strcmp(kind, "bformat") && channels == 4)

@@ -14,6 +14,10 @@ OSC package), for the head tracker's tests.
       SECONDS (each due at its own time from the start, not after the
       last); OUT gets a line per packet: the monotonic clock (ns,
       CLOCK_MONOTONIC) just before it was sent, and its yaw.
+  osc_sender.py spin HOST PORT SECONDS RATE DEGREES_PER_SECOND
+      /earshot/head YAW RATE a second for SECONDS, the yaw turning at
+      DEGREES_PER_SECOND (wrapped into -180..180), each due at its own
+      time from the start.
 """
 import socket
 import struct
@@ -111,6 +115,17 @@ def flips(host, port, seconds, rate, out):
         f.writelines(lines)
 
 
+def spin(host, port, seconds, rate, speed):
+    sock = socket.socket(family(host), socket.SOCK_DGRAM)
+    start = time.monotonic()
+    for k in range(int(seconds * rate)):
+        wait = start + k / rate - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        turned = (speed * k / rate + 180.0) % 360.0 - 180.0
+        sock.sendto(message("/earshot/head", "f", struct.pack(">f", turned)), (host, port))
+
+
 def main(argv):
     what, host, port = argv[1], argv[2], int(argv[3])
     if what == "flood":
@@ -120,8 +135,10 @@ def main(argv):
             float(argv[6]) if len(argv) > 6 else None)
     elif what == "flips":
         flips(host, port, float(argv[4]), int(argv[5]), argv[6])
+    elif what == "spin":
+        spin(host, port, float(argv[4]), int(argv[5]), float(argv[6]))
     else:
-        sys.exit("osc_sender.py: flood, yaw or flips, not " + what)
+        sys.exit("osc_sender.py: flood, yaw, flips or spin, not " + what)
 
 
 if __name__ == "__main__":
