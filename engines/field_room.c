@@ -6,7 +6,9 @@
  * matrix (a square per degree) computed on the audio thread when the
  * orientation changes (es_sh_rotation allocates nothing, about 20 us at
  * order 7) and interpolated sample by sample across the block from the
- * last block's, so a turning head hears a continuous field. The decoder
+ * last block's, so a turning head hears a continuous field. An engine
+ * that has played nothing since it was made or reset starts at the
+ * orientation asked, as an engine of sets starts on its set. The decoder
  * (two ears from every SH channel, or a loudspeaker array's feeds) runs
  * after it on cpu-partitioned; a decoder of one tap a path (AllRAD's
  * gains) is applied as a matrix.
@@ -38,6 +40,7 @@ typedef struct {
     float angles[3];
     uint64_t turns;
     double us, us_max;
+    int played; /* a block since it was made or reset: a turn is ramped */
 } field_room;
 
 static ES_RT void field_orient(es_engine *e, float yaw, float pitch, float roll)
@@ -106,7 +109,10 @@ static ES_RT void field_process(es_engine *e, const float *const *in, float *con
         es_sh_rotation(f->order, &m, f->next);
         for (int t = 0; t < frames; t++)
             f->ramp[t] = (float)(t + 1) / (float)frames;
-        rotate(f, f->next, frames);
+        /* Nothing heard yet: it starts turned, as if it always was. */
+        if (!f->played)
+            memcpy(f->now, f->next, sizeof(double) * ES_AMBI_BLOCKS(f->order));
+        rotate(f, f->played ? f->next : NULL, frames);
         memcpy(f->now, f->next, sizeof(double) * ES_AMBI_BLOCKS(f->order));
         f->applied = asked;
         f->turns++;
@@ -117,6 +123,7 @@ static ES_RT void field_process(es_engine *e, const float *const *in, float *con
         apply_gains(f, out, frames);
     else
         es_engine_process(f->decoder, (const float *const *)f->turned, out, frames);
+    f->played = 1;
     f->us = 1e-3 * (double)(es_now_ns() - from);
     f->us_max = f->us > f->us_max ? f->us : f->us_max;
 }
@@ -129,6 +136,7 @@ static int field_latency(const es_engine *e)
 static void field_reset(es_engine *e)
 {
     field_room *f = (field_room *)e;
+    f->played = 0;
     es_engine_reset(f->room);
     if (f->decoder)
         es_engine_reset(f->decoder);

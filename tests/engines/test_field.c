@@ -198,12 +198,14 @@ static double **reference(const es_ir *room, const es_ir *dec, float *const *in)
     for (int b = 0; b < FRAMES / BLOCK; b++) {
         float a[3];
         head_at(b, a);
-        const int moved = memcmp(a, last, sizeof a) != 0;
+        const int moved = b > 0 && memcmp(a, last, sizeof a) != 0;
         es_rotation m;
         /* The engine keeps angles in 1/2048 degree. */
         es_head_field_matrix(lround(a[0] * 2048.0) / 2048.0, lround(a[1] * 2048.0) / 2048.0,
                              lround(a[2] * 2048.0) / 2048.0, &m);
         es_sh_rotation(ORDER, &m, next);
+        if (b == 0) /* an engine that played nothing starts turned */
+            memcpy(now, next, sizeof now);
         const double *pb = now, *nb = next;
         for (int l = 0; l <= ORDER; l++) {
             const int first = l * l, side = 2 * l + 1;
