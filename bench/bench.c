@@ -11,6 +11,7 @@
 #include "engine_params.h"
 #include "bench.h"
 #include "bench_plot.h"
+#include "ambisonic.h"
 #include "bench_run.h"
 #include "core/rt_thread.h"
 
@@ -156,6 +157,12 @@ static const es_param params[] = {
      "as play splits a SOFA room of head orientations (the\n"
      "heads on the engine's kind that holds sets, the tail on\n"
      "the engine: every engine)", offsetof(bench_args, base.split_ms), NULL, NULL},
+    {"ambisonic", ES_PARAM_INT, 1, ES_AMBI_ORDER_MAX, NULL, "N",
+     "a field room of order N: the room 1 x (N+1)^2 SH channels\n"
+     "on the engine, turned every block at 360 degrees a second\n"
+     "and decoded to two ears (1,024-tap filters on\n"
+     "cpu-partitioned); the rotation and decoding timed apart",
+     offsetof(bench_args, base.ambisonic), NULL, NULL},
     {"switch-every", ES_PARAM_INT, 1, 1000000, "1", "K",
      "with --sets: a switch every K blocks (1: every block,\n"
      "each one paying for two sets)", offsetof(bench_args, base.switch_every), NULL, NULL},
@@ -265,7 +272,8 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                "\"helpers_realtime\":%d,\"realtime_factor\":%.3f,"
                "\"gmacs\":%.3f,\"create_ms\":%.3f,\"create_first_ms\":%.3f,\"latency\":%d,"
                "\"cut_short\":%s,\"copy_out\":%s,\"sets\":%d,\"split_ms\":%g,\"set_switches\":%llu,"
-               "\"switch_p50_us\":%.3f,\"switch_p99_us\":%.3f,"
+               "\"switch_p50_us\":%.3f,\"switch_p99_us\":%.3f,\"ambisonic\":%d,"
+               "\"field_p50_us\":%.3f,\"field_p99_us\":%.3f,"
                "\"gpus\":\"%s\",\"shards\":[",
                c->engine->name, c->ir_seconds, r->taps, r->paths, c->block, c->rate,
                r->budget_us, r->p50_us, r->p99_us, r->p999_us, r->max_us, r->mean_us,
@@ -278,6 +286,7 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
                r->cut_short ? "true" : "false", c->copy_out ? "true" : "false",
                c->sets > 1 ? c->sets : 1, c->sets > 1 ? c->split_ms : 0,
                (unsigned long long)r->set_switches, r->switch_p50_us, r->switch_p99_us,
+               c->ambisonic, r->field_p50_us, r->field_p99_us,
                es_gpu_list_text(&c->options.gpu.list, gpus, sizeof gpus));
         for (int k = 0; k < r->shards; k++)
             printf("%s{\"gpu\":%d,\"first_output\":%d,\"outputs\":%d,\"late\":%llu,"
@@ -299,6 +308,9 @@ static void print_row(const es_bench_config *c, const es_bench_result *r, int js
             printf("  %d sets%s, %llu switches (their blocks p50/p99 %.1f/%.1f us)", c->sets,
                    c->split_ms > 0 ? " split" : "", (unsigned long long)r->set_switches,
                    r->switch_p50_us, r->switch_p99_us);
+        if (c->ambisonic > 0)
+            printf("  order %d turning: rotation and decoding p50/p99 %.1f/%.1f us",
+                   c->ambisonic, r->field_p50_us, r->field_p99_us);
         if (r->device_bytes)
             printf("  GPU %.1f MB held", r->device_bytes / 1e6);
         if (r->device_p50_us >= 0)

@@ -9,6 +9,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "ambisonic.h"
 #include "bench_run.h"
 #include "bench_judge.h"
 
@@ -42,11 +43,15 @@ static float noise(uint32_t *s)
 
 static int bench_inputs(const es_bench_config *cfg)
 {
+    if (cfg->ambisonic > 0)
+        return 1;
     return cfg->matrix > 0 ? cfg->matrix : cfg->fan_out > 0 ? 1 : cfg->true_stereo ? 2 : cfg->channels;
 }
 
 static int bench_outputs(const es_bench_config *cfg)
 {
+    if (cfg->ambisonic > 0) /* the room's SH channels; the stream has two */
+        return ES_AMBI_CHANNELS(cfg->ambisonic);
     return cfg->matrix > 0    ? (cfg->matrix_outputs > 0 ? cfg->matrix_outputs : cfg->matrix)
            : cfg->fan_out > 0 ? cfg->fan_out
            : cfg->true_stereo ? 2
@@ -62,6 +67,27 @@ int es_bench_paths(const es_bench_config *cfg)
 /* Noise under an exponential decay that falls 60 dB over the IR: a room
  * whose reverberation time equals the IR length. Layouts: C x C diagonal,
  * true stereo (2 x 2 full), a full N x N matrix, or fan-out (1 x N). */
+static es_ir *synthetic_room(const es_bench_config *cfg, int taps, uint32_t seed);
+
+/* --ambisonic: a decoder of the length a binaural one has, from each SH
+ * channel to two ears, decaying noise. */
+static es_ir *synthetic_decoder(const es_bench_config *cfg)
+{
+    const int k = ES_AMBI_CHANNELS(cfg->ambisonic), taps = 1024;
+    es_ir *ir = es_ir_create(k, 2, taps, cfg->rate);
+    uint32_t seed = 99;
+    for (int p = 0; ir && p < 2 * k; p++) {
+        float *h = es_ir_path(ir, p / 2, p % 2);
+        if (!h) {
+            es_ir_destroy(ir);
+            return NULL;
+        }
+        for (int t = 0; t < taps; t++)
+            h[t] = 0.05f * noise(&seed) * (float)exp(-8.0 * t / taps);
+    }
+    return ir;
+}
+
 static es_ir *synthetic_room(const es_bench_config *cfg, int taps, uint32_t seed)
 {
     const int ins = bench_inputs(cfg), outs = bench_outputs(cfg);
@@ -153,6 +179,8 @@ typedef struct {
     float **views;              /* [outs]: where the engine left each output */
     double *us, *switch_us;     /* [blocks]: each measured block's time, and
                                  * those of the blocks a switch began in */
+    double *field_us;           /* [blocks]: --ambisonic: rotation and decoding */
+    es_ir *decoder;             /* --ambisonic: SH channels to two ears */
     long measured, switched;    /* how many of each */
     es_engine *e;
     block_record *rec;          /* [blocks]: what judges each measured block */
@@ -161,6 +189,8 @@ typedef struct {
     uint32_t seed;              /* the input noise */
     struct timespec next;       /* paced: when the next block is due */
     uint64_t late;              /* the engine's late results so far */
+    double field_last_us;       /* the last block's rotation and decoding (-1: none) */
+    long fields;                /* measured blocks with one */
 } measurement;
 
 /* The room in its sets (each the same shape, other noise), the block
@@ -186,7 +216,10 @@ static int allocate(measurement *m, es_bench_result *r)
     m->views = calloc((size_t)m->outs, sizeof *m->views);
     m->us = malloc((size_t)m->blocks * sizeof *m->us);
     m->switch_us = malloc((size_t)m->blocks * sizeof *m->switch_us);
-    if (!rooms || !m->in || !m->out || !m->views || !m->us || !m->switch_us) {
+    m->field_us = malloc((size_t)m->blocks * sizeof *m->field_us);
+    if (m->cfg->ambisonic > 0)
+        rooms &= (m->decoder = synthetic_decoder(m->cfg)) != NULL;
+    if (!rooms || !m->in || !m->out || !m->views || !m->us || !m->switch_us || !m->field_us) {
         snprintf(r->error, sizeof r->error, "out of memory for a %d-tap room", taps);
         return -1;
     }
@@ -204,11 +237,15 @@ static int allocate(measurement *m, es_bench_result *r)
 
 /* The engine over the room, over its sets, or over their heads and one
  * tail (as play builds a SOFA room: the heads' engine of another class at
- * its own partition). Whole sets only on an engine that holds them: the
- * bench times the engine it names. */
+ * its own partition), or a field room with its decoder. Whole sets only
+ * on an engine that holds them: the bench times the engine it names. */
 static es_engine *make_engine(const es_bench_config *cfg, const es_format *fmt, es_ir **set,
-                              int sets, const es_ir *tail, int tail_at, es_bench_result *r)
+                              int sets, const es_ir *tail, int tail_at, const es_ir *decoder,
+                              es_bench_result *r)
 {
+    if (decoder)
+        return es_engine_create_field(cfg->engine, fmt, set[0], &cfg->options, decoder,
+                                      cfg->ambisonic, r->error, sizeof r->error);
     const es_engine_class *heads_k = es_engine_heads_class(cfg->engine);
     if (sets > 1 && tail) {
         es_options heads_opt = cfg->options;
@@ -231,13 +268,13 @@ static int build_engine(measurement *m, es_bench_result *r)
     const es_format fmt = {.sample_rate = m->cfg->rate, .max_block = m->cfg->block,
                            .inputs = m->ins, .outputs = m->outs};
     double t0 = now_s();
-    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, m->tail, m->tail_at, r);
+    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, m->tail, m->tail_at, m->decoder, r);
     r->create_first_ms = 1e3 * (now_s() - t0);
     if (!m->e)
         return -1;
     es_engine_destroy(m->e);
     t0 = now_s();
-    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, m->tail, m->tail_at, r);
+    m->e = make_engine(m->cfg, &fmt, m->set, m->sets, m->tail, m->tail_at, m->decoder, r);
     r->create_ms = 1e3 * (now_s() - t0);
     if (!m->e)
         return -1;
@@ -300,10 +337,15 @@ static void note_device_times(measurement *m, const es_engine_status *st)
 }
 
 /* One block through the engine: fresh input, the switch to `set` asked
- * first (-1: none), the call timed; what judges the block. */
-static block_record process_block(measurement *m, int set, double budget_us)
+ * first (-1: none), a field room turned on (block b), the call timed;
+ * what judges the block. */
+static block_record process_block(measurement *m, int set, long b, double budget_us)
 {
     const es_bench_config *cfg = m->cfg;
+    if (cfg->ambisonic > 0)
+        es_engine_orient(m->e, (float)(fmod(360.0 * (double)b * cfg->block / cfg->rate, 360.0) -
+                                       180.0),
+                         0, 0);
     for (int c = 0; c < m->ins; c++)
         for (int t = 0; t < cfg->block; t++)
             m->in[c][t] = 0.1f * noise(&m->seed);
@@ -325,6 +367,7 @@ static block_record process_block(measurement *m, int set, double budget_us)
     const int was_late = st.late_results != m->late;
     m->late = st.late_results;
     note_device_times(m, &st);
+    m->field_last_us = st.field_order > 0 ? st.field_us : -1;
     return (block_record){.took_us = took, .cpu_us = cpu, .job = st.gpu.result_seq,
                           .late = took > budget_us || was_late,
                           .helper_late = was_late && !m->j.gpu};
@@ -345,7 +388,7 @@ static int measure(measurement *m, es_bench_result *r)
     for (long b = 0; b < WARMUP_BLOCKS + m->blocks; b++) {
         const int woke_late = cfg->paced && wait_for_period(&m->next, period_ns, r->budget_us);
         const int set = set_due(m, b);
-        const block_record k = process_block(m, set, r->budget_us);
+        const block_record k = process_block(m, set, b, r->budget_us);
         if (b < WARMUP_BLOCKS)
             continue;
         r->late_wakes += woke_late;
@@ -353,6 +396,8 @@ static int measure(measurement *m, es_bench_result *r)
         m->us[m->measured++] = k.took_us;
         if (set >= 0)
             m->switch_us[m->switched++] = k.took_us;
+        if (m->field_last_us >= 0)
+            m->field_us[m->fields++] = m->field_last_us;
         judge_until(&m->j, m->measured, 0);
         if (cfg->stop_on_miss && m->j.misses > 0) {
             r->cut_short = 1;
@@ -389,6 +434,12 @@ static void conclude(measurement *m, es_bench_result *r)
     snprintf(r->first_miss, sizeof r->first_miss, "%s", m->j.first_miss);
     summarise(m->us, m->measured, r);
     switch_percentiles(m->switch_us, m->switched, r);
+    r->field_p50_us = r->field_p99_us = -1;
+    if (m->fields > 0) {
+        qsort(m->field_us, (size_t)m->fields, sizeof *m->field_us, compare_double);
+        r->field_p50_us = m->field_us[m->fields / 2];
+        r->field_p99_us = m->field_us[(long)((double)(m->fields - 1) * 0.99)];
+    }
     /* Multiply-adds a direct convolution would need per block, per second. */
     r->gmacs = (double)r->paths * r->taps * m->cfg->block / (r->mean_us * 1e3);
 }
@@ -425,6 +476,8 @@ static void release(measurement *m, es_bench_result *r)
     for (int k = 0; m->set && k < m->sets; k++)
         es_ir_destroy(m->set[k]);
     es_ir_destroy(m->tail);
+    es_ir_destroy(m->decoder);
+    free(m->field_us);
     free(m->set);
     for (int c = 0; m->in && c < m->ins; c++)
         es_free(m->in[c]);
@@ -443,7 +496,8 @@ int es_bench_run(const es_bench_config *cfg, es_bench_result *r)
 {
     memset(r, 0, sizeof *r);
     const long blocks = (long)ceil(cfg->seconds * cfg->rate / cfg->block);
-    measurement m = {.cfg = cfg, .ins = bench_inputs(cfg), .outs = bench_outputs(cfg),
+    measurement m = {.cfg = cfg, .ins = bench_inputs(cfg),
+                     .outs = cfg->ambisonic > 0 ? 2 : bench_outputs(cfg),
                      .sets = cfg->sets > 1 ? cfg->sets : 1, .blocks = blocks > 1 ? blocks : 1,
                      .seed = 777};
     r->taps = cfg->ir_taps > 0 ? cfg->ir_taps : (int)llround(cfg->ir_seconds * cfg->rate);

@@ -37,6 +37,11 @@ typedef struct {
      * a head of that length, one tail of the rest for all, on the engine
      * (the heads on its engine of sets). */
     double split_ms;
+    /* > 0: a field room of this order (ambisonic.h): the room 1 x
+     * (order+1)^2 SH channels on the engine, turned every block at 360
+     * degrees a second, decoded to two ears by a 1,024-tap decoder (a
+     * binaural decoder's length at 48 kHz) on cpu-partitioned. */
+    int ambisonic;
     es_options options;
 } es_bench_config;
 
@@ -76,6 +81,8 @@ typedef struct {
     uint64_t set_switches; /* engines of filter sets: switches made while measured */
     double switch_p50_us, switch_p99_us; /* the blocks a switch began in (-1: none):
                                             what a switch adds to the callback */
+    double field_p50_us, field_p99_us; /* --ambisonic: the rotation and decoding's
+                                        * share of each block (-1: none) */
 } es_bench_result;
 
 /* 0 when measured; -1 with result->error set.
