@@ -37,7 +37,9 @@ static const char usage[] =
     "A SOFA room (a file, or a room of the library kept as one) renders the\n"
     "filter a head at --head YAW[,PITCH[,ROLL]] hears: the nearest measurement,\n"
     "as playing picks it, or with --interp linear the measurements around\n"
-    "that direction blended, their onsets (the ITD) apart.\n"
+    "that direction blended, their onsets (the ITD) apart. An Ambisonic room\n"
+    "(--layout ambixN, a library room laid out so, a jconvolver room of W X Y Z\n"
+    "outputs) renders decoded through --hrir or to --speakers, turned to --head.\n"
     "\n"
     "Options:\n";
 

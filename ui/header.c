@@ -126,11 +126,14 @@ static void draw_header(ui_model *m, const ui_rect *r)
         snprintf(limit, sizeof limit, " NO LIMIT");
     else if (mx->ceiling_db != (float)ES_LIMITER_DEFAULT_DB)
         snprintf(limit, sizeof limit, " LIMIT %.0f", (double)mx->ceiling_db);
-    /* A room that follows the head: the yaw, and the set playing. */
+    /* A room that follows the head: the yaw, and the set playing (or the
+     * field's order, which turns every block). */
     char head[48] = "";
     if (s->head.sets > 0 && s->head.set >= 0)
         snprintf(head, sizeof head, " | head %.0f set %d/%d", s->head.yaw, s->head.set + 1,
                  s->head.sets);
+    else if (s->head.field_order > 0)
+        snprintf(head, sizeof head, " | head %.0f field %d", s->head.yaw, s->head.field_order);
     snprintf(tail, sizeof tail, "engine %s%s | trim %s%.0f wet %s dry %s out %s dB%s%s",
              s->stats.engine, head, mx->trim_db > 0 ? "+" : "", round(mx->trim_db) + 0.0, wet,
              dry, out, mx->bypass ? " BYPASS" : "", limit);
