@@ -64,6 +64,15 @@ es_prep_result *es_prep_build_field(const es_prep_request *q, es_prep_result *r,
                                           f->order, why, sizeof why);
     r->engine_ms = es_prep_ms_since(engine_from);
     const int length = room->length + dec->length - 1;
+    if (e && q->prime && es_prep_fits_stream(q, r, e)) {
+        /* What the past rings: the field heard as one matrix where the
+         * head is now (the engine starts turned there). */
+        es_ir *heard = es_field_heard(room, dec, f->order, q->head_yaw, q->head_pitch,
+                                      q->head_roll, r->prime_note, sizeof r->prime_note);
+        if (heard)
+            es_prep_plan_priming(q, heard, r);
+        es_ir_destroy(heard);
+    }
     es_ir_destroy(room);
     es_ir_destroy(dec);
     if (!e) {
@@ -82,7 +91,6 @@ es_prep_result *es_prep_build_field(const es_prep_request *q, es_prep_result *r,
     snprintf(r->note + used, sizeof r->note - used, "; Ambisonic order %d (%s%s), turned "
              "with the head; %s", f->order, word, was == ES_AMBI_SN3D ? "" : ", read as ACN/SN3D",
              how);
-    snprintf(r->prime_note, sizeof r->prime_note, "not primed: a field room rings in");
     es_prep_place(q, r, e, length);
     r->took_ms = es_prep_ms_since(started);
     return r;

@@ -34,6 +34,14 @@ int es_field_layout_bformat(const char names[][64], int count);
  * place; f->norm becomes ES_AMBI_SN3D. */
 void es_field_to_sn3d(es_ir *ir, es_field_layout *f);
 
+/* The field room `room` (inputs x ES_AMBI_CHANNELS(order), ACN/SN3D)
+ * heard at yaw, pitch and roll through `decoder` (its SH channels x
+ * outputs) as one matrix: inputs x outputs, room->length +
+ * decoder->length - 1 long, what the field room's engine plays with the
+ * head held there (field_heard.c). NULL and one line. */
+es_ir *es_field_heard(const es_ir *room, const es_ir *decoder, int order, float yaw, float pitch,
+                      float roll, char *err, size_t n);
+
 /* What a field room's first input holds (its channels as laid out):
  * the energy of each degree against degree 0's (ACN/SN3D: a plane wave
  * and a diffuse field both give 0 dB at every degree, a band-limited or
