@@ -19,40 +19,21 @@
 
 #define BANDS ES_OCTAVE_BANDS
 
+/* The image sources and each one's harmonics at its direction. */
 typedef struct {
-    double y[ES_AMBI_CHANNELS(ES_AMBI_ORDER_MAX)]; /* its harmonics */
-    double t, amp[BANDS];
-} image;
-
-typedef struct {
-    image *list;
-    int count, capacity, order, failed;
-    double ahead[2], left[2];
-    const double *centre;
+    es_room_heard_images heard;
+    double *y; /* [count][ES_AMBI_CHANNELS(order)] */
+    int k;
 } images;
 
-static void keep_image(void *ctx, const double at[3], double t, const double amp[BANDS])
+static int encode_images(images *im, int order)
 {
-    images *im = ctx;
-    if (im->failed)
-        return;
-    if (im->count == im->capacity) {
-        const int cap = im->capacity ? 2 * im->capacity : 1024;
-        image *more = realloc(im->list, (size_t)cap * sizeof *more);
-        if (!more) {
-            im->failed = 1;
-            return;
-        }
-        im->list = more, im->capacity = cap;
-    }
-    const double d[3] = {at[0] - im->centre[0], at[1] - im->centre[1], at[2] - im->centre[2]};
-    const double x = d[0] * im->ahead[0] + d[1] * im->ahead[1];
-    const double y = d[0] * im->left[0] + d[1] * im->left[1];
-    image *i = &im->list[im->count++];
-    es_sh_encode(im->order, ES_AMBI_SN3D, atan2(y, x) * 180 / M_PI,
-                 atan2(d[2], hypot(x, y)) * 180 / M_PI, i->y);
-    i->t = t;
-    memcpy(i->amp, amp, sizeof i->amp);
+    im->k = ES_AMBI_CHANNELS(order);
+    im->y = malloc(sizeof(double) * (size_t)(im->heard.count ? im->heard.count : 1) * im->k);
+    for (int i = 0; im->y && i < im->heard.count; i++)
+        es_sh_encode(order, ES_AMBI_SN3D, im->heard.list[i].azimuth, im->heard.list[i].elevation,
+                     im->y + (size_t)i * im->k);
+    return im->y ? 0 : -1;
 }
 
 typedef struct {
@@ -98,9 +79,10 @@ static void early_channel(early_work *w, const images *im, int k, double rate, f
     memset(w->sum, 0, sizeof(fftwf_complex) * (size_t)bins);
     for (int b = 0; b < BANDS; b++) {
         memset(w->buf, 0, sizeof(float) * (size_t)w->size);
-        for (int i = 0; i < im->count; i++)
-            es_room_add_impulse(w->buf, w->size - 2 * ES_ROOM_LANCZOS, im->list[i].t * rate,
-                                im->list[i].amp[b] * im->list[i].y[k]);
+        for (int i = 0; i < im->heard.count; i++)
+            es_room_add_impulse(w->buf, w->size - 2 * ES_ROOM_LANCZOS,
+                                im->heard.list[i].t * rate,
+                                im->heard.list[i].amp[b] * im->y[(size_t)i * im->k + k]);
         fftwf_execute(w->fwd);
         for (int q = 0; q < bins; q++) {
             const double m = es_room_band_mask(b, (double)q * rate / w->size);
@@ -155,18 +137,15 @@ int es_room_synthesise_ambisonic(const es_room_spec *s, int order, float ***out,
     }
     const int k = ES_AMBI_CHANNELS(order), frames = es_room_frames(s);
     const double *c = s->listener, mix = es_room_mixing_time(s);
-    const double fx = s->source[0] - c[0], fy = s->source[1] - c[1], flat = hypot(fx, fy);
-    const double direct = sqrt(fx * fx + fy * fy + pow(s->source[2] - c[2], 2)) / ES_SPEED_OF_SOUND;
-    images im = {.order = order, .centre = c};
-    im.ahead[0] = flat > 1e-9 ? fx / flat : 1;
-    im.ahead[1] = flat > 1e-9 ? fy / flat : 0;
-    im.left[0] = -im.ahead[1], im.left[1] = im.ahead[0];
-    es_room_each_image(s, c, direct, mix, keep_image, &im);
+    const double direct = sqrt(pow(s->source[0] - c[0], 2) + pow(s->source[1] - c[1], 2) +
+                               pow(s->source[2] - c[2], 2)) / ES_SPEED_OF_SOUND;
+    images im = {0};
+    const int heard = es_room_images_heard(s, direct, mix, &im.heard);
     float **ch = calloc((size_t)k, sizeof *ch);
     early_work w;
     int rc = -1;
     const int early = (int)ceil((direct + mix) * s->rate) + 4 * ES_ROOM_LANCZOS;
-    if (early_alloc(&w, early) != 0 || !ch || im.failed) {
+    if (early_alloc(&w, early) != 0 || !ch || heard != 0 || encode_images(&im, order) != 0) {
         snprintf(err, n, "out of memory for an order-%d room", order);
         goto done;
     }
@@ -190,7 +169,8 @@ int es_room_synthesise_ambisonic(const es_room_spec *s, int order, float ***out,
     rc = 0;
 done:
     early_free(&w);
-    free(im.list);
+    free(im.heard.list);
+    free(im.y);
     free_channels(ch, k);
     return rc;
 }

@@ -15,45 +15,6 @@
 #define BANDS ES_OCTAVE_BANDS
 #define LANCZOS ES_ROOM_LANCZOS
 
-/* One image source as the head's centre hears it: its direction with the
- * head at yaw 0 (degrees), time of arrival (s), band levels. */
-typedef struct {
-    float azimuth, elevation;
-    double t, amp[BANDS];
-} image;
-
-typedef struct {
-    image *list;
-    int count, capacity;
-    double ahead[3], left[3]; /* the head's frame at yaw 0 */
-    const double *centre;
-    int failed;
-} images;
-
-static void keep_image(void *ctx, const double at[3], double t, const double amp[BANDS])
-{
-    images *im = ctx;
-    if (im->failed)
-        return;
-    if (im->count == im->capacity) {
-        const int cap = im->capacity ? 2 * im->capacity : 1024;
-        image *more = realloc(im->list, (size_t)cap * sizeof *more);
-        if (!more) {
-            im->failed = 1;
-            return;
-        }
-        im->list = more, im->capacity = cap;
-    }
-    const double d[3] = {at[0] - im->centre[0], at[1] - im->centre[1], at[2] - im->centre[2]};
-    const double x = d[0] * im->ahead[0] + d[1] * im->ahead[1];
-    const double y = d[0] * im->left[0] + d[1] * im->left[1];
-    image *i = &im->list[im->count++];
-    i->azimuth = (float)(atan2(y, x) * 180 / M_PI);
-    i->elevation = (float)(atan2(d[2], hypot(x, y)) * 180 / M_PI);
-    i->t = t;
-    memcpy(i->amp, amp, sizeof i->amp);
-}
-
 /* What the HRIR set says about a diffuse field, at the tail's bins. */
 static int ears_of(const es_sofa *h, es_room_ears *ears, char *err, size_t n)
 {
@@ -160,7 +121,8 @@ typedef struct {
     fftwf_plan forward, inverse;
 } early_work;
 
-static void early_part(early_work *w, const es_sofa *h, const images *im, double yaw,
+static void early_part(early_work *w, const es_sofa *h, const es_room_heard_images *im,
+                       double yaw,
                        float *const early[EARS])
 {
     const int span = h->taps + 2 * LANCZOS;
@@ -168,7 +130,7 @@ static void early_part(early_work *w, const es_sofa *h, const images *im, double
         for (int e = 0; e < EARS; e++)
             memset(w->band[b][e], 0, sizeof(float) * (size_t)w->size);
     for (int i = 0; i < im->count; i++) {
-        const image *g = &im->list[i];
+        const es_room_heard_image *g = &im->list[i];
         const int m = es_sofa_nearest(h, (float)(g->azimuth - yaw), g->elevation);
         const double at = g->t * w->rate;
         const int first = (int)floor(at) - LANCZOS + 1;
@@ -300,14 +262,8 @@ es_sofa *es_room_synthesise_binaural(const es_room_spec *s, const es_sofa *h, in
     const double mix = es_room_mixing_time(s);
     const int early_frames = (int)ceil((direct + mix) * s->rate) + h->taps + 2 * LANCZOS + 1;
 
-    /* Yaw 0 looks at the source, level; straight up, along x. */
-    images im = {.centre = c};
-    const double fx = s->source[0] - c[0], fy = s->source[1] - c[1], flat = hypot(fx, fy);
-    im.ahead[0] = flat > 1e-9 ? fx / flat : 1;
-    im.ahead[1] = flat > 1e-9 ? fy / flat : 0;
-    im.left[0] = -im.ahead[1];
-    im.left[1] = im.ahead[0];
-    es_room_each_image(s, c, direct, mix, keep_image, &im);
+    es_room_heard_images im;
+    const int heard = es_room_images_heard(s, direct, mix, &im);
 
     es_room_ears *ears = malloc(sizeof *ears);
     float *tail[EARS] = {calloc((size_t)frames, sizeof(float)),
@@ -319,7 +275,7 @@ es_sofa *es_room_synthesise_binaural(const es_room_spec *s, const es_sofa *h, in
     int failed = 1;
     if (early_alloc(&w, early_frames, h->taps, s->rate, err, n) != 0)
         goto done;
-    if (im.failed || !ears || !tail[0] || !tail[1] || !early[0] || !early[1] ||
+    if (heard != 0 || !ears || !tail[0] || !tail[1] || !early[0] || !early[1] ||
         !(set = new_set(count, frames, s->rate))) {
         snprintf(err, n, "out of memory for %d orientations of %.1f s", count, seconds);
         goto done;

@@ -126,3 +126,52 @@ int es_room_tail_ears(const es_room_spec *s, double direct, double mix, unsigned
     float *const two[2] = {left, right};
     return tail(s, direct, mix, seed, ears, two, frames, err, n);
 }
+
+typedef struct {
+    es_room_heard_images *out;
+    int capacity, failed;
+    double ahead[2], left[2];
+    const double *centre;
+} image_collector;
+
+static void keep_heard_image(void *ctx, const double at[3], double t,
+                             const double amp[ES_OCTAVE_BANDS])
+{
+    image_collector *c = ctx;
+    es_room_heard_images *im = c->out;
+    if (c->failed)
+        return;
+    if (im->count == c->capacity) {
+        const int cap = c->capacity ? 2 * c->capacity : 1024;
+        es_room_heard_image *more = realloc(im->list, (size_t)cap * sizeof *more);
+        if (!more) {
+            c->failed = 1;
+            return;
+        }
+        im->list = more, c->capacity = cap;
+    }
+    const double d[3] = {at[0] - c->centre[0], at[1] - c->centre[1], at[2] - c->centre[2]};
+    const double x = d[0] * c->ahead[0] + d[1] * c->ahead[1];
+    const double y = d[0] * c->left[0] + d[1] * c->left[1];
+    es_room_heard_image *i = &im->list[im->count++];
+    i->azimuth = (float)(atan2(y, x) * 180 / M_PI);
+    i->elevation = (float)(atan2(d[2], hypot(x, y)) * 180 / M_PI);
+    i->t = t;
+    memcpy(i->amp, amp, sizeof i->amp);
+}
+
+int es_room_images_heard(const es_room_spec *s, double direct, double mix,
+                         es_room_heard_images *out)
+{
+    /* Yaw 0 looks at the source, level; straight up, along x. */
+    const double *c = s->listener;
+    image_collector k = {.out = out, .centre = c};
+    const double fx = s->source[0] - c[0], fy = s->source[1] - c[1], flat = hypot(fx, fy);
+    k.ahead[0] = flat > 1e-9 ? fx / flat : 1;
+    k.ahead[1] = flat > 1e-9 ? fy / flat : 0;
+    k.left[0] = -k.ahead[1];
+    k.left[1] = k.ahead[0];
+    *out = (es_room_heard_images){0};
+    es_room_each_image(s, c, direct, mix, keep_heard_image, &k);
+    return k.failed ? -1 : 0;
+}

@@ -21,6 +21,23 @@ typedef void (*es_room_image_fn)(void *ctx, const double image[3], double t,
 void es_room_each_image(const es_room_spec *s, const double at[3], double direct, double mix,
                         es_room_image_fn fn, void *ctx);
 
+/* The image sources as a head at the listener point hears them: each
+ * one's direction of arrival (degrees) in the frame whose yaw 0 looks at
+ * the source, level (x ahead, y left, z up), time of arrival and band
+ * levels; what the binaural and the Ambisonic syntheses encode. */
+typedef struct {
+    float azimuth, elevation;
+    double t, amp[ES_OCTAVE_BANDS];
+} es_room_heard_image;
+typedef struct {
+    es_room_heard_image *list;
+    int count;
+} es_room_heard_images;
+/* Every image up to the mixing time after the direct sound (`direct`
+ * s). 0, or -1 when out of memory (free list either way). */
+int es_room_images_heard(const es_room_spec *s, double direct, double mix,
+                         es_room_heard_images *out);
+
 /* Band b's share at f Hz: the six masks sum to 1 at every frequency. */
 double es_room_band_mask(int b, double f);
 
