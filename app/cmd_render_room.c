@@ -206,9 +206,15 @@ static void say_file_notes(const es_render_room *r, const char *in_path,
         es_error("note: %s: %s", r->ir_path, layout);
 }
 
+int es_render_room_is_sofa(const es_render_room *r)
+{
+    char sofa[1100];
+    sofa_of(r, sofa, sizeof sofa);
+    return sofa[0] != 0;
+}
+
 es_ir *es_render_room_load(const es_render_room *r, const char *in_path,
-                           const es_audio_info *info, es_render_field *field, char *err,
-                           size_t n)
+                           const es_audio_info *info, char *err, size_t n)
 {
     char sofa[1100];
     sofa_of(r, sofa, sizeof sofa);
@@ -222,9 +228,5 @@ es_ir *es_render_room_load(const es_render_room *r, const char *in_path,
                                        err, n);
     if (ir)
         say_file_notes(r, in_path, info, &irinfo, ir, sofa[0] != 0);
-    if (ir && es_render_room_field(r, ir, sofa[0] != 0, field, err, n) < 0) {
-        es_ir_destroy(ir);
-        return NULL;
-    }
     return ir;
 }

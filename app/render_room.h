@@ -34,12 +34,11 @@ typedef struct {
  * `info` describes it), as playing it would take it: an IR file by its
  * channel count or as --layout's matrix, a library room prepared, or the
  * set of a SOFA room a head at --head hears. What was changed or guessed
- * on the way (a resampling, a layout) is said on stderr. An Ambisonic
- * room's decoder and head in *field (es_render_room_field). NULL and
- * why. */
+ * on the way (a resampling, a layout) is said on stderr. NULL and why. */
 es_ir *es_render_room_load(const es_render_room *room, const char *in_path,
-                           const es_audio_info *info, es_render_field *field, char *err,
-                           size_t n);
+                           const es_audio_info *info, char *err, size_t n);
+/* 1 when the room is a SOFA set (a file, or a library room kept as one). */
+int es_render_room_is_sofa(const es_render_room *room);
 /* --head YAW[,PITCH[,ROLL]] into angle[3]: 0, or -1 with a message. */
 int es_render_head_parse(const char *text, float angle[3], char *err, size_t n);
 /* The room loaded (`ir`; `sofa` 1 for a SOFA room's set) when it is in
