@@ -290,9 +290,9 @@ static int open_input(const render_args *a, render_run *r, char *err, size_t n)
  * why. */
 static int load_room(const render_args *a, render_run *r, char *err, size_t n)
 {
-    if (!(r->ir = es_render_room_load(&a->room, a->in_path, &r->info, err, n)) ||
-        es_render_room_field(&a->room, r->ir, es_render_room_is_sofa(&a->room), &r->field, err,
-                             n) < 0)
+    es_field_layout sofa_field;
+    if (!(r->ir = es_render_room_load(&a->room, a->in_path, &r->info, &sofa_field, err, n)) ||
+        es_render_room_field(&a->room, r->ir, &sofa_field, &r->field, err, n) < 0)
         return -1;
     if (r->ir->outputs > ES_MAX_RENDER_CHANNELS || r->ir->inputs > ES_MAX_RENDER_CHANNELS) {
         snprintf(err, n, "%s: %d x %d channels; at most %d each way", a->room.ir_path,

@@ -38,12 +38,13 @@ static int layout_of(const es_render_room *r, const es_ir *ir, es_field_layout *
     return bformat;
 }
 
-int es_render_room_field(const es_render_room *r, es_ir *ir, int sofa, es_render_field *field,
-                         char *err, size_t n)
+int es_render_room_field(const es_render_room *r, es_ir *ir, const es_field_layout *sofa_field,
+                         es_render_field *field, char *err, size_t n)
 {
     memset(field, 0, sizeof *field);
-    es_field_layout f;
-    if (sofa || !layout_of(r, ir, &f)) {
+    es_field_layout f = *sofa_field;
+    const int sofa = es_render_room_is_sofa(r);
+    if (!f.order && (sofa || !layout_of(r, ir, &f))) {
         if (r->head && !sofa) {
             snprintf(err, n, "--head is for a SOFA room or an Ambisonic one; %s is neither",
                      r->ir_path);

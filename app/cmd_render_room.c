@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/args.h"
+#include "field_layout.h"
 #include "irfile.h"
 #include "library.h"
 #include "render_room.h"
@@ -97,7 +98,7 @@ static void say_blend(const char *path, const es_sofa *set, const es_sofa_blend 
 /* The filter a head at --head hears (the nearest set, or --interp's
  * blend), read at the input's rate; NULL and why. */
 static es_ir *sofa_set(const es_render_room *r, const char *path, double rate, int channels,
-                       char *err, size_t n)
+                       es_field_layout *field, char *err, size_t n)
 {
     float angle[3] = {0, 0, 0}, azimuth, elevation;
     if (r->head && es_render_head_parse(r->head, angle, err, n) != 0)
@@ -105,6 +106,13 @@ static es_ir *sofa_set(const es_render_room *r, const char *path, double rate, i
     es_sofa *set = es_sofa_load(path, rate, err, n);
     if (!set)
         return NULL;
+    if (set->field_order > 0) { /* an AmbisonicsDRIR: its first measurement, turned later */
+        *field = (es_field_layout){set->inputs, set->field_order, set->field_norm};
+        es_ir *ir = set->sets[0];
+        set->sets[0] = NULL;
+        es_sofa_free(set);
+        return ir;
+    }
     char speakers[600];
     const int wanted = r->layout ? es_speaker_layout_channels(r->layout) : channels;
     if (wanted != channels)
@@ -214,14 +222,17 @@ int es_render_room_is_sofa(const es_render_room *r)
 }
 
 es_ir *es_render_room_load(const es_render_room *r, const char *in_path,
-                           const es_audio_info *info, char *err, size_t n)
+                           const es_audio_info *info, es_field_layout *sofa_field, char *err,
+                           size_t n)
 {
+    sofa_field->order = 0;
     char sofa[1100];
     sofa_of(r, sofa, sizeof sofa);
     if (options_fit(r, sofa, err, n) != 0)
         return NULL;
     es_ir_load_info irinfo = {0};
-    es_ir *ir = sofa[0]     ? sofa_set(r, sofa, info->sample_rate, info->channels, err, n)
+    es_ir *ir = sofa[0]     ? sofa_set(r, sofa, info->sample_rate, info->channels, sofa_field,
+                                       err, n)
               : r->name   ? library_room(r, info, err, n)
               : r->layout ? layout_matrix(r, in_path, info, &irinfo, err, n)
                           : es_ir_load(r->ir_path, info->sample_rate, info->channels, &irinfo,

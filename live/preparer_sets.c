@@ -169,6 +169,39 @@ static void build_from(const es_prep_request *q, es_prep_result *r, es_sofa *set
         es_prep_place(q, r, e, whole_taps);
 }
 
+/* An AmbisonicsDRIR: its first measurement (the others are other places
+ * in the room) played as a field room, levelled by its W as a library
+ * field room is. Takes set. */
+static es_prep_result *field_set(const es_prep_request *q, es_prep_result *r, es_sofa *set,
+                                 es_file_level level, long long started)
+{
+    es_ir *room = set->sets[0];
+    set->sets[0] = NULL;
+    es_field_layout f = {.inputs = set->inputs, .order = set->field_order,
+                         .norm = set->field_norm};
+    const int measurements = set->count;
+    es_sofa_free(set);
+    char word[32], why[128];
+    es_field_layout_word(&f, word, sizeof word);
+    double gain_db;
+    if (es_channels_level_db((const float *const *)room->taps, room->inputs * room->outputs,
+                             room->length, room->sample_rate, word, &gain_db, why,
+                             sizeof why) != 0) {
+        snprintf(r->err, sizeof r->err, "%.600s: %s", q->spec.room, why);
+        es_ir_destroy(room);
+        return r;
+    }
+    if (level == ES_FILE_LEVELLED)
+        es_ir_scale_db(room, gain_db);
+    else
+        r->loud_db = -gain_db;
+    snprintf(r->note, sizeof r->note, "%.200s: SOFA AmbisonicsDRIR, measurement 1 of %d, %s "
+             "%+.1f dB", q->spec.room, measurements,
+             level == ES_FILE_LEVELLED ? "gain" : "raw, against a levelled room", -gain_db *
+             (level == ES_FILE_LEVELLED ? -1 : 1));
+    return es_prep_build_field(q, r, room, &f, started);
+}
+
 /* A SOFA room: every set resident in one engine of filter sets (or, split
  * in time at --split, every set's head there and one tail on the engine
  * asked for: es_engine_create_split), starting on the set the head held
@@ -187,6 +220,8 @@ es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, 
     if (!set)
         return r;
     r->room_loaded = 1;
+    if (set->field_order > 0)
+        return field_set(q, r, set, level, started);
     char gain[96], speakers[600] = "";
     const int wanted = q->speakers ? es_speaker_layout_channels(q->speakers) : r->inputs;
     if (wanted != r->inputs)

@@ -33,6 +33,9 @@ static const struct {
     {"SingleRoomDRIR", ES_SOFA_VIEW},
     {"GeneralFIR", ES_SOFA_VIEW},
     {"SimpleHeadphoneIR", ES_SOFA_REFITTED},
+    /* A room in spherical harmonics: one measurement plays (the first;
+     * the others are other places in the room), turned by rotation. */
+    {"AmbisonicsDRIR", ES_SOFA_FIXED},
 };
 
 #define SOFA_DELAY_MAX_S 10.0
@@ -143,10 +146,12 @@ static int convention_of(const char *path, const struct MYSOFA_HRTF *h, char *er
     if (which < 0) {
         snprintf(err, n, "%s: convention '%.40s' is not one earshot reads (SimpleFreeFieldHRIR, "
                  "SingleRoomSRIR, SingleRoomMIMOSRIR, MultiSpeakerBRIR, SingleRoomDRIR, "
-                 "GeneralFIR, SimpleHeadphoneIR)", path, conv);
+                 "GeneralFIR, SimpleHeadphoneIR, AmbisonicsDRIR)", path, conv);
         return -1;
     }
-    if (!type || strcmp(type, "FIR") != 0) {
+    /* AmbisonicsDRIR is GeneralFIRE's: FIR with emitters. */
+    const int fire = !strcmp(conv, "AmbisonicsDRIR") && type && !strcmp(type, "FIRE");
+    if (!type || (strcmp(type, "FIR") != 0 && !fire)) {
         snprintf(err, n, "%s: DataType '%.20s': earshot reads FIR sets only", path,
                  type ? type : "(none)");
         return -1;
@@ -401,6 +406,44 @@ static int sets_of(es_sofa *s, const struct MYSOFA_HRTF *h, const char *path, lo
     return rc;
 }
 
+/* An AmbisonicsDRIR's order and normalisation: from its receivers
+ * ((N+1)^2 SH channels), checked against AmbisonicsOrder where the file
+ * gives it, and Data.IR's Normalization and ChannelOrdering (AmbiX's
+ * ACN/SN3D when it gives none). 0, or -1 said. */
+static int field_of(es_sofa *s, const struct MYSOFA_HRTF *h, const char *path, char *err,
+                    size_t n)
+{
+    if (strcmp(s->convention, "AmbisonicsDRIR") != 0)
+        return 0;
+    const int order = (int)lround(sqrt((double)s->outputs)) - 1;
+    const char *given = mysofa_getAttribute(h->attributes, "AmbisonicsOrder");
+    const char *norm = mysofa_getAttribute(h->DataIR.attributes, "Normalization");
+    const char *ordering = mysofa_getAttribute(h->DataIR.attributes, "ChannelOrdering");
+    static const char *const norms[] = {[ES_AMBI_SN3D] = "sn3d", [ES_AMBI_N3D] = "n3d",
+                                        [ES_AMBI_FUMA] = "fuma"};
+    int which = norm ? -1 : ES_AMBI_SN3D;
+    for (int k = 0; norm && k < 3; k++)
+        which = !strcasecmp(norm, norms[k]) ? k : which;
+    const int fuma_order = ordering && !strcasecmp(ordering, "fuma");
+    if (order < 1 || order > ES_AMBI_ORDER_MAX || ES_AMBI_CHANNELS(order) != s->outputs ||
+        (given && atoi(given) != order))
+        snprintf(err, n, "%s: an AmbisonicsDRIR of %d receivers%s%s: not the (N+1)^2 SH "
+                 "channels of an order 1 to %d", path, s->outputs, given ? ", order " : "",
+                 given ? given : "", ES_AMBI_ORDER_MAX);
+    else if (which < 0 || (ordering && strcasecmp(ordering, "acn") && !fuma_order) ||
+             ((which == ES_AMBI_FUMA || fuma_order) && (order != 1 || which != ES_AMBI_FUMA ||
+                                                         !fuma_order)))
+        snprintf(err, n, "%s: Data.IR's Normalization '%.20s' and ChannelOrdering '%.20s': "
+                 "earshot reads acn with sn3d or n3d, and fuma with fuma at first order", path,
+                 norm ? norm : "", ordering ? ordering : "");
+    else {
+        s->field_order = order;
+        s->field_norm = (es_ambi_norm)which;
+        return 0;
+    }
+    return -1;
+}
+
 /* The checks and the layout, with h read; `alone` as ALONE_FMT says. NULL
  * and err on failure. */
 static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate,
@@ -437,7 +480,7 @@ static es_sofa *from_hrtf(const char *path, struct MYSOFA_HRTF *h, double rate,
     s->file_rate = file_rate;
     s->rate = to;
     s->max_delay = max_delay * ratio;
-    if (poses_of(s, h, which, path, err, n) != 0 ||
+    if (poses_of(s, h, which, path, err, n) != 0 || field_of(s, h, path, err, n) != 0 ||
         sets_of(s, h, path, shift_max, alone, err, n) != 0) {
         es_sofa_free(s);
         return NULL;

@@ -48,6 +48,7 @@ typedef struct {
     char convention[48];
     int32_t varies, count, inputs, outputs, taps;
     int32_t emitters; /* 1: the emitters' positions follow the poses */
+    int32_t field_order, field_norm; /* an AmbisonicsDRIR's (sofa.h) */
     double file_rate, rate, max_delay;
 } answer_head;
 
@@ -78,6 +79,8 @@ static _Noreturn void child_reads(int out, const char *path, double rate, double
     head.file_rate = s->file_rate;
     head.rate = s->rate;
     head.max_delay = s->max_delay;
+    head.field_order = s->field_order;
+    head.field_norm = (int32_t)s->field_norm;
     head.emitters = s->emitter != NULL;
     int bad = es_fd_write_all(out, &head, sizeof head) ||
               es_fd_write_all(out, s->pose, (size_t)s->count * sizeof *s->pose) ||
@@ -192,7 +195,10 @@ static es_sofa *read_answer(int in, const char *path, char *err, size_t n)
     const double samples = (double)head.count * head.inputs * head.outputs * head.taps;
     if (head.count < 1 || head.inputs < 1 || head.outputs < 1 || head.taps < 1 ||
         head.taps > ES_SOFA_TAPS_MAX || samples > ES_SOFA_SAMPLES_MAX ||
-        head.varies < ES_SOFA_SOURCE || head.varies > ES_SOFA_REFITTED) {
+        head.varies < ES_SOFA_SOURCE || head.varies > ES_SOFA_REFITTED ||
+        head.field_order < 0 || head.field_order > ES_AMBI_ORDER_MAX ||
+        (head.field_order && ES_AMBI_CHANNELS(head.field_order) != head.outputs) ||
+        head.field_norm < ES_AMBI_SN3D || head.field_norm > ES_AMBI_FUMA) {
         snprintf(err, n, "%s: its reader's answer does not hold together", path);
         return NULL;
     }
@@ -212,6 +218,8 @@ static es_sofa *read_answer(int in, const char *path, char *err, size_t n)
     s->file_rate = head.file_rate;
     s->rate = head.rate;
     s->max_delay = head.max_delay;
+    s->field_order = head.field_order;
+    s->field_norm = (es_ambi_norm)head.field_norm;
     if (es_fd_read_all(in, s->pose, (size_t)s->count * sizeof *s->pose) != 0)
         goto short_answer;
     if (head.emitters && !(s->emitter = calloc((size_t)s->inputs, sizeof *s->emitter)))

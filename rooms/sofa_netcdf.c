@@ -252,7 +252,9 @@ static int all_arrays(int nc, struct MYSOFA_HRTF *h, const char *path, char *err
         int var;
         if (nc_inq_varid(nc, name, &var) == NC_NOERR &&
             (keep_text(nc, var, "Type", &a->attributes) != 0 ||
-             keep_text(nc, var, "Units", &a->attributes) != 0)) {
+             keep_text(nc, var, "Units", &a->attributes) != 0 ||
+             keep_text(nc, var, "Normalization", &a->attributes) != 0 ||
+             keep_text(nc, var, "ChannelOrdering", &a->attributes) != 0)) {
             snprintf(err, n, "%s: out of memory", path);
             return -1;
         }
@@ -277,7 +279,7 @@ struct MYSOFA_HRTF *es_sofa_netcdf_read(const char *path, char *why, size_t wn, 
     }
     struct MYSOFA_HRTF *h = calloc(1, sizeof *h);
     static const char *const globals[] = {"Conventions", "SOFAConventions", "DataType",
-                                          "RoomType"};
+                                          "RoomType", "AmbisonicsOrder"};
     int ok = h != NULL;
     for (size_t k = 0; ok && k < sizeof globals / sizeof *globals; k++)
         ok = keep_text(nc, NC_GLOBAL, globals[k], &h->attributes) == 0;

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "ambisonic.h"
 #include "engine.h"
 
 /* A set: 60 s at 192 kHz a filter, and 2^31 samples in all (8 GB). */
@@ -43,6 +44,12 @@ typedef struct {
      * seen from the listener; NULL for one emitter, or none given. */
     es_sofa_pose *emitter;
     es_ir **sets;         /* [count], each inputs x outputs, `taps` long */
+    /* AmbisonicsDRIR (a room in spherical harmonics, field_layout.h):
+     * its order (0: not one) and its channels' normalisation; each set's
+     * outputs are its SH channels in ACN order (FuMa's W X Y Z at first
+     * order). */
+    int field_order;
+    es_ambi_norm field_norm;
 } es_sofa;
 
 /* Reads `path` (rate: the stream's; 0 keeps the file's). NULL and one

@@ -18,12 +18,17 @@
 #      72 orientations (render --head, every 5 degrees), within 2 %; a
 #      rotation applied at once instead of across the block would step by
 #      the change between two orientations, shown beside it;
-#   3. what is refused, in one line each: --speakers of a file that is no
+#   3. a SOFA AmbisonicsDRIR (make_sofa.py's, first order, a plane wave
+#      from ahead): render --head 90 and -90 put it on the right and the
+#      left; play reads it as a field;
+#   4. what is refused, in one line each: --speakers of a file that is no
 #      layout, --hrir of a file that is not there, --layout ambix3 on a
-#      file of the wrong channel count, rooms new --ambisonic 9.
-#   test_ambisonic.sh EARSHOT MAKE_WAV OSC_SENDER [release|sanitized]
+#      file of the wrong channel count, rooms new --ambisonic 9, an
+#      AmbisonicsDRIR normalised 'maxn'.
+#   test_ambisonic.sh EARSHOT MAKE_WAV OSC_SENDER MAKE_SOFA [release|sanitized]
 set -u
-earshot=$(realpath "$1") make_wav=$(realpath "$2") sender=$(realpath "$3") build=${4:-release}
+earshot=$(realpath "$1") make_wav=$(realpath "$2") sender=$(realpath "$3")
+make_sofa=$(realpath "$4") build=${5:-release}
 seconds=${SPIN_SECONDS:-10}
 kemar=/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa
 conf=/usr/share/jconvolver/config-files/porihall/porihall-amb.conf
@@ -123,7 +128,24 @@ awk -v t="$turning" -v h="$held" -v j="$jump" 'BEGIN { exit !(t <= 1.02 * h && j
     ok "the largest step turning is $turning, held still at any of 72 orientations $held (a rotation of 5 degrees applied at once would step by up to $jump)" ||
     bad "the largest step turning is $turning, held still $held (5 degrees at once: $jump)"
 
-# ---- 3. refused in one line ----
+# ---- 3. a SOFA AmbisonicsDRIR ----
+"$py" "$make_sofa" "$dir/drir.sofa" AmbisonicsDRIR 1 4 1 9600 48000 0 0 ambisonic 0 ||
+    bad "make_sofa.py ambisonic"
+for head in 90 -90; do
+    "$earshot" render "$dir/noise.wav" "$dir/d$head.wav" --ir "$dir/drir.sofa" --head "$head" \
+        >"$dir/drir.err" 2>&1 || bad "render the AmbisonicsDRIR --head $head: $(cat "$dir/drir.err")"
+done
+left=$(figures ild "$dir/d-90.wav" 1 9) right=$(figures ild "$dir/d90.wav" 1 9)
+awk -v l="$left" -v r="$right" 'BEGIN { exit !(l > 3 && r < -3) }' &&
+    ok "a SOFA AmbisonicsDRIR rendered at --head -90 / 90: ILD $left / $right dB" ||
+    bad "the AmbisonicsDRIR at --head -90 / 90: ILD $left / $right dB"
+"$earshot" play --ir "$dir/drir.sofa" --headless --seconds 1 --device null >/dev/null \
+    2>"$dir/drir-play.err" && grep -q "SOFA AmbisonicsDRIR.*Ambisonic order 1" "$dir/drir-play.err" &&
+    ok "played: $(grep -o 'SOFA AmbisonicsDRIR.*turned with the head' "$dir/drir-play.err")" ||
+    bad "play the AmbisonicsDRIR: $(head -3 "$dir/drir-play.err")"
+"$py" "$make_sofa" "$dir/maxn.sofa" AmbisonicsDRIR 1 4 1 960 48000 0 0 ambisonic 0 maxn
+
+# ---- 4. refused in one line ----
 refused() {
     local what=$1
     shift
@@ -142,4 +164,6 @@ refused "--layout ambix3 on a 4-channel file" render "$dir/noise.wav" "$dir/x.wa
     --ir "$dir/s1_r4_sf.wav" --layout ambix3
 refused "rooms new --ambisonic 9" rooms new bad --size 6x5x3 --absorption 0.3 \
     --source 4.5,2.5,1.5 --listener 2,2.5,1.5 --ambisonic 9
+refused "an AmbisonicsDRIR normalised maxn" render "$dir/noise.wav" "$dir/x.wav" \
+    --ir "$dir/maxn.sofa"
 exit $fail

@@ -7,6 +7,7 @@ on receiver 1 and DR on the others.
 
   make_sofa.py PATH CONVENTION M R E N RATE DL DR [nan|room|phones|flip]
   make_sofa.py PATH MultiSpeakerBRIR M 2 E N RATE 0 0 speakers 5.0|7.1.4
+  make_sofa.py PATH AmbisonicsDRIR M 4 1 N RATE 0 0 ambisonic AZ [NORM [ORDERING]]
 
 `nan` puts a NaN in the last measurement's filter; `room` makes each
 filter decaying noise instead (a 0.5 s decay, -30 dB below a unit step),
@@ -22,7 +23,11 @@ the origin) and gives each a response that depends only on where it is
 seen from the turned head: for a loudspeaker at azimuth a and elevation e
 heard by a head at yaw y, with s = sin(a - y) cos e, a pulse on the left
 ear at tap 10 - round(8 s) and on the right at 10 + round(8 s) (the near
-ear first), and a second pulse at tap 40 + round(10 sin e). Written in one go, as most tools write SOFA: libmysofa 1.3
+ear first), and a second pulse at tap 40 + round(10 sin e); `ambisonic`
+writes a first-order room in spherical harmonics (GeneralFIRE's DataType,
+AmbisonicsOrder 1, Data.IR's Normalization NORM, default sn3d, and
+ChannelOrdering ORDERING, default acn): a plane wave from azimuth AZ
+(degrees, level) at tap 3, then decaying noise on every channel. Written in one go, as most tools write SOFA: libmysofa 1.3
 then refuses a Data.IR of more than 32 MiB (its headers land past 32 MiB
 into the file; earshot's own writer, rooms/sofa_write.c, avoids that), so
 the tests' sets from here stay under that."""
@@ -39,7 +44,10 @@ d.Conventions = "SOFA"
 d.Version = "2.1"
 d.SOFAConventions = conv
 d.SOFAConventionsVersion = "1.0"
-d.DataType = "FIR"
+ambisonic = len(sys.argv) > 10 and sys.argv[10] == "ambisonic"
+d.DataType = "FIRE" if ambisonic else "FIR"
+if ambisonic:
+    d.AmbisonicsOrder = "1"
 d.RoomType = "reverberant"
 for a in ("Title", "DateCreated", "DateModified", "APIName", "APIVersion", "AuthorContact",
           "Organization", "License"):
@@ -107,7 +115,17 @@ if speakers:
             ir[m, 0, k, 10 - int(round(8 * s))] = 1.0
             ir[m, 1, k, 10 + int(round(8 * s))] = 1.0
             ir[m, :, k, 40 + int(round(10 * np.sin(np.radians(e))))] += 0.5
-if E == 1:
+if ambisonic:
+    az = np.radians(float(sys.argv[11]))
+    rng = np.random.default_rng(5)
+    decay = np.exp(-np.arange(N) / (0.1 * rate / 6.9))
+    ir = rng.standard_normal((M, R, E, N)) * decay * 0.01
+    for k, y in enumerate((1.0, np.sin(az), 0.0, np.cos(az))):
+        ir[:, k, :, 3] += y
+    var("Data.IR", ("M", "R", "E", "N"), ir,
+        Normalization=sys.argv[12] if len(sys.argv) > 12 else "sn3d",
+        ChannelOrdering=sys.argv[13] if len(sys.argv) > 13 else "acn")
+elif E == 1:
     var("Data.IR", ("M", "R", "N"), ir[:, :, 0, :])
 else:
     var("Data.IR", ("M", "R", "E", "N"), ir)
