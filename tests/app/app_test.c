@@ -24,7 +24,11 @@ void app_test_start(const char *name, int argc, char **argv)
         perror("mkdtemp");
         exit(1);
     }
+    /* The test's own folders: nothing of the user's read or written (a
+     * room a test makes, a decoder it caches). */
     setenv("XDG_CONFIG_HOME", app_dir, 1);
+    setenv("XDG_DATA_HOME", app_dir, 1);
+    setenv("XDG_CACHE_HOME", app_dir, 1);
     setenv("EARSHOT_WISDOM", "off", 1);
 }
 
