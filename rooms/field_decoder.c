@@ -22,7 +22,7 @@
 #include "core/files.h"
 
 /* Bumped whenever the fit changes, so that no older decoder is read. */
-#define DECODER_VERSION 1
+#define DECODER_VERSION 2
 #define CACHE_MAGIC "ESDEC01"
 
 #define KEPT 8
