@@ -108,7 +108,9 @@ static const es_param params[] = {
      offsetof(render_args, room.hrir), NULL, NULL},
     {"decoder", ES_PARAM_CHOICE, 0, 0, "auto", "HOW",
      "an Ambisonic room's binaural decoder: ls, magls, auto (ls at\n"
-     "first order, magls above)", offsetof(render_args, room.decoder), "auto|ls|magls", NULL},
+     "first order, magls above), none (its SH channels as they\n"
+     "are: what jconvolver plays)", offsetof(render_args, room.decoder),
+     "auto|ls|magls|none", NULL},
     {"speakers", ES_PARAM_STRING, 0, 1023, NULL, "LAYOUT|FILE",
      "an Ambisonic room on a loudspeaker array (AllRAD): 5.1,\n"
      "7.1.4, ... or a file of lines AZ EL [NAME]", offsetof(render_args, room.speakers), NULL,

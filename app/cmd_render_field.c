@@ -44,7 +44,8 @@ int es_render_room_field(const es_render_room *r, es_ir *ir, const es_field_layo
     memset(field, 0, sizeof *field);
     es_field_layout f = *sofa_field;
     const int sofa = es_render_room_is_sofa(r);
-    if (!f.order && (sofa || !layout_of(r, ir, &f))) {
+    /* --decoder none: its SH channels as they are, a plain matrix. */
+    if (r->decoder == ES_DECODER_NONE || (!f.order && (sofa || !layout_of(r, ir, &f)))) {
         if (r->head && !sofa) {
             snprintf(err, n, "--head is for a SOFA room or an Ambisonic one; %s is neither",
                      r->ir_path);

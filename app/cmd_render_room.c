@@ -106,6 +106,13 @@ static es_ir *sofa_set(const es_render_room *r, const char *path, double rate, i
     es_sofa *set = es_sofa_load(path, rate, err, n);
     if (!set)
         return NULL;
+    if (set->field_order > 0 && set->inputs != channels) {
+        snprintf(err, n, "%s: an Ambisonic room of %d source%s; the input has %d channel%s",
+                 path, set->inputs, set->inputs == 1 ? "" : "s", channels,
+                 channels == 1 ? "" : "s");
+        es_sofa_free(set);
+        return NULL;
+    }
     if (set->field_order > 0) { /* an AmbisonicsDRIR: its first measurement, turned later */
         *field = (es_field_layout){set->inputs, set->field_order, set->field_norm};
         es_ir *ir = set->sets[0];

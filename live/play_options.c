@@ -115,7 +115,8 @@ const es_param es_play_params[] = {
     {"decoder", ES_PARAM_CHOICE, 0, 0, "auto", "HOW",
      "an Ambisonic room's binaural decoder: ls, magls (magnitude\n"
      "least squares above 2 kHz), auto (ls at first order, magls\n"
-     "above)", OPT(decoder), "auto|ls|magls", NULL},
+     "above), none (its SH channels as they are, unturned)", OPT(decoder),
+     "auto|ls|magls|none", NULL},
     {"speakers", ES_PARAM_STRING, 0, 1023, NULL, "LAYOUT|FILE",
      "an Ambisonic room on a loudspeaker array (AllRAD) in place\n"
      "of two ears: 5.1, 7.1.4, ... or a file of lines AZ EL [NAME]", OPT(speakers), NULL,

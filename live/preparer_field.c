@@ -12,6 +12,8 @@
 int es_prep_field_of(es_preparer *p, const es_prep_request *q, const es_room *listed,
                      const es_ir *ir, es_field_layout *f)
 {
+    if (q->field.kind == ES_DECODER_NONE) /* its SH channels as they are */
+        return 0;
     if (listed && es_field_layout_parse(listed->layout, f))
         return 1;
     if (!listed && q->field_layout && es_field_layout_parse(q->field_layout, f))
@@ -42,7 +44,7 @@ es_prep_result *es_prep_build_field(const es_prep_request *q, es_prep_result *r,
     char word[32], how[300];
     es_field_layout_word(f, word, sizeof word);
     const int channels = ES_AMBI_CHANNELS(f->order);
-    if (room->inputs != f->inputs || room->outputs != channels) {
+    if (room->inputs != f->inputs || room->inputs != r->inputs || room->outputs != channels) {
         snprintf(r->err, sizeof r->err, "%.600s: an Ambisonic room (%s) of %d input%s and %d "
                  "SH channels; the stream plays from %d input%s", q->spec.room, word, f->inputs,
                  f->inputs == 1 ? "" : "s", channels, r->inputs, r->inputs == 1 ? "" : "s");

@@ -220,7 +220,7 @@ es_prep_result *es_prep_build_sets(const es_prep_request *q, es_prep_result *r, 
     if (!set)
         return r;
     r->room_loaded = 1;
-    if (set->field_order > 0)
+    if (set->field_order > 0 && q->field.kind != ES_DECODER_NONE)
         return field_set(q, r, set, level, started);
     char gain[96], speakers[600] = "";
     const int wanted = q->speakers ? es_speaker_layout_channels(q->speakers) : r->inputs;

@@ -32,16 +32,17 @@
 #define LAMBDA 1e-3 /* Tikhonov's, against N3D's identity */
 
 static const char *const kind_names[] = {[ES_DECODER_AUTO] = "auto", [ES_DECODER_LS] = "ls",
-                                         [ES_DECODER_MAGLS] = "magls"};
+                                         [ES_DECODER_MAGLS] = "magls",
+                                         [ES_DECODER_NONE] = "none"};
 
 int es_decoder_parse(const char *text, void *kind, char *why, size_t n)
 {
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         if (!strcmp(text, kind_names[k])) {
             *(es_decoder_kind *)kind = (es_decoder_kind)k;
             return 0;
         }
-    snprintf(why, n, "'%s' is not auto, ls or magls", text);
+    snprintf(why, n, "'%s' is not auto, ls, magls or none", text);
     return -1;
 }
 

@@ -3,10 +3,15 @@
  * and decoding", JAES 2012).
  *
  * The field is first decoded to virtual loudspeakers that sample the
- * sphere evenly (2,400 on a Fibonacci spiral; 720 round the horizon for
- * an array that is all at ear height), each weighted by max-rE, where a
- * sampling decoder is exact; each virtual loudspeaker is then panned to
- * the real ones by VBAP over the array's convex hull. Where the array
+ * sphere evenly (2,400 on a Fibonacci spiral), each weighted by max-rE,
+ * where a sampling decoder is exact; each virtual loudspeaker is then
+ * panned to the real ones by VBAP over the array's convex hull. An array
+ * all at ear height is decoded as a ring: the field sampled at 720
+ * virtual loudspeakers round the horizon with a ring's max-rE weights
+ * (what comes from above or below is heard at the horizon), panned by
+ * pairs; its energy is kept for waves in the horizontal plane. An array
+ * that leaves the listener outside its hull (a direction no triangle of
+ * it holds) is refused. Where the array
  * leaves a hole (nothing below 45 degrees down; an arc of more than 160
  * degrees on a ring) imaginary loudspeakers close it, and their feeds are
  * left out, as Zotter and Frank do. The whole is scaled so that a diffuse
@@ -290,6 +295,15 @@ es_ir *es_ambi_allrad_decoder(const es_sofa_pose *places, const int *lfe, int co
             pan_ring(&a, u, g);
         else
             pan_hull(faces, nfaces, u, g);
+        double any = 0;
+        for (int s = 0; s < a.count; s++)
+            any += g[s] * g[s];
+        if (!(any > 0)) { /* the hull leaves the listener outside: a direction no face holds */
+            snprintf(err, n, "--speakers: no loudspeakers around azimuth %.0f, elevation %.0f: "
+                     "an array must surround the listener (or be a ring at ear height)", az,
+                     el);
+            goto done;
+        }
         for (int c = 0; c < k; c++) {
             const int l = (int)floor(sqrt(c + 0.5));
             const double w = y[c] * sqrt(2.0 * l + 1) * max_re(l, order, a.flat) / points;

@@ -182,6 +182,8 @@ static es_ir *binaural(const char *path, es_decoder_kind kind, int order, double
             cache_write(file, ir, note);
     }
     es_ir *copy = copy_ir(ir);
+    if (!copy) /* nothing kept: the next room makes it again */
+        return ir;
     pthread_mutex_lock(&kept_lock);
     kept_decoder *k = &kept[kept_next];
     es_ir_destroy(k->decoder);

@@ -83,6 +83,24 @@ static void rotated_channel(const es_ir *room, int i, int k, const double *block
     }
 }
 
+/* A decoder of one tap a path (AllRAD's gains): the rotated channels
+ * mixed in time, no transform. */
+static void heard_by_gains(const es_ir *room, const es_ir *decoder, int k_all,
+                           const double *blocks, float *channel, es_ir *ir)
+{
+    const int outs = decoder->outputs;
+    for (int i = 0; i < room->inputs; i++)
+        for (int k = 0; k < k_all; k++) {
+            rotated_channel(room, i, k, blocks, channel);
+            for (int o = 0; o < outs; o++) {
+                const float *g = decoder->taps[k * outs + o];
+                float *h = ir->taps[i * outs + o];
+                for (int t = 0; g && g[0] != 0.0f && t < room->length; t++)
+                    h[t] += g[0] * channel[t];
+            }
+        }
+}
+
 es_ir *es_field_heard(const es_ir *room, const es_ir *decoder, int order, float yaw, float pitch,
                       float roll, char *err, size_t n)
 {
@@ -95,6 +113,16 @@ es_ir *es_field_heard(const es_ir *room, const es_ir *decoder, int order, float 
     heard_work w = {0};
     float *channel = malloc(sizeof(float) * (size_t)room->length);
     es_ir *ir = es_ir_create(room->inputs, outs, length, room->sample_rate);
+    for (int p = 0; ir && p < room->inputs * outs; p++)
+        if (!es_ir_path(ir, p / outs, p % outs)) {
+            es_ir_destroy(ir);
+            ir = NULL;
+        }
+    if (channel && ir && decoder->length == 1) {
+        heard_by_gains(room, decoder, k_all, blocks, channel, ir);
+        free(channel);
+        return ir;
+    }
     if (!channel || !ir || work_alloc(&w, length, outs) != 0) {
         snprintf(err, n, "out of memory for the field heard as one filter");
         goto fail;
@@ -112,11 +140,7 @@ es_ir *es_field_heard(const es_ir *room, const es_ir *decoder, int order, float 
             }
         }
         for (int o = 0; o < outs; o++) {
-            float *h = es_ir_path(ir, i, o);
-            if (!h) {
-                snprintf(err, n, "out of memory");
-                goto fail;
-            }
+            float *h = ir->taps[i * outs + o];
             memcpy(w.spec, w.sum[o], sizeof(fftwf_complex) * (size_t)w.bins);
             fftwf_execute_dft_c2r(w.inv, w.spec, w.x);
             for (int t = 0; t < length; t++)

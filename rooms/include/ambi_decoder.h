@@ -15,11 +15,13 @@
  * (MagLS, Schoerkhuber, Zaunschirm and Hoeldrich 2018: the phase given up
  * where the ear no longer hears it, so the magnitudes, ILD and colour
  * hold) with the diffuse field's covariance between the ears restored
- * (Zaunschirm et al. 2018). AUTO: LS at first order, MagLS above. */
-typedef enum { ES_DECODER_AUTO, ES_DECODER_LS, ES_DECODER_MAGLS } es_decoder_kind;
+ * (Zaunschirm et al. 2018). AUTO: LS at first order, MagLS above. NONE:
+ * no decoder at all: the room plays its SH channels as they are, a plain
+ * matrix (what jconvolver plays, for a decoder of one's own), unturned. */
+typedef enum { ES_DECODER_AUTO, ES_DECODER_LS, ES_DECODER_MAGLS, ES_DECODER_NONE } es_decoder_kind;
 
-/* "auto", "ls" or "magls": 0 and *kind, or -1 and why (an option
- * table's parser: --decoder). */
+/* "auto", "ls", "magls" or "none": 0 and *kind, or -1 and why (an
+ * option table's parser: --decoder). */
 int es_decoder_parse(const char *text, void *kind, char *why, size_t n);
 const char *es_decoder_name(es_decoder_kind kind);
 /* The decoder AUTO picks for `order`. */

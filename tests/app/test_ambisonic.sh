@@ -24,7 +24,8 @@
 #   4. what is refused, in one line each: --speakers of a file that is no
 #      layout, --hrir of a file that is not there, --layout ambix3 on a
 #      file of the wrong channel count, rooms new --ambisonic 9, an
-#      AmbisonicsDRIR normalised 'maxn'.
+#      AmbisonicsDRIR normalised 'maxn', a stereo input through a
+#      one-source AmbisonicsDRIR.
 #   test_ambisonic.sh EARSHOT MAKE_WAV OSC_SENDER MAKE_SOFA [release|sanitized]
 set -u
 earshot=$(realpath "$1") make_wav=$(realpath "$2") sender=$(realpath "$3")
@@ -166,4 +167,7 @@ refused "rooms new --ambisonic 9" rooms new bad --size 6x5x3 --absorption 0.3 \
     --source 4.5,2.5,1.5 --listener 2,2.5,1.5 --ambisonic 9
 refused "an AmbisonicsDRIR normalised maxn" render "$dir/noise.wav" "$dir/x.wav" \
     --ir "$dir/maxn.sofa"
+"$make_wav" "$dir/stereo.wav" noise 48000 2 4800 >/dev/null
+refused "a stereo input through a one-source AmbisonicsDRIR" render "$dir/stereo.wav" \
+    "$dir/x.wav" --ir "$dir/drir.sofa"
 exit $fail

@@ -114,8 +114,10 @@ while read -r conf; do
     "$make_wav" "$work/in.wav" noise "$rate" "$ins" $((rate / 2)) 5 0.5 >/dev/null
     "$pad_wav" "$work/in.wav" "$work/inpad.wav" "$max"
     (cd "$(dirname "$conf")" && fconvolver "$conf" "$work/inpad.wav" "$work/f.wav" >/dev/null 2>&1)
-    # The configuration itself, as render --ir reads it: any size.
-    "$earshot" render --ir "$conf" "$work/in.wav" "$work/e.wav" >"$work/render.txt" 2>&1
+    # The configuration itself, as render --ir reads it: any size. B-format
+    # rooms (four outputs W X Y Z) with --decoder none: their SH channels
+    # as jconvolver plays them, not decoded to two ears.
+    "$earshot" render --decoder none --ir "$conf" "$work/in.wav" "$work/e.wav" >"$work/render.txt" 2>&1
     null "$work/e.wav" "render --ir FILE.conf"
     judged=$((judged + 1))
     [ "$build" = sanitized ] && continue
@@ -139,7 +141,7 @@ while read -r conf; do
     # From the library, prepared as it plays (its tail cut, levelled):
     # nothing the preparation changes is over -120 dB, on the package's
     # recorded IRs (street2-L/R, EYCv2) as on made ones.
-    "$earshot" render --rooms "$work/lib" --room "$room" "$work/in.wav" "$work/e.wav" \
+    "$earshot" render --decoder none --rooms "$work/lib" --room "$room" "$work/in.wav" "$work/e.wav" \
         >"$work/render.txt" 2>&1
     null "$work/e.wav" "$how, rendered from the library" fit
     [ "$name" = demo-reverbs/street.conf ] && library_street=1

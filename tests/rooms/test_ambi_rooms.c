@@ -15,7 +15,7 @@
  *       loudspeaker's place loudest at it; the energy of a wave going
  *       round the horizon within 4.5 dB (5.0's gap behind is 140 degrees); the LFE silent; and turned: a
  *       head at yaw 90 hears a source ahead from the loudspeaker on the
- *       right.
+ *       right; an array in front of the listener alone is refused.
  * The KEMAR set missing: skipped (77). */
 #define _DEFAULT_SOURCE /* M_PI, mkstemp */
 #include <math.h>
@@ -279,6 +279,23 @@ static int speakers(void)
     fclose(f);
     es_ir_destroy(array_checks("5.0"));
     es_ir_destroy(array_checks(file));
+    /* An array in front of the listener alone surrounds nothing: refused. */
+    f = fopen(file, "w");
+    if (f) {
+        fprintf(f, "30 0\n-30 0\n0 40\n30 -20\n-30 -20\n");
+        fclose(f);
+    }
+    es_sofa_pose places[ES_ARRAY_MAX];
+    int lfe[ES_ARRAY_MAX];
+    char why[300] = "";
+    const int front = es_array_read(file, places, lfe, why, sizeof why);
+    es_ir *none = front ? es_ambi_allrad_decoder(places, lfe, front, SPEAKER_ORDER, RATE, why,
+                                                 sizeof why)
+                        : NULL;
+    char line[400];
+    snprintf(line, sizeof line, "an array in front alone refused: %s", why);
+    es_test_check(front == 5 && !none && strstr(why, "surround"), line);
+    es_ir_destroy(none);
     es_ir *dec = array_checks("7.1.4");
     unlink(file);
     if (!dec)
