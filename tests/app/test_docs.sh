@@ -43,7 +43,7 @@ work=$(mktemp -d)
 jack_name=earshot-docs-$$
 cleanup() {
     pkill -f "jackd -n $jack_name" 2>/dev/null
-    tmux -S "$work/tmux" kill-server 2>/dev/null
+    for socket in "$work"/tmux*; do tmux -S "$socket" kill-server 2>/dev/null; done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -97,32 +97,38 @@ run_sh() {
 # (a large binaural room is built first, and other tests may share the
 # cores: how fast the first screen comes is app/big-library's verdict).
 run_screen() {
-    local where=$1 script=$2 cmd
+    local where=$1 script=$2 cmd socket
     while IFS= read -r cmd; do
         cmd=${cmd%%#*}
         [ -n "${cmd// /}" ] || continue
-        tmux -S "$work/tmux" kill-server 2>/dev/null
-        tmux -S "$work/tmux" -f /dev/null new-session -d -s doc -x 80 -y 24 \
+        # A server of its own for each: a new session on the socket of one
+        # just killed can meet it still going away ("server exited
+        # unexpectedly", twice in fresh roots), and the command never ran.
+        [ -n "${socket:-}" ] && tmux -S "$socket" kill-server 2>/dev/null
+        screens=$((${screens:-0} + 1))
+        socket="$work/tmux$screens"
+        tmux -S "$socket" -f /dev/null new-session -d -s doc -x 80 -y 24 \
             "cd '$work/run' && $cmd --device null 2>'$work/screen-err'; echo EXIT=\$?; sleep 60"
         local up=0
         for _ in $(seq 400); do
-            tmux -S "$work/tmux" capture-pane -p -t doc 2>/dev/null | grep -q 'Meters' && { up=1; break; }
+            tmux -S "$socket" capture-pane -p -t doc 2>/dev/null | grep -q 'Meters' && { up=1; break; }
             sleep 0.1
         done
-        tmux -S "$work/tmux" send-keys -t doc q
+        tmux -S "$socket" send-keys -t doc q
         # Gone before the next starts: its ports (an --osc port) are free.
         for _ in $(seq 100); do
-            tmux -S "$work/tmux" capture-pane -p -t doc 2>/dev/null | grep -q 'EXIT=' && break
+            tmux -S "$socket" capture-pane -p -t doc 2>/dev/null | grep -q 'EXIT=' && break
             sleep 0.1
         done
         if [ $up = 1 ]; then
             echo "ok   $where: $cmd: the workstation came up"
         else
             echo "FAIL $where: $cmd: no workstation within 40 s"
-            tmux -S "$work/tmux" capture-pane -p -t doc | sed 's/^/    | /'
+            tmux -S "$socket" capture-pane -p -t doc | sed 's/^/    | /'
             fail=1
         fi
     done <"$script"
+    [ -n "${socket:-}" ] && tmux -S "$socket" kill-server 2>/dev/null
 }
 
 # same EXPECTED ACTUAL MODE: the lines alike in any order; numbers within
