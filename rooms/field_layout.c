@@ -22,9 +22,14 @@ static const struct {
 
 int es_field_layout_parse(const char *text, es_field_layout *f)
 {
-    int inputs = 1, used = 0;
-    if (sscanf(text, "%dx%n", &inputs, &used) == 1 && used > 0)
-        text += used;
+    long inputs = 1;
+    if (isdigit((unsigned char)text[0])) { /* strtol: a huge count is no overflow */
+        char *end;
+        inputs = strtol(text, &end, 10);
+        if (*end != 'x')
+            return 0;
+        text = end + 1;
+    }
     if (inputs < 1 || inputs > 64)
         return 0;
     for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
@@ -35,7 +40,7 @@ int es_field_layout_parse(const char *text, es_field_layout *f)
         const int order = text[len] - '0';
         if (order < 1 || order > forms[k].max_order)
             return 0;
-        *f = (es_field_layout){.inputs = inputs, .order = order, .norm = forms[k].norm};
+        *f = (es_field_layout){.inputs = (int)inputs, .order = order, .norm = forms[k].norm};
         return 1;
     }
     return 0;

@@ -26,6 +26,7 @@
 
 #include "ambi_decoder.h"
 #include "binaural_figures.h"
+#include "field_layout.h"
 #include "reference.h"
 #include "synth.h"
 #include "synth_binaural.h"
@@ -263,8 +264,59 @@ static es_ir *array_checks(const char *what)
     return dec;
 }
 
+/* Layout words: what is one, and what is not. */
+static void layout_words(void)
+{
+    static const char *const good[] = {"ambix1", "ambix7", "n3d3", "fuma1", "5xfuma1",
+                                       "64xambix1"};
+    static const char *const bad[] = {"", "ambix", "ambix0", "ambix8", "ambix12", "fuma2",
+                                      "65xambix1", "0xambix1", "-1xambix1", "ambix3x",
+                                      "ambix1\n", "AMBIX1", "1x4", "stereo", "ambix\x1b" "1",
+                                      "99999999999xambix1"};
+    int ok = 1;
+    es_field_layout f;
+    char word[32];
+    for (size_t k = 0; k < sizeof good / sizeof *good; k++)
+        ok &= es_field_layout_parse(good[k], &f) &&
+              !strcmp(es_field_layout_word(&f, word, sizeof word), good[k]);
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+        ok &= !es_field_layout_parse(bad[k], &f);
+    es_test_check(ok, "layout words: ambixN, n3dN, fuma1, IxambixN taken and written back; 16 "
+                      "others (order 0 or 8, FuMa past 1, 0 or 65 inputs, trailing bytes, "
+                      "upper case, a control character, a huge count) refused");
+}
+
+static void bad_arrays(const char *file)
+{
+    FILE *f;
+    /* Files that are no array, each refused in one line naming the line:
+     * not numbers, NaN, beyond any angle, a control character, a line
+     * too long, nothing at all. */
+    static const char *const bad[] = {"30 0\nnan 0\n", "30 0\n1e400 0\n", "30 0\n0 91\n",
+                                      "30 0\n-30 \x1b[2J\n", "", "# only a comment\n"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad + 1; k++) {
+        f = fopen(file, "w");
+        if (!f)
+            break;
+        if (k < sizeof bad / sizeof *bad)
+            fputs(bad[k], f);
+        else
+            for (int c = 0; c < 2000; c++) /* one line of 2,000 characters */
+                fputc(c < 4 ? "30 0"[c] : ' ', f);
+        fclose(f);
+        es_sofa_pose p[ES_ARRAY_MAX];
+        int l[ES_ARRAY_MAX];
+        char why[600] = "", line[700];
+        const int got = es_array_read(file, p, l, why, sizeof why);
+        snprintf(line, sizeof line, "a bad array file (%zu) refused in one line: %.500s", k, why);
+        es_test_check(got == 0 && why[0] && !strchr(why, '\n') && strstr(why, "--speakers"),
+                      line);
+    }
+}
+
 static int speakers(void)
 {
+    layout_words();
     char file[] = "/tmp/earshot-array-XXXXXX";
     const int fd = mkstemp(file);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -279,6 +331,7 @@ static int speakers(void)
     fclose(f);
     es_ir_destroy(array_checks("5.0"));
     es_ir_destroy(array_checks(file));
+    bad_arrays(file);
     /* An array in front of the listener alone surrounds nothing: refused. */
     f = fopen(file, "w");
     if (f) {
