@@ -71,10 +71,12 @@ typedef struct {
 
 static int run_line(es_session *s, const char *line)
 {
-    char err[600];
-    const int rc = es_command_run(s, line, err, sizeof err);
-    if (rc < 0 && err[0])
-        es_error("%s", err);
+    char reply[600];
+    const int said = es_session_said_count(s);
+    const int rc = es_command_run_from(s, "stdin", line, reply, sizeof reply);
+    /* The session said its own refusal; the command line's is said here. */
+    if (rc < 0 && reply[0] && es_session_said_count(s) == said)
+        es_error("%s", reply);
     return rc == 1;
 }
 
@@ -164,7 +166,7 @@ static void remembered_say(remembered *m, es_session *s)
         es_error("%s", err);
 }
 
-/* Plays for o->seconds, or until a signal or `quit` on --commands. */
+/* Plays for o->seconds, or until a signal or `quit` (--commands, OSC). */
 static void play_for(es_session *s, const es_play_options *o)
 {
     struct sigaction sa = {.sa_handler = on_signal};
@@ -175,7 +177,7 @@ static void play_for(es_session *s, const es_play_options *o)
     while (!interrupted && es_session_snapshot(s)->elapsed < o->seconds) {
         nanosleep(&tick, NULL);
         es_session_poll(s);
-        if (o->commands && poll_commands(s, &reader)) {
+        if (es_session_quit_asked(s) || (o->commands && poll_commands(s, &reader))) {
             /* quit comes after the lines before it: what they asked for is
              * prepared and played (or said to fail) first, for a while. */
             const double until = es_session_snapshot(s)->elapsed + QUIT_WAIT_SECONDS;
@@ -233,6 +235,10 @@ int es_cmd_play(int argc, char **argv)
     if (help) {
         print_help();
         exit(0);
+    }
+    if (o.osc_help) {
+        es_commands_osc_help(stdout);
+        return 0;
     }
     es_app_route_device(o.device);
     if (o.headless && o.seconds == 0)

@@ -25,6 +25,7 @@ int es_cmd_latency(int argc, char **argv);
 int es_cmd_measure(int argc, char **argv);
 int es_cmd_engines(int argc, char **argv);
 int es_cmd_wisdom(int argc, char **argv);
+int es_cmd_test(int argc, char **argv);
 
 typedef struct {
     const char *name;
@@ -42,6 +43,7 @@ static const es_command commands[] = {
     {"latency", es_cmd_latency, "measure the round trip through a loopback, against computed", 0},
     {"measure", es_cmd_measure, "measure a room by sweep through the sound card, into the library", 0},
     {"engines", es_cmd_engines, "list the convolution engines and whether they run here", 0},
+    {"test", es_cmd_test, "a blind listening test (AB, ABX, same/different) from a plan file", 0},
     {"wisdom", es_cmd_wisdom, "plan the CPU engines' FFTs ahead, patiently, for this machine", 1},
     {NULL, NULL, NULL, 0},
 };

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "core/suggest.h"
+#include "session_log.h"
 
 const es_command *es_command_find(const char *name)
 {
@@ -127,6 +128,48 @@ int es_command_run(es_session *s, const char *line, char *err, size_t n)
     return rc > 0 ? 1 : rc < 0 ? -1 : 0;
 }
 
+/* The commands a subject may give while a blind test runs: the rest would
+ * change or name what is being compared. */
+static const char *const blind_commands[] = {"hear", "answer", "gain", "panic", "unmute",
+                                             "quit", "head", "pitch", "roll", NULL};
+
+static int blind_allows(const char *line)
+{
+    const char *word = line + strspn(line, " \t");
+    const size_t len = strcspn(word, " \t\r\n");
+    for (const char *const *b = blind_commands; *b; b++)
+        if (strlen(*b) == len && !strncmp(word, *b, len))
+            return 1;
+    return len == 0;
+}
+
+int es_command_run_from(es_session *s, const char *origin, const char *line, char *reply,
+                        size_t n)
+{
+    reply[0] = 0;
+    int rc;
+    char err[600] = "";
+    const int said = es_session_said_count(s);
+    if (es_session_blind(s) && !blind_allows(line)) {
+        char word[48];
+        snprintf(word, sizeof word, "%.*s", (int)strcspn(line, " \t\r\n"), line);
+        snprintf(err, sizeof err, "%s: not while a blind test runs (hear, answer, gain, "
+                 "panic, unmute, quit)", word);
+        rc = -1;
+    } else {
+        rc = es_command_run(s, line, err, sizeof err);
+    }
+    /* The reply: the command line's own refusal, else the last line the
+     * session said of it (its refusal, or what it will do). */
+    if (err[0])
+        snprintf(reply, n, "%s", err);
+    else
+        es_session_said_since(s, said, reply, n);
+    es_session_log_command(es_session_logger(s), origin, line,
+                           rc < 0 ? "refused" : rc > 0 ? "quit" : "done", reply);
+    return rc;
+}
+
 int es_command_vrunf(es_session *s, char *err, size_t n, const char *fmt, va_list ap)
 {
     char line[ES_COMMAND_LINE_MAX + 2];
@@ -151,6 +194,40 @@ void es_commands_help(FILE *to)
     }
 }
 
+/* An OSC type tag a field's value is sent as. */
+static const char *osc_type(const es_param *f)
+{
+    switch (f->type) {
+    case ES_PARAM_INT: return "i";
+    case ES_PARAM_DOUBLE: return "f";
+    case ES_PARAM_CUSTOM: return "f|s";
+    default: return "s";
+    }
+}
+
+void es_commands_osc_help(FILE *to)
+{
+    fputs("| address | arguments | what it does |\n| --- | --- | --- |\n", to);
+    for (const es_command *c = es_commands; c->name; c++) {
+        char args[96] = "";
+        int used = 0;
+        for (int k = 0; k < ES_COMMAND_FIELDS && c->fields[k].name; k++)
+            used += snprintf(args + used, sizeof args - (size_t)used, "%s%s%s %s%s",
+                             k ? " " : "", k >= c->optional ? "[" : "",
+                             osc_type(&c->fields[k]), c->fields[k].arg,
+                             k >= c->optional ? "]" : "");
+        fprintf(to, "| /earshot/%s | %s | %s |\n", c->name, used ? args : "",
+                c->help);
+    }
+    fputs("| /earshot/get | s NAME | the value of a command (room, engine, slot, block, "
+          "partition, pipelined, raw, level, mix, trim, wet, dry, gain, bypass, limiter, "
+          "source, record, head, pitch, roll, latency), meters or test: /earshot/value |\n"
+          "| /earshot/subscribe | f RATE | /earshot/meters RATE times a second (0.1..200; 0 "
+          "stops) and each line the session says as /earshot/said |\n"
+          "| /earshot/unsubscribe | | stops them |\n"
+          "| /earshot/ping | | answers /earshot/pong |\n", to);
+}
+
 int es_command_key(es_session *s, const char *name, int step, char *err, size_t n)
 {
     err[0] = 0;
@@ -159,11 +236,35 @@ int es_command_key(es_session *s, const char *name, int step, char *err, size_t 
         snprintf(err, n, "no command '%s' for this key", name);
         return -1;
     }
-    if (step == 0)
-        return es_command_run(s, c->name, err, n);
+    if (step == 0) {
+        /* The session says its own refusals; err carries the line's. */
+        char reply[600];
+        const int said = es_session_said_count(s);
+        const int rc = es_command_run_from(s, "key", c->name, reply, sizeof reply);
+        if (rc < 0 && es_session_said_count(s) == said)
+            snprintf(err, n, "%s", reply);
+        return rc;
+    }
     if (!c->nudge) {
         snprintf(err, n, "%s has no step up or down", c->name);
         return -1;
     }
-    return c->nudge(s, step > 0, err, n) < 0 ? -1 : 0;
+    char line[64];
+    snprintf(line, sizeof line, "%s %s (a key's step)", c->name, step > 0 ? "up" : "down");
+    if (es_session_blind(s) && !blind_allows(c->name)) {
+        snprintf(err, n, "%s: not while a blind test runs (hear, answer, gain, panic, unmute, "
+                 "quit)", c->name);
+        es_session_log_command(es_session_logger(s), "key", line, "refused", err);
+        return -1;
+    }
+    const int said = es_session_said_count(s);
+    const int rc = c->nudge(s, step > 0, err, n) < 0 ? -1 : 0;
+    char reply[600] = "";
+    if (err[0])
+        snprintf(reply, sizeof reply, "%s", err);
+    else
+        es_session_said_since(s, said, reply, sizeof reply);
+    es_session_log_command(es_session_logger(s), "key", line, rc < 0 ? "refused" : "done",
+                           reply);
+    return rc;
 }

@@ -22,6 +22,8 @@
 /* ---- commands and their nudges ---- */
 
 #define ARG(f) offsetof(es_command_args, f)
+#define DB_FIELD(name, arg, parse) \
+    {name, ES_PARAM_CUSTOM, 0, 0, NULL, arg, NULL, ARG(db), NULL, parse}
 
 static int run_room(es_session *s, const es_command_args *a, int given)
 {
@@ -44,6 +46,23 @@ static int run_raw(es_session *s, const es_command_args *a, int given)
     next.raw = given ? a->on : !next.raw;
     return es_session_change(s, &next, next.raw ? "raw on (a file's own level)"
                                                 : "raw off (levelled)");
+}
+
+/* The slot's room level: a crossfade to its engine built again with the
+ * filters at that level (a stimulus's, play_spec.h). */
+static int run_level(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    es_play_spec next = *es_session_wanted(s);
+    next.level_db = a->db;
+    char what[48];
+    snprintf(what, sizeof what, "level %+.1f dB", a->db);
+    return es_session_change(s, &next, what);
+}
+
+static int parse_level(const char *text, void *dst, char *why, size_t n)
+{
+    return es_parse_db(text, dst, ES_SPEC_LEVEL_DB_MIN, ES_SPEC_LEVEL_DB_MAX, 0, why, n);
 }
 
 static int run_block(es_session *s, const es_command_args *a, int given)
@@ -271,9 +290,6 @@ static int nudge_limiter(es_session *s, int up, char *err, size_t n)
     return es_session_set_mix(s, ES_MIX_LIMITER, &next);
 }
 
-#define DB_FIELD(name, arg, parse) \
-    {name, ES_PARAM_CUSTOM, 0, 0, NULL, arg, NULL, ARG(db), NULL, parse}
-
 static int run_source(es_session *s, const es_command_args *a, int given)
 {
     (void)given;
@@ -411,6 +427,19 @@ static int nudge_roll(es_session *s, int up, char *err, size_t n)
     return es_session_head_nudge(s, 0, 0, up ? HEAD_STEP_DEG : -HEAD_STEP_DEG);
 }
 
+/* A listening test's subject (listening_test.h). */
+static int run_hear(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_test_hear(s, a->text);
+}
+
+static int run_answer(es_session *s, const es_command_args *a, int given)
+{
+    (void)given;
+    return es_session_test_answer(s, a->text);
+}
+
 static int run_quit(es_session *s, const es_command_args *a, int given)
 {
     (void)s;
@@ -444,6 +473,8 @@ const es_command es_commands[] = {
     {"raw", "a file room at its own level, or levelled (off)", 0,
      {{"raw", ES_PARAM_ONOFF, 0, 1, NULL, "on|off", NULL, ARG(on), NULL, NULL}, NONE, NONE},
      run_raw, NULL},
+    {"level", "the slot's room level in dB (a stimulus's: it switches with the slot)", 1,
+     {DB_FIELD("level", "DB", parse_level), NONE, NONE}, run_level, NULL},
     {"mix", "wet, dry, output as linear gains, ramped", 3,
      {{"wet", ES_PARAM_DOUBLE, 0, ES_MIX_WET_MAX, NULL, "WET", NULL, ARG(mix[0]), NULL, NULL},
       {"dry", ES_PARAM_DOUBLE, 0, ES_MIX_DRY_MAX, NULL, "DRY", NULL, ARG(mix[1]), NULL, NULL},
@@ -497,6 +528,12 @@ const es_command es_commands[] = {
     {"panic", "mute at once and clear every history (the engine is built again, "
      "empty)", 0, {NONE, NONE, NONE}, run_panic, nudge_panic},
     {"unmute", "play again after a panic or a runaway", 0, {NONE, NONE, NONE}, run_unmute, NULL},
+    {"hear", "a listening test: hear a label of the trial (a, b, x; 1, 2)", 1,
+     {{"label", ES_PARAM_STRING, 0, 8, NULL, "LABEL", NULL, ARG(text), NULL, NULL}, NONE,
+      NONE}, run_hear, NULL},
+    {"answer", "a listening test: the answer (a, b; same, different)", 1,
+     {{"answer", ES_PARAM_STRING, 0, 16, NULL, "ANSWER", NULL, ARG(text), NULL, NULL}, NONE,
+      NONE}, run_answer, NULL},
     {"quit", "stop (as Ctrl-C does)", 0, {NONE, NONE, NONE}, run_quit, NULL},
     {NULL, NULL, 0, {NONE, NONE, NONE}, NULL, NULL},
 };

@@ -163,6 +163,11 @@ int es_head_blend_words(const es_head_view *v, char *out, size_t n)
     return 1;
 }
 
+void es_head_set_control(es_head *h, struct es_osc_control *control)
+{
+    h->control = control;
+}
+
 void es_head_osc_count(es_head *h, int taken, int bad_values, int bad_form, int unknown,
                        const char *why)
 {

@@ -15,8 +15,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "commands.h"
 #include "core/text.h"
 #include "head_private.h"
+#include "osc_control.h"
 
 /* What an address asks for, by its last part. */
 typedef enum { ASK_HEAD, ASK_YPR, ASK_YAW, ASK_PITCH, ASK_ROLL, ASK_QUATERNION } ask;
@@ -77,18 +79,57 @@ static int from_quaternion(const double q[4], double *yaw, double *pitch, double
     return 0;
 }
 
-void es_head_osc_message(es_head *h, const char *path, const char *types, lo_arg **argv,
-                         int argc, long long arrival)
+/* The head's own commands (head, pitch, roll) as their command line
+ * would parse them: the same refusal, word for word. 0, or -1 with why
+ * (and whether it was the form: an argument that is no number). */
+static int as_command(const char *path, const char *types, lo_arg **argv, int argc,
+                      char *line, size_t n, int *form, char *why, size_t wn)
 {
-    char safe[96], why[160];
+    *form = 0;
+    if (es_osc_args_line(path + strlen("/earshot/"), types, argv, argc, line, n, why, wn) != 0)
+        return *form = 1, -1;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", line);
+    const es_command *cmd;
+    es_command_args args;
+    int given;
+    return es_command_parse(buf, &cmd, &args, &given, why, wn);
+}
+
+/* The address is one of the head's own commands (head, pitch, roll), which
+ * a tracker sends too: answered, where a tracker's other words are not. */
+static int head_command(const char *path)
+{
+    return !strcmp(path, "/earshot/head") || !strcmp(path, "/earshot/pitch") ||
+           !strcmp(path, "/earshot/roll");
+}
+
+void es_head_osc_message(es_head *h, const es_osc_peer *from, const char *path,
+                         const char *types, lo_arg **argv, int argc, long long arrival)
+{
+    char safe[96], why[400];
     int which = -1;
     for (size_t k = 0; k < sizeof addresses / sizeof *addresses && which < 0; k++)
         if (ends_with(path, addresses[k].tail))
             which = (int)k;
+    const int command = which >= 0 && head_command(path);
+    if (which < 0 && h->control && es_osc_control_owns(path)) {
+        es_osc_control_message(h->control, from, path, types, argv, argc);
+        return;
+    }
     if (which < 0) {
         snprintf(why, sizeof why, "%s: an address earshot does not read",
                  es_text_escape(safe, sizeof safe, path));
         es_head_osc_count(h, 0, 0, 0, 1, why);
+        return;
+    }
+    char line[512] = "";
+    int form = 0;
+    if (command && as_command(path, types, argv, argc, line, sizeof line, &form, why,
+                              sizeof why) != 0) {
+        es_head_osc_count(h, 0, !form, form, 0, why);
+        if (from)
+            es_osc_control_answered(h->control, from, path, line[0] ? line : path, -1, why);
         return;
     }
     double v[4] = {0};
@@ -129,9 +170,13 @@ void es_head_osc_message(es_head *h, const char *path, const char *types, lo_arg
     if (es_head_turn(h, yaw, pitch, roll, arrival, said, sizeof said) != 0) {
         snprintf(why, sizeof why, "%s: %s", es_text_escape(safe, sizeof safe, path), said);
         es_head_osc_count(h, 0, 1, 0, 0, why);
+        if (command && from)
+            es_osc_control_answered(h->control, from, path, line, -1, why);
         return;
     }
     es_head_osc_count(h, 1, 0, 0, 0, NULL);
+    if (command && from)
+        es_osc_control_answered(h->control, from, path, line, 0, "");
 }
 
 
@@ -164,14 +209,14 @@ static uint64_t ntp_now(void)
     return since_1900 << 32 | (uint64_t)(((double)ts.tv_nsec / 1e9) * 4294967296.0);
 }
 
-static void element(es_head *h, const unsigned char *p, size_t size, int depth, int later,
-                    long long arrival, packet_tally *t);
+static void element(es_head *h, const es_osc_peer *from, const unsigned char *p, size_t size,
+                    int depth, int later, long long arrival, packet_tally *t);
 
 /* "#bundle\0", a timetag, then elements, each a big-endian length and
  * that many bytes (a multiple of 4). Elements are taken in order up to
  * the first that does not fit. */
-static void bundle(es_head *h, const unsigned char *p, size_t size, int depth, int later,
-                   long long arrival, packet_tally *t)
+static void bundle(es_head *h, const es_osc_peer *from, const unsigned char *p, size_t size,
+                   int depth, int later, long long arrival, packet_tally *t)
 {
     char why[160];
     if (depth >= ES_HEAD_OSC_DEPTH) {
@@ -202,7 +247,7 @@ static void bundle(es_head *h, const unsigned char *p, size_t size, int depth, i
             bad_part(t, why);
             return;
         }
-        element(h, p + at, length, depth + 1, later, arrival, t);
+        element(h, from, p + at, length, depth + 1, later, arrival, t);
         at += length;
     }
 }
@@ -232,11 +277,11 @@ static const char *liblo_refusal(int code)
 }
 
 /* A message or, inside a bundle, a bundle again. */
-static void element(es_head *h, const unsigned char *p, size_t size, int depth, int later,
-                    long long arrival, packet_tally *t)
+static void element(es_head *h, const es_osc_peer *from, const unsigned char *p, size_t size,
+                    int depth, int later, long long arrival, packet_tally *t)
 {
     if (size >= 8 && !memcmp(p, "#bundle", 8)) {
-        bundle(h, p, size, depth, later, arrival, t);
+        bundle(h, from, p, size, depth, later, arrival, t);
         return;
     }
     /* liblo reads the message into memory of its own, freed below: the
@@ -253,16 +298,20 @@ static void element(es_head *h, const unsigned char *p, size_t size, int depth, 
             lo_message_free(m);
         return;
     }
-    es_head_osc_message(h, path, lo_message_get_types(m), lo_message_get_argv(m),
+    es_head_osc_message(h, from, path, lo_message_get_types(m), lo_message_get_argv(m),
                         lo_message_get_argc(m), arrival);
     t->early += (uint64_t)later;
     lo_message_free(m);
 }
 
-void es_head_osc_packet(es_head *h, const void *data, size_t size, long long arrival)
+void es_head_osc_packet(es_head *h, const es_osc_peer *from, const void *data, size_t size,
+                        long long arrival)
 {
     packet_tally t = {0};
-    element(h, data, size, 0, 0, arrival, &t);
+    element(h, from, data, size, 0, 0, arrival, &t);
     if (t.bad || t.early)
         es_head_osc_packet_count(h, t.bad, t.early, t.bad ? t.why : NULL);
+    /* What is not OSC is answered too, where someone can be answered. */
+    if (t.bad && from && h->control)
+        es_osc_control_answered(h->control, from, "", "(not OSC)", -1, t.why);
 }

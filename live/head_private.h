@@ -9,6 +9,7 @@
 
 #include "head.h"
 #include "head_blend.h"
+#include "osc_control.h"
 
 /* The UDP socket a head tracker sends to and the thread that reads it
  * (osc_listener.c). */
@@ -22,21 +23,24 @@ struct es_head {
     es_osc_listener *osc;    /* NULL: not listening */
     es_head_blend *blend;    /* --interp linear: directions between the measured */
     int blending;            /* the room playing is blended for */
+    es_osc_control *control; /* every other /earshot/ address; NULL: none */
 };
 
 /* Bundles inside bundles deeper than this are refused, counted as a bad
  * packet: no tracker nests them, and the walk recurses. */
 #define ES_HEAD_OSC_DEPTH 8
 
-/* One UDP packet that arrived at `arrival` (es_now_ns): a message, or a
+/* One UDP packet from `from` (NULL: nobody to answer) that arrived at
+ * `arrival` (es_now_ns): a message, or a
  * bundle whose messages are each taken or refused at once, whatever its
  * timetag. What is not OSC is counted as a bad packet. The listener's and
  * the fuzz target's way in. */
-void es_head_osc_packet(es_head *h, const void *data, size_t size, long long arrival);
+void es_head_osc_packet(es_head *h, const es_osc_peer *from, const void *data, size_t size,
+                        long long arrival);
 
 /* One OSC message, as the packet held it: taken, or counted as refused. */
-void es_head_osc_message(es_head *h, const char *path, const char *types, lo_arg **argv,
-                         int argc, long long arrival);
+void es_head_osc_message(es_head *h, const es_osc_peer *from, const char *path,
+                         const char *types, lo_arg **argv, int argc, long long arrival);
 
 /* Counts what a packet came to beyond its messages (head.c): `bad` parts
  * that were not OSC (why: the last one's words), and `early` messages

@@ -143,27 +143,34 @@ static void read_waiting(es_osc_listener *l)
             struct cmsghdr align;
         } control;
         struct iovec iov = {.iov_base = l->packet, .iov_len = sizeof l->packet};
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes,
+        es_osc_peer from = {.len = sizeof from.addr};
+        struct msghdr msg = {.msg_name = &from.addr, .msg_namelen = from.len,
+                             .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes,
                              .msg_controllen = sizeof control.bytes};
         const ssize_t got = recvmsg(l->fd, &msg, MSG_DONTWAIT);
         const long long arrival = es_now_ns();
         if (got < 0)
             return; /* none left (EAGAIN), or the next poll says again */
         note_drops(l, &msg);
+        from.len = msg.msg_namelen;
         if (msg.msg_flags & MSG_TRUNC) {
             es_head_osc_packet_count(l->head, 1, 0, "a packet longer than 65,536 bytes");
             continue;
         }
-        es_head_osc_packet(l->head, l->packet, (size_t)got, arrived(&msg, arrival));
+        es_head_osc_packet(l->head, &from, l->packet, (size_t)got, arrived(&msg, arrival));
     }
 }
 
+/* Waits for a packet, the stop, or the next meters due (osc_control.h). */
 static void *listen_thread(void *arg)
 {
     es_osc_listener *l = arg;
     struct pollfd fds[2] = {{.fd = l->fd, .events = POLLIN}, {.fd = l->wake[0], .events = POLLIN}};
     for (;;) {
-        if (poll(fds, 2, -1) < 0) {
+        const long long due = l->head->control ? es_osc_control_tick(l->head->control) : -1;
+        const struct timespec wait = {.tv_sec = due / 1000000000LL,
+                                      .tv_nsec = due % 1000000000LL};
+        if (ppoll(fds, 2, due >= 0 ? &wait : NULL, NULL) < 0) {
             if (errno == EINTR)
                 continue;
             break;
@@ -204,6 +211,8 @@ es_osc_listener *es_osc_listen(es_head *h, const char *address, int port, char *
     }
     *l = (es_osc_listener){.head = h, .fd = -1, .wake = {-1, -1}};
     l->fd = bound_socket(ai, said, sizeof said);
+    if (l->fd >= 0 && h->control)
+        es_osc_control_set_socket(h->control, l->fd);
     if (l->fd >= 0 && getnameinfo(ai->ai_addr, ai->ai_addrlen, l->address, sizeof l->address,
                                   NULL, 0, NI_NUMERICHOST) != 0)
         snprintf(l->address, sizeof l->address, "%s", address);

@@ -122,12 +122,18 @@ const es_param es_play_params[] = {
      "of two ears: 5.1, 7.1.4, ... or a file of lines AZ EL [NAME]", OPT(speakers), NULL,
      NULL},
     {"osc", ES_PARAM_INT, 1, 65535, NULL, "PORT",
-     "a head tracker's OSC messages on this UDP port: the\n"
-     "head's orientation, which a SOFA room follows", OPT(osc), NULL, NULL},
+     "OSC on this UDP port: a head tracker's orientation, which\n"
+     "a SOFA room follows, and every command as /earshot/NAME,\n"
+     "answered at the sender's port (--osc-help lists them)", OPT(osc), NULL, NULL},
     {"osc-bind", ES_PARAM_CUSTOM, 0, 0, NULL, "ADDR",
      "with --osc: listen on this address only (default\n"
      "127.0.0.1: this machine's senders alone; 0.0.0.0 or ::\n"
      "every interface, anyone on the network)", OPT(osc_bind), NULL, parse_osc_bind},
+    {"log", ES_PARAM_STRING, 0, 1023, NULL, "FILE",
+     "append every command (keys, --commands, OSC) to FILE, one\n"
+     "JSON object a line: its time, its reply, the figures then", OPT(log), NULL, NULL},
+    {"osc-help", ES_PARAM_FLAG, 0, 1, NULL, NULL,
+     "print the OSC addresses (a table from the command table)", OPT(osc_help), NULL, NULL},
     {"fps", ES_PARAM_DOUBLE, 1, 1000, "30", "N", "the workstation's redraws a second", OPT(fps),
      NULL, NULL},
     {"report", ES_PARAM_STRING, 0, 1023, NULL, "FILE",
@@ -258,7 +264,7 @@ int es_play_options_session(const es_play_options *o, es_session_config *sc, cha
                               .first_output = o->outputs[0], .outputs = o->outputs[1],
                               .record = o->record, .record_input = o->record_input,
                               .playing = ES_SLOT_A, .osc_port = o->osc,
-                              .osc_bind = o->osc_bind,
+                              .osc_bind = o->osc_bind, .log_path = o->log,
                               .headphone = o->headphone, .split_ms = o->split_ms, .interp = o->interp,
                               .speakers = speakers ? o->layout : NULL,
                               .field = field,

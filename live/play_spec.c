@@ -25,6 +25,7 @@ unsigned es_play_spec_diff(const es_play_spec *a, const es_play_spec *b)
     d |= a->block != b->block ? ES_SPEC_BLOCK : 0;
     d |= a->source != b->source ? ES_SPEC_SOURCE : 0;
     d |= a->raw != b->raw ? ES_SPEC_RAW : 0;
+    d |= a->level_db != b->level_db ? ES_SPEC_LEVEL : 0;
     return d;
 }
 
@@ -54,6 +55,8 @@ void es_play_spec_take(es_play_spec *to, const es_play_spec *from, unsigned part
         to->source = from->source;
     if (parts & ES_SPEC_RAW)
         to->raw = from->raw;
+    if (parts & ES_SPEC_LEVEL)
+        to->level_db = from->level_db;
 }
 
 void es_play_spec_set_room(es_play_spec *spec, const char *room)
@@ -82,6 +85,8 @@ void es_play_spec_describe(const es_play_spec *to, unsigned changed, const char 
         ADD("%sroom %s", SEP, to->room);
     if (changed & ES_SPEC_RAW)
         ADD("%s%s", SEP, to->raw ? "raw (the file's own level)" : "levelled");
+    if (changed & ES_SPEC_LEVEL)
+        ADD("%slevel %+.1f dB", SEP, to->level_db);
     if (changed & ES_SPEC_ENGINE)
         ADD("%sengine %s", SEP, to->engine->name);
     if (changed & ES_SPEC_PARTITION)

@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "preparer_private.h"
+#include "room_level.h"
 
 /* Opens the request's source when it differs from what plays (always for
  * the first stream): its channels in r->inputs, its reader in r->file. */
@@ -112,6 +113,8 @@ es_prep_result *es_prep_build(es_preparer *p, const es_prep_request *q)
     if (!ir)
         return r;
     r->room_loaded = 1;
+    if (q->spec.level_db != 0) /* a stimulus's level (play_spec.h) */
+        es_ir_scale_db(ir, q->spec.level_db);
     es_field_layout field;
     if (es_prep_field_of(p, q, listed, ir, &field))
         return es_prep_build_field(q, r, ir, &field, started);

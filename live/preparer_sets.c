@@ -42,6 +42,8 @@ static int level_sets(const es_prep_request *q, es_prep_result *r, es_sofa *set,
         r->loud_db = -gain_db;
         snprintf(gain, n, "as the file has it (raw: %+.1f dB against a levelled room)", -gain_db);
     }
+    if (q->spec.level_db != 0) /* a stimulus's level (play_spec.h) */
+        es_sofa_scale_db(set, q->spec.level_db);
     return 0;
 }
 
@@ -195,6 +197,8 @@ static es_prep_result *field_set(const es_prep_request *q, es_prep_result *r, es
         es_ir_scale_db(room, gain_db);
     else
         r->loud_db = -gain_db;
+    if (q->spec.level_db != 0) /* a stimulus's level (play_spec.h) */
+        es_ir_scale_db(room, q->spec.level_db);
     snprintf(r->note, sizeof r->note, "%.200s: SOFA AmbisonicsDRIR, measurement 1 of %d, %s "
              "%+.1f dB", q->spec.room, measurements,
              level == ES_FILE_LEVELLED ? "gain" : "raw, against a levelled room", -gain_db *

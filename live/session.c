@@ -13,6 +13,8 @@
 #include <stdlib.h>
 
 #include "core/files.h"
+#include "osc_control.h"
+#include "session_log.h"
 #include "session_private.h"
 
 /* The longest the end of a session waits for the preparer: quit and
@@ -215,6 +217,11 @@ void es_session_close(es_session *s)
      * another thread (head_blend.c). */
     es_head_destroy(s->head.tracker);
     s->head.tracker = NULL;
+    es_osc_control_destroy(s->control); /* its socket closed with the listener */
+    s->control = NULL;
+    es_session_test_close(s);
+    es_session_log_close(s->log_file);
+    s->log_file = NULL;
     es_taps_close(&s->taps);
     es_file_source_close(s->file);
     es_room_list_close(&s->list);
@@ -256,6 +263,33 @@ void es_session_poll(es_session *s)
     es_session_watch_measure(s);
     es_taps_watch(&s->taps);
     es_session_publish(s);
+    es_session_log_figures(s->log_file, &s->snap);
+    es_session_test_poll(s);
+    if (s->control && es_osc_control_poll(s->control, s))
+        s->quit_asked = 1;
+}
+
+int es_session_said_count(const es_session *s)
+{
+    return s->log.count;
+}
+
+void es_session_said_since(const es_session *s, int count, char *line, size_t n)
+{
+    if (s->log.count > count && s->log.count - count <= ES_LIVE_MESSAGES)
+        snprintf(line, n, "%s", s->log.lines[(s->log.count - 1) % ES_LIVE_MESSAGES].text);
+    else if (n)
+        line[0] = 0;
+}
+
+struct es_session_log *es_session_logger(const es_session *s)
+{
+    return s->log_file;
+}
+
+int es_session_quit_asked(const es_session *s)
+{
+    return s->quit_asked;
 }
 
 const es_live_snapshot *es_session_snapshot(const es_session *s)

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 
 #include "core/rt_memory.h"
+#include "osc_control.h"
+#include "session_log.h"
 #include "session_private.h"
 
 /* The first stream is built before anything plays: as long as it takes. */
@@ -241,6 +243,16 @@ es_session *es_session_open(const es_session_config *cfg, es_session_say say, vo
     if (!(s->head.tracker = es_head_create(&s->head.requests))) {
         snprintf(err, n, "out of memory");
         goto fail;
+    }
+    if (cfg->log_path && !(s->log_file = es_session_log_open(cfg->log_path, err, n)))
+        goto fail;
+    if (cfg->osc_port) {
+        if (!(s->control = es_osc_control_create(s->head.tracker))) {
+            snprintf(err, n, "out of memory");
+            goto fail;
+        }
+        es_osc_control_set_log(s->control, s->log_file);
+        es_head_set_control(s->head.tracker, s->control);
     }
     char osc_why[300];
     if (cfg->osc_port &&

@@ -64,7 +64,20 @@ struct es_session {
     es_watch watch;            /* watch.h: the stream's clock, what was said and when */
     es_measuring measuring;    /* measuring.h: the latency probe, a room measured */
     es_live_snapshot snap;     /* snapshot.c: made by each poll */
+
+    /* Every command over OSC (osc_control.h), NULL without --osc; the
+     * session log (--log), NULL without; a listening test (session_test.c),
+     * NULL when none ran; `quit` asked over OSC. */
+    struct es_osc_control *control;
+    struct es_session_log *log_file;
+    struct es_listening_test *test;
+    int quit_asked;
 };
+
+/* session_test.c: a trial loaded plays once it is ready (each poll); the
+ * test's memory and files let go (at close). */
+void es_session_test_poll(es_session *s);
+void es_session_test_close(es_session *s);
 
 /* session.c: a line said (the message log's, escaped, stamped, heard). */
 void es_session_sayf(es_session *s, int problem, const char *fmt, ...)

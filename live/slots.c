@@ -75,3 +75,10 @@ void es_slots_view(const es_slots *sl, int slot, const es_stats *now, es_live_sl
     out->throughput = es_ab_stats_throughput(s, now->inputs);
     out->realtime_factor = es_ab_stats_realtime_factor(s);
 }
+
+void es_slots_hold(es_slots *sl, int slot, const es_play_spec *spec)
+{
+    es_slot *a = &sl->ab[slot];
+    a->spec = *spec;
+    a->set = 1;
+}

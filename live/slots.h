@@ -40,6 +40,9 @@ int es_slots_restarts(const es_slots *sl, int slot, const es_play_spec *spec);
 /* A change for slot `slot` plays: it holds `spec` and is the one playing. */
 void es_slots_played(es_slots *sl, int slot, const es_play_spec *spec, int restart,
                      int latency);
+/* Slot `slot` (not the one playing) holds `spec` until it plays: a
+ * listening test's stimulus, loaded beside the one heard. */
+void es_slots_hold(es_slots *sl, int slot, const es_play_spec *spec);
 /* The stream reopened: `old` is what its last processor counted, kept for
  * every slot but restart_slot (-1: none). */
 void es_slots_carry(es_slots *sl, const es_stats *old, int restart_slot);

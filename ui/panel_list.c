@@ -15,6 +15,7 @@ extern const ui_panel ui_prompt_panel;   /* prompt.c */
 extern const ui_panel ui_form_panel;     /* measure_form.c */
 extern const ui_panel ui_history_panel;  /* messages.c */
 extern const ui_panel ui_help_panel;     /* help.c */
+extern const ui_panel ui_test_panel;     /* test_panel.c */
 
 const ui_panel *const ui_panels[] = {
     &ui_header_panel,
@@ -28,5 +29,6 @@ const ui_panel *const ui_panels[] = {
     &ui_form_panel,
     &ui_history_panel,
     &ui_help_panel,
+    &ui_test_panel,    /* a listening test: over everything, every key its own */
     NULL,
 };

@@ -243,6 +243,8 @@ static unsigned long run_loop(ui_model *m, const es_ui_options *opt)
         if (opt->seconds > 0 && m->now >= opt->seconds)
             break;
         es_session_poll(m->session);
+        if (es_session_quit_asked(m->session))
+            break;
         ui_console_drain(host_line, m);
         update(m);
         draw(m);
@@ -293,6 +295,11 @@ int es_workstation_run(const es_session_config *cfg, const es_ui_options *opt)
             ui_note(m, 1, err);
         if (es_settings_restored(opt->settings, err, sizeof err))
             ui_note(m, 0, err);
+    }
+    if (opt->test && es_session_test_start(s, opt->test, err, sizeof err) != 0) {
+        es_session_close(s);
+        es_error("%s", err);
+        return 1;
     }
     open_screen();
     const unsigned long redraws = run_loop(m, opt);

@@ -33,6 +33,8 @@ typedef struct {
     double rate, seconds, crossfade_ms, fps;
     int osc;            /* --osc PORT: a head tracker's messages; 0: none */
     const char *osc_bind; /* --osc-bind ADDR: where they are listened for; NULL: loopback */
+    const char *log;    /* --log FILE: the session log, or NULL */
+    int osc_help;       /* --osc-help: the OSC table printed */
     const char *headphone; /* --headphone FILE, or NULL */
     double split_ms;    /* --split: where a SOFA room's heads end (sofa.h's ES_SPLIT_*, or ms) */
     int interp;         /* --interp: sofa.h's es_interp */
@@ -109,12 +111,22 @@ int es_command_parse(char *buf, const es_command **cmd, es_command_args *args, i
  * (nothing reached the session), or the session refused it and said so
  * (err is then empty). */
 int es_command_run(es_session *s, const char *line, char *err, size_t n);
+/* The same, from `origin` ("key", "stdin", "osc 127.0.0.1:5000"), with
+ * its reply: err's line, or the last line the session said of it ("" when
+ * none), in reply[n]; logged (--log). While a blind test runs only the
+ * subject's commands run (hear, answer, gain, panic, unmute, quit, head);
+ * the others are refused in one line. */
+int es_command_run_from(es_session *s, const char *origin, const char *line, char *reply,
+                        size_t n);
 /* The same for a line made from a format (a key's or a saved setting's). */
 int es_command_vrunf(es_session *s, char *err, size_t n, const char *fmt, va_list ap)
     __attribute__((format(printf, 4, 0)));
 
 /* The commands as help lists them: "  block N   ...". */
 void es_commands_help(FILE *to);
+/* The OSC addresses, a Markdown table made from the command table (and
+ * the OSC-only addresses: get, subscribe, unsubscribe, ping). */
+void es_commands_osc_help(FILE *to);
 /* The command named `name`, or NULL. */
 const es_command *es_command_find(const char *name);
 

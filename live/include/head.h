@@ -120,6 +120,12 @@ int es_head_blend_words(const es_head_view *v, char *out, size_t n);
  * of packets holds no memory). */
 int es_head_listen(es_head *h, const char *address, int port, char *why, size_t n);
 
+/* Every other /earshot/ address goes to `control` (osc_control.h: the
+ * command table over OSC), answered from the same socket. Before
+ * es_head_listen; the control outlives the head's listener. */
+struct es_osc_control;
+void es_head_set_control(es_head *h, struct es_osc_control *control);
+
 /* 1 when `text` is an IPv4 or IPv6 literal es_head_listen takes; 0 and
  * why when not. */
 int es_head_osc_address_valid(const char *text, char *why, size_t n);

@@ -23,7 +23,15 @@ typedef struct {
     es_source_kind source;
     int raw;                   /* 1: a room given by its file plays as the file
                                 * has it; 0: levelled as the library's rooms are */
+    /* dB on the room's filters (0: as levelled): a stimulus's level in a
+     * listening test, carried by its slot, so that an A/B switch changes
+     * the level inside the same primed crossfade as the room. */
+    double level_db;
 } es_play_spec;
+
+/* The levels a spec's room may be given (dB). */
+#define ES_SPEC_LEVEL_DB_MIN -60.0
+#define ES_SPEC_LEVEL_DB_MAX 24.0
 
 /* The parts of a spec, as bits: what two specs differ in, and which parts
  * a settings file held. */
@@ -36,9 +44,10 @@ enum {
     ES_SPEC_BLOCK = 1u << 5,
     ES_SPEC_SOURCE = 1u << 6,
     ES_SPEC_RAW = 1u << 7,
+    ES_SPEC_LEVEL = 1u << 8,
     /* the parts an A/B slot holds (its source is the stream's) */
     ES_SPEC_SLOT = ES_SPEC_ROOM | ES_SPEC_ENGINE | ES_SPEC_PARTITION | ES_SPEC_PIPELINED |
-                   ES_SPEC_GPUS | ES_SPEC_BLOCK | ES_SPEC_RAW,
+                   ES_SPEC_GPUS | ES_SPEC_BLOCK | ES_SPEC_RAW | ES_SPEC_LEVEL,
     ES_SPEC_ALL = ES_SPEC_SLOT | ES_SPEC_SOURCE,
 };
 

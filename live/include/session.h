@@ -24,6 +24,8 @@
 #include "acoustics.h"
 #include "ambi_decoder.h"
 #include "library.h"
+#include "answers.h"
+#include "listening_test.h"
 #include "play_spec.h"
 #include "response.h"
 #include "snapshot.h"
@@ -74,6 +76,9 @@ typedef struct {
      * (--layout ambix3), or NULL. */
     es_field_options field;
     const char *field_layout;
+    /* --log FILE: every command, its reply and the figures, one JSON
+     * object a line (session_log.h); NULL: none. */
+    const char *log_path;
 } es_session_config;
 
 /* One line for the person: what happened; `problem` when it went wrong. */
@@ -239,5 +244,34 @@ int es_session_step_room_channel(es_session *s, int step);
 
 /* A line of a view's own (a key's refusal), kept with the session's. */
 void es_session_note(es_session *s, int problem, const char *line);
+
+/* ---- replies, the log, quitting from afar ---- */
+/* Lines said so far; the last said since `count` into line[n] ("" none):
+ * a command's reply. */
+int es_session_said_count(const es_session *s);
+void es_session_said_since(const es_session *s, int count, char *line, size_t n);
+/* The session log (--log; session_log.h), or NULL. */
+struct es_session_log *es_session_logger(const es_session *s);
+/* 1 once `quit` came over OSC: the loop ends as it does on `quit`. */
+int es_session_quit_asked(const es_session *s);
+
+/* ---- a blind listening test (listening_test.h) ---- */
+/* Starts the test: its first trial is prepared at once. 0, or -1 with one
+ * line (the answers' files exist, no room to hold it). */
+int es_session_test_start(es_session *s, const es_test_config *cfg, char *err, size_t n);
+/* The subject hears a label ("a", "b", "x"; "1", "2" in a same/different
+ * trial), or answers ("a", "b": preferred, or what X is; "same",
+ * "different"). 0, or -1 said in one line (es_session_test_view's line). */
+int es_session_test_hear(es_session *s, const char *label);
+int es_session_test_answer(es_session *s, const char *answer);
+void es_session_test_view(const es_session *s, es_test_view *v);
+/* The summary once done: per test, k of n, p and the decision (answers.h's
+ * es_test_summary); the count, 0 before the end. */
+int es_session_test_summary(const es_session *s, const es_test_summary **out);
+/* 1 while a test runs: hide names, engines, slots and the figures that
+ * tell them apart. */
+int es_session_blind(const es_session *s);
+/* The plan of the test running or done, or NULL. */
+const es_plan *es_session_test_plan(const es_session *s);
 
 #endif

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     es_head_view before, after;
     es_head_view_get(h, &before);
-    es_head_osc_packet(h, data, size, 1);
+    es_head_osc_packet(h, NULL, data, size, 1);
     es_head_view_get(h, &after);
     const uint64_t messages = after.osc_messages - before.osc_messages;
     const uint64_t counted = (after.osc_taken - before.osc_taken) +

@@ -18,6 +18,9 @@ typedef struct {
     es_settings *settings; /* what was restored (its problems said); written on quit */
     int restore;         /* the session's configuration came from it */
     int remember;        /* write it on quit */
+    /* A blind listening test the session runs from the start (earshot
+     * test PLAN), drawn over everything; NULL: none. */
+    const es_test_config *test;
 } es_ui_options;
 
 /* Runs until q, Ctrl-C or `seconds`. Returns the exit status: 0, or 1 when

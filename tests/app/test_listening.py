@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""A blind listening test (earshot test PLAN) run headless on the null device
+and driven only over OSC by scripted subjects (docs/examples/earshot_osc.py):
+  1. a subject who answers at random (a seeded generator): about N/2 correct;
+  2. a subject who "hears" (it reads the truth from the session log, which is
+     the experimenter's): N of N;
+  3. the summaries' p-values equal scipy.stats.binomtest's (one-sided for abx
+     and same, two-sided for a preference) to 1e-9;
+  4. while a trial runs nothing the subject can ask names a stimulus: gets of
+     room or engine refused, other commands refused, the meters without the
+     figures that tell engines apart, hear's reply a neutral line;
+  5. kill -9 after 5 answers leaves 5 whole answers in the CSV and the JSONL.
+test_listening.py EARSHOT MAKE_WAV DOCS_EXAMPLES WORKDIR"""
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from scipy.stats import binomtest
+
+earshot, make_wav, examples, work = sys.argv[1:5]
+sys.path.insert(0, examples)
+from earshot_osc import Earshot  # noqa: E402
+
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    failures += not ok
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+env = dict(os.environ, XDG_DATA_HOME=work + "/xdg", XDG_CONFIG_HOME=work + "/config",
+           XDG_CACHE_HOME=work + "/cache", EARSHOT_WISDOM="off")
+subprocess.run([make_wav, work + "/noise.wav", "noise", "48000", "2", "144000", "5"], check=True)
+NAMES = ("classroom", "living-room", "cpu-partitioned", "cpu-nonuniform")
+with open(work + "/plan.txt", "w") as f:
+    f.write("""# two CPU engines on one room, and two rooms
+title   Two CPU engines, two rooms
+source  noise.wav
+alpha   0.05
+stimulus part  room=classroom engine=cpu-partitioned
+stimulus nonu  room=classroom engine=cpu-nonuniform
+stimulus live  room=living-room engine=cpu-partitioned level=-2
+test abx  part nonu  trials=16
+test ab   part live  trials=6
+test same part live  trials=8
+""")
+TRIALS = 30
+
+
+def start(prefix, seed, port, log):
+    return subprocess.Popen(
+        [earshot, "test", work + "/plan.txt", "--headless", "--device", "null",
+         "--osc", str(port), "--log", log, "--answers", prefix, "--seed", str(seed)],
+        stdout=subprocess.PIPE, stderr=open(prefix + ".err", "w"), text=True, env=env)
+
+
+def connect(port):
+    e = Earshot(port, timeout=0.2)
+    for _ in range(150):
+        try:
+            if e.ask("/earshot/ping")[0] == "/earshot/pong":
+                break
+        except socket.timeout:
+            pass
+    e.sock.settimeout(15.0)
+    return e
+
+
+def state(e):
+    """running, trial, trials, kind, labels, hearing"""
+    address, args = e.ask("/earshot/get", "test")
+    return args[1:]
+
+
+def wait_trial(e, number):
+    for _ in range(1500):
+        running, trial, trials, kind, labels, hearing = state(e)
+        if not running or (trial == number and hearing):
+            return running, kind, labels.split()
+        time.sleep(0.02)
+    return 0, "", []
+
+
+def truth(log, number):
+    """The experimenter's record of trial `number`, from the session log."""
+    for line in reversed(open(log).read().splitlines()):
+        v = json.loads(line)
+        if v.get("event") == "trial" and v["trial"] == number:
+            return v
+    return None
+
+
+def run(subject, prefix, seed, stop_after=None, probe=False):
+    port = free_port()
+    log = prefix + ".log"
+    p = start(prefix, seed, port, log)
+    e = connect(port)
+    rng = random.Random(7)
+    given = 0
+    for number in range(1, TRIALS + 1):
+        running, kind, labels = wait_trial(e, number)
+        if not running:
+            check(False, "%s: trial %d never became ready" % (subject, number))
+            break
+        if probe and number == 1:
+            blind_probe(e, labels)
+        for label in labels + labels[:1]:
+            address, reply = e.ask("/earshot/hear", label)
+            if address != "/earshot/done" or any(n in reply[1] for n in NAMES):
+                check(False, "hear %s -> %s %s" % (label, address, reply))
+        t = truth(log, number)
+        if kind == "abx":
+            answer = rng.choice("ab") if subject == "random" else t["x"]
+        elif kind == "same":
+            answer = (rng.choice(["same", "different"]) if subject == "random"
+                      else "same" if t["same"] else "different")
+        else:
+            answer = rng.choice("ab")
+        address, reply = e.ask("/earshot/answer", answer)
+        if address != "/earshot/done":
+            check(False, "answer %s -> %s %s" % (answer, address, reply))
+        given += 1
+        if stop_after and given == stop_after:
+            time.sleep(0.2)
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait()
+            return given
+    out, _ = p.communicate(timeout=30)
+    check(p.returncode == 0, "%s subject: the test ended by itself, status %d; its summary:\n%s"
+          % (subject, p.returncode, out.rstrip()))
+    return given
+
+
+def blind_probe(e, labels):
+    """What the subject may ask while a trial runs."""
+    for name in ("room", "engine", "slot", "block", "latency"):
+        address, reply = e.ask("/earshot/get", name)
+        check(address == "/earshot/refused" and "hidden while a blind test runs" in reply[1],
+              "blind: get %s -> %s" % (name, reply[-1]))
+    address, reply = e.ask("/earshot/engine", "cpu-direct")
+    check(address == "/earshot/refused" and "not while a blind test runs" in reply[1],
+          "blind: engine cpu-direct -> %s" % reply[1])
+    address, args = e.ask("/earshot/get", "meters")
+    names = set(args[1::2])
+    check(not names & {"misses", "load_p99", "slot", "latency_ms", "throughput"} and
+          "elapsed" in names, "blind: the meters hold %s" % sorted(names))
+    address, reply = e.ask("/earshot/hear", "x" if "x" in labels else labels[-1])
+    check(address == "/earshot/done" and not any(n in reply[1] for n in NAMES),
+          "blind: hear's reply names nothing: '%s'" % reply[1])
+
+
+def summary(prefix):
+    lines = [json.loads(l) for l in open(prefix + ".jsonl").read().splitlines()]
+    return lines, [l for l in lines if "summary" in l][-1]["summary"]
+
+
+# 1. At random.
+run("random", work + "/random", 11, probe=True)
+lines, tests = summary(work + "/random")
+answers = [l for l in lines if "answer" in l]
+abx = [t for t in tests if t["kind"] == "abx"][0]
+check(len(answers) == TRIALS and 3 <= abx["k"] <= 13 and abx["p"] > 0.01 and
+      not abx["significant"],
+      "random subject: abx %d of %d correct, p %.3g, %s" % (abx["k"], abx["n"], abx["p"],
+                                                        abx["decision"]))
+
+# 2. One who hears.
+run("hearing", work + "/hearing", 12)
+lines, tests2 = summary(work + "/hearing")
+by = {t["kind"]: t for t in tests2}
+check(by["abx"]["k"] == by["abx"]["n"] == 16 and by["same"]["k"] == by["same"]["n"] == 8 and
+      by["abx"]["significant"] and by["same"]["significant"],
+      "hearing subject: abx %d of %d (p %.3g, %s), same %d of %d (p %.3g)" %
+      (by["abx"]["k"], by["abx"]["n"], by["abx"]["p"], by["abx"]["decision"],
+       by["same"]["k"], by["same"]["n"], by["same"]["p"]))
+
+# 3. p-values against scipy.
+worst = 0
+for t in tests + tests2:
+    alt = "two-sided" if t["kind"] == "ab" else "greater"
+    want = binomtest(t["k"], t["n"], 0.5, alternative=alt).pvalue
+    worst = max(worst, abs(t["p"] - want) / want)
+check(worst < 1e-9, "p-values equal scipy.stats.binomtest's (largest relative difference %.2g)"
+      % worst)
+
+# 5. kill -9 after 5 answers.
+prefix = work + "/killed"
+run("killed", prefix, 13, stop_after=5)
+rows = open(prefix + ".csv").read().splitlines()
+jl = open(prefix + ".jsonl").read().splitlines()
+whole = all(json.loads(l) is not None for l in jl)
+check(len(rows) == 6 and len([l for l in jl if '"answer"' in l]) == 5 and whole,
+      "kill -9 after 5 answers: %d CSV rows after the header, %d JSONL answers, every line whole"
+      % (len(rows) - 1, len([l for l in jl if '"answer"' in l])))
+sys.exit(1 if failures else 0)
