@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "core/suggest.h"
+#include "osc_values.h"
 #include "session_log.h"
 
 const es_command *es_command_find(const char *name)
@@ -219,10 +220,11 @@ void es_commands_osc_help(FILE *to)
         fprintf(to, "| /earshot/%s | %s | %s |\n", c->name, used ? args : "",
                 c->help);
     }
-    fputs("| /earshot/get | s NAME | the value of a command (room, engine, slot, block, "
-          "partition, pipelined, raw, level, mix, trim, wet, dry, gain, bypass, limiter, "
-          "source, record, head, pitch, roll, latency), meters or test: /earshot/value |\n"
-          "| /earshot/subscribe | f RATE | /earshot/meters RATE times a second (0.1..200; 0 "
+    char names[400];
+    es_osc_value_names(names, sizeof names);
+    fprintf(to, "| /earshot/get | s NAME | a value: /earshot/value NAME VALUES (%s) |\n",
+            names);
+    fputs("| /earshot/subscribe | f RATE | /earshot/meters RATE times a second (0.1..200; 0 "
           "stops) and each line the session says as /earshot/said |\n"
           "| /earshot/unsubscribe | | stops them |\n"
           "| /earshot/ping | | answers /earshot/pong |\n", to);
