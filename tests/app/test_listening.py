@@ -9,7 +9,11 @@ and driven only over OSC by scripted subjects (docs/examples/earshot_osc.py):
   4. while a trial runs nothing the subject can ask names a stimulus: gets of
      room or engine refused, other commands refused, the meters without the
      figures that tell engines apart, hear's reply a neutral line;
-  5. kill -9 after 5 answers leaves 5 whole answers in the CSV and the JSONL.
+  5. kill -9 after 5 answers leaves 5 whole answers in the CSV and the JSONL;
+  6. `loudness match`: the levels said are the quietest stimulus's loudness
+     less each one's (plus its plan level), and what the session plays at
+     those levels, recorded, measures within 0.5 LU of each other by a
+     BS.1770 meter of the test's own (the standard's 48 kHz coefficients).
 test_listening.py EARSHOT MAKE_WAV DOCS_EXAMPLES WORKDIR"""
 import json
 import os
@@ -207,4 +211,61 @@ whole = all(json.loads(l) is not None for l in jl)
 check(len(rows) == 6 and len([l for l in jl if '"answer"' in l]) == 5 and whole,
       "kill -9 after 5 answers: %d CSV rows after the header, %d JSONL answers, every line whole"
       % (len(rows) - 1, len([l for l in jl if '"answer"' in l])))
+# 6. Loudness matching, judged on what plays.
+import numpy as np  # noqa: E402
+from scipy.signal import lfilter  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wav_figures  # noqa: E402
+
+
+def lufs(path, skip=1.0):
+    """BS.1770-4 (48 kHz: the standard's own coefficients), after `skip` s."""
+    rate, x = wav_figures.read(path)
+    x = x.astype(float)[int(skip * rate):]
+    assert rate == 48000
+    b1, a1 = [1.53512485958697, -2.69169618940638, 1.19839281085285], \
+        [1.0, -1.69065929318241, 0.73248077421585]
+    b2, a2 = [1.0, -2.0, 1.0], [1.0, -1.99004745483398, 0.99007225036621]
+    z = lfilter(b2, a2, lfilter(b1, a1, x, axis=0), axis=0)
+    block, hop = 19200, 4800
+    p = np.array([np.sum(np.mean(z[i:i + block] ** 2, axis=0))
+                  for i in range(0, len(z) - block + 1, hop)])
+    loud = -0.691 + 10 * np.log10(p)
+    p = p[loud > -70]
+    gate = -0.691 + 10 * np.log10(p.mean()) - 10
+    p = p[-0.691 + 10 * np.log10(p) > gate]
+    return -0.691 + 10 * np.log10(p.mean())
+
+
+with open(work + "/loud.txt", "w") as f:
+    f.write("source noise.wav\nloudness match\n"
+            "stimulus near room=vocal-booth\nstimulus far room=cathedral level=-3\n"
+            "test ab near far trials=2\n")
+r = subprocess.run([earshot, "test", work + "/loud.txt", "--headless", "--device", "null",
+                    "--seconds", "1", "--answers", work + "/loud"],
+                   capture_output=True, text=True, env=env)
+said = {}
+for line in r.stderr.splitlines():
+    if line.startswith("earshot: test: loudness: "):
+        name, value, _, _, played, _ = line.split()[3:9]
+        said[name] = (float(value), float(played))
+ok = len(said) == 2
+if ok:
+    quiet = min(v[0] for v in said.values())
+    ok = (abs(said["near"][1] - (quiet - said["near"][0])) < 0.051 and
+          abs(said["far"][1] - (quiet - said["far"][0] - 3)) < 0.051)
+check(ok, "loudness match: %s (LUFS, dB played: the quietest's loudness less each one's, "
+      "far's plan level -3 on top)" % said)
+heard = {}
+for name, room in (("near", "vocal-booth"), ("far", "cathedral")):
+    out = work + "/heard-%s.wav" % name
+    level = said.get(name, (0, 0))[1] + (3 if name == "far" else 0)
+    subprocess.run([earshot, "play", "--headless", "--commands", "--device", "null",
+                    "--room", room, "--input", work + "/noise.wav", "--seconds", "7",
+                    "--record", out], input="level %.2f\n" % level, capture_output=True,
+                   text=True, env=env)
+    heard[name] = lufs(out, skip=2.0)
+check(abs(heard["near"] - heard["far"]) < 0.5,
+      "played at those levels (far without its -3), recorded: %.2f and %.2f LUFS" %
+      (heard["near"], heard["far"]))
 sys.exit(1 if failures else 0)
