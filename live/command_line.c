@@ -201,7 +201,7 @@ static const char *osc_type(const es_param *f)
     switch (f->type) {
     case ES_PARAM_INT: return "i";
     case ES_PARAM_DOUBLE: return "f";
-    case ES_PARAM_CUSTOM: return "f|s";
+    case ES_PARAM_CUSTOM: return strstr(f->arg, "DB") ? "f|s" : "s"; /* a level, or "off" */
     default: return "s";
     }
 }

@@ -96,8 +96,10 @@ static void draw_test(ui_model *m, const ui_rect *r)
         y += 2;
         draw_labels(&v, y, x + 2);
         y += 2;
-        mvaddnstr(y, x, v.ready ? "Listening: switch as often as you like, then answer."
-                                : "Preparing the trial...", w);
+        if (v.ready)
+            snprintf(line, sizeof line, "Hearing %c: switch as often as you like, then "
+                     "answer.", v.hearing[0] >= 'a' ? v.hearing[0] - 'a' + 'A' : v.hearing[0]);
+        mvaddnstr(y, x, v.ready ? line : "Preparing the trial...", w);
         y += 2;
         keys_line(&v, line, sizeof line);
         mvaddnstr(y, x, line, w);

@@ -7,7 +7,9 @@
     print(e.ask("/earshot/block", 256))  # ('/earshot/done', ['/earshot/block', 'block 256: ...'])
     print(e.ask("/earshot/get", "block"))  # ('/earshot/value', ['block', 256])
 
-Run as a script it asks for a value:  earshot_osc.py PORT get block
+Run as a script it sends one command and prints the reply:
+    earshot_osc.py PORT get block      earshot_osc.py PORT gain -6
+`ping` waits (10 s at most) until earshot answers.
 """
 import socket
 import struct
@@ -96,6 +98,22 @@ class Earshot:
         data, _ = self.sock.recvfrom(65536)
         return parse(data)
 
+    def wait_up(self, seconds=10.0):
+        """Pings until earshot answers (it may still be starting): True once
+        it does."""
+        was = self.sock.gettimeout()
+        self.sock.settimeout(0.2)
+        try:
+            for _ in range(int(seconds / 0.2)):
+                try:
+                    if self.ask("/earshot/ping")[0] == "/earshot/pong":
+                        return True
+                except socket.timeout:
+                    pass
+            return False
+        finally:
+            self.sock.settimeout(was)
+
     def ask(self, address, *args, skip=("/earshot/meters", "/earshot/said")):
         """Sends and waits for its reply (done, refused, value or pong),
         passing over meters and said lines a subscription sends."""
@@ -110,6 +128,8 @@ if __name__ == "__main__":
     if len(sys.argv) < 3:
         sys.exit("usage: earshot_osc.py PORT COMMAND [VALUES...]   (get block, gain -6, ...)")
     e = Earshot(int(sys.argv[1]))
+    if sys.argv[2] == "ping":
+        sys.exit(0 if e.wait_up() else "earshot_osc.py: no answer on port %s" % sys.argv[1])
     values = []
     for v in sys.argv[3:]:
         try:

@@ -21,18 +21,16 @@ def main():
     ap.add_argument("--listen", type=float, default=0.0, metavar="SECONDS",
                     help="how long each label plays before the next")
     a = ap.parse_args()
-    e = Earshot(a.port, timeout=0.25)
+    e = Earshot(a.port, timeout=10.0)
     pick = random.Random(a.random)
-    for _ in range(200):  # until the test answers
-        try:
-            e.ask("/earshot/ping")
-            break
-        except socket.timeout:
-            pass
-    e.sock.settimeout(10.0)
+    if not e.wait_up(30.0):
+        raise SystemExit("subject.py: no test answers on port %d" % a.port)
     done = 0
     while True:
-        _, v = e.ask("/earshot/get", "test")
+        try:
+            _, v = e.ask("/earshot/get", "test")
+        except socket.timeout:  # the test has ended, and earshot with it
+            break
         running, trial, trials, kind, labels, hearing = v[1:]
         if not running:
             break
@@ -56,6 +54,8 @@ def main():
         address, reply = e.ask("/earshot/answer", answer)
         print("trial %d of %d: %s -> %s" % (trial, trials, answer, address.split("/")[-1]))
         done = trial
+        if trial == trials:  # the last: the test ends
+            break
 
 
 if __name__ == "__main__":

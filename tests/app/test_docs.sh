@@ -24,7 +24,8 @@
 #
 # The commands run in a folder of their own holding the files the docs use:
 # in.wav (a sound file: speech from espeak-ng, 22.05 kHz mono) and
-# my-hall.wav (a user's own IR: stereo noise, 0.25 rms, T60 1.2 s), with
+# my-hall.wav (a user's own IR: stereo noise, 0.25 rms, T60 1.2 s) and
+# docs/examples' OSC clients (earshot_osc.py, subject.py), with
 # `earshot` on PATH (the build's), its rooms, settings and wisdom in the
 # folder too. Prints a line per block and the count of commands run and
 # not run, by why.
@@ -56,6 +57,8 @@ cd "$work/run" || exit 1
 espeak-ng -w in.wav "The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background." ||
     { echo "FAIL: espeak-ng made no in.wav (scripts/setup --test installs it)"; exit 1; }
 "$make_wav" my-hall.wav decay 48000 2 57600 7 0.866 >/dev/null
+# The example OSC clients, as docs/EXPERIMENTS.md has a reader copy them.
+cp "$top"/docs/examples/*.py .
 
 fail=0 run=0 blocks=0
 declare -A skipped=()

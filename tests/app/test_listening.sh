@@ -18,17 +18,17 @@ fail=0
 
 # The workstation: blind while a trial runs.
 ui_start 80 24 "$earshot" test "$dir/plan.txt" --device null --answers "$dir/screen" --seed 5
-check "the first trial is ready" "wait_for 'Listening: switch' 20"
+check "the first trial is ready" "wait_for 'Hearing A: switch' 20"
 check "80 x 24: no room, engine, slot or meter on the screen during a trial" \
     "! screen | grep -Eiq 'classroom|living-room|cpu-|cuda-|slot|miss|load|latency|dB'"
 check "the trial's question and labels are there" "screen | grep -q 'Trial 1 of 30' && screen | grep -q '\[ A \]'"
 kind=$(screen | grep -o 'ABX\|A/B preference\|same or different' | head -1)
 case $kind in
-    ABX) keys b x; answer=A ;;
-    "A/B preference") keys b; answer=B ;;
-    *) keys 2; answer=S ;;
+    ABX) keys b x; heard=X answer=A ;;
+    "A/B preference") keys b; heard=B answer=B ;;
+    *) keys 2; heard=2 answer=S ;;
 esac
-check "keys hear a label (the heard one marked)" "wait_for 'Listening' 5"
+check "keys hear a label: 'Hearing $heard'" "wait_for 'Hearing $heard' 5"
 keys "$answer"
 check "an answer moves to the next trial" "wait_for 'answered 1 of 30' 10"
 check "the answer is in the CSV at once" "[ \$(wc -l <'$dir/screen.csv') = 2 ]"

@@ -55,6 +55,9 @@ rows = [line.split("|")[1].strip() for line in table.splitlines()
 commands = [r[len("/earshot/"):] for r in rows]
 check("block" in commands and "quit" in commands and "get" in commands,
       "--osc-help lists %d addresses from the command table" % len(rows))
+doc = open(os.path.join(sys.argv[2], "..", "EXPERIMENTS.md")).read()
+documented = doc.split("<!-- osc-table -->\n")[1].split("<!-- /osc-table -->")[0]
+check(documented == table, "docs/EXPERIMENTS.md's table is --osc-help's, line for line")
 
 # The values each command is sent with; None: none. The session plays on the
 # null device, so latency and measure are refused there (no microphone).
