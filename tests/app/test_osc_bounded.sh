@@ -16,7 +16,8 @@
 #      interface, or a veth pair where dummies are not to be had, with
 #      10.231.7.1/24), a sender to 10.231.7.1 is not heard by the default
 #      listener while one to 127.0.0.1 is; with --osc-bind 0.0.0.0 and
-#      --osc-bind 10.231.7.1 it is heard. Without unshare or ip, or where
+#      --osc-bind 10.231.7.1 it is heard; the same for a command sent from
+#      there (/earshot/get: no reply, then a reply). Without unshare or ip, or where
 #      the namespace cannot be made, it reports itself skipped (77).
 #   test_osc_bounded.sh EARSHOT          1 and 1b (app/osc-bounded)
 #   test_osc_bounded.sh EARSHOT local    2 (app/osc-local)
@@ -24,6 +25,7 @@ set -u
 earshot=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 sender="$here/osc_sender.py"
+examples="$here/../../docs/examples"
 dir=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; tmux_cleanup; rm -rf "$dir"' EXIT
@@ -91,23 +93,33 @@ if [ "${2:-}" = namespace ]; then
         fi
         /usr/bin/python3 "$sender" yaw 10.231.7.1 $port 30 10
         [ -z "$1" ] && /usr/bin/python3 "$sender" yaw 127.0.0.1 $port 45 5
+        # A command from there: answered only where it is heard.
+        /usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
+from earshot_osc import Earshot
+import socket
+e = Earshot(int(sys.argv[2]), host="10.231.7.1", timeout=1.0)
+try:
+    print(e.ask("/earshot/get", "block")[0])
+except socket.timeout:
+    print("none")' "$examples" $port >"$dir/answered"
         sleep 0.3
         finish || bad "the session with --osc-bind '$1' failed: $(cat "$dir/play.err")"
         field '"%d %d %s" % (d["head"]["osc"]["messages"], d["head"]["osc"]["taken"], d["head"]["osc"]["address"])' >"$dir/heard"
+        echo " $(cat "$dir/answered")" >>"$dir/heard"
     }
     heard ""
-    read -r m t a <"$dir/heard"
-    if [ "$m" = 5 ] && [ "$t" = 5 ] && [ "$a" = 127.0.0.1 ]; then
-        ok "the default bind ($a): 10 sent to 10.231.7.1 ($dev) not heard, the 5 to 127.0.0.1 taken"
+    read -r m t a r <<<"$(tr '\n' ' ' <"$dir/heard")"
+    if [ "$m" = 5 ] && [ "$t" = 5 ] && [ "$a" = 127.0.0.1 ] && [ "$r" = none ]; then
+        ok "the default bind ($a): 10 sent to 10.231.7.1 ($dev) not heard, nor a command from there (no reply), the 5 to 127.0.0.1 taken"
     else
-        bad "the default bind ($a): $m messages, $t taken (want the 5 to 127.0.0.1 alone)"
+        bad "the default bind ($a): $m messages, $t taken, a command from 10.231.7.1 answered: $r (want the 5 to 127.0.0.1 alone, no reply)"
     fi
     for bind in 0.0.0.0 10.231.7.1; do
         heard $bind
-        read -r m t a <"$dir/heard"
-        [ "$m" = 10 ] && [ "$t" = 10 ] && [ "$a" = "$bind" ] &&
-            ok "--osc-bind $bind: the 10 sent to 10.231.7.1 taken" ||
-            bad "--osc-bind $bind: $m messages, $t taken, on $a (want 10 taken)"
+        read -r m t a r <<<"$(tr '\n' ' ' <"$dir/heard")"
+        [ "$m" = 11 ] && [ "$t" = 11 ] && [ "$a" = "$bind" ] && [ "$r" = /earshot/value ] &&
+            ok "--osc-bind $bind: the 10 sent to 10.231.7.1 taken, and a command from there answered ($r)" ||
+            bad "--osc-bind $bind: $m messages, $t taken, on $a, the command's reply $r (want 11 taken, /earshot/value)"
     done
     exit $fail
 fi
