@@ -13,7 +13,9 @@ headless session on the null device with --osc and --log:
      one answered, 0 engine misses;
   7. the session log: a JSON object a line, each OSC command with its
      origin, status, reply and figures.
-test_osc_control.py EARSHOT DOCS_EXAMPLES"""
+The misses of 6 are judged in the release build alone (its run has the
+machine to itself); the sanitizer build counts them and says so.
+test_osc_control.py EARSHOT DOCS_EXAMPLES release|sanitized"""
 import json
 import os
 import socket
@@ -23,6 +25,7 @@ import tempfile
 import time
 
 earshot = os.path.realpath(sys.argv[1])
+release = len(sys.argv) < 4 or sys.argv[3] == "release"
 sys.path.insert(0, sys.argv[2])
 from earshot_osc import Earshot, message  # noqa: E402
 
@@ -225,8 +228,10 @@ e.sock.settimeout(10.0)
 address, args = e.ask("/earshot/get", "meters")
 m = dict(zip(args[1::2], args[2::2]))
 check(sent >= 9900 and got == sent, "%d messages in 10 s, %d replies" % (sent, got))
-check(m.get("misses") == 0, "0 engine misses over the flood (%s blocks, %s stalls)" %
-      (m.get("blocks"), m.get("stalls")))
+check(m.get("misses") == 0 or not release,
+      "%s engine misses over the flood (%s blocks, %s stalls)%s" %
+      (m.get("misses"), m.get("blocks"), m.get("stalls"),
+       "" if release else " (not judged: sanitizers)"))
 
 # The end: quit over OSC.
 address, reply = e.ask("/earshot/quit")

@@ -271,7 +271,7 @@ static void layout_words(void)
                                        "64xambix1"};
     static const char *const bad[] = {"", "ambix", "ambix0", "ambix8", "ambix12", "fuma2",
                                       "65xambix1", "0xambix1", "-1xambix1", "ambix3x",
-                                      "ambix1\n", "AMBIX1", "1x4", "stereo", "ambix\x1b" "1",
+                                      "ambix1\n", "AMBIX1", "1x4", "stereo", "ambix\0331",
                                       "99999999999xambix1"};
     int ok = 1;
     es_field_layout f;
