@@ -65,15 +65,23 @@ static es_play_spec stimulus_spec(es_session *s, const es_listening_test *t, int
     return spec;
 }
 
+/* The test's line: kept for the views and said, a problem (a refusal) as
+ * it is, else after "test: " (what a blind session lets through). */
+static void vline(es_session *s, es_listening_test *t, int problem, const char *fmt,
+                  va_list ap)
+{
+    vsnprintf(t->line, sizeof t->line, fmt, ap);
+    es_session_sayf(s, problem, problem ? "%s" : "test: %s", t->line);
+}
+
 static void test_say(es_session *s, es_listening_test *t, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void test_say(es_session *s, es_listening_test *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t->line, sizeof t->line, fmt, ap);
+    vline(s, t, 0, fmt, ap);
     va_end(ap);
-    es_session_sayf(s, 0, "test: %s", t->line);
 }
 
 /* Loads trial t->at: A plays (its stimulus by a change), B holds its own. */
@@ -178,9 +186,8 @@ static int refuse(es_session *s, es_listening_test *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t->line, sizeof t->line, fmt, ap);
+    vline(s, t, 1, fmt, ap);
     va_end(ap);
-    es_session_sayf(s, 1, "%s", t->line);
     return -1;
 }
 

@@ -30,25 +30,12 @@ earshot, make_wav, examples, work = sys.argv[1:5]
 sys.path.insert(0, examples)
 from earshot_osc import Earshot  # noqa: E402
 
-failures = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import osc_test_util  # noqa: E402
+from osc_test_util import check, free_port, own_env  # noqa: E402
 
 
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    failures += not ok
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-env = dict(os.environ, XDG_DATA_HOME=work + "/xdg", XDG_CONFIG_HOME=work + "/config",
-           XDG_CACHE_HOME=work + "/cache", EARSHOT_WISDOM="off")
+env = own_env(work)
 subprocess.run([make_wav, work + "/noise.wav", "noise", "48000", "2", "144000", "5"], check=True)
 NAMES = ("classroom", "living-room", "cpu-partitioned", "cpu-nonuniform")
 with open(work + "/plan.txt", "w") as f:
@@ -214,7 +201,6 @@ check(len(rows) == 6 and len([l for l in jl if '"answer"' in l]) == 5 and whole,
 # 6. Loudness matching, judged on what plays.
 import numpy as np  # noqa: E402
 from scipy.signal import lfilter  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wav_figures  # noqa: E402
 
 
@@ -268,4 +254,4 @@ for name, room in (("near", "vocal-booth"), ("far", "cathedral")):
 check(abs(heard["near"] - heard["far"]) < 0.5,
       "played at those levels (far without its -3), recorded: %.2f and %.2f LUFS" %
       (heard["near"], heard["far"]))
-sys.exit(1 if failures else 0)
+sys.exit(1 if osc_test_util.failures else 0)

@@ -29,26 +29,13 @@ release = len(sys.argv) < 4 or sys.argv[3] == "release"
 sys.path.insert(0, sys.argv[2])
 from earshot_osc import Earshot, message  # noqa: E402
 
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    failures += not ok
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import osc_test_util  # noqa: E402
+from osc_test_util import check, free_port, own_env  # noqa: E402
 
 
 work = tempfile.mkdtemp()
-env = dict(os.environ, XDG_DATA_HOME=work + "/xdg", XDG_CONFIG_HOME=work + "/config",
-           XDG_CACHE_HOME=work + "/cache", EARSHOT_WISDOM="off")
+env = own_env(work)
 
 # The table's rows, from the program.
 table = subprocess.run([earshot, "play", "--osc-help"], capture_output=True, text=True,
@@ -267,4 +254,4 @@ check(len(oscs) >= sent * 3 // 4 and blocks and blocks[0]["status"] == "done" an
       "the log: %d lines, %d OSC commands; block 512 %s at t %.3f s with its figures" %
       (len(lines), len(oscs), blocks[0]["status"] if blocks else "?",
        blocks[0]["t"] if blocks else 0))
-sys.exit(1 if failures else 0)
+sys.exit(1 if osc_test_util.failures else 0)
