@@ -177,6 +177,11 @@ int es_cmd_test(int argc, char **argv)
         es_error("test: which plan? earshot test PLAN (docs/EXPERIMENTS.md has one)");
         return 2;
     }
+    if (o.play.headless && !o.play.osc) {
+        es_error("test: --headless needs --osc PORT: a headless subject answers over OSC "
+                 "(docs/EXPERIMENTS.md)");
+        return 2;
+    }
     static es_plan plan;
     if (es_plan_read(plan_path, &plan, err, sizeof err) != 0) {
         es_error("test: %s", err);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/clock.h"
 #include "session_log.h"
@@ -27,6 +28,7 @@ struct es_listening_test {
     int count, at;                      /* trials, the one under way */
     test_state state;
     int hearing;                        /* the slot playing for the subject */
+    es_play_spec want[2];               /* what each slot must play in this trial */
     char label[4];                      /* the label the subject heard last */
     int listens;
     long long started_ns;               /* the trial's first sound */
@@ -89,6 +91,8 @@ static void load_trial(es_session *s, es_listening_test *t)
 {
     const es_trial *tr = trial_now(t);
     const es_play_spec a = stimulus_spec(s, t, 0), b = stimulus_spec(s, t, 1);
+    t->want[0] = a;
+    t->want[1] = b;
     if (s->target_slot != 0) {
         es_slots_hold(&s->slots, 0, &a);
         es_session_switch_slot(s, 0);
@@ -114,8 +118,35 @@ static void load_trial(es_session *s, es_listening_test *t)
              es_trial_kind_word(kind_now(t)));
 }
 
+/* Each stimulus can play here: its room is the library's or a file, its
+ * engine runs on this machine. A stimulus that could not would leave the
+ * trial on what played before, or on a fallback engine: compared, but
+ * not what the plan names. 0, or -1 with one line. */
+static int stimuli_playable(es_session *s, const es_plan *plan, char *err, size_t n)
+{
+    for (int k = 0; k < plan->stimuli; k++) {
+        const es_plan_stimulus *st = &plan->stimulus[k];
+        struct stat file;
+        if (es_session_room_index(s, st->room) < 0 &&
+            !(stat(st->room, &file) == 0 && S_ISREG(file.st_mode))) {
+            snprintf(err, n, "%s: stimulus %s: room '%.300s' is neither in the library nor a "
+                     "file", plan->path, st->name, st->room);
+            return -1;
+        }
+        for (int e = 0; st->engine && e < s->snap.engine_count; e++)
+            if (s->snap.engines[e].engine == st->engine && !s->snap.engines[e].usable) {
+                snprintf(err, n, "%s: stimulus %s: %s cannot run here (%s)", plan->path,
+                         st->name, st->engine->name, s->snap.engines[e].why);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 int es_session_test_start(es_session *s, const es_test_config *cfg, char *err, size_t n)
 {
+    if (stimuli_playable(s, cfg->plan, err, n) != 0)
+        return -1;
     if (s->test) {
         snprintf(err, n, "a test is running already");
         return -1;
@@ -289,12 +320,29 @@ int es_session_test_answer(es_session *s, const char *word)
 
 /* Each poll: a trial being loaded plays once what plays is what it
  * asked (nothing preparing). */
+/* Once a change settled: what plays is the stimulus its label stands
+ * for, or the test stops (a room that failed to load, an engine that
+ * fell back): an answer about the wrong sound is worse than none. */
+static int plays_wanted(es_session *s, es_listening_test *t)
+{
+    const unsigned named = ES_SPEC_ROOM | ES_SPEC_ENGINE | ES_SPEC_BLOCK | ES_SPEC_LEVEL;
+    if (!(es_play_spec_diff(&s->playing, &t->want[s->target_slot]) & named))
+        return 1;
+    t->state = TEST_STOPPED;
+    refuse(s, t, "test: trial %d: stimulus %s did not play as the plan names it (a room "
+           "that failed to load, an engine that fell back: the session's lines say); the "
+           "test stops, the answers so far are kept", trial_now(t)->number,
+           t->plan.stimulus[trial_now(t)->slot_stimulus[s->target_slot]].name);
+    return 0;
+}
+
 void es_session_test_poll(es_session *s)
 {
     es_listening_test *t = s->test;
-    if (!t || t->state != TEST_LOADING || s->snap.preparing ||
-        s->snap.playing_slot != s->target_slot ||
-        es_play_spec_diff(&s->playing, &s->target) != 0)
+    if (!t || (t->state != TEST_LOADING && t->state != TEST_LISTENING) ||
+        s->snap.preparing || s->snap.playing_slot != s->target_slot ||
+        es_play_spec_diff(&s->playing, &s->target) != 0 || !plays_wanted(s, t) ||
+        t->state != TEST_LOADING)
         return;
     t->state = TEST_LISTENING;
     t->started_ns = es_now_ns();

@@ -13,7 +13,10 @@ and driven only over OSC by scripted subjects (docs/examples/earshot_osc.py):
   6. `loudness match`: the levels said are the quietest stimulus's loudness
      less each one's (plus its plan level), and what the session plays at
      those levels, recorded, measures within 0.5 LU of each other by a
-     BS.1770 meter of the test's own (the standard's 48 kHz coefficients).
+     BS.1770 meter of the test's own (the standard's 48 kHz coefficients);
+  7. a plan that cannot be run as it says (a room that is nowhere, an engine
+     this machine lacks, headless with no way to answer): refused at once
+     in one line, no answers file made.
 test_listening.py EARSHOT MAKE_WAV DOCS_EXAMPLES WORKDIR"""
 import json
 import os
@@ -228,7 +231,7 @@ with open(work + "/loud.txt", "w") as f:
             "stimulus near room=vocal-booth\nstimulus far room=cathedral level=-3\n"
             "test ab near far trials=2\n")
 r = subprocess.run([earshot, "test", work + "/loud.txt", "--headless", "--device", "null",
-                    "--seconds", "1", "--answers", work + "/loud"],
+                    "--osc", str(free_port()), "--seconds", "1", "--answers", work + "/loud"],
                    capture_output=True, text=True, env=env)
 said = {}
 for line in r.stderr.splitlines():
@@ -254,4 +257,31 @@ for name, room in (("near", "vocal-booth"), ("far", "cathedral")):
 check(abs(heard["near"] - heard["far"]) < 0.5,
       "played at those levels (far without its -3), recorded: %.2f and %.2f LUFS" %
       (heard["near"], heard["far"]))
+# 7. Plans that cannot be run as they say: refused at the start, one line.
+def refused(plan_text, *flags):
+    with open(work + "/bad.txt", "w") as f:
+        f.write("source noise.wav\n" + plan_text)
+    r = subprocess.run([earshot, "test", work + "/bad.txt", "--device", "null",
+                        "--answers", work + "/bad-%d" % len(plan_text)] + list(flags),
+                       capture_output=True, text=True, env=env)
+    lines = [l for l in r.stderr.splitlines() if l.startswith("earshot: ")]
+    return r.returncode != 0 and not os.path.exists(work + "/bad-%d.csv" % len(plan_text)), \
+        lines[-1] if lines else r.stderr.strip()
+
+
+# (the second stimulus: the first is what the session opens on, refused
+# there already)
+ok, line = refused("stimulus a room=classroom\nstimulus b room=no-such-room\ntest ab a b\n",
+                   "--headless", "--osc", str(free_port()))
+check(ok and "neither in the library nor a file" in line, "a room that is nowhere: %s" % line)
+ok, line = refused("stimulus a room=classroom\nstimulus b room=classroom\ntest ab a b\n",
+                   "--headless")
+check(ok and "--headless needs --osc" in line, "headless without OSC: %s" % line)
+engines = subprocess.run([earshot, "engines"], capture_output=True, text=True, env=env).stdout
+if any(l.startswith("cuda-partitioned") and "unavailable" in l for l in engines.splitlines()):
+    ok, line = refused("stimulus a room=classroom\n"
+                       "stimulus b room=classroom engine=cuda-partitioned\ntest abx a b\n",
+                       "--headless", "--osc", str(free_port()))
+    check(ok and "cuda-partitioned cannot run here" in line,
+          "an engine that cannot run here (it would fall back): %s" % line)
 sys.exit(1 if osc_test_util.failures else 0)
