@@ -28,4 +28,9 @@ void es_app_route_device(const char *device);
 void es_app_params_with_play(es_param *table, int cap, const char *const *from_play,
                              const es_param *own);
 
+/* session_wait.c: waits `ms` between a headless loop's polls, less when
+ * a command arrives over OSC (es_session_wake_fd). */
+struct es_session;
+void es_app_wait(struct es_session *s, int ms);
+
 #endif

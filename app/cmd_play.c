@@ -175,7 +175,7 @@ static void play_for(es_session *s, const es_play_options *o)
     const struct timespec tick = {0, 20000000};
     static line_reader reader;
     while (!interrupted && es_session_snapshot(s)->elapsed < o->seconds) {
-        nanosleep(&tick, NULL);
+        es_app_wait(s, 20);
         es_session_poll(s);
         if (es_session_quit_asked(s) || (o->commands && poll_commands(s, &reader))) {
             /* quit comes after the lines before it: what they asked for is

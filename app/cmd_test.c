@@ -133,10 +133,9 @@ static int run_headless(const es_session_config *sc, const es_test_config *tc,
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    const struct timespec tick = {0, 10000000};
     es_test_view v;
     do {
-        nanosleep(&tick, NULL);
+        es_app_wait(s, 10);
         es_session_poll(s);
         es_session_test_view(s, &v);
     } while (v.running && !interrupted && !es_session_quit_asked(s) &&

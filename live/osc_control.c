@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "core/clock.h"
@@ -52,6 +54,7 @@ struct es_osc_control {
     const es_figure *figure[FIGURES_MAX];
     double value[FIGURES_MAX];
     int said;                   /* the session's lines forwarded so far */
+    int wake;                   /* an eventfd: a command queued (es_osc_control_wake_fd) */
 };
 
 es_osc_control *es_osc_control_create(es_head *head)
@@ -62,6 +65,11 @@ es_osc_control *es_osc_control_create(es_head *head)
     c->head = head;
     c->fd = -1;
     c->said = -1;
+    c->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (c->wake < 0) {
+        free(c);
+        return NULL;
+    }
     pthread_mutex_init(&c->lock, NULL);
     return c;
 }
@@ -70,6 +78,7 @@ void es_osc_control_destroy(es_osc_control *c)
 {
     if (!c)
         return;
+    close(c->wake);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -177,7 +186,9 @@ int es_osc_args_line(const char *name, const char *types, lo_arg **argv, int arg
         int64_t h;
         switch (types[k]) {
         case LO_STRING:
-        case LO_SYMBOL: text = &argv[k]->s; break;
+        /* The string where the packet holds it, 4-byte aligned: a cast,
+         * not lo_arg's member (its union wants 8; head_osc.c's number()). */
+        case LO_SYMBOL: text = (const char *)argv[k]; break;
         case LO_INT32: memcpy(&i, argv[k], sizeof i); snprintf(value, sizeof value, "%d", i); break;
         case LO_INT64:
             memcpy(&h, argv[k], sizeof h);
@@ -261,6 +272,10 @@ static void enqueue(es_osc_control *c, const es_osc_peer *from, const char *addr
         q->get = get;
     }
     pthread_mutex_unlock(&c->lock);
+    if (!full) { /* the session's loop may be waiting on it */
+        const uint64_t one = 1;
+        (void)!write(c->wake, &one, sizeof one);
+    }
     if (full) {
         char why[128];
         snprintf(why, sizeof why, "busy: %d commands wait to run already; send it again",
@@ -450,8 +465,15 @@ static void answer_get(es_osc_control *c, es_session *s, const queued *q)
                            rc == 0 ? "" : why);
 }
 
+int es_osc_control_wake_fd(const es_osc_control *c)
+{
+    return c->wake;
+}
+
 int es_osc_control_poll(es_osc_control *c, es_session *s)
 {
+    uint64_t woken;
+    (void)!read(c->wake, &woken, sizeof woken); /* cleared: what it woke for runs now */
     const es_live_snapshot *snap = es_session_snapshot(s);
     const int blind = es_session_blind(s);
     take_figures(c, snap, blind);

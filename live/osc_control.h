@@ -72,6 +72,9 @@ void es_osc_control_answered(es_osc_control *c, const es_osc_peer *from, const c
 long long es_osc_control_tick(es_osc_control *c);
 
 /* ---- the session's thread ---- */
+/* Readable once a command waits (an eventfd): a loop that waits on it
+ * runs the command at once, not at its next tick. */
+int es_osc_control_wake_fd(const es_osc_control *c);
 /* Runs the commands queued, each answered and logged, answers the gets,
  * and takes the figures the meters send from the session's snapshot
  * (those a blind test hides left out), and the lines it said since.

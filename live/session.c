@@ -287,6 +287,11 @@ struct es_session_log *es_session_logger(const es_session *s)
     return s->log_file;
 }
 
+int es_session_wake_fd(const es_session *s)
+{
+    return s->control ? es_osc_control_wake_fd(s->control) : -1;
+}
+
 int es_session_quit_asked(const es_session *s)
 {
     return s->quit_asked;

@@ -252,6 +252,11 @@ int es_session_said_count(const es_session *s);
 void es_session_said_since(const es_session *s, int count, char *line, size_t n);
 /* The session log (--log; session_log.h), or NULL. */
 struct es_session_log *es_session_logger(const es_session *s);
+/* A descriptor that becomes readable when a command arrives over OSC
+ * (-1 without --osc): a headless loop that waits on it as well as on its
+ * tick polls at once, so a command is answered within a millisecond, not
+ * at the next tick. */
+int es_session_wake_fd(const es_session *s);
 /* 1 once `quit` came over OSC: the loop ends as it does on `quit`. */
 int es_session_quit_asked(const es_session *s);
 
