@@ -1,6 +1,7 @@
-/* A GPU engine's matrix split by outputs over several shards (--gpu 0,0,...),
- * tested where one GPU is lent: every shard on GPU 0. Skipped (exit 77)
- * without a usable GPU.
+/* A GPU engine's matrix split by outputs over several shards (--gpu 0,1,...):
+ * shard k on GPU k modulo the GPUs there are, so one GPU holds every shard
+ * (0,0,0) and two take turns (0,1,0,1). Skipped (exit 77) without a usable
+ * GPU.
  *   - A 64 x 64 matrix (4096 paths) at block 64, in 1, 2, 3 (uneven: 22,
  *     21, 21 outputs) and 4 shards: every output of every split equals the
  *     one-shard output bit for bit, and the outputs on each side of every
@@ -40,7 +41,10 @@ static const es_engine_class *engine;
 static es_gpu_list gpus_of(int shards)
 {
     es_gpu_list l = {shards, {0}};
-    return l; /* every entry GPU 0 */
+    const int gpus = es_gpu_count() > 0 ? es_gpu_count() : 1;
+    for (int k = 0; k < shards; k++)
+        l.device[k] = k % gpus;
+    return l;
 }
 
 static es_ir *matrix(int inputs, int outputs, int length, uint64_t *rng)
@@ -153,12 +157,15 @@ static void exact_splits(uint64_t *rng)
         int outs = 0, order = 1;
         uint64_t bytes = 0;
         for (int k = 0; k < st.gpu.shards; k++) {
-            order &= st.gpu.shard[k].first_output == outs && st.gpu.shard[k].device == 0;
+            order &= st.gpu.shard[k].first_output == outs &&
+                     st.gpu.shard[k].device == gpus_of(shards).device[k];
             outs += st.gpu.shard[k].outputs;
             bytes += st.gpu.shard[k].device_bytes;
         }
-        snprintf(what, sizeof what, "status: %d shards on GPU 0, outputs in order (%d), "
-                 "%.1f MB held, the sum of theirs", st.gpu.shards, outs, st.gpu.bytes / 1e6);
+        snprintf(what, sizeof what, "status: %d shards on %d GPU%s in turn, outputs in order "
+                 "(%d), %.1f MB held, the sum of theirs", st.gpu.shards,
+                 es_gpu_count() < shards ? es_gpu_count() : shards,
+                 es_gpu_count() > 1 ? "s" : "", outs, st.gpu.bytes / 1e6);
         es_test_check(st.gpu.shards == shards && outs == SIDE && order && bytes == st.gpu.bytes &&
                           bytes > 0 && !st.failed,
                       what);
@@ -264,9 +271,13 @@ static void one_shard_fails(uint64_t *rng, int live)
     es_engine_status st;
     es_engine_get_status(e, &st);
     printf("  status: failed %d, '%s'\n", st.failed, st.message);
-    es_test_check(st.failed && strstr(st.message, "GPU 0 (shard 2 of 2") &&
+    char names[64], what_fails[120];
+    snprintf(names, sizeof names, "GPU %d (shard 2 of 2", gpus_of(2).device[1]);
+    snprintf(what_fails, sizeof what_fails, "shard 2 fails: the engine is failed as one, its "
+             "message names %.*s", (int)strcspn(names, "("), names);
+    es_test_check(st.failed && strstr(st.message, names) &&
                       strstr(st.message, "simulated device error"),
-                  "shard 2 fails: the engine is failed as one, its message names GPU 0, shard 2");
+                  what_fails);
     char what[200];
     if (!live) {
         es_test_check(first_after_silent && second_after_loud,
