@@ -136,7 +136,8 @@ static int guess_outputs(const es_bench_config *c, const es_bench_result *r1, in
  * trial builds an engine of up to tens of thousands of paths, which takes
  * most of a search's time, so the search makes few: the outputs given and
  * twice as many, a guess from their times (guess_outputs), steps of 15 %
- * up from the guess until one fails, then a bisection to 2 %. One that
+ * up from the guess (doubling where the guess is only its cap) until one
+ * fails, then a bisection to 2 %. One that
  * fails early is bisected below. The trials made and the wall time are
  * given with the answer. */
 void es_bench_find_max_paths(es_bench_config *c, int json)
@@ -155,9 +156,12 @@ void es_bench_find_max_paths(es_bench_config *c, int json)
     } else {
         good = n2;
         bad = guess_outputs(c, &r1, n1, &r2, n2);
+        /* Near a guess the line put there, 15 % steps; where the guess was
+         * only the cap (the line says nothing yet), doubling. */
+        const double step = bad >= 2 * n2 ? 2.0 : 1.15;
         while (trial_outputs(c, bad, &r, &trials) && bad < 64 * n2) {
             good = bad;
-            bad = (int)(bad * 1.15) + 1;
+            bad = (int)(bad * step) + 1;
         }
         good = bisect_outputs(c, good, bad, &trials);
     }
