@@ -94,6 +94,7 @@ static void measure(es_preparer *p, const es_room *room, int from, int step,
     info->channels = pr->channels;
     info->gain_db = pr->gain_db;
     measure_channel(room, pr->ch, pr->channels, pr->frames, pr->rate, info);
+    es_room_cache_release(&p->rooms->cache, pr);
 }
 
 /* ---- the queue ---- */

@@ -144,9 +144,25 @@ es_ir *es_prepared_room_ir(const es_prepared_room *p, int inputs, char *err, siz
     return ir;
 }
 
+/* The bytes a prepared room holds. */
+static size_t prepared_bytes(const es_prepared_room *p)
+{
+    return (size_t)p->channels * (size_t)p->frames * sizeof(float);
+}
+
+void es_room_cache_release(es_room_cache *c, const es_prepared_room *p)
+{
+    if (!p || p != c->passing)
+        return;
+    es_prepared_room_free(c->passing);
+    free(c->passing);
+    c->passing = NULL;
+}
+
 const es_prepared_room *es_room_cache_get(es_room_cache *c, const es_room *room, double rate,
                                           char *err, size_t n)
 {
+    es_room_cache_release(c, c->passing);
     for (int i = 0; i < c->count; i++)
         if (!strcmp(c->items[i]->name, room->name) && c->items[i]->rate == rate)
             return c->items[i];
@@ -169,12 +185,16 @@ const es_prepared_room *es_room_cache_get(es_room_cache *c, const es_room *room,
         free(p);
         return NULL;
     }
-    c->items[c->count++] = p;
+    if (prepared_bytes(p) > (c->keep_max ? c->keep_max : ES_ROOM_CACHE_ROOM_MAX_BYTES))
+        c->passing = p;
+    else
+        c->items[c->count++] = p;
     return p;
 }
 
 void es_room_cache_free(es_room_cache *c)
 {
+    es_room_cache_release(c, c->passing);
     for (int i = 0; i < c->count; i++) {
         es_prepared_room_free(c->items[i]);
         free(c->items[i]);

@@ -153,7 +153,9 @@ static es_ir *load(es_room_loader *l, const char *what, double rate, int inputs,
         snprintf(note, note_n, "room %s: %.2f s, gain %+.1f dB%s%s%s", room->name,
                  p->frames / rate, p->gain_db, p->file_rate != rate ? " (resampled)" : "",
                  layout[0] ? "; " : "", layout);
-        return es_prepared_room_ir(p, inputs, err, n);
+        es_ir *ir = es_prepared_room_ir(p, inputs, err, n);
+        es_room_cache_release(&l->cache, p); /* a large one goes before the engine comes */
+        return ir;
     }
     struct stat st;
     if (stat(what, &st) != 0) {

@@ -45,12 +45,24 @@ es_ir *es_prepared_room_ir(const es_prepared_room *p, int inputs, char *err, siz
 typedef struct {
     es_prepared_room **items; /* each allocated once: pointers handed out stay valid */
     int count, capacity;
+    es_prepared_room *passing; /* a room too large to keep: until released */
+    size_t keep_max;           /* bytes a kept room may hold; 0: ES_ROOM_CACHE_ROOM_MAX_BYTES */
 } es_room_cache;
 
-/* The room prepared at `rate`, from the cache or prepared now and kept.
- * NULL with a message. The pointer stays valid until the cache is freed. */
+/* A prepared room larger than this is not kept: a swap back to it prepares
+ * it again (a second or so for a large matrix) rather than hold it beside
+ * the engine that holds it already, twice its size, for the whole session
+ * (jconvolver's stress3, 64 x 64 paths of 4.3 s: 52 MB). */
+#define ES_ROOM_CACHE_ROOM_MAX_BYTES ((size_t)16 << 20)
+
+/* The room prepared at `rate`, from the cache or prepared now and kept
+ * (up to ES_ROOM_CACHE_ROOM_MAX_BYTES). NULL with a message. A kept room's
+ * pointer stays valid until the cache is freed; one too large to keep,
+ * until es_room_cache_release (or the next get). */
 const es_prepared_room *es_room_cache_get(es_room_cache *c, const es_room *room, double rate,
                                           char *err, size_t n);
+/* Done with `p`: a room too large to keep is freed now (kept ones stay). */
+void es_room_cache_release(es_room_cache *c, const es_prepared_room *p);
 void es_room_cache_free(es_room_cache *c);
 
 #endif

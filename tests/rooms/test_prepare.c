@@ -262,6 +262,25 @@ static void cache_keeps_rooms(const es_room *room)
     es_room_cache_free(&cache);
 }
 
+/* A room over the cache's size for keeping (here 1 KB) is prepared for
+ * each use and freed on release; one under it stays. */
+static void cache_lets_large_go(const es_room *room)
+{
+    char err[512];
+    es_room_cache cache = {.keep_max = 1024};
+    const es_prepared_room *a = es_room_cache_get(&cache, room, 48000, err, sizeof err);
+    const int passing = a && cache.passing == a && cache.count == 0;
+    es_room_cache_release(&cache, a);
+    check(passing && !cache.passing, "cache: a room over its size is not kept, and freed on "
+                                     "release");
+    cache.keep_max = 0; /* the default, 16 MB: this room is kept */
+    const es_prepared_room *b = es_room_cache_get(&cache, room, 48000, err, sizeof err);
+    es_room_cache_release(&cache, b);
+    check(b && cache.count == 1 && cache.items[0] == b && !cache.passing,
+          "cache: one under its size is kept, a release leaves it");
+    es_room_cache_free(&cache);
+}
+
 int main(void)
 {
     weighting();
@@ -280,6 +299,7 @@ int main(void)
     predelay_and_gain(&room);
     layout_needs_channels(&room);
     resampled(&room);
+    cache_lets_large_go(&room);
     cache_keeps_rooms(&room);
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
