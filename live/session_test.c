@@ -222,8 +222,14 @@ static int refuse(es_session *s, es_listening_test *t, const char *fmt, ...)
     return -1;
 }
 
+/* A hear or an answer can be taken now: a test runs and its trial plays.
+ * 0, or -1 said. */
 static int usable(es_session *s, es_listening_test *t, const char *what)
 {
+    if (!t) {
+        es_session_sayf(s, 1, "%s: no test is running (earshot test PLAN)", what);
+        return -1;
+    }
     if (t->state == TEST_DONE || t->state == TEST_STOPPED)
         return refuse(s, t, "%s: the test has ended", what);
     if (t->state == TEST_LOADING)
@@ -235,10 +241,6 @@ static int usable(es_session *s, es_listening_test *t, const char *what)
 int es_session_test_hear(es_session *s, const char *label)
 {
     es_listening_test *t = s->test;
-    if (!t) {
-        es_session_sayf(s, 1, "hear: no test is running (earshot test PLAN)");
-        return -1;
-    }
     if (usable(s, t, "hear") != 0)
         return -1;
     const int slot = label_slot(t, label);
@@ -272,10 +274,6 @@ static void finish(es_session *s, es_listening_test *t)
 int es_session_test_answer(es_session *s, const char *word)
 {
     es_listening_test *t = s->test;
-    if (!t) {
-        es_session_sayf(s, 1, "answer: no test is running (earshot test PLAN)");
-        return -1;
-    }
     if (usable(s, t, "answer") != 0)
         return -1;
     const es_trial *tr = trial_now(t);
