@@ -22,7 +22,8 @@ static const char usage[] =
     "                     [--channels C[,C...]] [--true-stereo] [--fan-out N] [--matrix N|IxO]\n"
     "                     [--block N[,N...]] [--seconds T] [--rate HZ]\n"
     "                     [--partition P] [--measure|--estimate] [--pipelined] [--gpu LIST]\n"
-    "                     [--max-wall S] [--find-max|--find-max-paths] [--paced|--back-to-back]\n"
+    "                     [--max-wall S] [--find-max|--find-max-paths [--search-runs N]\n"
+    "                     [--search-wall S]] [--paced|--back-to-back]\n"
     "                     [--realtime] [--copy-out] [--json]\n"
     "       earshot bench --plot FILE.svg [--plot-points FILE] [--engine ...] [--ir-seconds ...]\n"
     "                     [--channels ...] [--block N] [--seconds T] ...\n"
@@ -60,6 +61,8 @@ typedef struct {
     es_double_list ir_seconds;
     es_int_list blocks, channels;
     int find_max, find_max_paths, json, realtime, estimate, back_to_back;
+    int search_runs;           /* --find-max-paths: searches */
+    double search_wall;        /* --find-max-paths: seconds a search may take, 0 any */
     const char *plot, *plot_points;
     es_bench_config base;
 } bench_args;
@@ -132,11 +135,19 @@ static const es_param params[] = {
      "search the longest IR each engine runs with zero misses", offsetof(bench_args, find_max),
      NULL, NULL},
     {"find-max-paths", ES_PARAM_FLAG, 0, 1, NULL, NULL,
-     "search the most outputs of --matrix I (I x O paths) each\n"
-     "engine runs with zero misses at the first IR length: O and\n"
-     "2O tried, a guess from their times, 15 % steps up from it,\n"
-     "then a bisection to 2 %",
+     "search the most outputs of --matrix IxO (I x O paths) each\n"
+     "engine runs with zero misses over --seconds at the first IR\n"
+     "length: from O, steps up (by what O's p99.9 leaves of the\n"
+     "budget) or 15 % down until the outcome turns, then a\n"
+     "bisection to 2 %; the trials share one room",
      offsetof(bench_args, find_max_paths), NULL, NULL},
+    {"search-runs", ES_PARAM_INT, 1, 64, "1", "N",
+     "--find-max-paths: N searches, then their spread",
+     offsetof(bench_args, search_runs), NULL, NULL},
+    {"search-wall", ES_PARAM_DOUBLE, 0, 36000, "0", "S",
+     "--find-max-paths: a search ends before a trial that would\n"
+     "take it past S seconds, with the bracket it reached (0: none)",
+     offsetof(bench_args, search_wall), NULL, NULL},
     {"paced", ES_PARAM_FLAG, 0, 1, NULL, NULL,
      "start each block one period after the previous one on an\n"
      "absolute clock, as an audio callback runs (a pipelined\n"
@@ -414,7 +425,7 @@ int es_bench_main(int argc, char **argv)
                         return 2;
                     }
                     c.ir_seconds = a.ir_seconds.v[0];
-                    es_bench_find_max_paths(&c, a.json);
+                    es_bench_find_max_paths(&c, a.json, a.search_runs, a.search_wall);
                     continue;
                 }
                 const int ir_taps_given = a.base.ir_taps > 0;

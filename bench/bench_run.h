@@ -42,6 +42,12 @@ typedef struct {
      * degrees a second, decoded to two ears by a 1,024-tap decoder (a
      * binaural decoder's length at 48 kHz) on cpu-partitioned. */
     int ambisonic;
+    /* A room the caller made, of the configuration's matrix, played as it
+     * is (one set, no split, no field) and left to the caller: a search's
+     * trials share one instead of each making its own. NULL: the run makes
+     * its synthetic room. */
+    const es_ir *room;
+    int build_once;       /* 1: the engine is built once (create_ms < 0) */
     es_options options;
 } es_bench_config;
 
@@ -100,5 +106,8 @@ typedef struct {
 int es_bench_run(const es_bench_config *cfg, es_bench_result *result);
 /* The paths (filters) of the configuration's synthetic room. */
 int es_bench_paths(const es_bench_config *cfg);
+/* The configuration's synthetic room (its layout, `taps` long, noise from
+ * `seed`): decaying noise, as es_bench_run makes it. NULL: no memory. */
+es_ir *es_bench_synthetic_room(const es_bench_config *cfg, int taps, uint32_t seed);
 
 #endif

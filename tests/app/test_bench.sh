@@ -27,9 +27,29 @@ grep -q '"paths":9' <<<"$json" || { echo "FAIL: --matrix 3 is not 9 paths: $json
 json=$("$earshot" bench --engine cpu-partitioned --matrix 3x2 --ir-seconds 0.05 --block 128 --seconds 0.1 --json)
 grep -q '"paths":6' <<<"$json" || { echo "FAIL: --matrix 3x2 is not 6 paths: $json"; fail=1; }
 # --find-max-paths: the most outputs of --matrix's inputs at zero misses.
-max=$("$earshot" bench --engine cpu-partitioned --matrix 2 --ir-seconds 0.01 --block 256 --seconds 0.05 --find-max-paths --json 2>/dev/null)
-grep -q '"inputs":2,"max_outputs":[1-9][0-9]*,"max_paths":' <<<"$max" ||
-    { echo "FAIL: --find-max-paths printed no result: $max"; fail=1; }
+# Two searches: each ends bracketed (a size that held, one within 2 % that
+# missed), then their spread; with --search-wall, a search ends when out
+# of time and says so.
+max=$("$earshot" bench --engine cpu-partitioned --matrix 2 --ir-seconds 0.01 --block 256 --seconds 0.05 --find-max-paths --search-runs 2 --json 2>/dev/null)
+python3 - "$max" <<'PY' || fail=1
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+runs, spread = rows[:-1], rows[-1]
+ok = len(runs) == 2 and [r["run"] for r in runs] == [1, 2]
+for r in runs:
+    g, b = r["max_outputs"], r["failed_outputs"]
+    ok &= r["inputs"] == 2 and g >= 1 and r["max_paths"] == 2 * g and not r["out_of_time"]
+    ok &= g < b <= g + max(1, g // 50) and r["trials"] >= 3 and r["p99_us"] > 0
+answers = sorted(r["max_outputs"] for r in runs)
+ok &= spread["runs"] == 2 and spread["max_outputs_min"] == answers[0] \
+      and spread["max_outputs_max"] == answers[1]
+if not ok:
+    print("FAIL: --find-max-paths --search-runs 2:", sys.argv[1])
+sys.exit(0 if ok else 1)
+PY
+max=$("$earshot" bench --engine cpu-partitioned --matrix 2 --ir-seconds 0.01 --block 256 --seconds 0.05 --find-max-paths --search-wall 0.001 --json 2>/dev/null)
+grep -q '"out_of_time":true' <<<"$max" ||
+    { echo "FAIL: --search-wall did not end the search: $max"; fail=1; }
 "$earshot" bench --engine cpu-partitioned --find-max-paths --seconds 0.1 2>/dev/null &&
     { echo "FAIL: --find-max-paths without --matrix accepted"; fail=1; }
 for bad in 0 257 0x2 2x0 3x nan 1e9 '' $'3\x01' "$(printf '9%.0s' $(seq 300))"; do
