@@ -16,7 +16,10 @@
 #include "frame_ring.h"
 
 #define READ_FRAMES 4096    /* file frames per read */
-#define RING_SECONDS 1.0    /* read-ahead: a second of audio waits in the ring */
+#define RING_SECONDS 1.0    /* read-ahead: a second of audio waits in the ring, */
+#define RING_MAX_BYTES ((size_t)4 << 20) /* or this much of many channels (64 channels
+                                          * at 48 kHz: at least 0.34 s; a read of READ_FRAMES
+                                          * takes milliseconds) */
 
 struct es_file_source {
     es_audiofile *file;
@@ -100,6 +103,20 @@ static void *reader(void *arg)
     return NULL;
 }
 
+/* The ring's frames: RING_SECONDS and two chunks, or, where that is more
+ * than RING_MAX_BYTES of the file's channels, the most frames under it
+ * (the ring's power of two included), and never under four chunks. */
+static size_t ring_frames(const es_file_source *s, double stream_rate)
+{
+    const size_t want = (size_t)(RING_SECONDS * stream_rate) + 2 * s->resampled_frames;
+    const size_t most = RING_MAX_BYTES / ((size_t)s->channels * sizeof(float));
+    size_t fits = 1;
+    while (2 * fits <= most)
+        fits <<= 1;
+    const size_t floor = 4 * s->resampled_frames;
+    return want <= fits ? want : fits >= floor ? fits : floor;
+}
+
 es_file_source *es_file_source_open(const char *path, double stream_rate, int *channels,
                                     char *err, size_t n)
 {
@@ -130,8 +147,7 @@ es_file_source *es_file_source_open(const char *path, double stream_rate, int *c
     s->interleaved = calloc((size_t)READ_FRAMES * s->channels, sizeof(float));
     s->resampled = calloc(s->resampled_frames * s->channels, sizeof(float));
     if (!s->planar || !s->interleaved || !s->resampled ||
-        es_frame_ring_init(&s->ring, s->channels,
-                           (size_t)(RING_SECONDS * stream_rate) + 2 * s->resampled_frames) != 0) {
+        es_frame_ring_init(&s->ring, s->channels, ring_frames(s, stream_rate)) != 0) {
         snprintf(err, n, "%s: out of memory", path);
         goto fail;
     }

@@ -51,6 +51,23 @@ static ES_RT void set_levels(es_processor *p, const es_mix *m, int ramped)
     es_output_guard_level(&p->output, m);
 }
 
+/* The history's frames beyond the longest past a priming reads: what the
+ * stream may hear between a swap's adoption and the preparer's copy of
+ * that past (it looks every millisecond; the copy of a 64-input room's
+ * takes tens). As long as a held engine waits for its ringing where that
+ * costs little memory; no more than HISTORY_MARGIN_MAX_BYTES over all
+ * inputs where it does (64 inputs: 0.34 s of the 2 s). A copy later than
+ * the margin is refused by the history, and the swap plays unprimed and
+ * says so. */
+#define HISTORY_MARGIN_MAX_BYTES ((size_t)4 << 20)
+
+static int history_margin(const es_format *fmt, int hold_max)
+{
+    const size_t frame = (size_t)fmt->inputs * sizeof(float);
+    const size_t most = HISTORY_MARGIN_MAX_BYTES / frame;
+    return (size_t)hold_max < most ? hold_max : (int)most;
+}
+
 /* The rings and the stages, made from the stream's format. */
 static int make_stages(es_processor *p, char *err, size_t n)
 {
@@ -64,7 +81,8 @@ static int make_stages(es_processor *p, char *err, size_t n)
         snprintf(err, n, "out of memory for the processor");
         return -1;
     }
-    int e = es_input_guard_init(&p->input, fmt, p->cfg.history_frames, hold_max, err, n);
+    int e = es_input_guard_init(&p->input, fmt, p->cfg.history_frames,
+                                history_margin(fmt, hold_max), err, n);
     if (e == 0)
         e = es_crossfade_init(&p->xfade, fmt, p->latency, fade_len, hold_max, p->input.history,
                               &p->retired, err, n);

@@ -39,11 +39,17 @@ int es_rt_thread_promote(int priority, char *why, size_t n)
 
 int es_thread_start(pthread_t *thread, const char *name, void *(*run)(void *), void *arg)
 {
+    return es_thread_start_sized(thread, name, ES_THREAD_STACK, run, arg);
+}
+
+int es_thread_start_sized(pthread_t *thread, const char *name, size_t stack,
+                          void *(*run)(void *), void *arg)
+{
     pthread_attr_t attr;
     int rc = pthread_attr_init(&attr);
     if (rc != 0)
         return rc;
-    rc = pthread_attr_setstacksize(&attr, ES_THREAD_STACK);
+    rc = pthread_attr_setstacksize(&attr, stack);
     if (rc == 0)
         rc = pthread_create(thread, &attr, run, arg);
     pthread_attr_destroy(&attr);

@@ -90,10 +90,13 @@ static ES_RT void nu_process(es_engine *e, const float *const *in, float *const 
     es_tails *t = &u->tails;
     const long long from = u->frames;
     if (t->levels > 0) {
+        /* Into the ring in at most two runs. */
+        const size_t at = (size_t)(from % t->hist);
+        const size_t first = (size_t)t->hist - at < (size_t)frames ? (size_t)t->hist - at
+                                                                   : (size_t)frames;
         for (int i = 0; i < u->fmt.inputs; i++) {
-            float *h = t->history[i];
-            for (int k = 0; k < frames; k++)
-                h[(from + k) & (t->hist - 1)] = in[i][k];
+            memcpy(t->history[i] + at, in[i], first * sizeof(float));
+            memcpy(t->history[i], in[i] + first, ((size_t)frames - first) * sizeof(float));
         }
     }
     u->frames += frames;
@@ -168,17 +171,20 @@ static int pass_blocks(const es_options *opt)
 static es_engine *make_part(const es_ir *ir, const es_format *fmt, int from, int length,
                             int part, int pass_blocks, int fft_measure, char *err, size_t n)
 {
-    /* A segment inside the filters is a view of their rows (the engine
-     * transforms them and keeps nothing of them): a copy of a 64 x 64
-     * room's last level would be as large as the room. One that runs past
-     * their end is copied, zero-padded. */
-    const int paths = ir->inputs * ir->outputs, inside = from + length <= ir->length;
+    /* A segment is a view of the filters' rows (the engine transforms them
+     * and keeps nothing of them): a copy of a 64 x 64 room's last level
+     * would be as large as the room. A level that runs past the filters'
+     * end sees only what is there: its partitions past the end would be
+     * zeros, which add nothing to the sum and would only take memory
+     * (stress3's last level: 50 MB of them). Only a level wholly past the
+     * end (none is planned so) is a copy, of zeros. */
+    const int paths = ir->inputs * ir->outputs, have = ir->length - from;
     es_ir view = *ir;
-    view.length = length;
-    view.taps = inside ? malloc((size_t)paths * sizeof *view.taps) : NULL;
+    view.length = have < length ? have : length;
+    view.taps = have > 0 ? malloc((size_t)paths * sizeof *view.taps) : NULL;
     for (int r = 0; view.taps && r < paths; r++)
         view.taps[r] = ir->taps[r] ? ir->taps[r] + from : NULL;
-    es_ir *seg = inside ? (view.taps ? &view : NULL) : ir_segment(ir, from, length);
+    es_ir *seg = have > 0 ? (view.taps ? &view : NULL) : ir_segment(ir, from, part);
     if (!seg) {
         snprintf(err, n, "cpu-nonuniform: out of memory");
         return NULL;
@@ -187,7 +193,7 @@ static es_engine *make_part(const es_ir *ir, const es_format *fmt, int from, int
     f.max_block = part;
     es_options opt = {.partition = part, .fft_measure = fft_measure};
     es_engine *e = es_partitioned_create(&f, seg, &opt, pass_blocks, err, n);
-    if (inside)
+    if (have > 0)
         free(view.taps);
     else
         es_ir_destroy(seg);
@@ -218,9 +224,10 @@ static es_engine *nu_create(const es_format *fmt, const es_ir *ir, const es_opti
     int largest = plan.level[0].part;
     for (int k = 1; k < plan.levels; k++)
         largest = plan.level[k].part > largest ? plan.level[k].part : largest;
-    t->hist = 1;
-    while (t->hist < 8LL * largest + 2LL * fmt->max_block)
-        t->hist <<= 1;
+    /* Room for a level's jobs to fall seven behind and still take their
+     * input, exactly (a power of two would double it: 17 MB for 64 inputs
+     * of a 4.3 s room). */
+    t->hist = 8LL * largest + 2LL * fmt->max_block;
     if (plan.levels > 1 && !(t->history = es_alloc_channels(fmt->inputs, (size_t)t->hist)))
         goto nomem;
     for (int k = 1; k < plan.levels; k++) {

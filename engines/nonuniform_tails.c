@@ -80,7 +80,7 @@ static void slow_down(es_tail_level *l, int per_slice)
 static int take_input(es_tails *t, es_tail_level *l, long long j)
 {
     const long long from = j * l->part;
-    const size_t at = (size_t)(from & (t->hist - 1));
+    const size_t at = (size_t)(from % t->hist);
     const size_t P = (size_t)l->part;
     const size_t first = (size_t)t->hist - at < P ? (size_t)t->hist - at : P;
     for (int i = 0; i < t->inputs; i++) {

@@ -57,7 +57,7 @@ typedef struct {
     int levels;
     es_tail_level level[ES_NU_MAX_LEVELS];
     float **history;          /* [inputs][hist]: the input, for the jobs */
-    long long hist;           /* a power of two */
+    long long hist;           /* its frames a channel */
     atomic_llong published;   /* input frames written to the history */
     atomic_int stop;
     atomic_int idle;          /* workers asleep on `wake` (or about to be) */

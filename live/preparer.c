@@ -3,12 +3,14 @@
  * the audio thread, and each hand-over is a pointer or two. A second
  * condition variable wakes es_preparer_wait when a result is done. */
 #define _GNU_SOURCE /* pthread_timedjoin_np */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/rt_thread.h"
 #include "preparer.h"
 #include "preparer_private.h"
 
@@ -122,6 +124,10 @@ static int step_build(es_preparer *p)
     snprintf(p->building_what, sizeof p->building_what, "%s", q.what);
     pthread_mutex_unlock(&p->lock);
     es_prep_result *r = es_prep_build(p, &q);
+    /* What the build held for a moment (a room's files, its matrix, the
+     * loudness pass) was freed into the heap, where a locked process keeps
+     * it resident: back to the system. */
+    malloc_trim(0);
     pthread_mutex_lock(&p->lock);
     p->building = 0;
     es_prep_result *dropped = NULL;
@@ -143,10 +149,6 @@ static int step_build(es_preparer *p)
 static void *run(void *arg)
 {
     es_preparer *p = arg;
-    /* Named, so that a profiler, top -H and the tests tell it from the
-     * audio path's threads: it builds streams, takes page faults doing it,
-     * and never runs in real time. */
-    pthread_setname_np(pthread_self(), "es-preparer");
     pthread_mutex_lock(&p->lock);
     for (;;) {
         /* First: an adopted engine runs unheard until it is primed. */
@@ -184,7 +186,10 @@ es_preparer *es_preparer_create(es_room_loader *rooms, double rate, char *err, s
     pthread_cond_init(&p->done_cond, &ca);
     pthread_condattr_destroy(&ca);
     clock_gettime(CLOCK_MONOTONIC, &p->looked_at);
-    if (pthread_create(&p->thread, NULL, run, p) != 0) {
+    /* Named, so that a profiler, top -H and the tests tell it from the
+     * audio path's threads: it builds streams, takes page faults doing it,
+     * and never runs in real time. */
+    if (es_thread_start_sized(&p->thread, "es-preparer", ES_LIBRARY_THREAD_STACK, run, p) != 0) {
         snprintf(err, n, "cannot start the preparer thread");
         es_preparer_destroy(p, 0);
         return NULL;

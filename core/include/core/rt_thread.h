@@ -34,10 +34,17 @@ int es_rt_helper_priority(void);
  * for reuse, would hold tens of MiB for threads that need a few KiB. */
 #define ES_THREAD_STACK (512 * 1024)
 
+/* The stack of a thread that runs libraries deep (decoders, SOFA readers,
+ * FFT planners: the preparer), still far below glibc's 8 MiB. */
+#define ES_LIBRARY_THREAD_STACK (2 * 1024 * 1024)
+
 /* pthread_create with an ES_THREAD_STACK stack, named `name` (at most 15
  * characters: what top -H, a profiler and /proc/PID/task/TID/comm show,
  * and how the tests find the thread whose CPU time they read). 0, or an
  * errno value. */
 int es_thread_start(pthread_t *thread, const char *name, void *(*run)(void *), void *arg);
+/* The same with a stack of `stack` bytes. */
+int es_thread_start_sized(pthread_t *thread, const char *name, size_t stack,
+                          void *(*run)(void *), void *arg);
 
 #endif
