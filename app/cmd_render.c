@@ -251,13 +251,29 @@ typedef struct {
     int channel;
 } output_peak;
 
+/* 1 when some |x[t]| is above `value`: one pass of compares, which the
+ * compiler vectorises (a running maximum with its position is not). */
+static int beats(const float *x, int frames, float value)
+{
+    int above = 0;
+    for (int t = 0; t < frames; t++)
+        above |= fabsf(x[t]) > value;
+    return above;
+}
+
+/* Each channel is asked first whether it beats the peak, and only one
+ * that does is searched for where: a 64-channel render's scan took a
+ * fifth of its own code's time when every sample kept its position. */
 static void note_peak(output_peak *p, const float *const *out, int channels, int frames,
                       int64_t first_frame)
 {
-    for (int c = 0; c < channels; c++)
+    for (int c = 0; c < channels; c++) {
+        if (!beats(out[c], frames, p->value))
+            continue;
         for (int t = 0; t < frames; t++)
             if (fabsf(out[c][t]) > p->value)
                 *p = (output_peak){fabsf(out[c][t]), first_frame + t, c};
+    }
 }
 
 /* A render as it runs: the files, the processor, the buffers between

@@ -72,7 +72,8 @@ void judge_until(judge *j, long upto, int final)
                          ", its GPU job's time unknown");
             else if (j->gpu)
                 snprintf(j->first_miss + at, sizeof j->first_miss - at,
-                         ", its GPU job %.0f us (median %.0f us)", dev, j->typical_us);
+                         ", its GPU job %.0f us (median %.0f us)", dev,
+                         typical_job_us(j));
         }
         c = c < 0 ? 1 : c;
         j->last_class = c;
