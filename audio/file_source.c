@@ -17,9 +17,9 @@
 
 #define READ_FRAMES 4096    /* file frames per read */
 #define RING_SECONDS 1.0    /* read-ahead: a second of audio waits in the ring, */
-#define RING_MAX_BYTES ((size_t)4 << 20) /* or this much of many channels (64 channels
-                                          * at 48 kHz: at least 0.34 s; a read of READ_FRAMES
-                                          * takes milliseconds) */
+#define RING_MAX_BYTES ((size_t)4 << 20) /* or this much of many channels, but
+                                          * never under four reads (64 channels at
+                                          * 48 kHz: 0.68 s; a read takes milliseconds) */
 
 struct es_file_source {
     es_audiofile *file;

@@ -1,6 +1,7 @@
-/* A 64-channel file as the live input: the reader's ring is capped at
- * 4 MB (a third of a second of 64 channels at 48 kHz, a second of 16 or
- * fewer), so the reader must keep it full while a callback takes block
+/* A 64-channel file as the live input: the reader's ring is held to 4 MB
+ * of the channels, but never under four reads (64 channels at 48 kHz:
+ * 0.68 s, where it was a second), so the reader must keep it full while a
+ * callback takes block
  * after block at the stream's pace, and hand over every frame, in order,
  * when it is asked as fast as a freewheeling server asks. Each frame of
  * the file says which frame and channel it is. */
