@@ -15,10 +15,8 @@
 void es_app_wait(es_session *s, int ms)
 {
     struct pollfd wake = {.fd = es_session_wake_fd(s), .events = POLLIN};
-    if (wake.fd < 0 || poll(&wake, 1, ms) <= 0) {
-        if (wake.fd < 0)
-            nanosleep(&(struct timespec){0, ms * 1000000L}, NULL);
-        return;
-    }
-    nanosleep(&(struct timespec){0, BATCH_NS}, NULL);
+    if (wake.fd < 0)
+        nanosleep(&(struct timespec){0, ms * 1000000L}, NULL);
+    else if (poll(&wake, 1, ms) > 0)
+        nanosleep(&(struct timespec){0, BATCH_NS}, NULL);
 }

@@ -113,8 +113,8 @@ static size_t ring_frames(const es_file_source *s, double stream_rate)
     size_t fits = 1;
     while (2 * fits <= most)
         fits <<= 1;
-    const size_t floor = 4 * s->resampled_frames;
-    return want <= fits ? want : fits >= floor ? fits : floor;
+    const size_t least = 4 * s->resampled_frames;
+    return want <= fits ? want : fits >= least ? fits : least;
 }
 
 es_file_source *es_file_source_open(const char *path, double stream_rate, int *channels,

@@ -4,10 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/args.h"
-#include "core/clock.h"
 #include "core/param.h"
 #include "engine_params.h"
 #include "bench.h"

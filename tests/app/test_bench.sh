@@ -50,6 +50,16 @@ PY
 max=$("$earshot" bench --engine cpu-partitioned --matrix 2 --ir-seconds 0.01 --block 256 --seconds 0.05 --find-max-paths --search-wall 0.001 --json 2>/dev/null)
 grep -q '"out_of_time":true' <<<"$max" ||
     { echo "FAIL: --search-wall did not end the search: $max"; fail=1; }
+# The search's own options refuse what is no count or time, in one line.
+for bad in "--search-runs 0" "--search-runs 65" "--search-runs nan" "--search-wall -1" \
+    "--search-wall nan" "--search-wall 1e99" $'--search-wall 3\x01'; do
+    err=$("$earshot" bench --engine cpu-partitioned --matrix 2 --ir-seconds 0.01 --seconds 0.05 \
+        --find-max-paths ${bad% *} "${bad#* }" 2>&1 >/dev/null)
+    rc=$?
+    if [ $rc -ne 2 ] || [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -q -- "${bad% *}" <<<"$err"; then
+        echo "FAIL: ${bad% *} '${bad#* }' gave exit $rc: $err"; fail=1
+    fi
+done
 "$earshot" bench --engine cpu-partitioned --find-max-paths --seconds 0.1 2>/dev/null &&
     { echo "FAIL: --find-max-paths without --matrix accepted"; fail=1; }
 for bad in 0 257 0x2 2x0 3x nan 1e9 '' $'3\x01' "$(printf '9%.0s' $(seq 300))"; do
